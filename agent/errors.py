@@ -1,0 +1,15 @@
+"""Errors caim reports to people: one line that says what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+
+class CaimError(Exception):
+    """A user-facing error. ``str(err)`` is a single line; the CLI prints it without a traceback."""
+
+
+class ConfigError(CaimError):
+    """Settings are missing or inconsistent (no model, unreadable GGUF file, bad data dir)."""
+
+
+class EndpointError(CaimError):
+    """The model endpoint could not be reached or refused the request."""

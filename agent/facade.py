@@ -1,0 +1,223 @@
+"""``CaimAgent``: the public facade for chat apps - chat, streaming, session end, memory admin.
+
+One LangGraph thread per user (``caim:<user_id>``), checkpointed in SQLite in the data dir by
+default, so a conversation survives a restart. Pass ``checkpointer=`` for another saver (Postgres
+in production). Everything the graph needs (models, Chroma store, ontology) is built once here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from caim.agent.models import Models
+from caim.agent.settings import Settings
+from caim.graph.builder import build_graph
+from caim.graph.services import Services
+from caim.graph.state import Context
+from caim.memory.records import MemoryRecord, as_aware, utcnow
+
+
+@dataclass
+class Reply:
+    text: str
+    route: str
+    memories: list[dict] = field(default_factory=list)
+    trace: list[dict] = field(default_factory=list)
+    notice: str = ""
+
+
+@dataclass
+class SessionSummary:
+    key_events: list[dict]
+    stored: list[dict]
+    merged: list[dict]
+    ontology_added: list[str]
+    trace: list[dict]
+    complete: bool
+
+
+class CaimAgent:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        models: Mapping[str, BaseChatModel] | BaseChatModel | None = None,
+        services: Services | None = None,
+        checkpointer=None,
+        persist: bool = True,
+        idle_timeout: float | None = None,
+    ):
+        """``models`` injects chat models (one for all roles, or per role); ``persist=False`` keeps
+        everything in memory; ``idle_timeout`` (seconds) ends a user's session before a new turn
+        that comes after that much silence."""
+        self.settings = settings or Settings()
+        self.services = services or Services.create(
+            self.settings, models=Models(self.settings, overrides=models), persist=persist
+        )
+        self._conn = None
+        if checkpointer is None:
+            if persist:
+                from langgraph.checkpoint.sqlite import SqliteSaver
+
+                self._conn = sqlite3.connect(str(self.settings.data_dir / "checkpoints.sqlite"), check_same_thread=False)
+                checkpointer = SqliteSaver(self._conn)
+            else:
+                checkpointer = InMemorySaver()
+        self.checkpointer = checkpointer
+        self.graph = build_graph(self.services, checkpointer)
+        self.idle_timeout = idle_timeout
+        self._locks: dict[str, threading.Lock] = {}
+
+    # ---- plumbing ---------------------------------------------------------------------------
+    @staticmethod
+    def thread_id(user_id: str) -> str:
+        return f"caim:{user_id}"
+
+    def _config(self, user_id: str) -> dict:
+        return {"configurable": {"thread_id": self.thread_id(user_id)}}
+
+    def _context(self, user_id: str, policy: str | None) -> Context:
+        return Context(user_id=user_id, policy=policy or self.settings.policy)
+
+    def _lock(self, user_id: str) -> threading.Lock:
+        return self._locks.setdefault(user_id, threading.Lock())
+
+    def state(self, user_id: str) -> dict:
+        return dict(self.graph.get_state(self._config(user_id)).values)
+
+    @staticmethod
+    def _when(at: datetime | str | None) -> str:
+        if isinstance(at, str):
+            at = datetime.fromisoformat(at)
+        return as_aware(at or utcnow()).isoformat()
+
+    def _maybe_end_idle(self, user_id: str, when: str, policy: str | None) -> None:
+        if self.idle_timeout is None:
+            return
+        st = self.state(user_id)
+        last = st.get("last_turn_at")
+        if st.get("messages") and last and datetime.fromisoformat(when) - datetime.fromisoformat(last) > timedelta(seconds=self.idle_timeout):
+            self._end(user_id, last, policy)
+
+    # ---- chat -------------------------------------------------------------------------------
+    def chat(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Reply:
+        """One user turn. ``at`` is the turn's time (default now), so dated history can be replayed."""
+        when = self._when(at)
+        with self._lock(user_id):
+            self._maybe_end_idle(user_id, when, policy)
+            out = self.graph.invoke(
+                {"messages": [HumanMessage(text)], "turn_time": when},
+                self._config(user_id),
+                context=self._context(user_id, policy),
+            )
+        last = out["messages"][-1]
+        st = self.state(user_id)
+        return Reply(str(last.content), out.get("route", "none"), out.get("memories", []), out.get("trace", []), st.get("notice", ""))
+
+    async def achat(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Reply:
+        return await asyncio.to_thread(self.chat, text, user_id=user_id, at=at, policy=policy)
+
+    def stream(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Iterator[str]:
+        """Yield the reply's tokens as the response node produces them."""
+        when = self._when(at)
+        with self._lock(user_id):
+            self._maybe_end_idle(user_id, when, policy)
+            for chunk, meta in self.graph.stream(
+                {"messages": [HumanMessage(text)], "turn_time": when},
+                self._config(user_id),
+                context=self._context(user_id, policy),
+                stream_mode="messages",
+            ):
+                node = meta.get("langgraph_node")
+                if node == "respond" and chunk.content and not isinstance(chunk, HumanMessage):
+                    yield str(chunk.content)
+                elif node == "intake" and isinstance(chunk, AIMessage) and chunk.content:
+                    yield str(chunk.content)
+
+    async def astream(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> AsyncIterator[str]:
+        """Async token stream: the synchronous graph runs in a worker thread, tokens cross a queue."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+        done = object()
+
+        def work() -> None:
+            try:
+                for tok in self.stream(text, user_id=user_id, at=at, policy=policy):
+                    loop.call_soon_threadsafe(queue.put_nowait, tok)
+            except BaseException as exc:  # handed to the consumer
+                loop.call_soon_threadsafe(queue.put_nowait, exc)
+            finally:
+                loop.call_soon_threadsafe(queue.put_nowait, done)
+
+        worker = loop.run_in_executor(None, work)
+        while True:
+            item = await queue.get()
+            if item is done:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+        await worker
+
+    # ---- sessions ---------------------------------------------------------------------------
+    def _end(self, user_id: str, when: str, policy: str | None) -> SessionSummary:
+        out = self.graph.invoke({"end_session": True, "turn_time": when}, self._config(user_id), context=self._context(user_id, policy))
+        st = self.state(user_id)
+        return SessionSummary(
+            st.get("key_events", []), out.get("stored", []), out.get("merged", []), st.get("ontology_added", []),
+            out.get("trace", []), complete=not st.get("messages"),
+        )
+
+    def end_session(self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> SessionSummary:
+        """Run post-thinking on the user's current session and start a new one."""
+        with self._lock(user_id):
+            return self._end(user_id, self._when(at), policy)
+
+    async def aend_session(self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> SessionSummary:
+        return await asyncio.to_thread(self.end_session, user_id=user_id, at=at, policy=policy)
+
+    # ---- memory admin -----------------------------------------------------------------------
+    def memories(self, user_id: str) -> list[MemoryRecord]:
+        return self.services.store.list(user_id)
+
+    def memory(self, user_id: str, record_id: str) -> MemoryRecord | None:
+        return self.services.store.get(user_id, record_id)
+
+    def forget(self, user_id: str, record_id: str) -> bool:
+        return self.services.store.delete(user_id, [record_id]) > 0
+
+    def forget_user(self, user_id: str) -> int:
+        """Delete every record of the user and their conversation checkpoint."""
+        n = self.services.store.forget_user(user_id)
+        try:
+            self.checkpointer.delete_thread(self.thread_id(user_id))
+        except NotImplementedError:
+            pass
+        return n
+
+    def export_user(self, user_id: str) -> dict:
+        return {
+            "user_id": user_id,
+            "exported_at": utcnow().isoformat(),
+            "memories": [r.model_dump(mode="json") for r in self.memories(user_id)],
+        }
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> "CaimAgent":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

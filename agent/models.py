@@ -1,0 +1,91 @@
+"""Model factory: every LLM role gets a langchain chat model built from settings.
+
+One code path for every provider: OpenAI and any OpenAI-compatible endpoint go through
+langchain-openai's ``ChatOpenAI``; the bundled ``local`` provider starts an in-process llama.cpp
+server once per process and is reached through the same client. Tests inject chat models directly
+(``Models(overrides=...)``) or use the ``scripted`` provider (answers from a JSON table).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+
+from langchain_core.language_models import BaseChatModel
+
+from caim.agent.errors import ConfigError
+from caim.agent.settings import Settings
+
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+
+
+class Models:
+    """Chat models per LLM role, built lazily and cached."""
+
+    def __init__(self, settings: Settings, overrides: Mapping[str, BaseChatModel] | BaseChatModel | None = None):
+        self.settings = settings
+        self._overrides = overrides
+        self._cache: dict[str, BaseChatModel] = {}
+        self._lock = threading.Lock()
+        self.local_server = None
+
+    def for_role(self, role: str) -> BaseChatModel:
+        if isinstance(self._overrides, BaseChatModel):
+            return self._overrides
+        if self._overrides and role in self._overrides:
+            return self._overrides[role]
+        with self._lock:
+            if role not in self._cache:
+                self._cache[role] = self._build(role)
+            return self._cache[role]
+
+    def describe(self) -> str:
+        """Which provider and model are in use, for people."""
+        if self._overrides is not None:
+            return "injected chat model(s)"
+        provider = self.settings.resolved_provider()
+        if provider == "local":
+            from caim.agent.local_llm import resolve_model_path
+
+            return f"local llama.cpp: {resolve_model_path(self.settings.local_model).name}"
+        if provider == "scripted":
+            return "scripted (deterministic test model)"
+        where = self.settings.base_url or "api.openai.com"
+        return f"openai-compatible: {self.settings.model or DEFAULT_OPENAI_MODEL} at {where}"
+
+    def _build(self, role: str) -> BaseChatModel:
+        s = self.settings
+        provider = s.resolved_provider()
+        if provider == "scripted":
+            from caim.agent.scripted import ScriptedChatModel
+
+            return ScriptedChatModel.from_env(role)
+        from langchain_openai import ChatOpenAI
+
+        if provider == "local":
+            from caim.agent.local_llm import get_server, resolve_model_path
+
+            server = get_server(resolve_model_path(s.local_model), s.local_ctx, s.local_threads)
+            self.local_server = server
+            return ChatOpenAI(
+                base_url=server.base_url,
+                api_key="local",
+                model=server.model_name,
+                temperature=s.temperature,
+                timeout=s.request_timeout,
+                max_retries=0,
+                stream_usage=True,
+            )
+        if not (s.api_key or s.base_url):
+            raise ConfigError(
+                "no model configured: set OPENAI_API_KEY (or CAIM_BASE_URL for another OpenAI-compatible endpoint), or use CAIM_PROVIDER=local"
+            )
+        return ChatOpenAI(
+            model=s.model_for(role) or DEFAULT_OPENAI_MODEL,
+            api_key=s.api_key or "not-needed",
+            base_url=s.base_url,
+            temperature=s.temperature,
+            timeout=s.request_timeout,
+            max_retries=2,
+            stream_usage=True,
+        )

@@ -1,0 +1,85 @@
+"""Settings: every knob of caim, read from arguments, ``CAIM_*`` environment variables or a ``.env`` file.
+
+Provider choice: an explicit ``provider`` wins; otherwise an OpenAI key or base URL in the environment
+selects the OpenAI-compatible provider; otherwise the bundled ``local`` model is used.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from platformdirs import user_data_dir
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Provider = Literal["openai", "local", "scripted"]
+
+#: LLM roles; each can get its own model (``CAIM_ROLE_MODELS='{"judge": "gpt-4o"}'``).
+ROLES = (
+    "controller",
+    "summarize",
+    "tags",
+    "time",
+    "relevance",
+    "respond",
+    "key_events",
+    "thoughts",
+    "merge",
+    "ontology",
+    "single_call",
+    "judge",
+)
+
+
+def default_data_dir() -> Path:
+    return Path(user_data_dir("caim", appauthor=False))
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CAIM_", env_file=".env", extra="ignore")
+
+    provider: Provider | None = None
+    model: str | None = None
+    base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("CAIM_BASE_URL", "OPENAI_BASE_URL", "base_url")
+    )
+    api_key: str | None = Field(
+        default=None, validation_alias=AliasChoices("CAIM_API_KEY", "OPENAI_API_KEY", "api_key")
+    )
+    role_models: dict[str, str] = Field(default_factory=dict)
+    temperature: float = 0.0
+    request_timeout: float = 120.0
+    max_retries: int = 1
+
+    local_model: str | None = None
+    local_ctx: int = 4096
+    local_threads: int | None = None
+
+    embedding_model: str | None = None
+
+    data_dir: Path = Field(default_factory=default_data_dir)
+    policy: str = "caim"
+    stm_token_budget: int = 1500
+    stm_keep_recent: int = 6
+    candidate_cap: int = 20
+    max_kept: int = 8
+    semantic_k: int = 4
+    max_input_chars: int = 4000
+    merge_min_similarity: float = 0.55
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _expand(cls, v):  # noqa: N805
+        return Path(os.path.expanduser(str(v))) if v else default_data_dir()
+
+    def resolved_provider(self) -> Provider:
+        if self.provider:
+            return self.provider
+        if self.api_key or self.base_url:
+            return "openai"
+        return "local"
+
+    def model_for(self, role: str) -> str | None:
+        return self.role_models.get(role) or self.model

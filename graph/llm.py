@@ -1,0 +1,135 @@
+"""Every LLM call of the graph goes through here: structured output, retry, fallback, trace.
+
+``structured`` sends a json_schema response format built from a pydantic model (closed sets are
+enumerated in the model), validates the answer, retries once on malformed output and otherwise
+returns the caller's fallback. Each call appends a trace entry: role, tokens, milliseconds, and
+whether a fallback was used. An unreachable endpoint raises a one-line ``EndpointError`` instead.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import time
+from typing import Any, TypeVar
+
+import openai
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, ValidationError
+
+from caim.agent.errors import EndpointError
+from caim.agent.models import Models
+
+T = TypeVar("T", bound=BaseModel)
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+def strict_schema(model: type[BaseModel]) -> dict:
+    """The model's JSON schema in the strict form OpenAI-style endpoints expect."""
+    schema = copy.deepcopy(model.model_json_schema())
+
+    def fix(node: Any) -> None:
+        if isinstance(node, dict):
+            node.pop("title", None)
+            node.pop("default", None)
+            if node.get("type") == "object" and "properties" in node:
+                node["additionalProperties"] = False
+                node["required"] = list(node["properties"])
+            for v in node.values():
+                fix(v)
+        elif isinstance(node, list):
+            for v in node:
+                fix(v)
+
+    fix(schema)
+    return schema
+
+
+def response_format(model: type[BaseModel]) -> dict:
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": model.__name__, "schema": strict_schema(model), "strict": True},
+    }
+
+
+def _usage(msg: Any) -> tuple[int, int]:
+    u = getattr(msg, "usage_metadata", None) or {}
+    return int(u.get("input_tokens", 0) or 0), int(u.get("output_tokens", 0) or 0)
+
+
+def _endpoint_error(exc: Exception, models: Models) -> EndpointError:
+    where = models.settings.base_url or "the configured endpoint"
+    if isinstance(exc, openai.AuthenticationError):
+        return EndpointError(f"the model endpoint rejected the API key ({where}): check OPENAI_API_KEY / CAIM_API_KEY")
+    if isinstance(exc, openai.NotFoundError):
+        return EndpointError(f"model not found at {where}: check CAIM_MODEL")
+    return EndpointError(f"cannot reach the model endpoint {where}: {type(exc).__name__}; check CAIM_BASE_URL and your network")
+
+
+_FATAL = (openai.APIConnectionError, openai.AuthenticationError, openai.NotFoundError, openai.PermissionDeniedError)
+
+
+class LLM:
+    """Role-aware LLM caller that records what it did in a trace list."""
+
+    def __init__(self, models: Models, max_retries: int = 1):
+        self.models = models
+        self.max_retries = max_retries
+
+    def structured(
+        self, role: str, schema: type[T], messages: list[BaseMessage], fallback: T | None, trace: list[dict], node: str
+    ) -> tuple[T | None, bool]:
+        """(answer, ok). On malformed output after retries: (fallback, False), recorded in the trace."""
+        model = self.models.for_role(role).bind(response_format=response_format(schema))
+        errors: list[str] = []
+        start = time.perf_counter()
+        tok_in = tok_out = 0
+        for _attempt in range(self.max_retries + 1):
+            try:
+                msg = model.invoke(messages)
+            except _FATAL as exc:
+                raise _endpoint_error(exc, self.models) from None
+            except openai.APIStatusError as exc:  # e.g. 400 on a schema the endpoint refuses
+                errors.append(f"{type(exc).__name__}: {str(exc)[:160]}")
+                continue
+            a, b = _usage(msg)
+            tok_in, tok_out = tok_in + a, tok_out + b
+            text = _FENCE.sub("", str(msg.content)).strip()
+            try:
+                value = schema.model_validate(json.loads(text))
+            except (ValueError, ValidationError) as exc:
+                errors.append(f"malformed output: {str(exc).splitlines()[0][:160]}")
+                continue
+            trace.append(self._entry(node, role, start, tok_in, tok_out, _attempt + 1, None))
+            return value, True
+        trace.append(self._entry(node, role, start, tok_in, tok_out, self.max_retries + 1, errors[-1] if errors else "failed"))
+        return fallback, False
+
+    def text(self, role: str, messages: list[BaseMessage], trace: list[dict], node: str) -> str:
+        model = self.models.for_role(role)
+        start = time.perf_counter()
+        try:
+            msg = model.invoke(messages)
+        except _FATAL as exc:
+            raise _endpoint_error(exc, self.models) from None
+        a, b = _usage(msg)
+        trace.append(self._entry(node, role, start, a, b, 1, None))
+        return str(msg.content).strip()
+
+    @staticmethod
+    def _entry(node: str, role: str, start: float, tin: int, tout: int, attempts: int, error: str | None) -> dict:
+        e = {
+            "node": node,
+            "kind": "llm",
+            "role": role,
+            "ms": round((time.perf_counter() - start) * 1000, 1),
+            "input_tokens": tin,
+            "output_tokens": tout,
+            "attempts": attempts,
+        }
+        if error:
+            e["fallback"] = True
+            e["error"] = error
+        return e

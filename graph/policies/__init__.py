@@ -1,0 +1,38 @@
+"""Memory policy registry: a policy is chosen by name in the run context.
+
+Adding a policy = one module with a ``MemoryPolicy`` subclass + one line in ``POLICIES`` (or a call
+to ``register_policy`` from your own code).
+"""
+
+from __future__ import annotations
+
+from caim.agent.errors import ConfigError
+from caim.graph.policies.always import AlwaysPolicy
+from caim.graph.policies.base import MemoryPolicy
+from caim.graph.policies.no_filter import NoFilterPolicy
+from caim.graph.policies.none import NoMemoryPolicy
+from caim.graph.policies.single_call import SingleCallPolicy
+
+POLICIES: dict[str, MemoryPolicy] = {
+    "caim": MemoryPolicy(),
+    "always": AlwaysPolicy(),
+    "no-filter": NoFilterPolicy(),
+    "none": NoMemoryPolicy(),
+    "single-call": SingleCallPolicy(),
+}
+
+
+def register_policy(policy: MemoryPolicy, name: str | None = None) -> MemoryPolicy:
+    """Make ``policy`` available under ``name`` (default: ``policy.name``)."""
+    POLICIES[name or policy.name] = policy
+    return policy
+
+
+def get_policy(name: str) -> MemoryPolicy:
+    try:
+        return POLICIES[name]
+    except KeyError:
+        raise ConfigError(f"unknown memory policy {name!r}; choose one of: {', '.join(sorted(POLICIES))}") from None
+
+
+__all__ = ["MemoryPolicy", "POLICIES", "register_policy", "get_policy"]

@@ -1,0 +1,82 @@
+"""Services the nodes use: settings, LLM caller, Chroma memory store, ontology.
+
+A graph built with ``build_graph(services=...)`` uses exactly those (the facade, tests, eval).
+The module-level graph (LangGraph Studio / ``langgraph dev``) resolves them per run from the
+``Context`` plus ``CAIM_*`` settings, cached per configuration, so stores and models are created
+once per process, never inside a node.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from caim.agent.models import Models
+from caim.agent.settings import Settings
+from caim.graph.llm import LLM
+from caim.graph.state import Context
+from caim.memory.embeddings import Embedder, MiniLMEmbedder, OpenAIEmbedder
+from caim.memory.store import MemoryStore
+from caim.ontology import OntologyStore
+
+
+def default_embedder(settings: Settings) -> Embedder:
+    if settings.resolved_provider() == "openai" and settings.embedding_model:
+        return OpenAIEmbedder(settings.embedding_model, settings.api_key, settings.base_url)
+    return MiniLMEmbedder.shared()
+
+
+@dataclass
+class Services:
+    settings: Settings
+    models: Models
+    llm: LLM
+    store: MemoryStore
+    ontology: OntologyStore
+
+    @classmethod
+    def create(
+        cls,
+        settings: Settings | None = None,
+        *,
+        models: Models | None = None,
+        embedder: Embedder | None = None,
+        persist: bool = True,
+    ) -> "Services":
+        """Build services; ``persist=False`` keeps LTM and ontology in memory (tests, eval runs)."""
+        settings = settings or Settings()
+        models = models or Models(settings)
+        if persist:
+            from caim.agent.errors import ConfigError
+
+            try:
+                settings.data_dir.mkdir(parents=True, exist_ok=True)
+                probe = settings.data_dir / ".write-test"
+                probe.write_text("ok")
+                probe.unlink()
+            except OSError as exc:
+                raise ConfigError(
+                    f"data dir {settings.data_dir} is not writable ({exc.strerror}); set CAIM_DATA_DIR to a writable folder"
+                ) from None
+        store = MemoryStore(settings.data_dir / "chroma" if persist else None, embedder or default_embedder(settings))
+        ontology = OntologyStore(settings.data_dir if persist else None)
+        return cls(settings, models, LLM(models, settings.max_retries), store, ontology)
+
+    def tuned(self, ctx: Context) -> Settings:
+        """Settings with the context's per-run overrides applied (budgets, caps)."""
+        upd = {k: getattr(ctx, k) for k in ("stm_token_budget", "candidate_cap", "max_kept") if getattr(ctx, k) is not None}
+        return self.settings.model_copy(update=upd) if upd else self.settings
+
+
+_CACHE: dict[tuple, Services] = {}
+_LOCK = threading.Lock()
+
+
+def services_for(ctx: Context) -> Services:
+    """Services for a context without injected services (Studio / langgraph dev), cached."""
+    overrides = {k: getattr(ctx, k) for k in ("provider", "model", "base_url", "data_dir") if getattr(ctx, k)}
+    key = tuple(sorted(overrides.items()))
+    with _LOCK:
+        if key not in _CACHE:
+            _CACHE[key] = Services.create(Settings(**overrides))
+        return _CACHE[key]

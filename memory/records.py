@@ -1,0 +1,48 @@
+"""The LTM record: an inductive thought with its tags, event time and verbatim source turns."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_aware(dt: datetime) -> datetime:
+    """Treat naive datetimes as UTC so every stored timestamp is comparable."""
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+class SourceTurn(BaseModel):
+    """One verbatim turn a record came from (provenance for detail questions and evaluation)."""
+
+    role: Literal["user", "assistant"]
+    text: str
+    time: datetime | None = None
+    turn_id: str | None = None
+
+
+class MemoryRecord(BaseModel):
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    user_id: str
+    thought: str
+    tags: list[str] = Field(min_length=1, max_length=3)
+    event_time: datetime
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    session_id: str = ""
+    sources: list[SourceTurn] = Field(default_factory=list)
+
+    def brief(self) -> dict:
+        """Compact form for graph state and traces."""
+        return {
+            "id": self.id,
+            "thought": self.thought,
+            "tags": self.tags,
+            "event_time": as_aware(self.event_time).isoformat(),
+        }

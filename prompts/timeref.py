@@ -1,0 +1,29 @@
+"""Time reference role: find the time expressions in the user's message (code resolves them).
+
+VERSION 1.
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+VERSION = 1
+
+
+class TimeRefs(BaseModel):
+    expressions: list[str] = Field(
+        default_factory=list,
+        max_length=3,
+        description="Time expressions copied from the message, e.g. 'yesterday', 'on May 4th', 'last week'. Empty if none.",
+    )
+
+
+def messages(user_input: str, today: str) -> list[BaseMessage]:
+    return [
+        SystemMessage(
+            "List the expressions in the message that point to a time or date (like 'yesterday', "
+            "'April 27th', 'last week', 'two days ago'). Copy them exactly. Return an empty list if there are none."
+        ),
+        HumanMessage(f"Today is {today}.\nMessage: {user_input}"),
+    ]
