@@ -1,0 +1,214 @@
+"""The ``caim`` command line: chat with memory, inspect memories and the ontology, run evaluations.
+
+Errors a person can fix (no model, unreachable endpoint, unwritable data dir) are printed as one
+line with a non-zero exit code, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from caim.agent.errors import CaimError
+from caim.agent.settings import Settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="caim: a LangGraph agent with a cognitive long-term memory.")
+memories_app = typer.Typer(no_args_is_help=True, help="Inspect and manage stored memories.")
+ontology_app = typer.Typer(no_args_is_help=True, help="Show the tag ontology.")
+app.add_typer(memories_app, name="memories")
+app.add_typer(ontology_app, name="ontology")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+DataDir = typer.Option(None, "--data-dir", help="Where memories live (default: CAIM_DATA_DIR or the per-user data folder).")
+
+
+def _settings(data_dir: Optional[Path] = None, **over) -> Settings:
+    kwargs = {k: v for k, v in over.items() if v is not None}
+    if data_dir is not None:
+        kwargs["data_dir"] = data_dir
+    return Settings(**kwargs)
+
+
+def _store(settings: Settings):
+    from caim.graph.services import Services
+
+    return Services.create(settings).store
+
+
+def _show_records(records: list[dict], title: str) -> None:
+    table = Table(title=title, show_lines=False)
+    table.add_column("date")
+    table.add_column("tags")
+    table.add_column("thought")
+    table.add_column("id", style="dim")
+    for r in records:
+        table.add_row(str(r["event_time"])[:10], ", ".join(r["tags"]), r["thought"], r["id"][:8])
+    out.print(table)
+
+
+@app.command()
+def chat(
+    user: str = typer.Option(..., "--user", "-u", help="Whose memory to use."),
+    policy: Optional[str] = typer.Option(None, help="Memory policy: caim, always, no-filter, none, single-call."),
+    provider: Optional[str] = typer.Option(None, help="local, openai (any OpenAI-compatible endpoint)."),
+    model: Optional[str] = typer.Option(None, help="Model name (OpenAI-compatible provider)."),
+    base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint URL."),
+    local_model: Optional[str] = typer.Option(None, help="GGUF file (or 'smollm2' / 'gemma3') for the local provider."),
+    data_dir: Optional[Path] = DataDir,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show model load time, tokens/s, per-turn LLM calls and tokens."),
+) -> None:
+    """Chat with memory. Type /end (or end the input) to close the session and store what matters."""
+    from caim.agent.facade import CaimAgent
+
+    settings = _settings(data_dir, policy=policy, provider=provider, model=model, base_url=base_url, local_model=local_model)
+    agent = CaimAgent(settings)
+    interactive = sys.stdin.isatty()
+    out.print(f"[bold]caim[/bold] - user [cyan]{user}[/cyan], model: {agent.services.models.describe()}, policy: {settings.policy}")
+    out.print("Type /end to finish the session (post-thinking stores what matters), /quit to leave without it.", style="dim")
+    t0 = time.perf_counter()
+    agent.services.models.for_role("respond")  # load the model now, not inside the first turn
+    server = agent.services.models.local_server
+    if verbose and server is not None:
+        out.print(f"model load: {server.load_seconds:.2f}s", style="dim")
+    elif verbose:
+        out.print(f"model client ready in {time.perf_counter() - t0:.2f}s", style="dim")
+    ended = False
+    try:
+        while True:
+            try:
+                line = input("you> " if interactive else "")
+            except EOFError:
+                break
+            if line.strip() in ("/end", "/quit", "/exit"):
+                ended = line.strip() != "/end"
+                break
+            if not interactive:
+                out.print(f"you> {line}")
+            start = time.perf_counter()
+            reply = agent.chat(line, user_id=user)
+            out.print(f"[green]caim>[/green] {reply.text}")
+            if verbose:
+                _verbose_turn(reply.trace, reply.route, time.perf_counter() - start)
+        if not ended:
+            out.print("Ending the session: extracting what to remember…", style="dim")
+            summary = agent.end_session(user_id=user)
+            if summary.stored:
+                _show_records(summary.stored, f"stored {len(summary.stored)} memories")
+            else:
+                out.print("nothing new to remember.")
+            for m in summary.merged:
+                out.print(f"merged {len(m['removed']) + 1} records into: {m['thought']}", style="dim")
+            if summary.ontology_added:
+                out.print(f"ontology extended: {', '.join(summary.ontology_added)}", style="dim")
+            if not summary.complete:
+                out.print("key-event extraction failed; the session is kept so you can end it again.", style="yellow")
+            if verbose:
+                _verbose_turn(summary.trace, "post-thinking", None)
+    finally:
+        agent.close()
+
+
+def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
+    calls = [e for e in trace if e.get("kind") == "llm"]
+    tin = sum(e["input_tokens"] for e in calls)
+    tout = sum(e["output_tokens"] for e in calls)
+    ms = sum(e["ms"] for e in calls)
+    tps = f", {tout / (ms / 1000):.1f} output tokens/s" if ms else ""
+    took = f" in {seconds:.2f}s" if seconds is not None else ""
+    out.print(f"  [{route}] {len(calls)} LLM calls, {tin} in / {tout} out tokens{tps}{took}", style="dim")
+    for e in calls:
+        flag = " (fallback)" if e.get("fallback") else ""
+        out.print(f"    {e['node']}/{e['role']}: {e['input_tokens']}+{e['output_tokens']} tok, {e['ms']:.0f} ms{flag}", style="dim")
+
+
+@memories_app.command("list")
+def memories_list(
+    user: str = typer.Option(..., "--user", "-u"),
+    as_json: bool = typer.Option(False, "--json", help="Full records as JSON (with sources)."),
+    data_dir: Optional[Path] = DataDir,
+) -> None:
+    """List a user's memories, oldest first."""
+    records = _store(_settings(data_dir)).list(user)
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in records], indent=2, ensure_ascii=False))
+    elif not records:
+        out.print(f"no memories for {user}.")
+    else:
+        _show_records([r.brief() for r in records], f"{len(records)} memories of {user}")
+
+
+@memories_app.command("forget")
+def memories_forget(
+    user: str = typer.Option(..., "--user", "-u"),
+    record_id: Optional[str] = typer.Option(None, "--id", help="Forget one record (full id)."),
+    everything: bool = typer.Option(False, "--all", help="Forget every record of the user."),
+    data_dir: Optional[Path] = DataDir,
+) -> None:
+    """Forget one record (--id) or all of a user's records (--all)."""
+    store = _store(_settings(data_dir))
+    if everything:
+        out.print(f"forgot {store.forget_user(user)} records of {user}.")
+    elif record_id:
+        n = store.delete(user, [record_id])
+        out.print("forgot 1 record." if n else f"no record {record_id} for {user}.")
+    else:
+        raise CaimError("say what to forget: --id RECORD_ID or --all")
+
+
+@memories_app.command("export")
+def memories_export(user: str = typer.Option(..., "--user", "-u"), data_dir: Optional[Path] = DataDir) -> None:
+    """Export a user's memories as JSON on standard output."""
+    records = _store(_settings(data_dir)).list(user)
+    typer.echo(json.dumps({"user_id": user, "memories": [r.model_dump(mode="json") for r in records]}, indent=2, ensure_ascii=False))
+
+
+@ontology_app.command("show")
+def ontology_show(as_json: bool = typer.Option(False, "--json"), data_dir: Optional[Path] = DataDir) -> None:
+    """Show the current ontology (the default plus any extensions in the data dir)."""
+    from caim.ontology import OntologyStore
+
+    onto = OntologyStore(_settings(data_dir).data_dir).current
+    if as_json:
+        typer.echo(json.dumps({"version": onto.version, "ontology": onto.tree}, indent=2))
+        return
+    out.print(f"ontology version {onto.version}, {len(onto.tags)} tags")
+    for cat, subs in onto.tree.items():
+        out.print(f"[bold]{cat}[/bold]")
+        for sub, attrs in subs.items():
+            out.print(f"  {sub}: {', '.join(attrs)}")
+
+
+def _mount_eval() -> None:
+    try:
+        from caim.eval.cli import eval_app
+    except ImportError:
+        return
+    app.add_typer(eval_app, name="eval")
+
+
+_mount_eval()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app()
+    except CaimError as exc:
+        err.print(f"caim: {exc}", style="red", markup=False, highlight=False)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+
+
+if __name__ == "__main__":
+    main()
