@@ -20,7 +20,6 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from caim.agent.models import Models
 from caim.agent.settings import Settings
-from caim.graph.builder import build_graph
 from caim.graph.services import Services
 from caim.graph.state import Context
 from caim.memory.records import MemoryRecord, as_aware, utcnow
@@ -73,6 +72,10 @@ class CaimAgent:
             else:
                 checkpointer = InMemorySaver()
         self.checkpointer = checkpointer
+        # Imported here, not at module level: ``caim.graph`` imports ``caim.agent.settings``, so a
+        # module-level import would be circular when ``caim.graph`` is imported first (langgraph dev).
+        from caim.graph.builder import build_graph
+
         self.graph = build_graph(self.services, checkpointer)
         self.idle_timeout = idle_timeout
         self._locks: dict[str, threading.Lock] = {}

@@ -27,8 +27,8 @@ class ScriptedChatModel(BaseChatModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     role: str = "default"
-    script: Mapping[str, Any] = Field(default_factory=dict)
-    calls: list[dict] = Field(default_factory=list)
+    script: Any = Field(default_factory=dict)  # shared, not copied: tests edit it live
+    calls: Any = Field(default_factory=list)  # shared call log
     _counters: dict[str, int] = PrivateAttr(default_factory=dict)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 

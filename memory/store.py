@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -47,8 +48,10 @@ class MemoryStore:
         else:
             Path(path).mkdir(parents=True, exist_ok=True)
             self.client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+        # Chroma's ephemeral client is shared within a process: give each in-memory store its own collection.
+        name = COLLECTION if path is not None else f"{COLLECTION}_{uuid.uuid4().hex[:12]}"
         self.collection = self.client.get_or_create_collection(
-            COLLECTION,
+            name,
             embedding_function=embedder.chroma_function(),
             metadata={"hnsw:space": "cosine"},
         )

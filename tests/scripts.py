@@ -31,7 +31,7 @@ def controller(messages, rf):
     if "earlier information" in prompt:
         return {"answer": "A" if needs else "B"}
     if "BOTH" in prompt:
-        return {"answer": "A" if "just said" in text else "B"}
+        return {"answer": "A" if "compare" in text else "B"}
     return {"answer": "B" if "just said" in text else "A"}
 
 

@@ -1,0 +1,45 @@
+"""The default ontology and its validated, versioned extension."""
+
+import json
+
+from caim.ontology import Ontology, OntologyStore, Proposal
+
+
+def test_default_is_three_levels_of_single_lowercase_words():
+    o = Ontology.default()
+    assert {"personal", "family", "food", "health", "sports", "music", "books", "travel", "work", "pets"} <= set(o.tree)
+    for tag in o.tags:
+        assert tag.isalpha() and tag.islower(), tag
+    assert len(o.tags) == len(set(o.tags))
+    assert o.path("pizza") == "pizza" or "pizza" not in o
+    assert o.path("name") == "personal/identity/name"
+
+
+def test_extension_validates_and_persists_a_new_version(tmp_path):
+    store = OntologyStore(tmp_path)
+    before = store.current
+    accepted, rejected = store.extend(
+        [
+            Proposal("hobbies", "knitting"),  # bad parent (not a category)
+            Proposal("personal/hobbies", "knitting"),
+            Proposal("personal/hobbies", "Two Words"),
+            Proposal("food", "pizza"),  # new subcategory under a category
+            Proposal("food", "tea"),  # already present
+            Proposal("nonexistent", "thing"),
+        ]
+    )
+    assert [p.term for p in accepted] == ["knitting", "pizza"]
+    assert len(rejected) == 4
+    assert "knitting" in store.current and "pizza" in store.current
+    assert store.current.version == before.version + 1
+    saved = json.loads((tmp_path / "ontology" / f"v{store.current.version}.json").read_text())
+    assert "knitting" in saved["personal"]["hobbies"] and "pizza" in saved["food"]
+    # the shipped default is untouched and a new store picks up the extension
+    assert "knitting" not in Ontology.default()
+    assert "knitting" in OntologyStore(tmp_path).current
+
+
+def test_at_most_three_new_terms_per_call(tmp_path):
+    store = OntologyStore(tmp_path)
+    accepted, rejected = store.extend([Proposal("personal/hobbies", w) for w in ("knitting", "pottery", "origami", "quilting")])
+    assert len(accepted) == 3 and len(rejected) == 1
