@@ -1,0 +1,75 @@
+"""The caim command line, driven as a user would (piped input), with the scripted provider."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+SCRIPT = {
+    "controller": {"cycle": [{"answer": "B"}]},
+    "key_events": {"events": [{"turn": 1, "event": "The user's favourite food is pizza."}]},
+    "thoughts": {"thought": "favourite food is pizza", "tags": ["food", "favorite"]},
+    "ontology": {"covered": "yes", "new_terms": []},
+    "merge": {"groups": []},
+    "respond": "Nice to meet you!",
+}
+
+
+def run(args, env_extra, stdin=""):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_"))}
+    env.update(env_extra)
+    return subprocess.run(
+        [sys.executable, "-m", "caim.agent.cli", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+@pytest.fixture
+def env(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    return {"CAIM_PROVIDER": "scripted", "CAIM_SCRIPT": str(script), "CAIM_DATA_DIR": str(tmp_path / "data")}
+
+
+def test_piped_chat_ends_session_and_shows_what_was_stored(env):
+    res = run(["chat", "--user", "x"], env, "my favourite food is pizza\n/end\n")
+    assert res.returncode == 0, res.stderr
+    assert "Nice to meet you!" in res.stdout
+    assert "stored 1 memories" in res.stdout and "favourite food is pizza" in res.stdout
+    listed = run(["memories", "list", "--user", "x", "--json"], env)
+    records = json.loads(listed.stdout)
+    assert [r["thought"] for r in records] == ["favourite food is pizza"]
+    assert records[0]["sources"][0]["text"] == "my favourite food is pizza"
+    assert json.loads(run(["memories", "list", "--user", "y", "--json"], env).stdout) == []
+
+
+def test_end_of_input_also_ends_the_session(env):
+    res = run(["chat", "--user", "x", "--verbose"], env, "hello\n")
+    assert res.returncode == 0, res.stderr
+    assert "stored 1 memories" in res.stdout
+    assert "LLM calls" in res.stdout  # verbose per-turn cost
+
+
+def test_ontology_show_json(env):
+    res = run(["ontology", "show", "--json"], env)
+    data = json.loads(res.stdout)
+    assert data["version"] == 0 and "food" in data["ontology"]
+
+
+@pytest.mark.parametrize(
+    "extra,needle",
+    [
+        ({"CAIM_PROVIDER": "openai"}, "no model configured"),
+        ({"CAIM_PROVIDER": "openai", "CAIM_BASE_URL": "http://127.0.0.1:9/v1"}, "cannot reach the model endpoint"),
+        ({"CAIM_DATA_DIR": "/proc/caim-not-writable"}, "not writable"),
+        ({"CAIM_PROVIDER": "local", "CAIM_LOCAL_MODEL": "/nonexistent/model.gguf"}, "/nonexistent/model.gguf"),
+    ],
+)
+def test_misconfiguration_is_one_line_without_traceback(env, extra, needle):
+    res = run(["chat", "--user", "x"], {**env, **extra}, "hello\n/end\n")
+    assert res.returncode == 2
+    assert needle in res.stderr
+    assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1

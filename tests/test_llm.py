@@ -1,0 +1,46 @@
+"""The structured-call helper: strict schemas with closed sets, retry then fallback, endpoint errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from caim.agent import EndpointError, Settings
+from caim.agent.models import Models
+from caim.agent.scripted import ScriptedChatModel
+from caim.graph.llm import LLM, strict_schema
+from caim.prompts import controller, relevance, tags
+
+
+def test_closed_sets_are_enumerated_in_strict_schemas():
+    s = strict_schema(tags.schema(("food", "music", "travel")))
+    assert s["properties"]["tags"]["items"]["enum"] == ["food", "music", "travel"]
+    assert s["additionalProperties"] is False and s["required"] == ["tags"]
+    assert strict_schema(controller.Choice)["properties"]["answer"]["enum"] == ["A", "B"]
+    assert strict_schema(relevance.schema(3, 8))["properties"]["relevant"]["items"]["enum"] == [1, 2, 3]
+
+
+def test_out_of_set_answer_is_retried_then_falls_back():
+    model = ScriptedChatModel(role="tags", script={"tags": {"cycle": [{"tags": ["zebra"]}, {"tags": ["music"]}]}})
+    llm = LLM(Models(Settings(_env_file=None), overrides=model))
+    trace: list[dict] = []
+    answer, ok = llm.structured("tags", tags.schema(("food", "music")), [], None, trace, "select_tags")
+    assert ok and answer.tags == ["music"] and trace[0]["attempts"] == 2
+    model.script["tags"] = {"tags": ["zebra"]}
+    answer, ok = llm.structured("tags", tags.schema(("food", "music")), [], None, trace, "select_tags")
+    assert not ok and answer is None and trace[-1]["fallback"] and "zebra" not in str(answer)
+
+
+def test_unreachable_endpoint_is_a_one_line_error():
+    settings = Settings(provider="openai", base_url="http://127.0.0.1:9/v1", api_key="x", request_timeout=3, _env_file=None)
+    llm = LLM(Models(settings))
+    with pytest.raises(EndpointError, match="cannot reach the model endpoint http://127.0.0.1:9/v1"):
+        llm.structured("controller", controller.Choice, controller.messages("needs_memory", "hi", ""), None, [], "controller")
+
+
+def test_provider_choice(monkeypatch):
+    for v in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CAIM_PROVIDER", "CAIM_BASE_URL", "CAIM_API_KEY"):
+        monkeypatch.delenv(v, raising=False)
+    assert Settings(_env_file=None).resolved_provider() == "local"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert Settings(_env_file=None).resolved_provider() == "openai"
+    assert Settings(provider="local", _env_file=None).resolved_provider() == "local"

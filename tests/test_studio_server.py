@@ -1,0 +1,217 @@
+"""Boots ``langgraph dev`` on our ``langgraph.json`` (offline, scripted models) and drives the graph
+through the LangGraph API the way LangGraph Studio does: threads, runs with a context, state, schemas.
+
+The server runs as a subprocess from the project root (so ``langgraph.json`` and its relative graph
+path are used as-is) with ``CAIM_PROVIDER=scripted`` and ``CAIM_SCRIPT`` pointing at a JSON table of
+answers written here, and ``CAIM_DATA_DIR`` in ``tmp_path``. It runs without ``--allow-blocking``:
+langgraph dev turns blocking calls on the event loop into errors, and our synchronous nodes must not
+trigger that.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.server
+
+ROOT = Path(__file__).resolve().parents[1]
+T0 = "2025-05-01T10:00:00+00:00"
+T1 = "2025-05-01T10:05:00+00:00"
+T_END = "2025-05-01T11:00:00+00:00"
+T2 = "2025-05-03T09:00:00+00:00"
+
+# Answers per LLM role (agent/scripted.py format). The controller answers its cascade in order:
+# turn 1 -> needs memory? B (route none); turn 2 -> A, B, A (route ltm); turn 3 (new session) -> A, B, A.
+SCRIPT = {
+    "controller": {"cycle": [{"answer": a} for a in ("B", "A", "B", "A", "A", "B", "A")]},
+    "tags": {"tags": ["hobbies"]},
+    "time": {"expressions": []},
+    "relevance": {"relevant": [1]},
+    "respond": {"cycle": ["Hiking sounds wonderful!", "I don't remember that yet.", "You love hiking in the mountains."]},
+    "summarize": "Summary: the user talked about hiking.",
+    "key_events": {"events": [{"turn": 1, "event": "The user loves hiking in the mountains."}]},
+    "ontology": {"covered": "yes", "new_terms": []},
+    "thoughts": {"thought": "The user loves hiking in the mountains.", "tags": ["hobbies"]},
+    "merge": {"groups": []},
+}
+
+BLOCKING_MARKERS = ("BlockingError", "identified a synchronous blocking call")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _langgraph_cli() -> str | None:
+    found = shutil.which("langgraph")
+    if found:
+        return found
+    local = Path(sys.executable).parent / "langgraph"
+    return str(local) if local.exists() else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class DevServer:
+    def __init__(self, exe: str, tmp_path: Path):
+        self.data_dir = tmp_path / "data"
+        self.log_path = tmp_path / "server.log"
+        script = tmp_path / "script.json"
+        script.write_text(json.dumps(SCRIPT))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
+        env.update(
+            CAIM_DATA_DIR=str(self.data_dir),
+            CAIM_PROVIDER="scripted",
+            CAIM_SCRIPT=str(script),
+            LANGGRAPH_CLI_NO_ANALYTICS="1",
+            LANGGRAPH_NO_VERSION_CHECK="true",
+            LANGSMITH_TRACING="false",
+            PYTHONUNBUFFERED="1",
+        )
+        self.requested_port = _free_port()
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [exe, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(self.requested_port)],
+            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        self.url = ""
+
+    def log(self) -> str:
+        return _ANSI.sub("", self.log_path.read_text(errors="replace"))
+
+    def wait_ready(self, timeout: float = 60.0) -> str:
+        """Wait for the announced API URL (the server may move to another port if ours got taken) and /ok."""
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                pytest.fail(f"langgraph dev exited with {self.proc.returncode}:\n{self.log()[-4000:]}")
+            m = re.search(r"API: (http://127\.0\.0\.1:\d+)", self.log())
+            if m:
+                try:
+                    if httpx.get(m.group(1) + "/ok", timeout=2).status_code == 200:
+                        self.url = m.group(1)
+                        return self.url
+                except httpx.HTTPError:
+                    pass
+            time.sleep(0.3)
+        pytest.fail(f"langgraph dev not ready after {timeout}s:\n{self.log()[-4000:]}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=5)
+            except ProcessLookupError:
+                pass
+        self._log.close()
+
+
+@pytest.fixture
+def dev_server(tmp_path):
+    exe = _langgraph_cli()
+    if exe is None:
+        pytest.skip("langgraph CLI not installed (pip install 'langgraph-cli[inmem]')")
+    server = DevServer(exe, tmp_path)
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+def _nodes(trace: list[dict]) -> list[str]:
+    return list(dict.fromkeys(e["node"] for e in trace))
+
+
+def _turn(client, thread_id: str, text: str, when: str) -> dict:
+    client.runs.wait(
+        thread_id, "caim",
+        input={"messages": [{"role": "user", "content": text}], "turn_time": when},
+        context={"user_id": "alice"},
+    )
+    return client.threads.get_state(thread_id)["values"]
+
+
+def test_dev_server_runs_turns_and_post_thinking(dev_server):
+    from langgraph_sdk import get_sync_client
+
+    from caim.memory.embeddings import MiniLMEmbedder
+    from caim.memory.store import MemoryStore
+
+    client = get_sync_client(url=dev_server.url, api_key=None)
+
+    # Studio's Context form: the graph's context schema is exposed.
+    assistants = client.assistants.search(graph_id="caim")
+    assert assistants, "langgraph dev registered no assistant for graph 'caim'"
+    schemas = client.assistants.get_schemas(assistants[0]["assistant_id"])
+    ctx_props = schemas["context_schema"]["properties"]
+    assert {"user_id", "policy"} <= set(ctx_props)
+    assert {"messages", "turn_time", "end_session"} <= set(schemas["input_schema"]["properties"])
+
+    thread = client.threads.create()
+    tid = thread["thread_id"]
+
+    # Turn 1: no memory needed.
+    st = _turn(client, tid, "I love hiking in the mountains.", T0)
+    assert st["route"] == "none"
+    assert [m["type"] for m in st["messages"]] == ["human", "ai"]
+    assert st["messages"][-1]["content"] == "Hiking sounds wonderful!"
+    assert _nodes(st["trace"]) == ["intake", "controller", "respond"]
+    llm = [e for e in st["trace"] if e["kind"] == "llm"]
+    assert [(e["node"], e["role"]) for e in llm] == [("controller", "controller"), ("respond", "respond")]
+    assert not any(e.get("fallback") for e in llm)
+
+    # Turn 2: routed to LTM (nothing stored yet); the trace was reset for the new turn.
+    st = _turn(client, tid, "Do you remember what I like?", T1)
+    assert st["route"] == "ltm"
+    assert st["decisions"] == {"needs_memory": "A", "needs_both": "B", "past_only": "A"}
+    assert len(st["messages"]) == 4
+    assert _nodes(st["trace"]) == ["intake", "controller", "select_tags", "resolve_time", "fetch_candidates", "filter_relevant", "respond"]
+    assert st["tags"] == ["hobbies"] and st["candidates"] == [] and st["memories"] == []
+
+    # Session end: post-thinking stores the key event for alice and clears the session.
+    out = client.runs.wait(tid, "caim", input={"end_session": True, "turn_time": T_END}, context={"user_id": "alice"})
+    assert [r["thought"] for r in out["stored"]] == ["The user loves hiking in the mountains."]
+    st = client.threads.get_state(tid)["values"]
+    assert st["stored"] == out["stored"] and st["stored"][0]["tags"] == ["hobbies"]
+    assert st["key_events"][0]["time"] == T0  # the event takes its turn's time
+    assert st["messages"] == [] and st["end_session"] is False
+    assert _nodes(st["trace"]) == ["intake", "extract_key_events", "write_thoughts", "review_merge"]
+
+    # Next session on the same thread: the memory is retrieved from Chroma and kept.
+    st = _turn(client, tid, "Do you remember what I like to do?", T2)
+    assert st["route"] == "ltm"
+    assert [m["thought"] for m in st["memories"]] == ["The user loves hiking in the mountains."]
+    assert st["messages"][-1]["content"] == "You love hiking in the mountains."
+
+    runs = client.runs.list(tid)
+    assert len(runs) == 4 and {r["status"] for r in runs} == {"success"}
+
+    dev_server.stop()
+    log = dev_server.log()
+    for marker in BLOCKING_MARKERS:
+        assert marker not in log, f"langgraph dev reported a blocking call:\n{log[-4000:]}"
+
+    # The memory is on disk, under alice (the run context reached the nodes), not the default user.
+    store = MemoryStore(dev_server.data_dir / "chroma", MiniLMEmbedder.shared())
+    records = store.list("alice")
+    assert [r.thought for r in records] == ["The user loves hiking in the mountains."]
+    assert records[0].sources[0].text == "I love hiking in the mountains."
+    assert store.list("default") == []
