@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from caim.agent.models import Models
@@ -130,10 +130,15 @@ class CaimAgent:
         return await asyncio.to_thread(self.chat, text, user_id=user_id, at=at, policy=policy)
 
     def stream(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Iterator[str]:
-        """Yield the reply's tokens as the response node produces them."""
+        """Yield the reply's tokens as the response node produces them.
+
+        The "messages" stream carries the model's chunks and then the node's own reply message (a
+        new id, so LangGraph does not dedupe it); only the first is yielded, so the text is not
+        repeated. A model that does not stream yields its whole answer once."""
         when = self._when(at)
         with self._lock(user_id):
             self._maybe_end_idle(user_id, when, policy)
+            answered = False
             for chunk, meta in self.graph.stream(
                 {"messages": [HumanMessage(text)], "turn_time": when},
                 self._config(user_id),
@@ -141,7 +146,11 @@ class CaimAgent:
                 stream_mode="messages",
             ):
                 node = meta.get("langgraph_node")
-                if node == "respond" and chunk.content and not isinstance(chunk, HumanMessage):
+                if node == "respond" and isinstance(chunk, AIMessageChunk) and chunk.content:
+                    answered = True
+                    yield str(chunk.content)
+                elif node == "respond" and isinstance(chunk, AIMessage) and chunk.content and not answered:
+                    answered = True
                     yield str(chunk.content)
                 elif node == "intake" and isinstance(chunk, AIMessage) and chunk.content:
                     yield str(chunk.content)

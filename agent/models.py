@@ -74,6 +74,7 @@ class Models:
                 temperature=s.temperature,
                 timeout=s.request_timeout,
                 max_retries=0,
+                max_tokens=s.max_tokens or 512,
                 stream_usage=True,
             )
         if not (s.api_key or s.base_url):
@@ -87,5 +88,6 @@ class Models:
             temperature=s.temperature,
             timeout=s.request_timeout,
             max_retries=2,
+            max_tokens=s.max_tokens,
             stream_usage=True,
         )

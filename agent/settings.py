@@ -52,6 +52,7 @@ class Settings(BaseSettings):
     temperature: float = 0.0
     request_timeout: float = 120.0
     max_retries: int = 1
+    max_tokens: int | None = None  # generation cap per call; the local provider defaults to 512
 
     local_model: str | None = None
     local_ctx: int = 4096

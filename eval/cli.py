@@ -1,0 +1,212 @@
+"""``caim eval``: run the memory benchmarks from the command line (mounted by ``caim.agent.cli``).
+
+    caim eval gvd --data shared/data/gvd --out eval-out/gvd --limit 3 --users Emily,Frank
+    caim eval locomo --data locomo10.json --out eval-out/locomo --categories 1,2,4,5
+    caim eval report --out eval-out/gvd          # rebuild results.json / report.md / report.png
+
+Runs resume: run the same command again after an interruption and answered questions are skipped.
+Heavy imports happen inside the commands, so ``caim --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from caim.agent.errors import ConfigError
+
+eval_app = typer.Typer(
+    no_args_is_help=True,
+    help="Reproducible memory benchmarks (GVD, LoCoMo): systems side by side, resumable, with a report.",
+)
+console = Console(stderr=True, soft_wrap=True)
+
+DEFAULT_SYSTEMS = "none,full-context,caim,always,no-filter,single-call"
+PROVIDERS = ("openai", "local", "scripted")
+
+
+def _split(text: Optional[str]) -> list[str] | None:
+    if not text:
+        return None
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def _settings(provider, model, base_url, local_model):
+    from pydantic import ValidationError
+
+    from caim.agent.settings import Settings
+
+    if provider and provider not in PROVIDERS:
+        raise ConfigError(f"unknown provider {provider!r}; choose one of: {', '.join(PROVIDERS)}")
+    over = {k: v for k, v in {"provider": provider, "model": model, "base_url": base_url, "local_model": local_model}.items() if v}
+    try:
+        return Settings(**over)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid settings: {exc.errors()[0].get('msg', exc)}") from None
+
+
+def _judge_settings(settings, judge_model, judge_provider, judge_base_url):
+    """Settings for the judge role when any --judge-* option is given; else None (the run's settings)."""
+    if not (judge_model or judge_provider or judge_base_url):
+        return None
+    if judge_provider and judge_provider not in PROVIDERS:
+        raise ConfigError(f"unknown judge provider {judge_provider!r}; choose one of: {', '.join(PROVIDERS)}")
+    update: dict = {}
+    if judge_provider:
+        update["provider"] = judge_provider
+        if judge_provider == "openai" and not judge_base_url and settings.resolved_provider() != "openai":
+            update["base_url"] = None
+    if judge_base_url:
+        update["base_url"] = judge_base_url
+        update.setdefault("provider", "openai")
+    if judge_model:
+        update["model"] = judge_model
+        update["role_models"] = {**settings.role_models, "judge": judge_model}
+    return settings.model_copy(update=update)
+
+
+def _show(summary: dict, out: Path) -> None:
+    systems = summary["systems"]
+    table = Table(title=f"{summary['benchmark']}: {summary['selected_questions']} questions per system")
+    table.add_column("metric")
+    for s in systems:
+        table.add_column(s, justify="right")
+
+    def pct(stat):
+        return "–" if not stat or stat.get("mean") is None else f"{100 * stat['mean']:.1f}%"
+
+    if summary["run"].get("judge"):
+        from caim.prompts.judge import METRICS, TITLES
+
+        for m in METRICS:
+            table.add_row(TITLES[m], *(pct(summary["judged"][m][s]) for s in systems))
+    for k, stats in (summary.get("code_metrics") or {}).items():
+        table.add_row(k.replace("_", " "), *(pct(stats[s]) for s in systems))
+    table.add_row("LLM calls / question", *(
+        "–" if summary["cost"][s]["llm_calls_per_question"] is None else f"{summary['cost'][s]['llm_calls_per_question']:.1f}"
+        for s in systems))
+    table.add_row("memory entries", *(str(summary["memory"][s]["entries"]) if s in summary["memory"] else "–" for s in systems))
+    Console(soft_wrap=True).print(table)
+    console.print(f"report: {out / 'report.md'}  results: {out / 'results.jsonl'}", style="dim")
+
+
+# Options shared by both benchmarks (typer has no option groups: declared once here).
+OUT = typer.Option(Path("eval-out"), "--out", help="Output folder (results.jsonl, memory.jsonl, results.json, report.md, report.png).")
+SYSTEMS = typer.Option(DEFAULT_SYSTEMS, "--systems", help="Comma-separated: full-context and/or memory policies (caim, always, no-filter, none, single-call).")
+REPLAY = typer.Option("recorded", "--replay", help="recorded: replay the data set's own replies (default); live: the system answers each user turn.")
+LIMIT = typer.Option(None, "--limit", help="Questions per conversation (the first N of each); default all.")
+DAYS = typer.Option(None, "--days", help="Replay only the first N days/sessions of each history.")
+MODEL = typer.Option(None, "--model", help="Model name for the systems (OpenAI-compatible provider).")
+PROVIDER = typer.Option(None, "--provider", help="Provider for the systems: local, openai, scripted.")
+BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL for the systems.")
+LOCAL_MODEL = typer.Option(None, "--local-model", help="GGUF file (or bundled name) for the local provider.")
+JUDGE = typer.Option(True, "--judge/--no-judge", help="Rate answers with the LLM judge.")
+JUDGE_MODEL = typer.Option(None, "--judge-model", help="Model for the judge role (default: the systems' model).")
+JUDGE_PROVIDER = typer.Option(None, "--judge-provider", help="Provider for the judge (default: the systems' provider).")
+JUDGE_BASE_URL = typer.Option(None, "--judge-base-url", help="OpenAI-compatible endpoint for the judge.")
+CONTEXT_TOKENS = typer.Option(2500, "--context-tokens", help="History window of the full-context baseline, in estimated tokens.")
+JUDGE_HISTORY = typer.Option(6000, "--judge-history-tokens", help="Budget for the history the judge sees (GVD).")
+JUDGE_MEMORY = typer.Option(3000, "--judge-memory-tokens", help="Budget for the stored memories the judge sees (memory storage).")
+WORKERS = typer.Option(1, "--workers", help="(system, user) pairs run in parallel threads.")
+PLOT = typer.Option(True, "--plot/--no-plot", help="Write report.png (needs matplotlib: pip install 'caim[eval]').")
+QUIET = typer.Option(False, "--quiet", "-q", help="No progress bars.")
+
+
+@eval_app.command("gvd")
+def gvd(
+    data: Path = typer.Option(..., "--data", help="Folder with memory_bank_en.json and probing_questions_en.jsonl."),
+    out: Path = OUT,
+    systems: str = SYSTEMS,
+    replay: str = REPLAY,
+    limit: Optional[int] = LIMIT,
+    users: Optional[str] = typer.Option(None, "--users", help="Comma-separated user names (default: all 15)."),
+    days: Optional[int] = DAYS,
+    model: Optional[str] = MODEL,
+    provider: Optional[str] = PROVIDER,
+    base_url: Optional[str] = BASE_URL,
+    local_model: Optional[str] = LOCAL_MODEL,
+    judge: bool = JUDGE,
+    judge_model: Optional[str] = JUDGE_MODEL,
+    judge_provider: Optional[str] = JUDGE_PROVIDER,
+    judge_base_url: Optional[str] = JUDGE_BASE_URL,
+    context_tokens: int = CONTEXT_TOKENS,
+    judge_history_tokens: int = JUDGE_HISTORY,
+    judge_memory_tokens: int = JUDGE_MEMORY,
+    spacing_minutes: float = typer.Option(3.0, "--spacing-minutes", help="Minutes between a day's turns (from 09:00)."),
+    workers: int = WORKERS,
+    plot: bool = PLOT,
+    quiet: bool = QUIET,
+) -> None:
+    """GVD (MemoryBank): replay each user's ten days, ask the probing questions, judge the answers."""
+    from caim.eval.gvd import run_gvd
+
+    settings = _settings(provider, model, base_url, local_model)
+    summary = run_gvd(
+        data, out, settings, judge=judge, judge_settings=_judge_settings(settings, judge_model, judge_provider, judge_base_url),
+        systems=systems, limit=limit, users=_split(users), days=days, replay=replay, context_tokens=context_tokens,
+        judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
+        spacing_minutes=spacing_minutes, workers=workers, progress=not quiet, plot=plot,
+    )
+    _show(summary, out)
+
+
+@eval_app.command("locomo")
+def locomo(
+    data: Path = typer.Option(..., "--data", help="LoCoMo JSON file (a list of samples)."),
+    out: Path = OUT,
+    systems: str = SYSTEMS,
+    replay: str = REPLAY,
+    limit: Optional[int] = LIMIT,
+    users: Optional[str] = typer.Option(None, "--users", help="Comma-separated sample ids (default: all)."),
+    days: Optional[int] = DAYS,
+    categories: Optional[str] = typer.Option(None, "--categories", help="Question categories to ask, e.g. 1,2,3,4,5 (default all)."),
+    model: Optional[str] = MODEL,
+    provider: Optional[str] = PROVIDER,
+    base_url: Optional[str] = BASE_URL,
+    local_model: Optional[str] = LOCAL_MODEL,
+    judge: bool = JUDGE,
+    judge_model: Optional[str] = JUDGE_MODEL,
+    judge_provider: Optional[str] = JUDGE_PROVIDER,
+    judge_base_url: Optional[str] = JUDGE_BASE_URL,
+    context_tokens: int = CONTEXT_TOKENS,
+    judge_history_tokens: int = JUDGE_HISTORY,
+    judge_memory_tokens: int = JUDGE_MEMORY,
+    spacing_minutes: float = typer.Option(1.0, "--spacing-minutes", help="Minutes between a session's turns."),
+    short_answers: bool = typer.Option(True, "--short-answers/--no-short-answers", help="Ask for a short phrase (LoCoMo's F1 rewards it)."),
+    speaker_names: bool = typer.Option(True, "--speaker-names/--no-speaker-names", help="Start each replayed message with its speaker's name."),
+    porter_stem: bool = typer.Option(False, "--porter-stem", help="Stem F1 tokens with NLTK's Porter stemmer, as LoCoMo's own script (needs nltk)."),
+    workers: int = WORKERS,
+    plot: bool = PLOT,
+    quiet: bool = QUIET,
+) -> None:
+    """LoCoMo: replay each sample (speaker_a as the user), ask its QA, score F1 / evidence recall / judge."""
+    from caim.eval.locomo import run_locomo
+
+    try:
+        cats = [int(c) for c in _split(categories) or []] or None
+    except ValueError:
+        raise ConfigError("--categories takes numbers, e.g. 1,2,4") from None
+    settings = _settings(provider, model, base_url, local_model)
+    summary = run_locomo(
+        data, out, settings, judge=judge, judge_settings=_judge_settings(settings, judge_model, judge_provider, judge_base_url),
+        systems=systems, limit=limit, users=_split(users), days=days, categories=cats, replay=replay,
+        context_tokens=context_tokens, judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
+        spacing_minutes=spacing_minutes, short_answers=short_answers, speaker_names=speaker_names,
+        porter_stem=porter_stem, workers=workers, progress=not quiet, plot=plot,
+    )
+    _show(summary, out)
+
+
+@eval_app.command("report")
+def report(out: Path = OUT, plot: bool = PLOT) -> None:
+    """Rebuild results.json, report.md and report.png from an output folder (also after a kill)."""
+    from caim.eval.report import write_report
+    from caim.eval.runner import require_matplotlib
+
+    if plot:
+        require_matplotlib()
+    _show(write_report(out, plot=plot), out)

@@ -1,0 +1,157 @@
+"""GVD (MemoryBank's generated virtual dataset, English): loader and ``run_gvd``.
+
+The folder holds ``memory_bank_en.json`` (a dict keyed by user name; some keys carry stray spaces,
+stripped here; ``history`` maps ``YYYY-MM-DD`` to ``[{"query", "response"}, ...]``; the other
+fields are empty or - ``meta_information`` - the persona used to generate the data, which the
+user never said and is therefore ignored) and ``probing_questions_en.jsonl`` (one ``{user:
+[questions]}`` per line; no reference answers, so the judge measures against the whole history).
+
+Each non-empty day becomes one session: its turns at 09:00 and every ``spacing_minutes`` after,
+post-thinking one spacing after the last turn. The probing questions are asked the day after the
+last replayed day, at 09:00. Question ids are the question's position in the user's list.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time, timedelta, timezone
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+
+from caim.agent.errors import ConfigError
+from caim.agent.settings import Settings
+from caim.eval.dataset import Benchmark, Conversation, Exchange, Question, Session
+
+HISTORY_FILE = "memory_bank_en.json"
+QUESTIONS_FILE = "probing_questions_en.jsonl"
+DAY_START = time(9, 0)
+
+
+def _clean_question(q: str) -> str:
+    q = " ".join(str(q).split())
+    if len(q) > 2 and q[0] == q[-1] == '"':
+        q = q[1:-1].strip()
+    return q
+
+
+def _at(day: date, t: time = DAY_START) -> datetime:
+    return datetime.combine(day, t, tzinfo=timezone.utc)
+
+
+def load_gvd(
+    data_dir: str | Path,
+    *,
+    users: Sequence[str] | None = None,
+    days: int | None = None,
+    spacing_minutes: float = 3.0,
+) -> Benchmark:
+    """Load GVD from ``data_dir``; ``users`` picks users by name, ``days`` keeps the first N
+    non-empty days of each history (shorter runs; questions about later days become unanswerable)."""
+    root = Path(data_dir)
+    hist_path, q_path = root / HISTORY_FILE, root / QUESTIONS_FILE
+    for p in (hist_path, q_path):
+        if not p.is_file():
+            raise ConfigError(f"GVD data not found: {p} is missing (--data must be the folder with {HISTORY_FILE} and {QUESTIONS_FILE})")
+    if days is not None and days < 1:
+        raise ConfigError("--days must be at least 1")
+    try:
+        bank = json.loads(hist_path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ConfigError(f"{hist_path} is not valid JSON: {exc}") from None
+    questions: dict[str, list[str]] = {}
+    for n, line in enumerate(q_path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise ConfigError(f"{q_path} line {n} is not valid JSON: {exc}") from None
+        for name, qs in item.items():
+            questions.setdefault(name.strip(), []).extend(_clean_question(q) for q in qs if str(q).strip())
+
+    histories = {name.strip(): (entry or {}).get("history") or {} for name, entry in bank.items()}
+    names = [n for n in histories if n in questions]
+    if users:
+        wanted = [u.strip() for u in users if u.strip()]
+        missing = [u for u in wanted if u not in names]
+        if missing:
+            raise ConfigError(f"unknown GVD user(s) {', '.join(missing)}; available: {', '.join(names)}")
+        names = [n for n in names if n in wanted]
+
+    spacing = timedelta(minutes=spacing_minutes)
+    convs = []
+    for name in names:
+        sessions = []
+        for day_key in sorted(histories[name]):
+            turns = [t for t in histories[name][day_key] or [] if str(t.get("query", "")).strip()]
+            if not turns:
+                continue
+            try:
+                day = date.fromisoformat(day_key.strip())
+            except ValueError:
+                raise ConfigError(f"GVD user {name}: history key {day_key!r} is not a YYYY-MM-DD date") from None
+            start = _at(day)
+            exchanges = [
+                Exchange(user=str(t.get("query", "")).strip(), assistant=str(t.get("response", "") or "").strip(),
+                         time=start + i * spacing)
+                for i, t in enumerate(turns)
+            ]
+            sessions.append(Session(label=day_key.strip(), exchanges=exchanges, spacing=spacing))
+            if days is not None and len(sessions) >= days:
+                break
+        if not sessions:
+            continue
+        probe = _at(sessions[-1].start.date() + timedelta(days=1))
+        qs = [Question(qid=str(i), text=q) for i, q in enumerate(questions[name])]
+        convs.append(Conversation(user=name, sessions=sessions, questions=qs, probe_time=probe))
+    if not convs:
+        raise ConfigError(f"no GVD user with both history and questions in {root}")
+    info = {
+        "source": str(root),
+        "conversations": len(convs),
+        "users": ", ".join(c.user for c in convs),
+        "days": days,
+        "sessions": sum(len(c.sessions) for c in convs),
+        "exchanges": sum(c.n_exchanges for c in convs),
+        "questions": sum(len(c.questions) for c in convs),
+        "spacing_minutes": spacing_minutes,
+    }
+    return Benchmark("gvd", convs, reference_kind="history", info=info)
+
+
+def run_gvd(
+    data_dir: str | Path,
+    out_dir: str | Path = "eval-out",
+    settings: Settings | None = None,
+    *,
+    models: Mapping[str, BaseChatModel] | BaseChatModel | None = None,
+    judge_model: BaseChatModel | None = None,
+    judge_settings: Settings | None = None,
+    judge: bool = True,
+    systems: Sequence[str] | str | None = None,
+    limit: int | None = None,
+    users: Sequence[str] | None = None,
+    days: int | None = None,
+    replay: str = "recorded",
+    context_tokens: int = 2500,
+    judge_history_tokens: int = 6000,
+    judge_memory_tokens: int = 3000,
+    spacing_minutes: float = 3.0,
+    workers: int = 1,
+    progress: bool = True,
+    plot: bool = True,
+) -> dict:
+    """Run the GVD benchmark side by side and write ``out_dir``; returns the summary (``results.json``)."""
+    from caim.eval.runner import DEFAULT_SYSTEMS, EvalConfig, run_benchmark
+
+    bench = load_gvd(data_dir, users=users, days=days, spacing_minutes=spacing_minutes)
+    config = EvalConfig(
+        systems=list(systems if systems is not None else DEFAULT_SYSTEMS) if not isinstance(systems, str) else systems,
+        replay=replay, limit=limit, judge=judge, context_tokens=context_tokens,
+        judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
+        workers=workers, progress=progress, plot=plot,
+    )
+    return run_benchmark(bench, out_dir, settings, config=config, models=models,
+                         judge_model=judge_model, judge_settings=judge_settings)

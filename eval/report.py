@@ -1,0 +1,378 @@
+"""Summary, Markdown report and bar plot of a benchmark run, computed from its output folder.
+
+``write_report(out_dir)`` reads ``run.json``, ``results.jsonl`` and ``memory.jsonl``, restricts
+them to the run's systems and question selection, and writes ``results.json`` (the summary),
+``report.md`` (one table per metric group, systems as columns, plus the memory-size tables of the
+CAIM paper's table 4) and ``report.png`` (grouped bars, drawn with matplotlib's Agg canvas).
+It can be re-run at any time (``caim eval report``), also on a run that was killed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+from caim.agent.errors import ConfigError
+from caim.eval.metrics import mean, percentile
+from caim.prompts.judge import METRICS, TITLES
+
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+#: Code metrics (LoCoMo) in report order, with titles.
+CODE_METRICS = {
+    "f1": "token F1 (categories 1-4)",
+    "adversarial_correct": "adversarial: says it is not available (category 5)",
+    "evidence_recall": "evidence recall of retrieved records",
+    "candidate_evidence_recall": "evidence recall of fetched candidates (before the filter)",
+}
+
+ROUTES = ("none", "stm", "ltm", "ltm+stm", "full-context")
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    from caim.eval.runner import JsonlLog
+
+    return JsonlLog(path).read()
+
+
+def _stat(values: list) -> dict:
+    vals = [v for v in values if v is not None]
+    return {"mean": mean(vals), "n": len(vals)}
+
+
+def summarize(run: dict, records: list[dict], memory_lines: list[dict]) -> dict:
+    """The summary of a run: per system, judged and code metrics, cost, routes, memory size."""
+    systems: list[str] = list(run.get("systems") or [])
+    chosen = {(u, str(q)) for u, qs in (run.get("selection") or {}).items() for q in qs}
+    latest: dict[tuple, dict] = {}
+    for r in records:  # keep the last answer of a (system, user, question)
+        if r.get("system") in systems and (not chosen or (r.get("user"), str(r.get("qid"))) in chosen):
+            latest[(r["system"], r["user"], str(r["qid"]))] = r
+    by_system: dict[str, list[dict]] = {s: [] for s in systems}
+    for (s, _u, _q), r in sorted(latest.items()):
+        by_system[s].append(r)
+
+    judged = {
+        m: {s: _stat([((r.get("judge") or {}).get(m) or {}).get("score") for r in rs]) for s, rs in by_system.items()}
+        for m in METRICS
+    }
+    for m in METRICS:
+        for s, rs in by_system.items():
+            judged[m][s]["failed"] = sum(
+                1 for r in rs if m in (r.get("judge") or {}) and (r["judge"][m] or {}).get("score") is None
+            )
+
+    code_keys = [k for k in CODE_METRICS if any(k in (r.get("metrics") or {}) for rs in by_system.values() for r in rs)]
+    code = {k: {s: _stat([(r.get("metrics") or {}).get(k) for r in rs]) for s, rs in by_system.items()} for k in code_keys}
+    categories = sorted({r["category"] for rs in by_system.values() for r in rs if r.get("category") is not None})
+    by_category = {
+        k: {
+            s: {str(c): _stat([(r.get("metrics") or {}).get(k) for r in rs if r.get("category") == c]) for c in categories}
+            for s, rs in by_system.items()
+        }
+        for k in code_keys
+    }
+
+    cost = {}
+    for s, rs in by_system.items():
+        n = len(rs) or 1
+        cost[s] = {
+            "questions": len(rs),
+            "llm_calls_per_question": sum(r.get("llm_calls", 0) for r in rs) / n if rs else None,
+            "input_tokens_per_question": sum(r.get("input_tokens", 0) for r in rs) / n if rs else None,
+            "output_tokens_per_question": sum(r.get("output_tokens", 0) for r in rs) / n if rs else None,
+            "latency_ms_mean": mean(r.get("latency_ms") for r in rs),
+            "latency_ms_p50": percentile([r.get("latency_ms") for r in rs], 50),
+            "latency_ms_p95": percentile([r.get("latency_ms") for r in rs], 95),
+            "fallbacks": sum(r.get("fallbacks", 0) for r in rs),
+        }
+    judge_usage = {
+        "calls": sum((r.get("judge_usage") or {}).get("calls", 0) for rs in by_system.values() for r in rs),
+        "input_tokens": sum((r.get("judge_usage") or {}).get("input_tokens", 0) for rs in by_system.values() for r in rs),
+        "output_tokens": sum((r.get("judge_usage") or {}).get("output_tokens", 0) for rs in by_system.values() for r in rs),
+    }
+    routes = {s: dict(Counter(r.get("route", "?") for r in rs)) for s, rs in by_system.items()}
+
+    users = list((run.get("selection") or {}).keys())
+    mem_latest: dict[tuple, dict] = {}
+    for m in memory_lines:
+        if m.get("system") in systems and (not users or m.get("user") in users):
+            mem_latest[(m["system"], m["user"])] = m
+    replay: dict[str, dict] = {}
+    memory: dict[str, dict] = {}
+    for s in systems:
+        lines = [m for (sys_, _u), m in mem_latest.items() if sys_ == s]
+        rp = [m.get("replay") or {} for m in lines]
+        replay[s] = {
+            "users": len(lines),
+            **{k: sum(p.get(k, 0) or 0 for p in rp) for k in
+               ("sessions", "exchanges", "llm_calls", "input_tokens", "output_tokens", "fallbacks", "stored", "merged",
+                "failed_sessions", "discarded_messages")},
+            "seconds": round(sum(p.get("seconds", 0.0) or 0.0 for p in rp), 1),
+        }
+        sized = [m for m in lines if m.get("memory_size") is not None]
+        if not sized:
+            continue
+        entries = sum(m["memory_size"]["entries"] for m in sized)
+        words = sum(m["memory_size"]["words"] for m in sized)
+        memory[s] = {
+            "users": len(sized),
+            "entries": entries,
+            "words": words,
+            "words_per_entry": words / entries if entries else 0.0,
+            "entries_per_user": entries / len(sized),
+            "words_per_user": words / len(sized),
+            "per_user": {m["user"]: m["memory_size"] for m in sorted(sized, key=lambda m: m["user"])},
+        }
+
+    return {
+        "benchmark": run.get("benchmark"),
+        "generated_at": datetime.now(timezone.utc).isoformat(),
+        "run": {k: run.get(k) for k in ("info", "started_at", "finished_at", "seconds", "config", "models", "settings", "judge", "reference_kind")},
+        "systems": systems,
+        "selected_questions": len(chosen),
+        "answered": {s: len(rs) for s, rs in by_system.items()},
+        "judged": judged,
+        "code_metrics": code,
+        "code_metrics_by_category": by_category,
+        "categories": categories,
+        "cost": cost,
+        "judge_usage": judge_usage,
+        "routes": routes,
+        "replay": replay,
+        "memory": memory,
+    }
+
+
+# ---- Markdown ---------------------------------------------------------------------------------
+def _pct(stat: dict | None) -> str:
+    if not stat or stat.get("mean") is None:
+        return "–"
+    return f"{100 * stat['mean']:.1f}% (n={stat['n']})"
+
+
+def _num(x, digits: int = 1) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return f"{x:,.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def render_markdown(summary: dict, plot_file: str | None = None) -> str:
+    systems = summary["systems"]
+    run = summary["run"] or {}
+    cfg = run.get("config") or {}
+    info = run.get("info") or {}
+    judge = run.get("judge")
+    out = [f"# CAIM memory benchmark: {summary['benchmark']}", ""]
+    facts = [
+        ["data", str(info.get("source", "–"))],
+        ["conversations", _num(info.get("conversations"))],
+        ["questions selected", _num(summary["selected_questions"]) + (f" (first {cfg['limit']} per conversation)" if cfg.get("limit") else "")],
+        ["systems", ", ".join(systems)],
+        ["replay mode", str(cfg.get("replay", "–"))],
+        ["models", str(run.get("models", "–"))],
+        ["judge", f"{judge['model']} · prompt v{judge['prompt_version']} · sha256 {judge['prompt_hash']}" if judge else "off"],
+        ["judge reference", "the user's whole history (clipped)" if run.get("reference_kind") == "history" else "reference answer + evidence turns"],
+        ["full-context window", f"{_num(cfg.get('context_tokens'))} tokens (estimated)"],
+        ["started / finished", f"{run.get('started_at', '–')} / {run.get('finished_at') or 'unfinished'}"],
+    ]
+    for k in ("days", "users", "categories"):
+        if info.get(k) is not None:
+            facts.append([k, str(info[k])])
+    out += [_table(["", ""], facts), ""]
+    out += [_table(["system", "questions answered"], [[s, _num(summary["answered"][s])] for s in systems]), ""]
+
+    if judge:
+        out += ["## Judged metrics", "",
+                "Mean judge score (0 / 0.5 / 1; retrieval 0 / 1) as a percentage; `–`: not applicable to the system "
+                "(no retrieval or no memory).", ""]
+        rows = []
+        for m in METRICS:
+            row = [TITLES[m]]
+            for s in systems:
+                st = summary["judged"][m][s]
+                cell = _pct(st)
+                if st.get("failed"):
+                    cell += f", {st['failed']} unjudged"
+                row.append(cell)
+            rows.append(row)
+        out += [_table(["metric", *systems], rows), ""]
+
+    code = summary.get("code_metrics") or {}
+    if code:
+        out += ["## Answer metrics (computed)", ""]
+        out += [_table(["metric", *systems], [[CODE_METRICS[k], *(_pct(code[k][s]) for s in systems)] for k in code]), ""]
+        cats = summary.get("categories") or []
+        if "f1" in code and cats:
+            by = summary["code_metrics_by_category"]["f1"]
+            rows = [[f"{c} {CATEGORY_NAMES.get(c, '')}".strip(), *(_pct(by[s][str(c)]) for s in systems)] for c in cats if c != 5]
+            rows.append(["overall (1-4)", *(_pct(code["f1"][s]) for s in systems)])
+            out += ["### Token F1 by category", "", _table(["category", *systems], rows), ""]
+        if "evidence_recall" in code and cats:
+            by = summary["code_metrics_by_category"]["evidence_recall"]
+            rows = [[f"{c} {CATEGORY_NAMES.get(c, '')}".strip(), *(_pct(by[s][str(c)]) for s in systems)] for c in cats]
+            out += ["### Evidence recall by category", "", _table(["category", *systems], rows), ""]
+
+    cost = summary["cost"]
+    out += ["## Cost and latency per question", ""]
+    rows = [
+        ["LLM calls", *(_num(cost[s]["llm_calls_per_question"], 2) for s in systems)],
+        ["input tokens", *(_num(cost[s]["input_tokens_per_question"], 0) for s in systems)],
+        ["output tokens", *(_num(cost[s]["output_tokens_per_question"], 0) for s in systems)],
+        ["latency mean (ms)", *(_num(cost[s]["latency_ms_mean"], 0) for s in systems)],
+        ["latency p50 (ms)", *(_num(cost[s]["latency_ms_p50"], 0) for s in systems)],
+        ["latency p95 (ms)", *(_num(cost[s]["latency_ms_p95"], 0) for s in systems)],
+        ["fallbacks (malformed output)", *(_num(cost[s]["fallbacks"]) for s in systems)],
+    ]
+    out += [_table(["", *systems], rows), ""]
+    rp = summary["replay"]
+    out += ["### Replaying the history (building the memory), all conversations", ""]
+    rows = [
+        ["sessions", *(_num(rp[s]["sessions"]) for s in systems)],
+        ["LLM calls", *(_num(rp[s]["llm_calls"]) for s in systems)],
+        ["input tokens", *(_num(rp[s]["input_tokens"]) for s in systems)],
+        ["output tokens", *(_num(rp[s]["output_tokens"]) for s in systems)],
+        ["records stored / merged", *(f"{_num(rp[s]['stored'])} / {_num(rp[s]['merged'])}" for s in systems)],
+        ["failed post-thinking sessions", *(_num(rp[s]["failed_sessions"]) for s in systems)],
+        ["seconds", *(_num(rp[s]["seconds"]) for s in systems)],
+    ]
+    out += [_table(["", *systems], rows), ""]
+    ju = summary.get("judge_usage") or {}
+    if judge:
+        out += [f"Judge: {_num(ju.get('calls'))} calls, {_num(ju.get('input_tokens'))} input / {_num(ju.get('output_tokens'))} output tokens.", ""]
+
+    routes = summary["routes"]
+    present = [r for r in ROUTES if any(r in routes[s] for s in systems)]
+    present += sorted({r for s in systems for r in routes[s]} - set(present))
+    if present:
+        out += ["## Routes taken for the questions", ""]
+        out += [_table(["route", *systems], [[r, *(_num(routes[s].get(r, 0)) for s in systems)] for r in present]), ""]
+
+    mem = summary["memory"]
+    if mem:
+        msys = [s for s in systems if s in mem]
+        out += ["## Memory size", "", "Long-term memory after the whole history (the CAIM paper's table 4).", ""]
+        rows = [
+            ["users", *(_num(mem[s]["users"]) for s in msys)],
+            ["entries", *(_num(mem[s]["entries"]) for s in msys)],
+            ["words", *(_num(mem[s]["words"]) for s in msys)],
+            ["words per entry", *(_num(mem[s]["words_per_entry"], 1) for s in msys)],
+            ["entries per user", *(_num(mem[s]["entries_per_user"], 1) for s in msys)],
+            ["words per user", *(_num(mem[s]["words_per_user"], 1) for s in msys)],
+        ]
+        out += [_table(["", *msys], rows), ""]
+        users = sorted({u for s in msys for u in mem[s]["per_user"]})
+        rows = []
+        for u in users:
+            row = [u]
+            for s in msys:
+                m = mem[s]["per_user"].get(u)
+                row.append(f"{m['entries']} / {m['words']} / {m['words_per_entry']:.1f}" if m else "–")
+            rows.append(row)
+        out += ["### Per user: entries / words / words per entry", "", _table(["user", *msys], rows), ""]
+
+    if plot_file:
+        out += ["## Plot", "", f"![metrics per system]({plot_file})", ""]
+    return "\n".join(out)
+
+
+# ---- plot -------------------------------------------------------------------------------------
+def _panels(summary: dict) -> list[tuple[str, list[str], dict[str, list[float | None]]]]:
+    """(title, group labels, {system: value per group}) for each panel with data."""
+    systems = summary["systems"]
+    panels = []
+    if summary["run"].get("judge"):
+        groups = [TITLES[m] for m in METRICS]
+        vals = {s: [_pct_value(summary["judged"][m][s]) for m in METRICS] for s in systems}
+        if any(v is not None for vs in vals.values() for v in vs):
+            panels.append(("judged metrics (%)", groups, vals))
+    code = summary.get("code_metrics") or {}
+    if code:
+        groups, vals = [], {s: [] for s in systems}
+        cats = [c for c in summary.get("categories") or [] if c != 5]
+        if "f1" in code:
+            by = summary["code_metrics_by_category"]["f1"]
+            for c in cats:
+                groups.append(f"F1 {CATEGORY_NAMES.get(c, c)}")
+                for s in systems:
+                    vals[s].append(_pct_value(by[s][str(c)]))
+        for k, label in (("f1", "F1 overall"), ("adversarial_correct", "adversarial"), ("evidence_recall", "evidence recall")):
+            if k in code:
+                groups.append(label)
+                for s in systems:
+                    vals[s].append(_pct_value(code[k][s]))
+        panels.append(("answer metrics (%)", groups, vals))
+    cost = summary["cost"]
+    panels.append(("LLM calls per question", ["LLM calls"], {s: [cost[s]["llm_calls_per_question"]] for s in systems}))
+    if summary["memory"]:
+        panels.append(("memory entries per user", ["entries"],
+                       {s: [summary["memory"][s]["entries_per_user"] if s in summary["memory"] else None] for s in systems}))
+    return panels
+
+
+def _pct_value(stat: dict) -> float | None:
+    return None if stat.get("mean") is None else 100 * stat["mean"]
+
+
+def plot_summary(summary: dict, path: str | Path) -> Path:
+    """Grouped bar chart of the summary (needs matplotlib; drawn on the Agg canvas, no display)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    panels = _panels(summary)
+    systems = summary["systems"]
+    widths = [max(2.2, 1.2 * len(groups) + 0.8) for _, groups, _ in panels]
+    fig = Figure(figsize=(sum(widths) + 1.5, 4.8), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(panels), gridspec_kw={"width_ratios": widths}, squeeze=False)[0]
+    colors = [f"C{i % 10}" for i in range(len(systems))]
+    bar = 0.8 / max(len(systems), 1)
+    for ax, (title, groups, vals) in zip(axes, panels):
+        for i, s in enumerate(systems):
+            xs = [g + (i - (len(systems) - 1) / 2) * bar for g in range(len(groups))]
+            ys = [v if v is not None else 0.0 for v in vals[s]]
+            ax.bar(xs, ys, bar, label=s, color=colors[i])
+            for x, v in zip(xs, vals[s]):
+                if v is None:
+                    ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
+        ax.set_title(title, fontsize=10)
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels(groups, rotation=20 if len(groups) > 1 else 0, ha="right" if len(groups) > 1 else "center", fontsize=8)
+        if "%" in title:
+            ax.set_ylim(0, 100)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(0, -0.25), ncol=min(len(systems), 6))
+    fig.suptitle(f"CAIM memory benchmark: {summary['benchmark']}", fontsize=11)
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    return path
+
+
+# ---- all together -----------------------------------------------------------------------------
+def write_report(out_dir: str | Path, *, plot: bool = True) -> dict:
+    """Summarise the output folder and write ``results.json``, ``report.md`` and (``plot``) ``report.png``."""
+    from caim.eval.runner import MEMORY_FILE, PLOT_FILE, REPORT_FILE, RESULTS_FILE, RUN_FILE, SUMMARY_FILE
+
+    out = Path(out_dir)
+    run_path = out / RUN_FILE
+    if not run_path.exists():
+        raise ConfigError(f"no {RUN_FILE} in {out}: not the output folder of a benchmark run")
+    run = json.loads(run_path.read_text(encoding="utf-8"))
+    summary = summarize(run, _read_jsonl(out / RESULTS_FILE), _read_jsonl(out / MEMORY_FILE))
+    (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    plot_name = None
+    if plot:
+        plot_summary(summary, out / PLOT_FILE)
+        plot_name = PLOT_FILE
+    (out / REPORT_FILE).write_text(render_markdown(summary, plot_name), encoding="utf-8")
+    return summary

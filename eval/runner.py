@@ -1,0 +1,368 @@
+"""Runs a benchmark side by side over several systems, resumably, and writes the report.
+
+For every conversation and every system a fresh system is built (its own in-memory agent), the
+history is replayed into it, its memory is snapshotted, and the probing questions are asked one by
+one; each answer is scored (code metrics, then the LLM judge) and appended to ``results.jsonl`` at
+once. Files in the output folder:
+
+- ``run.json``       configuration, models, judge (model, prompt version and hash), the selection
+                     of questions; one entry per invocation under ``runs``.
+- ``results.jsonl``  one line per (system, user, question): answer, route, retrieved records with
+                     sources, LLM calls/tokens/latency, code metrics, judge verdicts.
+- ``memory.jsonl``   one line per (system, user) replay: cost of building the memory and the
+                     stored records (the last line of a pair counts).
+- ``results.json``, ``report.md``, ``report.png``: the summary over the current selection.
+
+Resuming: a (system, user, question) already in ``results.jsonl`` is skipped. A pair with any
+question left is rebuilt from scratch (replay again) - probing never changes memory, so the
+questions answered before and after the restart see the same kind of memory. Lines cut short by a
+kill are ignored. ``--limit`` counts questions per conversation (the first N of each).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from caim.agent.errors import ConfigError
+from caim.agent.models import Models
+from caim.agent.settings import Settings
+from caim.eval.dataset import Benchmark, Conversation, Question
+from caim.eval.judge import Judge
+from caim.eval.metrics import memory_size
+from caim.eval.systems import REPLAY_MODES, Answer, System, llm_usage, make_system, system_names
+
+DEFAULT_SYSTEMS = ("none", "full-context", "caim", "always", "no-filter", "single-call")
+
+RUN_FILE = "run.json"
+RESULTS_FILE = "results.jsonl"
+MEMORY_FILE = "memory.jsonl"
+SUMMARY_FILE = "results.json"
+REPORT_FILE = "report.md"
+PLOT_FILE = "report.png"
+
+
+@dataclass
+class EvalConfig:
+    """What to run and how. ``limit``: questions per conversation (first N); ``None`` = all."""
+
+    systems: list[str] = field(default_factory=lambda: list(DEFAULT_SYSTEMS))
+    replay: str = "recorded"
+    limit: int | None = None
+    judge: bool = True
+    context_tokens: int = 2500
+    judge_history_tokens: int = 6000
+    judge_memory_tokens: int = 3000
+    workers: int = 1
+    progress: bool = True
+    plot: bool = True
+
+    def validate(self) -> None:
+        if isinstance(self.systems, str):
+            self.systems = [s.strip() for s in self.systems.split(",")]
+        self.systems = list(dict.fromkeys(s.strip() for s in self.systems if s and s.strip()))
+        if not self.systems:
+            raise ConfigError("no systems to evaluate: pass --systems, e.g. caim,none")
+        known = system_names()
+        unknown = [s for s in self.systems if s not in known]
+        if unknown:
+            raise ConfigError(f"unknown system(s) {', '.join(unknown)}; choose from: {', '.join(known)}")
+        if self.replay not in REPLAY_MODES:
+            raise ConfigError(f"unknown replay mode {self.replay!r}; choose one of: {', '.join(REPLAY_MODES)}")
+        if self.limit is not None and self.limit < 1:
+            raise ConfigError("--limit must be at least 1")
+        if self.workers < 1:
+            raise ConfigError("--workers must be at least 1")
+        if self.context_tokens < 1 or self.judge_history_tokens < 1 or self.judge_memory_tokens < 1:
+            raise ConfigError("token budgets must be positive")
+
+
+class JsonlLog:
+    """Append-only JSON lines, safe against a kill mid-line and shared between worker threads."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+
+    def read(self) -> list[dict]:
+        if not self.path.exists():
+            return []
+        out = []
+        with self.path.open(encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    item = json.loads(line)
+                except ValueError:  # a line cut short by a kill
+                    continue
+                if isinstance(item, dict):
+                    out.append(item)
+        return out
+
+    def append(self, record: dict) -> None:
+        data = json.dumps(record, ensure_ascii=False, default=str)
+        with self._lock:
+            lead = ""
+            if self.path.exists() and self.path.stat().st_size:
+                with self.path.open("rb") as f:
+                    f.seek(-1, os.SEEK_END)
+                    if f.read(1) != b"\n":
+                        lead = "\n"  # finish a line a kill cut short, so it stays one bad line
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(lead + data + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+
+
+def result_key(r: dict) -> tuple[str, str, str]:
+    return (str(r.get("system")), str(r.get("user")), str(r.get("qid")))
+
+
+def require_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ConfigError("the plot needs matplotlib: pip install 'caim[eval]' (or pass --no-plot)") from None
+
+
+def describe_models(settings: Settings, models) -> str:
+    try:
+        return Models(settings, overrides=models).describe()
+    except Exception as exc:  # e.g. the local model is not installed: still report the settings
+        return f"{settings.resolved_provider()} ({type(exc).__name__})"
+
+
+def _settings_info(s: Settings) -> dict:
+    keys = ("provider", "model", "base_url", "role_models", "temperature", "local_model", "local_ctx",
+            "stm_token_budget", "stm_keep_recent", "candidate_cap", "max_kept", "semantic_k",
+            "max_input_chars", "merge_min_similarity", "embedding_model")
+    info = {k: getattr(s, k) for k in keys}
+    info["provider"] = s.resolved_provider()
+    return info
+
+
+def judge_metrics(system: System) -> list[str]:
+    """The judged metrics that apply to a system (no retrieval / no memory: those are left out)."""
+    out = []
+    if system.retrieves:
+        out.append("retrieval_accuracy")
+    out += ["response_correctness", "contextual_coherence"]
+    if system.stores:
+        out.append("memory_storage")
+    return out
+
+
+class _Run:
+    """State of one invocation: output logs, progress display, judge, settings."""
+
+    def __init__(self, bench: Benchmark, out: Path, settings: Settings, config: EvalConfig, models, judge: Judge | None):
+        self.bench = bench
+        self.out = out
+        self.settings = settings
+        self.config = config
+        self.models = models
+        self.judge = judge
+        self.results = JsonlLog(out / RESULTS_FILE)
+        self.memory = JsonlLog(out / MEMORY_FILE)
+        self.progress: Progress | None = None
+        self.total_task = None
+
+    # ---- one (conversation, system) pair ----------------------------------------------------
+    def run_pair(self, conv: Conversation, name: str, todo: list[Question]) -> None:
+        system = make_system(name, self.settings, self.models, context_tokens=self.config.context_tokens)
+        task = None
+        if self.progress is not None:
+            task = self.progress.add_task(f"  {name} · {conv.user}: replay", total=len(conv.sessions))
+        try:
+            def step(done: int, total: int) -> None:
+                if task is not None:
+                    self.progress.update(task, completed=done)
+
+            replay = system.replay(conv, self.config.replay, step)
+            records = system.memory()
+            self.memory.append({
+                "benchmark": self.bench.name, "system": name, "user": conv.user,
+                "finished_at": datetime.now(timezone.utc).isoformat(), "replay": replay,
+                "memory_size": memory_size(records) if system.stores else None, "records": records,
+            })
+            if task is not None:
+                self.progress.update(task, description=f"  {name} · {conv.user}: questions", completed=0, total=len(todo))
+            for i, q in enumerate(todo):
+                answer = system.ask(q.prompt, conv.probe_time)
+                self.results.append(self.score(conv, q, name, system, answer, records))
+                if task is not None:
+                    self.progress.update(task, completed=i + 1)
+                    self.progress.advance(self.total_task)
+        finally:
+            system.close()
+            if task is not None:
+                self.progress.remove_task(task)
+
+    def score(self, conv: Conversation, q: Question, name: str, system: System, answer: Answer, records: list[dict]) -> dict:
+        rec = {
+            "benchmark": self.bench.name,
+            "system": name,
+            "user": conv.user,
+            "qid": q.qid,
+            "question": q.text,
+            "prompt": q.prompt,
+            "category": q.category,
+            "reference": q.reference,
+            "evidence": q.evidence,
+            "asked_at": conv.probe_time.isoformat(),
+            "answer": answer.text,
+            "route": answer.route,
+            "retrieved": answer.retrieved,
+            "candidate_ids": [c.get("id") for c in answer.candidates],
+            **llm_usage(answer.trace),
+            "latency_ms": round(answer.latency_ms, 1),
+            "extra": answer.extra,
+            "metrics": {},
+            "judge": None,
+            "judge_usage": None,
+            "answered_at": datetime.now(timezone.utc).isoformat(),
+        }
+        if self.bench.scorer is not None:
+            rec["metrics"] = self.bench.scorer(
+                conv, q, answer.text,
+                answer.retrieved if system.retrieves else None, answer.candidates if system.retrieves else None,
+            )
+        if self.judge is not None:
+            rec["judge"], rec["judge_usage"] = self.judge.rate(
+                judge_metrics(system), conv=conv, question=q, answer=answer.text,
+                reference_kind=self.bench.reference_kind, retrieved=answer.retrieved, stored=records,
+            )
+        return rec
+
+    # ---- all pairs ---------------------------------------------------------------------------
+    def run(self, jobs: list[tuple[Conversation, str, list[Question]]]) -> None:
+        total = sum(len(t) for _, _, t in jobs)
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+        with Progress(*columns, disable=not self.config.progress, transient=False) as progress:
+            self.progress = progress
+            self.total_task = progress.add_task(f"{self.bench.name}: questions", total=total)
+            if self.config.workers == 1:
+                for conv, name, todo in jobs:
+                    self.run_pair(conv, name, todo)
+                return
+            with ThreadPoolExecutor(max_workers=self.config.workers, thread_name_prefix="caim-eval") as pool:
+                futures = [pool.submit(self.run_pair, conv, name, todo) for conv, name, todo in jobs]
+                done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+                failed = [f for f in done if f.exception() is not None]
+                if failed:
+                    for f in pending:
+                        f.cancel()
+                    raise failed[0].exception()
+
+
+def selection(bench: Benchmark, limit: int | None) -> dict[str, list[str]]:
+    """The questions of this invocation: {user: [qid, ...]}."""
+    return {c.user: [q.qid for q in (c.questions[:limit] if limit else c.questions)] for c in bench.conversations}
+
+
+def make_judge(
+    config: EvalConfig,
+    settings: Settings,
+    models: Mapping[str, BaseChatModel] | BaseChatModel | None = None,
+    judge_model: BaseChatModel | None = None,
+    judge_settings: Settings | None = None,
+    judge_label: str | None = None,
+) -> Judge | None:
+    """The judge for a run: ``judge_model`` if given, else an injected ``judge`` model, else the one
+    ``judge_settings`` (default: the run's settings) configure for the ``judge`` role."""
+    if not config.judge:
+        return None
+    kw = {"label": judge_label, "history_tokens": config.judge_history_tokens, "memory_tokens": config.judge_memory_tokens}
+    js = judge_settings or settings
+    if judge_model is not None:
+        return Judge(judge_model, js, **kw)
+    return Judge.from_settings(js, models if judge_settings is None else None, **kw)
+
+
+def run_benchmark(
+    bench: Benchmark,
+    out_dir: str | Path = "eval-out",
+    settings: Settings | None = None,
+    *,
+    config: EvalConfig | None = None,
+    models: Mapping[str, BaseChatModel] | BaseChatModel | None = None,
+    judge_model: BaseChatModel | None = None,
+    judge_settings: Settings | None = None,
+    judge_label: str | None = None,
+) -> dict:
+    """Replay, probe, score and report ``bench`` for every configured system; returns the summary.
+
+    ``models`` are injected chat models for the systems (one for all roles, or per role; tests
+    pass scripted ones); ``judge_model`` / ``judge_settings`` choose the judge (see ``make_judge``).
+    """
+    from caim.eval.report import write_report
+
+    config = config or EvalConfig()
+    config.validate()
+    if config.plot:
+        require_matplotlib()
+    settings = settings or Settings()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    judge = make_judge(config, settings, models, judge_model, judge_settings, judge_label)
+
+    chosen = selection(bench, config.limit)
+    run_info = {
+        "benchmark": bench.name,
+        "info": bench.info,
+        "started_at": datetime.now(timezone.utc).isoformat(),
+        "config": asdict(config),
+        "systems": config.systems,
+        "models": describe_models(settings, models),
+        "settings": _settings_info(settings),
+        "judge": judge.info() if judge else None,
+        "reference_kind": bench.reference_kind,
+        "selection": chosen,
+    }
+    _save_run(out, run_info)
+
+    done = {result_key(r) for r in JsonlLog(out / RESULTS_FILE).read()}
+    jobs = []
+    for conv in bench.conversations:
+        qs = conv.questions[: config.limit] if config.limit else conv.questions
+        for name in config.systems:
+            todo = [q for q in qs if (name, conv.user, q.qid) not in done]
+            if todo:
+                jobs.append((conv, name, todo))
+    started = time.perf_counter()
+    _Run(bench, out, settings, config, models, judge).run(jobs)
+    run_info["seconds"] = round(time.perf_counter() - started, 1)
+    run_info["finished_at"] = datetime.now(timezone.utc).isoformat()
+    _save_run(out, run_info)
+    return write_report(out, plot=config.plot)
+
+
+def _save_run(out: Path, info: dict) -> None:
+    """``run.json``: the latest invocation at the top level, every invocation under ``runs``."""
+    path = out / RUN_FILE
+    runs: list[dict] = []
+    if path.exists():
+        try:
+            runs = json.loads(path.read_text(encoding="utf-8")).get("runs", [])
+        except ValueError:
+            runs = []
+    entry = {k: info.get(k) for k in ("started_at", "finished_at", "seconds", "config", "models", "judge")}
+    if runs and runs[-1].get("started_at") == info.get("started_at"):
+        runs[-1] = entry
+    else:
+        runs.append(entry)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({**info, "runs": runs}, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    tmp.replace(path)

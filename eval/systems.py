@@ -1,0 +1,320 @@
+"""The systems a benchmark compares: CAIM under each memory policy, and a full-context baseline.
+
+Every system gets one conversation at a time: ``replay`` feeds it the dated history, ``ask`` puts
+one probing question in a fresh session, ``memory`` lists what it stored.
+
+``CaimSystem`` wraps an in-memory ``CaimAgent`` (``persist=False``) with the policy of its name.
+Replay modes:
+
+- ``recorded`` (default): each session's user messages *and the data set's recorded replies* are
+  written into the thread's state (as if the ``respond`` node had produced them), each stamped
+  with its turn time, and the session is closed with ``end_session`` so post-thinking sees exactly
+  the data set's conversation. No answers are generated during replay: it is fast and every system
+  remembers the same conversation.
+- ``live``: the agent answers each user message itself (``CaimAgent.chat`` at the turn's time),
+  then the session is closed; the memory then reflects the agent's own replies.
+
+Probing questions are asked with ``chat`` at the probe time; afterwards the question's session is
+discarded (messages cleared *without* post-thinking), so probing never writes memory, every
+question sees the same memory, and the order of questions - or a resumed run - does not matter.
+A session whose post-thinking failed stays in the thread (CAIM's behaviour: it is retried with the
+next session); whatever is still unprocessed after the last session is discarded before probing.
+
+Note: in-process Chroma clients share their data, so two in-memory agents would see each other's
+records for the same user id. Each system therefore works under a unique internal user id
+(``<user>::<system>::<nonce>``) and forgets it on ``close``.
+
+``FullContextSystem`` has no memory: the whole history goes into the prompt of the ``respond``
+model, cut from the oldest end to ``context_tokens`` (estimated with ``estimate_tokens``).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from caim.agent.errors import ConfigError
+from caim.agent.facade import CaimAgent
+from caim.agent.models import Models
+from caim.agent.settings import Settings
+from caim.eval.dataset import Conversation
+from caim.graph.llm import LLM
+from caim.graph.policies import POLICIES, get_policy
+from caim.graph.policies.none import NoMemoryPolicy
+from caim.memory.records import MemoryRecord
+from caim.memory.stm import TIME_KEY, clip, estimate_tokens
+from caim.prompts import respond as respond_prompt
+from caim.prompts.common import DATA_RULE, data_block
+
+REPLAY_MODES = ("recorded", "live")
+FULL_CONTEXT = "full-context"
+
+#: Version of the full-context baseline's prompt (recorded in reports).
+FULL_CONTEXT_PROMPT_VERSION = 1
+FULL_CONTEXT_INTRO = (
+    "Transcript of your earlier conversations with this user, oldest first (each line dated; the "
+    "oldest part may be cut to fit):"
+)
+
+Progress = Callable[[int, int], None]
+ModelsArg = Mapping[str, BaseChatModel] | BaseChatModel | None
+
+
+def llm_usage(trace: list[dict]) -> dict:
+    """Counts over a trace's LLM entries: calls, tokens, milliseconds, fallbacks, calls per role."""
+    calls = [e for e in trace if e.get("kind") == "llm"]
+    by_role: dict[str, int] = {}
+    for e in calls:
+        by_role[e.get("role", "?")] = by_role.get(e.get("role", "?"), 0) + 1
+    return {
+        "llm_calls": len(calls),
+        "input_tokens": sum(int(e.get("input_tokens", 0)) for e in calls),
+        "output_tokens": sum(int(e.get("output_tokens", 0)) for e in calls),
+        "llm_ms": round(sum(float(e.get("ms", 0.0)) for e in calls), 1),
+        "fallbacks": sum(1 for e in calls if e.get("fallback")),
+        "calls_by_role": by_role,
+    }
+
+
+def _add_usage(total: dict, trace: list[dict]) -> None:
+    u = llm_usage(trace)
+    for k in ("llm_calls", "input_tokens", "output_tokens", "fallbacks"):
+        total[k] = total.get(k, 0) + u[k]
+    total["llm_ms"] = round(total.get("llm_ms", 0.0) + u["llm_ms"], 1)
+
+
+def record_dict(r: MemoryRecord) -> dict:
+    """A stored record as results store it: id, thought, tags, event time, session, sources."""
+    return r.model_dump(mode="json", include={"id", "thought", "tags", "event_time", "session_id", "sources"})
+
+
+@dataclass
+class Answer:
+    """One answer to a probing question: the text, the route taken, the records retrieved (after
+    the relevance filter) and fetched (candidates, before it), the LLM trace, wall-clock latency."""
+
+    text: str
+    route: str
+    retrieved: list[dict]
+    candidates: list[dict]
+    trace: list[dict]
+    latency_ms: float
+    extra: dict = field(default_factory=dict)
+
+
+class System:
+    """Interface of a compared system (one instance per conversation)."""
+
+    name: str = "?"
+    #: Retrieves from a long-term memory per question (retrieval accuracy applies).
+    retrieves: bool = False
+    #: Builds a long-term memory (memory storage and memory size apply).
+    stores: bool = False
+
+    def replay(self, conv: Conversation, mode: str = "recorded", progress: Progress | None = None) -> dict:
+        raise NotImplementedError
+
+    def ask(self, text: str, at: datetime) -> Answer:
+        raise NotImplementedError
+
+    def memory(self) -> list[dict]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class CaimSystem(System):
+    """CAIM with one memory policy, in memory, for one conversation."""
+
+    def __init__(self, name: str, settings: Settings, models: ModelsArg = None):
+        policy = get_policy(name)
+        self.name = name
+        self.stores = not isinstance(policy, NoMemoryPolicy)
+        self.retrieves = self.stores
+        self.agent = CaimAgent(settings.model_copy(update={"policy": name}), models=models, persist=False)
+        self.uid = ""
+        self._records: dict[str, dict] = {}
+
+    def _config(self) -> dict:
+        return {"configurable": {"thread_id": self.agent.thread_id(self.uid)}}
+
+    def _discard(self) -> int:
+        """Clear the thread's messages without post-thinking; the number cleared."""
+        n = len(self.agent.state(self.uid).get("messages", []) or [])
+        if n:
+            self.agent.graph.update_state(
+                self._config(),
+                {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "session_id": "", "summary": "", "summary_upto": 0},
+                as_node="respond",
+            )
+        return n
+
+    def replay(self, conv: Conversation, mode: str = "recorded", progress: Progress | None = None) -> dict:
+        if mode not in REPLAY_MODES:
+            raise ConfigError(f"unknown replay mode {mode!r}; choose one of: {', '.join(REPLAY_MODES)}")
+        self.uid = f"{conv.user}::{self.name}::{uuid.uuid4().hex[:8]}"
+        stats: dict = {"mode": mode, "sessions": 0, "exchanges": 0, "stored": 0, "merged": 0,
+                       "failed_sessions": 0, "ontology_added": []}
+        start = time.perf_counter()
+        for i, session in enumerate(conv.sessions):
+            if mode == "recorded":
+                self._write_recorded(conv, session)
+            else:
+                for ex in session.exchanges:
+                    if ex.user:
+                        reply = self.agent.chat(conv.user_text(ex), user_id=self.uid, at=ex.time)
+                        _add_usage(stats, reply.trace)
+            summary = self.agent.end_session(user_id=self.uid, at=session.end)
+            _add_usage(stats, summary.trace)
+            stats["sessions"] += 1
+            stats["exchanges"] += len(session.exchanges)
+            stats["stored"] += len(summary.stored)
+            stats["merged"] += len(summary.merged)
+            stats["failed_sessions"] += 0 if summary.complete else 1
+            stats["ontology_added"] += summary.ontology_added
+            if progress:
+                progress(i + 1, len(conv.sessions))
+        stats["discarded_messages"] = self._discard()
+        stats["seconds"] = round(time.perf_counter() - start, 2)
+        self._records = {r.id: record_dict(r) for r in self.agent.memories(self.uid)}
+        return stats
+
+    def _write_recorded(self, conv: Conversation, session) -> None:
+        msgs = []
+        for ex in session.exchanges:
+            iso = ex.time.isoformat()
+            msgs.append(HumanMessage(conv.user_text(ex), id=ex.message_id, additional_kwargs={TIME_KEY: iso}))
+            if ex.assistant:
+                msgs.append(AIMessage(conv.assistant_text(ex), additional_kwargs={TIME_KEY: iso}))
+        self.agent.graph.update_state(
+            self._config(), {"messages": msgs, "last_turn_at": session.exchanges[-1].time.isoformat()}, as_node="respond"
+        )
+
+    def _record(self, rid: str) -> dict:
+        if rid not in self._records:
+            rec = self.agent.memory(self.uid, rid)
+            self._records[rid] = record_dict(rec) if rec else {"id": rid, "thought": "", "tags": [], "sources": []}
+        return self._records[rid]
+
+    def ask(self, text: str, at: datetime) -> Answer:
+        start = time.perf_counter()
+        reply = self.agent.chat(text, user_id=self.uid, at=at)
+        latency = (time.perf_counter() - start) * 1000
+        st = self.agent.state(self.uid)
+        candidates = [self._record(c["id"]) for c in st.get("candidates", []) or []]
+        retrieved = [self._record(m["id"]) for m in reply.memories]
+        extra = {"tags": st.get("tags", []), "time_ranges": st.get("time_ranges", []),
+                 "decisions": st.get("decisions", {}), "stm_mode": st.get("stm_mode", "full")}
+        if reply.notice:
+            extra["notice"] = reply.notice
+        self._discard()
+        return Answer(reply.text, reply.route, retrieved, candidates, reply.trace, latency, extra)
+
+    def memory(self) -> list[dict]:
+        return sorted(self._records.values(), key=lambda r: (r.get("event_time") or "", r["id"]))
+
+    def close(self) -> None:
+        try:
+            if self.uid:
+                self.agent.forget_user(self.uid)
+        finally:
+            self.agent.close()
+
+
+class FullContextSystem(System):
+    """No memory: the dated history (newest part within ``context_tokens``) goes into the prompt."""
+
+    name = FULL_CONTEXT
+
+    def __init__(self, settings: Settings, models: ModelsArg = None, context_tokens: int = 2500):
+        if context_tokens <= 0:
+            raise ConfigError("--context-tokens must be positive")
+        self.settings = settings
+        self.llm = LLM(Models(settings, overrides=models), settings.max_retries)
+        self.context_tokens = context_tokens
+        self.lines: list[str] = []
+        self.conv: Conversation | None = None
+
+    def _line(self, when: datetime, label: str, text: str) -> str:
+        return f"({when.strftime('%Y-%m-%d %H:%M')}) {label}: {clip(text, self.settings.max_input_chars)}"
+
+    def window(self) -> tuple[list[str], int]:
+        """(the newest history lines within the budget, their estimated tokens)."""
+        kept: list[str] = []
+        used = 0
+        for line in reversed(self.lines):
+            t = estimate_tokens(line)
+            if used + t > self.context_tokens:
+                break
+            kept.append(line)
+            used += t
+        kept.reverse()
+        return kept, used
+
+    def _generate(self, text: str, at: datetime, trace: list[dict]) -> tuple[str, dict]:
+        kept, used = self.window()
+        system = str(respond_prompt.system(at.strftime("%A, %B %d, %Y"), None, "", memory_question=False)[0].content)
+        if kept:
+            system += f"\n\n{FULL_CONTEXT_INTRO}\n{data_block(kept)}\n\n{DATA_RULE}"
+        msgs = [SystemMessage(system), HumanMessage(clip(text, self.settings.max_input_chars))]
+        reply = self.llm.text("respond", msgs, trace, "full_context")
+        info = {"context_lines": len(kept), "history_lines": len(self.lines), "context_tokens": used}
+        return reply, info
+
+    def replay(self, conv: Conversation, mode: str = "recorded", progress: Progress | None = None) -> dict:
+        if mode not in REPLAY_MODES:
+            raise ConfigError(f"unknown replay mode {mode!r}; choose one of: {', '.join(REPLAY_MODES)}")
+        self.conv = conv
+        stats: dict = {"mode": mode, "sessions": 0, "exchanges": 0}
+        start = time.perf_counter()
+        for i, session in enumerate(conv.sessions):
+            for ex in session.exchanges:
+                if mode == "live":
+                    if not ex.user:
+                        continue
+                    self.lines.append(self._line(ex.time, conv.user_label, ex.user))
+                    trace: list[dict] = []
+                    reply, _ = self._generate(ex.user, ex.time, trace)
+                    _add_usage(stats, trace)
+                    self.lines.append(self._line(ex.time, "Assistant", reply))
+                else:
+                    if ex.user:
+                        self.lines.append(self._line(ex.time, conv.user_label, ex.user))
+                    if ex.assistant:
+                        self.lines.append(self._line(ex.time, conv.assistant_label, ex.assistant))
+            stats["sessions"] += 1
+            stats["exchanges"] += len(session.exchanges)
+            if progress:
+                progress(i + 1, len(conv.sessions))
+        stats["history_tokens"] = sum(estimate_tokens(x) for x in self.lines)
+        stats["seconds"] = round(time.perf_counter() - start, 2)
+        return stats
+
+    def ask(self, text: str, at: datetime) -> Answer:
+        trace: list[dict] = []
+        start = time.perf_counter()
+        reply, info = self._generate(text, at, trace)
+        latency = (time.perf_counter() - start) * 1000
+        return Answer(reply, FULL_CONTEXT, [], [], trace, latency, info)
+
+
+def system_names() -> list[str]:
+    """Every system name ``make_system`` accepts: ``full-context`` and each registered policy."""
+    return [FULL_CONTEXT, *POLICIES]
+
+
+def make_system(name: str, settings: Settings, models: ModelsArg = None, *, context_tokens: int = 2500) -> System:
+    """A fresh system by name (``full-context`` or a registered memory policy)."""
+    if name == FULL_CONTEXT:
+        return FullContextSystem(settings, models, context_tokens)
+    if name not in POLICIES:
+        raise ConfigError(f"unknown system {name!r}; choose from: {', '.join(system_names())}")
+    return CaimSystem(name, settings, models)
