@@ -12,14 +12,14 @@ import logging
 import threading
 import uuid
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import chromadb
 from chromadb.config import Settings as ChromaSettings
 
 from caim.memory.embeddings import Embedder
-from caim.memory.records import MemoryRecord, SourceTurn, as_aware, utcnow
+from caim.memory.records import MemoryRecord, SourceTurn, as_aware
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +32,6 @@ def _epoch(dt: datetime) -> float:
 
 
 def _from_epoch(x: float) -> datetime:
-    from datetime import timezone
-
     return datetime.fromtimestamp(float(x), tz=timezone.utc)
 
 
@@ -178,13 +176,9 @@ class MemoryStore:
             where={"user_id": user_id},
             include=["documents", "metadatas", "distances"],
         )
-        recs = self._records({k2: (v[0] if v else []) for k2, v in got.items() if k2 in ("ids", "documents", "metadatas")})
+        recs = self._records({"ids": got["ids"][0], "documents": got["documents"][0], "metadatas": got["metadatas"][0]})
         return [(r, 1.0 - float(d)) for r, d in zip(recs, got["distances"][0])]
 
     def similarity(self, a: str, b: str) -> float:
         va, vb = self.embedder.embed([a, b])
         return float(sum(x * y for x, y in zip(va, vb)))
-
-    @staticmethod
-    def touch(record: MemoryRecord) -> MemoryRecord:
-        return record.model_copy(update={"updated_at": utcnow()})

@@ -81,7 +81,6 @@ def test_tag_outside_ontology_is_rejected_then_falls_back_to_time_only(agent, sc
 
 def test_candidates_are_fetched_and_filtered(agent):
     tell_and_end(agent)
-    agent.services.store.add([])  # no-op
     r = agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
     fetched = steps(r.trace, "fetch_candidates")[0]["ids"]
     kept = steps(r.trace, "filter_relevant")[0]["kept_ids"]
