@@ -108,9 +108,9 @@ JUDGE = typer.Option(True, "--judge/--no-judge", help="Rate answers with the LLM
 JUDGE_MODEL = typer.Option(None, "--judge-model", help="Model for the judge role (default: the systems' model).")
 JUDGE_PROVIDER = typer.Option(None, "--judge-provider", help="Provider for the judge (default: the systems' provider).")
 JUDGE_BASE_URL = typer.Option(None, "--judge-base-url", help="OpenAI-compatible endpoint for the judge.")
-CONTEXT_TOKENS = typer.Option(2500, "--context-tokens", help="History window of the full-context baseline, in estimated tokens.")
-JUDGE_HISTORY = typer.Option(6000, "--judge-history-tokens", help="Budget for the history the judge sees (GVD).")
-JUDGE_MEMORY = typer.Option(3000, "--judge-memory-tokens", help="Budget for the stored memories the judge sees (memory storage).")
+CONTEXT_TOKENS = typer.Option(None, "--context-tokens", help="History window of the full-context baseline, in estimated tokens (default: 100000, or what the local model's window allows).")
+JUDGE_HISTORY = typer.Option(None, "--judge-history-tokens", help="Budget for the history the judge sees (GVD; default 12000, or what a local judge's window allows).")
+JUDGE_MEMORY = typer.Option(None, "--judge-memory-tokens", help="Budget for the stored memories the judge sees (default 4000, or what a local judge's window allows).")
 WORKERS = typer.Option(1, "--workers", help="(system, user) pairs run in parallel threads.")
 PLOT = typer.Option(True, "--plot/--no-plot", help="Write report.png (needs matplotlib: pip install 'caim[eval]').")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress bars.")
@@ -133,9 +133,9 @@ def gvd(
     judge_model: Optional[str] = JUDGE_MODEL,
     judge_provider: Optional[str] = JUDGE_PROVIDER,
     judge_base_url: Optional[str] = JUDGE_BASE_URL,
-    context_tokens: int = CONTEXT_TOKENS,
-    judge_history_tokens: int = JUDGE_HISTORY,
-    judge_memory_tokens: int = JUDGE_MEMORY,
+    context_tokens: Optional[int] = CONTEXT_TOKENS,
+    judge_history_tokens: Optional[int] = JUDGE_HISTORY,
+    judge_memory_tokens: Optional[int] = JUDGE_MEMORY,
     spacing_minutes: float = typer.Option(3.0, "--spacing-minutes", help="Minutes between a day's turns (from 09:00)."),
     workers: int = WORKERS,
     plot: bool = PLOT,
@@ -172,9 +172,9 @@ def locomo(
     judge_model: Optional[str] = JUDGE_MODEL,
     judge_provider: Optional[str] = JUDGE_PROVIDER,
     judge_base_url: Optional[str] = JUDGE_BASE_URL,
-    context_tokens: int = CONTEXT_TOKENS,
-    judge_history_tokens: int = JUDGE_HISTORY,
-    judge_memory_tokens: int = JUDGE_MEMORY,
+    context_tokens: Optional[int] = CONTEXT_TOKENS,
+    judge_history_tokens: Optional[int] = JUDGE_HISTORY,
+    judge_memory_tokens: Optional[int] = JUDGE_MEMORY,
     spacing_minutes: float = typer.Option(1.0, "--spacing-minutes", help="Minutes between a session's turns."),
     short_answers: bool = typer.Option(True, "--short-answers/--no-short-answers", help="Ask for a short phrase (LoCoMo's F1 rewards it)."),
     speaker_names: bool = typer.Option(True, "--speaker-names/--no-speaker-names", help="Start each replayed message with its speaker's name."),

@@ -135,9 +135,9 @@ def run_gvd(
     users: Sequence[str] | None = None,
     days: int | None = None,
     replay: str = "recorded",
-    context_tokens: int = 2500,
-    judge_history_tokens: int = 6000,
-    judge_memory_tokens: int = 3000,
+    context_tokens: int | None = None,
+    judge_history_tokens: int | None = None,
+    judge_memory_tokens: int | None = None,
     spacing_minutes: float = 3.0,
     workers: int = 1,
     progress: bool = True,
@@ -148,7 +148,7 @@ def run_gvd(
 
     bench = load_gvd(data_dir, users=users, days=days, spacing_minutes=spacing_minutes)
     config = EvalConfig(
-        systems=list(systems if systems is not None else DEFAULT_SYSTEMS) if not isinstance(systems, str) else systems,
+        systems=systems if systems is not None else list(DEFAULT_SYSTEMS),
         replay=replay, limit=limit, judge=judge, context_tokens=context_tokens,
         judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
         workers=workers, progress=progress, plot=plot,

@@ -29,6 +29,9 @@ from caim.memory.stm import estimate_tokens
 from caim.prompts import judge as prompt
 
 REPLY_LIMITS = (None, 1200, 600, 300, 150, 60, 0)
+#: Default budgets (estimated tokens) of the material shown to a hosted judge.
+DEFAULT_HISTORY_TOKENS = 12_000
+DEFAULT_MEMORY_TOKENS = 4_000
 
 
 def clip_history(conv: Conversation, budget_tokens: int) -> str:
@@ -113,8 +116,8 @@ class Judge:
         settings: Settings | None = None,
         *,
         label: str | None = None,
-        history_tokens: int = 6000,
-        memory_tokens: int = 3000,
+        history_tokens: int = DEFAULT_HISTORY_TOKENS,
+        memory_tokens: int = DEFAULT_MEMORY_TOKENS,
     ):
         settings = settings or Settings(_env_file=None)
         self.model = model

@@ -252,9 +252,9 @@ def run_locomo(
     days: int | None = None,
     categories: Sequence[int] | None = None,
     replay: str = "recorded",
-    context_tokens: int = 2500,
-    judge_history_tokens: int = 6000,
-    judge_memory_tokens: int = 3000,
+    context_tokens: int | None = None,
+    judge_history_tokens: int | None = None,
+    judge_memory_tokens: int | None = None,
     spacing_minutes: float = 1.0,
     short_answers: bool = True,
     speaker_names: bool = True,
@@ -271,7 +271,7 @@ def run_locomo(
         short_answers=short_answers, speaker_names=speaker_names, stem=porter_stemmer() if porter_stem else None,
     )
     config = EvalConfig(
-        systems=list(systems if systems is not None else DEFAULT_SYSTEMS) if not isinstance(systems, str) else systems,
+        systems=systems if systems is not None else list(DEFAULT_SYSTEMS),
         replay=replay, limit=limit, judge=judge, context_tokens=context_tokens,
         judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
         workers=workers, progress=progress, plot=plot,

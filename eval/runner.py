@@ -38,9 +38,17 @@ from caim.agent.errors import ConfigError
 from caim.agent.models import Models
 from caim.agent.settings import Settings
 from caim.eval.dataset import Benchmark, Conversation, Question
-from caim.eval.judge import Judge
+from caim.eval.judge import DEFAULT_HISTORY_TOKENS, DEFAULT_MEMORY_TOKENS, Judge
 from caim.eval.metrics import memory_size
-from caim.eval.systems import REPLAY_MODES, Answer, System, llm_usage, make_system, system_names
+from caim.eval.systems import (
+    DEFAULT_CONTEXT_TOKENS,
+    REPLAY_MODES,
+    Answer,
+    System,
+    llm_usage,
+    make_system,
+    system_names,
+)
 
 DEFAULT_SYSTEMS = ("none", "full-context", "caim", "always", "no-filter", "single-call")
 
@@ -52,20 +60,53 @@ REPORT_FILE = "report.md"
 PLOT_FILE = "report.png"
 
 
+#: Token budgets when the model is a hosted one (the window of the full-context baseline, and
+#: what the judge is shown); for the local provider they follow ``local_ctx`` instead.
+REMOTE_CONTEXT_TOKENS = DEFAULT_CONTEXT_TOKENS
+REMOTE_JUDGE_HISTORY_TOKENS = DEFAULT_HISTORY_TOKENS
+REMOTE_JUDGE_MEMORY_TOKENS = DEFAULT_MEMORY_TOKENS
+
+
+def local_budget(local_ctx: int) -> int:
+    """Estimated tokens a local model's window leaves for material: room for instructions and the
+    answer, and a margin because ``estimate_tokens`` (characters / 4) can undercount."""
+    return max(256, int((local_ctx - 1024) * 0.8))
+
+
 @dataclass
 class EvalConfig:
-    """What to run and how. ``limit``: questions per conversation (first N); ``None`` = all."""
+    """What to run and how. ``limit``: questions per conversation (first N); ``None`` = all.
+    Token budgets left at ``None`` are chosen by ``resolve`` from the model's window."""
 
     systems: list[str] = field(default_factory=lambda: list(DEFAULT_SYSTEMS))
     replay: str = "recorded"
     limit: int | None = None
     judge: bool = True
-    context_tokens: int = 2500
-    judge_history_tokens: int = 6000
-    judge_memory_tokens: int = 3000
+    context_tokens: int | None = None
+    judge_history_tokens: int | None = None
+    judge_memory_tokens: int | None = None
     workers: int = 1
     progress: bool = True
     plot: bool = True
+
+    def resolve(self, settings: Settings, models=None, judge_settings: Settings | None = None, judge_model=None) -> None:
+        """Fill unset budgets: the local provider's window (``local_ctx``) bounds them; hosted
+        or injected models get the ``REMOTE_*`` defaults."""
+        if self.context_tokens is None:
+            local = models is None and settings.resolved_provider() == "local"
+            self.context_tokens = local_budget(settings.local_ctx) if local else REMOTE_CONTEXT_TOKENS
+        js = judge_settings or settings
+        judge_local = judge_model is None and (judge_settings is not None or models is None) and js.resolved_provider() == "local"
+        if judge_local:
+            room = local_budget(js.local_ctx)
+            if self.judge_history_tokens is None:
+                self.judge_history_tokens = int(room * 0.6)
+            if self.judge_memory_tokens is None:
+                self.judge_memory_tokens = room - int(room * 0.6)
+        if self.judge_history_tokens is None:
+            self.judge_history_tokens = REMOTE_JUDGE_HISTORY_TOKENS
+        if self.judge_memory_tokens is None:
+            self.judge_memory_tokens = REMOTE_JUDGE_MEMORY_TOKENS
 
     def validate(self) -> None:
         if isinstance(self.systems, str):
@@ -83,7 +124,7 @@ class EvalConfig:
             raise ConfigError("--limit must be at least 1")
         if self.workers < 1:
             raise ConfigError("--workers must be at least 1")
-        if self.context_tokens < 1 or self.judge_history_tokens < 1 or self.judge_memory_tokens < 1:
+        if any(v is not None and v < 1 for v in (self.context_tokens, self.judge_history_tokens, self.judge_memory_tokens)):
             raise ConfigError("token budgets must be positive")
 
 
@@ -314,6 +355,7 @@ def run_benchmark(
     if config.plot:
         require_matplotlib()
     settings = settings or Settings()
+    config.resolve(settings, models, judge_settings, judge_model)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     judge = make_judge(config, settings, models, judge_model, judge_settings, judge_label)

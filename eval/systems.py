@@ -30,6 +30,7 @@ model, cut from the oldest end to ``context_tokens`` (estimated with ``estimate_
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -54,6 +55,9 @@ from caim.prompts import respond as respond_prompt
 from caim.prompts.common import DATA_RULE, data_block
 
 REPLAY_MODES = ("recorded", "live")
+#: Default window of the full-context baseline (estimated tokens) for hosted models.
+DEFAULT_CONTEXT_TOKENS = 100_000
+_BUILD_LOCK = threading.Lock()
 FULL_CONTEXT = "full-context"
 
 #: Version of the full-context baseline's prompt (recorded in reports).
@@ -139,7 +143,8 @@ class CaimSystem(System):
         self.name = name
         self.stores = not isinstance(policy, NoMemoryPolicy)
         self.retrieves = self.stores
-        self.agent = CaimAgent(settings.model_copy(update={"policy": name}), models=models, persist=False)
+        with _BUILD_LOCK:  # creating Chroma clients concurrently races inside chromadb
+            self.agent = CaimAgent(settings.model_copy(update={"policy": name}), models=models, persist=False)
         self.uid = ""
         self._records: dict[str, dict] = {}
 
@@ -234,7 +239,7 @@ class FullContextSystem(System):
 
     name = FULL_CONTEXT
 
-    def __init__(self, settings: Settings, models: ModelsArg = None, context_tokens: int = 2500):
+    def __init__(self, settings: Settings, models: ModelsArg = None, context_tokens: int = DEFAULT_CONTEXT_TOKENS):
         if context_tokens <= 0:
             raise ConfigError("--context-tokens must be positive")
         self.settings = settings
@@ -311,7 +316,7 @@ def system_names() -> list[str]:
     return [FULL_CONTEXT, *POLICIES]
 
 
-def make_system(name: str, settings: Settings, models: ModelsArg = None, *, context_tokens: int = 2500) -> System:
+def make_system(name: str, settings: Settings, models: ModelsArg = None, *, context_tokens: int = DEFAULT_CONTEXT_TOKENS) -> System:
     """A fresh system by name (``full-context`` or a registered memory policy)."""
     if name == FULL_CONTEXT:
         return FullContextSystem(settings, models, context_tokens)
