@@ -325,33 +325,40 @@ def _pct_value(stat: dict) -> float | None:
 
 
 def plot_summary(summary: dict, path: str | Path) -> Path:
-    """Grouped bar chart of the summary (needs matplotlib; drawn on the Agg canvas, no display)."""
+    """Grouped bar chart of the summary (needs matplotlib; drawn on the Agg canvas, no display):
+    quality panels (judged and computed metrics) in the first row, cost panels in the second."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     panels = _panels(summary)
     systems = summary["systems"]
-    widths = [max(2.2, 1.2 * len(groups) + 0.8) for _, groups, _ in panels]
-    fig = Figure(figsize=(sum(widths) + 1.5, 4.8), layout="constrained")
+    rows = [r for r in ([p for p in panels if "%" in p[0]], [p for p in panels if "%" not in p[0]]) if r]
+    width = max(8.0, max(sum(max(2.5, 1.1 * len(g) + 0.8) for _, g, _ in r) for r in rows))
+    fig = Figure(figsize=(width, 4.2 * len(rows) + 0.8), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, len(panels), gridspec_kw={"width_ratios": widths}, squeeze=False)[0]
-    colors = [f"C{i % 10}" for i in range(len(systems))]
+    subfigs = fig.subfigures(len(rows), 1, squeeze=False, height_ratios=[1.3, 1][: len(rows)])[:, 0]
+    colors = {s: f"C{i % 10}" for i, s in enumerate(systems)}
     bar = 0.8 / max(len(systems), 1)
-    for ax, (title, groups, vals) in zip(axes, panels):
-        for i, s in enumerate(systems):
-            xs = [g + (i - (len(systems) - 1) / 2) * bar for g in range(len(groups))]
-            ys = [v if v is not None else 0.0 for v in vals[s]]
-            ax.bar(xs, ys, bar, label=s, color=colors[i])
-            for x, v in zip(xs, vals[s]):
-                if v is None:
-                    ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
-        ax.set_title(title, fontsize=10)
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels(groups, rotation=20 if len(groups) > 1 else 0, ha="right" if len(groups) > 1 else "center", fontsize=8)
-        if "%" in title:
-            ax.set_ylim(0, 100)
-        ax.grid(axis="y", alpha=0.3)
-    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(0, -0.25), ncol=min(len(systems), 6))
+    first_ax = None
+    for sub, row in zip(subfigs, rows):
+        axes = sub.subplots(1, len(row), squeeze=False, width_ratios=[max(2.5, 1.1 * len(g) + 0.8) for _, g, _ in row])[0]
+        for ax, (title, groups, vals) in zip(axes, row):
+            first_ax = first_ax or ax
+            for i, s in enumerate(systems):
+                xs = [g + (i - (len(systems) - 1) / 2) * bar for g in range(len(groups))]
+                ax.bar(xs, [v if v is not None else 0.0 for v in vals[s]], bar, label=s, color=colors[s])
+                for x, v in zip(xs, vals[s]):
+                    if v is None:
+                        ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
+            ax.set_title(title, fontsize=10)
+            ax.set_xticks(range(len(groups)))
+            many = len(groups) > 2
+            ax.set_xticklabels(groups, rotation=20 if many else 0, ha="right" if many else "center", fontsize=8)
+            if "%" in title:
+                ax.set_ylim(0, 100)
+            ax.grid(axis="y", alpha=0.3)
+    handles, labels = first_ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(systems), 6), fontsize=8)
     fig.suptitle(f"CAIM memory benchmark: {summary['benchmark']}", fontsize=11)
     path = Path(path)
     fig.savefig(path, dpi=120)

@@ -60,7 +60,13 @@ def _usage(msg: Any) -> tuple[int, int]:
 
 
 def _endpoint_error(exc: Exception, models: Models) -> EndpointError:
-    where = models.settings.base_url or "the configured endpoint"
+    server = models.local_server
+    where = server.base_url if server is not None else (models.settings.base_url or "the configured endpoint")
+    if isinstance(exc, openai.APITimeoutError):
+        return EndpointError(
+            f"the model at {where} did not answer within {models.settings.request_timeout:g}s; "
+            "raise CAIM_REQUEST_TIMEOUT or use a faster model"
+        )
     if isinstance(exc, openai.AuthenticationError):
         return EndpointError(f"the model endpoint rejected the API key ({where}): check OPENAI_API_KEY / CAIM_API_KEY")
     if isinstance(exc, openai.NotFoundError):
