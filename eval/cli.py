@@ -50,20 +50,22 @@ def _settings(provider, model, base_url, local_model):
 
 
 def _judge_settings(settings, judge_model, judge_provider, judge_base_url):
-    """Settings for the judge role when any --judge-* option is given; else None (the run's settings)."""
+    """Settings for the judge role when any --judge-* option is given; else None (the run's settings).
+
+    The judge's provider is --judge-provider, else ``openai`` when --judge-base-url is given, else
+    the systems' provider. --judge-model names the model for that provider: an OpenAI-compatible
+    model name, or for ``local`` a GGUF file or bundled model name."""
     if not (judge_model or judge_provider or judge_base_url):
         return None
     if judge_provider and judge_provider not in PROVIDERS:
         raise ConfigError(f"unknown judge provider {judge_provider!r}; choose one of: {', '.join(PROVIDERS)}")
-    update: dict = {}
-    if judge_provider:
-        update["provider"] = judge_provider
-        if judge_provider == "openai" and not judge_base_url and settings.resolved_provider() != "openai":
-            update["base_url"] = None
-    if judge_base_url:
+    provider = judge_provider or ("openai" if judge_base_url else settings.resolved_provider())
+    update: dict = {"provider": provider}
+    if judge_base_url or provider != settings.resolved_provider():
         update["base_url"] = judge_base_url
-        update.setdefault("provider", "openai")
-    if judge_model:
+    if judge_model and provider == "local":
+        update["local_model"] = judge_model
+    elif judge_model:
         update["model"] = judge_model
         update["role_models"] = {**settings.role_models, "judge": judge_model}
     return settings.model_copy(update=update)
@@ -105,14 +107,14 @@ PROVIDER = typer.Option(None, "--provider", help="Provider for the systems: loca
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL for the systems.")
 LOCAL_MODEL = typer.Option(None, "--local-model", help="GGUF file (or bundled name) for the local provider.")
 JUDGE = typer.Option(True, "--judge/--no-judge", help="Rate answers with the LLM judge.")
-JUDGE_MODEL = typer.Option(None, "--judge-model", help="Model for the judge role (default: the systems' model).")
+JUDGE_MODEL = typer.Option(None, "--judge-model", help="Model for the judge (default: the systems' model): a model name, or for a local judge a GGUF file / bundled name.")
 JUDGE_PROVIDER = typer.Option(None, "--judge-provider", help="Provider for the judge (default: the systems' provider).")
 JUDGE_BASE_URL = typer.Option(None, "--judge-base-url", help="OpenAI-compatible endpoint for the judge.")
 CONTEXT_TOKENS = typer.Option(None, "--context-tokens", help="History window of the full-context baseline, in estimated tokens (default: 100000, or what the local model's window allows).")
 JUDGE_HISTORY = typer.Option(None, "--judge-history-tokens", help="Budget for the history the judge sees (GVD; default 12000, or what a local judge's window allows).")
 JUDGE_MEMORY = typer.Option(None, "--judge-memory-tokens", help="Budget for the stored memories the judge sees (default 4000, or what a local judge's window allows).")
 WORKERS = typer.Option(1, "--workers", help="(system, user) pairs run in parallel threads.")
-PLOT = typer.Option(True, "--plot/--no-plot", help="Write report.png (needs matplotlib: pip install 'caim[eval]').")
+PLOT = typer.Option(True, "--plot/--no-plot", help="Write report.png (needs matplotlib: pip install 'caim\\[eval]').")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress bars.")
 
 

@@ -20,9 +20,10 @@ question sees the same memory, and the order of questions - or a resumed run - d
 A session whose post-thinking failed stays in the thread (CAIM's behaviour: it is retried with the
 next session); whatever is still unprocessed after the last session is discarded before probing.
 
-Note: in-process Chroma clients share their data, so two in-memory agents would see each other's
-records for the same user id. Each system therefore works under a unique internal user id
-(``<user>::<system>::<nonce>``) and forgets it on ``close``.
+Each system works under its own internal user id (``<user>::<system>::<nonce>``) and forgets it on
+``close``, so nothing of one (system, user) pair can leak into another within the process (in-process
+Chroma clients share one backend); agents are created one at a time because creating Chroma
+clients from several threads at once races inside chromadb.
 
 ``FullContextSystem`` has no memory: the whole history goes into the prompt of the ``respond``
 model, cut from the oldest end to ``context_tokens`` (estimated with ``estimate_tokens``).

@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 COLLECTION = "caim_memories"
 _FETCH_CEILING = 2000
+_CLIENT_LOCK = threading.Lock()
 
 
 def _epoch(dt: datetime) -> float:
@@ -41,11 +42,12 @@ class MemoryStore:
     def __init__(self, path: Path | str | None, embedder: Embedder):
         self.embedder = embedder
         chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-        if path is None:
-            self.client = chromadb.EphemeralClient(settings=chroma_settings)
-        else:
-            Path(path).mkdir(parents=True, exist_ok=True)
-            self.client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+        with _CLIENT_LOCK:  # chromadb's client start-up is not safe to run from several threads at once
+            if path is None:
+                self.client = chromadb.EphemeralClient(settings=chroma_settings)
+            else:
+                Path(path).mkdir(parents=True, exist_ok=True)
+                self.client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
         # Chroma's ephemeral client is shared within a process: give each in-memory store its own collection.
         name = COLLECTION if path is not None else f"{COLLECTION}_{uuid.uuid4().hex[:12]}"
         self.collection = self.client.get_or_create_collection(

@@ -12,6 +12,12 @@ import re
 from langchain_core.messages import BaseMessage
 
 
+STRING = r'("(?:[^"\\]|\\.)*")'  # a JSON string literal, escaped quotes included
+QUOTED_AFTER_DATE = r"\[(\d+)\] \(\S+\) " + STRING
+QUOTED_NUMBERED = r"\[(\d+)\] " + STRING
+QUOTED_MEMORY = r"- \(\d{4}-\d{2}-\d{2}\) " + STRING
+
+
 def _last(messages: list[BaseMessage]) -> str:
     return str(messages[-1].content)
 
@@ -52,7 +58,7 @@ def relevance(messages, rf):
     body = _last(messages)
     query = set(re.findall(r"[a-z]{4,}", user_message(messages).lower()))
     keep = []
-    for num, thought in re.findall(r"\[(\d+)\] \(\S+\) (\".*?\")", body):
+    for num, thought in re.findall(QUOTED_AFTER_DATE, body):
         words = set(re.findall(r"[a-z]{4,}", json.loads(thought).lower()))
         if query & words:
             keep.append(int(num))
@@ -79,7 +85,7 @@ def thoughts(messages, rf):
 
 def merge(messages, rf):
     seen: dict[str, list[int]] = {}
-    for num, thought in re.findall(r"\[(\d+)\] (\".*?\")", _last(messages)):
+    for num, thought in re.findall(QUOTED_NUMBERED, _last(messages)):
         key = re.sub(r"[^a-z ]", "", json.loads(thought).lower()).strip()
         seen.setdefault(key, []).append(int(num))
     return {"groups": [g for g in seen.values() if len(g) > 1]}
@@ -91,7 +97,7 @@ def ontology(messages, rf):
 
 def respond(messages, rf):
     system = str(messages[0].content)
-    data = re.findall(r"- \(\d{4}-\d{2}-\d{2}\) (\".*?\")", system)
+    data = re.findall(QUOTED_MEMORY, system)
     if data:
         return "From memory: " + "; ".join(json.loads(d) for d in data)
     if "do not remember" in system:
