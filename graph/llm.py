@@ -97,7 +97,8 @@ class LLM:
                 msg = model.invoke(messages)
             except _FATAL as exc:
                 raise _endpoint_error(exc, self.models) from None
-            except openai.APIStatusError as exc:  # e.g. 400 on a schema the endpoint refuses
+            except (openai.APIStatusError, openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
+                # a 400 on a schema the endpoint refuses, or an answer cut at max_tokens: malformed output
                 errors.append(f"{type(exc).__name__}: {str(exc)[:160]}")
                 continue
             a, b = _usage(msg)

@@ -36,11 +36,8 @@ MERGE_WINDOW = 24
 
 
 def _numbered(chunk: list[Turn], limit: int) -> str:
-    lines = []
-    for t in chunk:
-        when = t.time.isoformat(timespec="minutes") if t.time else "unknown time"
-        lines.append(f"Turn {t.number} ({when})\nUser: {clip(t.user, limit)}\nAssistant: {clip(t.assistant, limit)}")
-    return "\n\n".join(lines)
+    # No timestamps in the text: each event's time comes from its turn number, in code.
+    return "\n\n".join(f"Turn {t.number}\nUser: {clip(t.user, limit)}\nAssistant: {clip(t.assistant, limit)}" for t in chunk)
 
 
 def caim_key_events(state: State, env: Env) -> tuple[list[dict], bool]:

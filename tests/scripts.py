@@ -68,7 +68,7 @@ def relevance(messages, rf):
 def key_events(messages, rf):
     body = _last(messages)
     events = []
-    for num, user in re.findall(r"Turn (\d+) \([^)]*\)\nUser: (.*?)\n", body):
+    for num, user in re.findall(r"Turn (\d+)\nUser: (.*?)\n", body):
         if re.search(r"\b(my|i love|i like|i went|i am|i'm)\b", user.lower()):
             events.append({"turn": int(num), "event": f"The user said: {user.strip()}"})
     return {"events": events}

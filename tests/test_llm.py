@@ -44,3 +44,21 @@ def test_provider_choice(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert Settings(_env_file=None).resolved_provider() == "openai"
     assert Settings(provider="local", _env_file=None).resolved_provider() == "local"
+
+
+def test_answer_cut_at_max_tokens_counts_as_malformed(monkeypatch):
+    import openai
+
+    model = ScriptedChatModel(role="controller", script={"controller": {"answer": "A"}})
+
+    class Completion:
+        usage = None
+
+    def cut(*a, **k):
+        raise openai.LengthFinishReasonError(completion=Completion())
+
+    monkeypatch.setattr(ScriptedChatModel, "_generate", cut)
+    llm = LLM(Models(Settings(_env_file=None), overrides=model))
+    trace: list[dict] = []
+    answer, ok = llm.structured("controller", controller.Choice, [], None, trace, "controller")
+    assert not ok and trace[0]["fallback"] and "LengthFinishReasonError" in trace[0]["error"]
