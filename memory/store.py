@@ -169,12 +169,9 @@ class MemoryStore:
         """The ``k`` records of this user closest in meaning to ``text``, with cosine similarity."""
         if k <= 0 or not text.strip():
             return []
-        n = self.count(user_id)
-        if n == 0:
-            return []
         got = self.collection.query(
             query_embeddings=self.embedder.embed([text]),
-            n_results=min(k, n),
+            n_results=k,
             where={"user_id": user_id},
             include=["documents", "metadatas", "distances"],
         )
