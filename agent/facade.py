@@ -123,8 +123,7 @@ class CaimAgent:
                 context=self._context(user_id, policy),
             )
         last = out["messages"][-1]
-        st = self.state(user_id)
-        return Reply(str(last.content), out.get("route", "none"), out.get("memories", []), out.get("trace", []), st.get("notice", ""))
+        return Reply(str(last.content), out.get("route", "none"), out.get("memories", []), out.get("trace", []), out.get("notice", ""))
 
     async def achat(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Reply:
         return await asyncio.to_thread(self.chat, text, user_id=user_id, at=at, policy=policy)

@@ -61,6 +61,7 @@ class OutputState(TypedDict, total=False):
     messages: list[AnyMessage]
     route: Route
     memories: list[dict]
+    notice: str
     stored: list[dict]
     merged: list[dict]
     trace: list[dict]
