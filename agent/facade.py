@@ -15,14 +15,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, RemoveMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from caim.agent.models import Models
 from caim.agent.settings import Settings
 from caim.graph.services import Services
 from caim.graph.state import Context
 from caim.memory.records import MemoryRecord, as_aware, utcnow
+from caim.memory.stm import TIME_KEY
 
 
 @dataclass
@@ -32,6 +34,16 @@ class Reply:
     memories: list[dict] = field(default_factory=list)
     trace: list[dict] = field(default_factory=list)
     notice: str = ""
+
+
+@dataclass
+class Turn:
+    """An exchange that already happened: the user's text, the reply (if any), and when."""
+
+    user: str
+    assistant: str | None = None
+    at: datetime | str | None = None
+    id: str | None = None
 
 
 @dataclass
@@ -195,6 +207,34 @@ class CaimAgent:
 
     async def aend_session(self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> SessionSummary:
         return await asyncio.to_thread(self.end_session, user_id=user_id, at=at, policy=policy)
+
+    def record_turns(self, *, user_id: str, turns: list[Turn]) -> int:
+        """Add already-happened exchanges to the user's open session without answering them
+        (importing a chat history, replaying a benchmark); post-thinking sees them like live turns."""
+        msgs: list = []
+        for t in turns:
+            iso = self._when(t.at)
+            msgs.append(HumanMessage(t.user, id=t.id, additional_kwargs={TIME_KEY: iso}))
+            if t.assistant:
+                msgs.append(AIMessage(t.assistant, additional_kwargs={TIME_KEY: iso}))
+        if msgs:
+            with self._lock(user_id):
+                self.graph.update_state(
+                    self._config(user_id), {"messages": msgs, "last_turn_at": self._when(turns[-1].at)}, as_node="respond"
+                )
+        return len(msgs)
+
+    def discard_session(self, *, user_id: str) -> int:
+        """Drop the user's open session without post-thinking; returns how many messages were dropped."""
+        with self._lock(user_id):
+            n = len(self.state(user_id).get("messages") or [])
+            if n:
+                self.graph.update_state(
+                    self._config(user_id),
+                    {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "session_id": "", "summary": "", "summary_upto": 0},
+                    as_node="respond",
+                )
+            return n
 
     # ---- memory admin -----------------------------------------------------------------------
     def memories(self, user_id: str) -> list[MemoryRecord]:

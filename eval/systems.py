@@ -39,11 +39,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langchain_core.messages import HumanMessage, SystemMessage
 
 from caim.agent.errors import ConfigError
-from caim.agent.facade import CaimAgent
+from caim.agent.facade import CaimAgent, Turn
 from caim.agent.models import Models
 from caim.agent.settings import Settings
 from caim.eval.dataset import Conversation
@@ -51,14 +50,13 @@ from caim.graph.llm import LLM
 from caim.graph.policies import POLICIES, get_policy
 from caim.graph.policies.none import NoMemoryPolicy
 from caim.memory.records import MemoryRecord
-from caim.memory.stm import TIME_KEY, clip, estimate_tokens
+from caim.memory.stm import clip, estimate_tokens
 from caim.prompts import respond as respond_prompt
 from caim.prompts.common import DATA_RULE, data_block
 
 REPLAY_MODES = ("recorded", "live")
 #: Default window of the full-context baseline (estimated tokens) for hosted models.
 DEFAULT_CONTEXT_TOKENS = 100_000
-_BUILD_LOCK = threading.Lock()
 FULL_CONTEXT = "full-context"
 
 #: Version of the full-context baseline's prompt (recorded in reports).
@@ -144,24 +142,13 @@ class CaimSystem(System):
         self.name = name
         self.stores = not isinstance(policy, NoMemoryPolicy)
         self.retrieves = self.stores
-        with _BUILD_LOCK:  # creating Chroma clients concurrently races inside chromadb
-            self.agent = CaimAgent(settings.model_copy(update={"policy": name}), models=models, persist=False)
+        self.agent = CaimAgent(settings.model_copy(update={"policy": name}), models=models, persist=False)
         self.uid = ""
         self._records: dict[str, dict] = {}
 
-    def _config(self) -> dict:
-        return {"configurable": {"thread_id": self.agent.thread_id(self.uid)}}
-
     def _discard(self) -> int:
         """Clear the thread's messages without post-thinking; the number cleared."""
-        n = len(self.agent.state(self.uid).get("messages", []) or [])
-        if n:
-            self.agent.graph.update_state(
-                self._config(),
-                {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "session_id": "", "summary": "", "summary_upto": 0},
-                as_node="respond",
-            )
-        return n
+        return self.agent.discard_session(user_id=self.uid)
 
     def replay(self, conv: Conversation, mode: str = "recorded", progress: Progress | None = None) -> dict:
         if mode not in REPLAY_MODES:
@@ -194,15 +181,10 @@ class CaimSystem(System):
         return stats
 
     def _write_recorded(self, conv: Conversation, session) -> None:
-        msgs = []
-        for ex in session.exchanges:
-            iso = ex.time.isoformat()
-            msgs.append(HumanMessage(conv.user_text(ex), id=ex.message_id, additional_kwargs={TIME_KEY: iso}))
-            if ex.assistant:
-                msgs.append(AIMessage(conv.assistant_text(ex), additional_kwargs={TIME_KEY: iso}))
-        self.agent.graph.update_state(
-            self._config(), {"messages": msgs, "last_turn_at": session.exchanges[-1].time.isoformat()}, as_node="respond"
-        )
+        self.agent.record_turns(user_id=self.uid, turns=[
+            Turn(conv.user_text(ex), conv.assistant_text(ex) if ex.assistant else None, ex.time, ex.message_id)
+            for ex in session.exchanges
+        ])
 
     def _record(self, rid: str) -> dict:
         if rid not in self._records:

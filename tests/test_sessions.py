@@ -62,3 +62,20 @@ async def test_async_chat_and_stream(agent):
     assert len(tokens) > 1 and "".join(tokens).startswith("Reply to:")
     summary = await agent.aend_session(user_id="ann")
     assert len(summary.stored) == 1
+
+
+def test_recorded_turns_are_post_thought_and_a_session_can_be_discarded(agent, scripted):
+    from caim.agent import Turn
+
+    _, calls, _ = scripted
+    n = agent.record_turns(user_id="ann", turns=[
+        Turn("My favourite food is pizza.", "Pizza is great!", "2023-04-27T09:00:00"),
+        Turn("I love jazz.", None, "2023-04-27T09:03:00"),
+    ])
+    assert n == 3 and not [c for c in calls if c["role"] == "respond"]  # nothing was answered
+    summary = agent.end_session(user_id="ann")
+    assert len(summary.stored) == 2
+    assert {r.event_time.isoformat() for r in agent.memories("ann")} == {"2023-04-27T09:00:00+00:00", "2023-04-27T09:03:00+00:00"}
+    agent.chat("My favourite colour is green.", user_id="ann")
+    assert agent.discard_session(user_id="ann") == 2
+    assert agent.end_session(user_id="ann").stored == []  # discarded, so nothing new to remember
