@@ -31,7 +31,6 @@ model, cut from the oldest end to ``context_tokens`` (estimated with ``estimate_
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
