@@ -39,6 +39,12 @@ class Models:
                 self._cache[role] = self._build(role)
             return self._cache[role]
 
+    @property
+    def schema_lengths(self) -> bool:
+        """Whether structured-output schemas may carry list/string length limits: yes for llama.cpp
+        (its grammar enforces them) and injected models; not for hosted OpenAI-compatible endpoints."""
+        return self._overrides is not None or self.settings.resolved_provider() != "openai"
+
     def describe(self) -> str:
         """Which provider and model are in use, for people."""
         if self._overrides is not None:

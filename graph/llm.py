@@ -26,14 +26,23 @@ T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
 
-def strict_schema(model: type[BaseModel]) -> dict:
-    """The model's JSON schema in the strict form OpenAI-style endpoints expect."""
+_LENGTH_KEYS = ("minItems", "maxItems", "minLength", "maxLength")
+
+
+def strict_schema(model: type[BaseModel], lengths: bool = True) -> dict:
+    """The model's JSON schema in the strict form OpenAI-style endpoints expect.
+
+    ``lengths=False`` drops list/string length limits, which some hosted endpoints refuse in strict
+    mode; answers are then trimmed to the limits in code (``trim``) before validation."""
     schema = copy.deepcopy(model.model_json_schema())
 
     def fix(node: Any) -> None:
         if isinstance(node, dict):
             node.pop("title", None)
             node.pop("default", None)
+            if not lengths:
+                for key in _LENGTH_KEYS:
+                    node.pop(key, None)
             if node.get("type") == "object" and "properties" in node:
                 node["additionalProperties"] = False
                 node["required"] = list(node["properties"])
@@ -47,10 +56,27 @@ def strict_schema(model: type[BaseModel]) -> dict:
     return schema
 
 
-def response_format(model: type[BaseModel]) -> dict:
+def trim(data: Any, schema: dict, root: dict | None = None) -> Any:
+    """Cut lists longer than the schema's ``maxItems`` (small models pad lists; some endpoints ignore limits)."""
+    root = root or schema
+    ref = schema.get("$ref")
+    if ref and ref.startswith("#/$defs/"):
+        schema = root.get("$defs", {}).get(ref.split("/")[-1], {})
+    if isinstance(data, list):
+        if isinstance(schema.get("maxItems"), int):
+            data = data[: schema["maxItems"]]
+        items = schema.get("items", {})
+        return [trim(x, items, root) for x in data]
+    if isinstance(data, dict):
+        props = schema.get("properties", {})
+        return {k: trim(v, props.get(k, {}), root) for k, v in data.items()}
+    return data
+
+
+def response_format(model: type[BaseModel], lengths: bool = True) -> dict:
     return {
         "type": "json_schema",
-        "json_schema": {"name": model.__name__, "schema": strict_schema(model), "strict": True},
+        "json_schema": {"name": model.__name__, "schema": strict_schema(model, lengths), "strict": True},
     }
 
 
@@ -88,7 +114,8 @@ class LLM:
         self, role: str, schema: type[T], messages: list[BaseMessage], fallback: T | None, trace: list[dict], node: str
     ) -> tuple[T | None, bool]:
         """(answer, ok). On malformed output after retries: (fallback, False), recorded in the trace."""
-        model = self.models.for_role(role).bind(response_format=response_format(schema))
+        model = self.models.for_role(role).bind(response_format=response_format(schema, self.models.schema_lengths))
+        full = schema.model_json_schema()
         errors: list[str] = []
         start = time.perf_counter()
         tok_in = tok_out = 0
@@ -105,7 +132,7 @@ class LLM:
             tok_in, tok_out = tok_in + a, tok_out + b
             text = _FENCE.sub("", str(msg.content)).strip()
             try:
-                value = schema.model_validate(json.loads(text))
+                value = schema.model_validate(trim(json.loads(text), full))
             except (ValueError, ValidationError) as exc:
                 errors.append(f"malformed output: {str(exc).splitlines()[0][:160]}")
                 continue

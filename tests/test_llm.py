@@ -62,3 +62,23 @@ def test_answer_cut_at_max_tokens_counts_as_malformed(monkeypatch):
     trace: list[dict] = []
     answer, ok = llm.structured("controller", controller.Choice, [], None, trace, "controller")
     assert not ok and trace[0]["fallback"] and "LengthFinishReasonError" in trace[0]["error"]
+
+
+def test_length_limits_are_dropped_for_hosted_endpoints_and_enforced_in_code():
+    from caim.graph.llm import trim
+    from caim.prompts import key_events
+
+    schema = key_events.schema([1, 2])
+    hosted = strict_schema(schema, lengths=False)
+    assert "maxItems" not in str(hosted) and hosted["properties"]["events"]["items"]["$ref"]
+    padded = {"events": [{"turn": 1, "event": f"e{i}"} for i in range(20)]}
+    assert len(trim(padded, schema.model_json_schema())["events"]) == key_events.MAX_EVENTS
+    assert Models(Settings(provider="openai", api_key="x", _env_file=None)).schema_lengths is False
+    assert Models(Settings(provider="local", _env_file=None)).schema_lengths is True
+
+
+def test_padded_list_from_the_model_is_trimmed_not_rejected():
+    model = ScriptedChatModel(role="tags", script={"tags": {"tags": ["food", "music", "food", "music", "food"]}})
+    llm = LLM(Models(Settings(_env_file=None), overrides=model))
+    answer, ok = llm.structured("tags", tags.schema(("food", "music")), [], None, [], "select_tags")
+    assert ok and len(answer.tags) == 3
