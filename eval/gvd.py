@@ -144,12 +144,11 @@ def run_gvd(
     plot: bool = True,
 ) -> dict:
     """Run the GVD benchmark side by side and write ``out_dir``; returns the summary (``results.json``)."""
-    from caim.eval.runner import DEFAULT_SYSTEMS, EvalConfig, run_benchmark
+    from caim.eval.runner import EvalConfig, run_benchmark
 
     bench = load_gvd(data_dir, users=users, days=days, spacing_minutes=spacing_minutes)
-    config = EvalConfig(
-        systems=systems if systems is not None else list(DEFAULT_SYSTEMS),
-        replay=replay, limit=limit, judge=judge, context_tokens=context_tokens,
+    config = EvalConfig.of(
+        systems, replay=replay, limit=limit, judge=judge, context_tokens=context_tokens,
         judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
         workers=workers, progress=progress, plot=plot,
     )

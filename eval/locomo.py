@@ -264,15 +264,14 @@ def run_locomo(
     plot: bool = True,
 ) -> dict:
     """Run LoCoMo side by side and write ``out_dir``; ``users`` are sample ids, ``days`` sessions."""
-    from caim.eval.runner import DEFAULT_SYSTEMS, EvalConfig, run_benchmark
+    from caim.eval.runner import EvalConfig, run_benchmark
 
     bench = load_locomo(
         data_file, samples=users, sessions=days, categories=categories, spacing_minutes=spacing_minutes,
         short_answers=short_answers, speaker_names=speaker_names, stem=porter_stemmer() if porter_stem else None,
     )
-    config = EvalConfig(
-        systems=systems if systems is not None else list(DEFAULT_SYSTEMS),
-        replay=replay, limit=limit, judge=judge, context_tokens=context_tokens,
+    config = EvalConfig.of(
+        systems, replay=replay, limit=limit, judge=judge, context_tokens=context_tokens,
         judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
         workers=workers, progress=progress, plot=plot,
     )

@@ -25,7 +25,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -88,6 +88,11 @@ class EvalConfig:
     workers: int = 1
     progress: bool = True
     plot: bool = True
+
+    @classmethod
+    def of(cls, systems: Sequence[str] | str | None, **options) -> "EvalConfig":
+        """A config from the run functions' keyword arguments (``systems=None``: the default set)."""
+        return cls(systems=list(DEFAULT_SYSTEMS) if systems is None else systems, **options)
 
     def resolve(self, settings: Settings, models=None, judge_settings: Settings | None = None, judge_model=None) -> None:
         """Fill unset budgets: the local provider's window (``local_ctx``) bounds them; hosted
