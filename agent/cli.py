@@ -150,7 +150,7 @@ def memories_list(
 @memories_app.command("forget")
 def memories_forget(
     user: str = typer.Option(..., "--user", "-u"),
-    record_id: Optional[str] = typer.Option(None, "--id", help="Forget one record (full id)."),
+    record_id: Optional[str] = typer.Option(None, "--id", help="Forget one record (its id, or a unique prefix as listed)."),
     everything: bool = typer.Option(False, "--all", help="Forget every record of the user."),
     data_dir: Optional[Path] = DataDir,
 ) -> None:
@@ -159,7 +159,10 @@ def memories_forget(
     if everything:
         out.print(f"forgot {store.forget_user(user)} records of {user}.")
     elif record_id:
-        n = store.delete(user, [record_id])
+        matches = [r.id for r in store.list(user) if r.id.startswith(record_id)]
+        if len(matches) > 1:
+            raise CaimError(f"id prefix {record_id!r} matches {len(matches)} records of {user}; give more characters")
+        n = store.delete(user, matches) if matches else 0
         out.print("forgot 1 record." if n else f"no record {record_id} for {user}.")
     else:
         raise CaimError("say what to forget: --id RECORD_ID or --all")

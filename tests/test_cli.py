@@ -44,6 +44,9 @@ def test_piped_chat_ends_session_and_shows_what_was_stored(env):
     assert [r["thought"] for r in records] == ["favourite food is pizza"]
     assert records[0]["sources"][0]["text"] == "my favourite food is pizza"
     assert json.loads(run(["memories", "list", "--user", "y", "--json"], env).stdout) == []
+    assert "no record" in run(["memories", "forget", "--user", "y", "--id", records[0]["id"][:8]], env).stdout
+    assert "forgot 1 record" in run(["memories", "forget", "--user", "x", "--id", records[0]["id"][:8]], env).stdout
+    assert json.loads(run(["memories", "list", "--user", "x", "--json"], env).stdout) == []
 
 
 def test_end_of_input_also_ends_the_session(env):
