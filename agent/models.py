@@ -17,6 +17,7 @@ from caim.agent.errors import ConfigError
 from caim.agent.settings import Settings
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+FREE_TEXT_ROLES = ("respond", "summarize")
 
 
 class Models:
@@ -73,6 +74,7 @@ class Models:
 
             server = get_server(resolve_model_path(s.local_model), s.local_ctx, s.local_threads)
             self.local_server = server
+            free_text = role in FREE_TEXT_ROLES
             return ChatOpenAI(
                 base_url=server.base_url,
                 api_key="local",
@@ -80,7 +82,9 @@ class Models:
                 temperature=s.temperature,
                 timeout=s.request_timeout,
                 max_retries=0,
-                max_tokens=s.max_tokens or 512,
+                max_tokens=s.max_tokens or (256 if free_text else 512),
+                # small models loop in free text; llama.cpp's repeat penalty keeps replies readable
+                extra_body={"repeat_penalty": 1.2, "repeat_last_n": 128} if free_text else None,
                 stream_usage=True,
             )
         if not (s.api_key or s.base_url):

@@ -57,7 +57,8 @@ def strict_schema(model: type[BaseModel], lengths: bool = True) -> dict:
 
 
 def trim(data: Any, schema: dict, root: dict | None = None) -> Any:
-    """Cut lists longer than the schema's ``maxItems`` (small models pad lists; some endpoints ignore limits)."""
+    """Cut lists and strings past the schema's ``maxItems`` / ``maxLength`` (small models pad lists and
+    loop inside strings; hosted endpoints get no limits in the schema)."""
     root = root or schema
     ref = schema.get("$ref")
     if ref and ref.startswith("#/$defs/"):
@@ -70,6 +71,8 @@ def trim(data: Any, schema: dict, root: dict | None = None) -> Any:
     if isinstance(data, dict):
         props = schema.get("properties", {})
         return {k: trim(v, props.get(k, {}), root) for k, v in data.items()}
+    if isinstance(data, str) and isinstance(schema.get("maxLength"), int):
+        return data[: schema["maxLength"]]
     return data
 
 

@@ -6,13 +6,15 @@ VERSION 1.
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints
 
 VERSION = 1
 
 
 class TimeRefs(BaseModel):
-    expressions: list[str] = Field(
+    expressions: list[Annotated[str, StringConstraints(max_length=60)]] = Field(
         default_factory=list,
         max_length=3,
         description="Time expressions copied from the message, e.g. 'yesterday', 'on May 4th', 'last week'. Empty if none.",
