@@ -20,6 +20,11 @@ DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 FREE_TEXT_ROLES = ("respond", "summarize")
 
 
+def local_max_tokens(settings: Settings, role: str) -> int:
+    """Generation cap per call on the local provider: shorter for free text, where small models loop."""
+    return settings.max_tokens or (256 if role in FREE_TEXT_ROLES else 512)
+
+
 class Models:
     """Chat models per LLM role, built lazily and cached."""
 
@@ -82,7 +87,7 @@ class Models:
                 temperature=s.temperature,
                 timeout=s.request_timeout,
                 max_retries=0,
-                max_tokens=s.max_tokens or (256 if free_text else 512),
+                max_tokens=local_max_tokens(s, role),
                 # small models loop in free text; llama.cpp's repeat penalty keeps replies readable
                 extra_body={"repeat_penalty": 1.2, "repeat_last_n": 128} if free_text else None,
                 stream_usage=True,

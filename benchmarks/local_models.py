@@ -41,7 +41,7 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage
 
 from caim.agent.errors import EndpointError
-from caim.agent.models import Models
+from caim.agent.models import Models, local_max_tokens
 from caim.agent.settings import Settings
 from caim.graph.llm import LLM
 from caim.graph.post_thinking import _numbered  # the exact turn numbering post-thinking sends
@@ -284,6 +284,7 @@ class ModelRun:
     threads: int = 0
     ctx: int = 0
     max_tokens: int = 0
+    text_cap: int = 0
     speed: dict = field(default_factory=dict)
     sweep: dict[int, dict] = field(default_factory=dict)  # raw speed by llama.cpp thread count
     calls: list[Call] = field(default_factory=list)
@@ -331,7 +332,7 @@ class Bench:
             self._raised(role, start, exc)
             return ""
         e = self.trace[-1]
-        valid = bool(reply.strip()) and e["output_tokens"] < self.max_tokens  # hitting the cap = ran away
+        valid = bool(reply.strip()) and e["output_tokens"] < self.run.text_cap  # hitting the cap = ran away
         self.run.calls.append(Call(role, e["ms"], e["input_tokens"], e["output_tokens"], valid, 1))
         return reply
 
@@ -513,8 +514,8 @@ def bench_model(name: str, max_tokens: int | None, threads: int | None) -> Model
     if threads is not None:
         kwargs["local_threads"] = threads
     settings = Settings(**kwargs)
-    cap = settings.max_tokens or 512  # the local provider's default cap (caim.agent.models)
-    run = ModelRun(name, file=resolve_model_path(name).name, max_tokens=cap)
+    cap = local_max_tokens(settings, "controller")  # the local provider's caps (caim.agent.models)
+    run = ModelRun(name, file=resolve_model_path(name).name, max_tokens=cap, text_cap=local_max_tokens(settings, "respond"))
     models = Models(settings)
     llm = LLM(models, settings.max_retries)
     onto = Ontology.default()
@@ -677,11 +678,11 @@ def conclusion(runs: list[ModelRun], default_name: str) -> str:
     ]
     parts.append(f"On the structured (json_schema) roles alone: {', '.join(structured)} sensible.")
     capped = [
-        f"`{r.name}` {sum(1 for c in r.calls if c.role in TEXT_ROLES and c.tok_out >= r.max_tokens)} of "
+        f"`{r.name}` {sum(1 for c in r.calls if c.role in TEXT_ROLES and c.tok_out >= r.text_cap)} of "
         f"{sum(1 for c in r.calls if c.role in TEXT_ROLES)}"
         for r in done
     ]
-    parts.append(f"Free-text calls (respond, summarize) that ran to the {done[0].max_tokens}-token cap: {', '.join(capped)}.")
+    parts.append(f"Free-text calls (respond, summarize) that ran to their {done[0].text_cap}-token cap: {', '.join(capped)}.")
     raised = [(r, [c for c in r.calls if c.raised]) for r in done]
     if any(calls for _, calls in raised):
         parts.append("Calls that raised instead of falling back (they would fail an agent turn): " + ", ".join(
@@ -779,7 +780,7 @@ def report(runs: list[ModelRun], info: dict, started: datetime, wall: float, loa
           "prompt processing, grammar and HTTP). *LLM s*: the sum of the `LLM` trace times.", ""]
     for r in runs:
         L += [f"## `{r.name}` per role", ""]
-        L.append(f"{r.file}; {r.threads} threads, context {r.ctx}, max_tokens {r.max_tokens}; "
+        L.append(f"{r.file}; {r.threads} threads, context {r.ctx}, max_tokens {r.max_tokens} (free text {r.text_cap}); "
                  f"wall time {r.wall_s:.0f} s including load.")
         if r.error:
             L.append(f"**Stopped early:** {r.error}")
