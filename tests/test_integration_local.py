@@ -40,10 +40,13 @@ def test_session_post_thinking_and_recall_with_the_bundled_model(local_settings)
     # a second agent on the same data dir: the records are there and retrieval runs over them
     with CaimAgent(local_settings.model_copy(update={"policy": "always"})) as second:
         assert len(second.memories("emily")) == len(records)
-        r = second.chat("What did I tell you about my favourite food?", user_id="emily", at="2023-04-28T09:00:00")
+        r = second.chat("What did I tell you yesterday about my favourite food?", user_id="emily", at="2023-04-28T09:00:00")
         assert r.route == "ltm+stm" and r.text.strip()
+        # "yesterday" is resolved in code whatever the model says, so every record of that day is a candidate
+        ranges = [e for e in r.trace if e.get("node") == "resolve_time" and e["kind"] == "step"][0]["ranges"]
+        assert any(x["start"].startswith("2023-04-27") for x in ranges)
         fetched = [e for e in r.trace if e.get("node") == "fetch_candidates" and e["kind"] == "step"][0]["ids"]
-        assert fetched and set(fetched) <= {rec.id for rec in records}
+        assert set(fetched) == {rec.id for rec in records}
         kept = [m["id"] for m in r.memories]
         assert set(kept) <= set(fetched)
 
