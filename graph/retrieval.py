@@ -86,7 +86,7 @@ def fetch_candidates(state: State, env: Env) -> dict:
                 recs.append(rec)
                 seen.add(rec.id)
                 semantic.append(rec.id)
-    candidates = [r.brief() for r in recs]
+    candidates = [r.brief(s.source_chars) for r in recs]
     env.note("fetch_candidates", ids=[c["id"] for c in candidates], semantic_ids=semantic)
     return {"candidates": candidates}
 

@@ -38,11 +38,16 @@ class MemoryRecord(BaseModel):
     session_id: str = ""
     sources: list[SourceTurn] = Field(default_factory=list)
 
-    def brief(self) -> dict:
-        """Compact form for graph state and traces."""
-        return {
+    def brief(self, source_chars: int = 0) -> dict:
+        """Compact form for graph state and traces; ``source_chars`` > 0 adds the start of the
+        verbatim source turns (details a concise thought leaves out: titles, lists, steps)."""
+        out = {
             "id": self.id,
             "thought": self.thought,
             "tags": self.tags,
             "event_time": as_aware(self.event_time).isoformat(),
         }
+        if source_chars > 0 and self.sources:
+            text = " / ".join(f"{s.role}: {s.text}" for s in self.sources)
+            out["source"] = text if len(text) <= source_chars else text[:source_chars] + " …"
+        return out

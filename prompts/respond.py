@@ -1,6 +1,7 @@
-"""Response role: the assistant's reply, with kept memories (quoted, dated) and STM per the route.
+"""Response role: the assistant's reply, with kept memories (quoted, dated, with the start of
+their source turns for details) and STM per the route.
 
-VERSION 1. Plain text output.
+VERSION 2. Plain text output.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from langchain_core.messages import BaseMessage, SystemMessage
 
 from caim.prompts.common import DATA_RULE, data_block, quote
 
-VERSION = 1
+VERSION = 2
 
 BASE = (
     "You are a friendly personal assistant with a long-term memory of this user. "
@@ -20,7 +21,11 @@ BASE = (
 def system(today: str, memories: list[dict] | None, summary: str, memory_question: bool) -> list[BaseMessage]:
     parts = [BASE.format(today=today)]
     if memories:
-        lines = [f"- ({m['event_time'][:10]}) {quote(m['thought'], 600)}" for m in memories]
+        lines = [
+            f"- ({m['event_time'][:10]}) {quote(m['thought'], 600)}"
+            + (f" - from the conversation: {quote(m['source'], 1200)}" if m.get("source") else "")
+            for m in memories
+        ]
         parts.append("What you remember about the user from earlier conversations:\n" + data_block(lines))
         parts.append(DATA_RULE)
     elif memory_question:

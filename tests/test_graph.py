@@ -257,3 +257,14 @@ def test_graph_input_end_session_flag(agent):
     out = agent.graph.invoke({"end_session": True}, cfg, context=Context(user_id="zed"))
     assert len(out["stored"]) == 1
     assert json.dumps(out["trace"])  # the trace is plain JSON
+
+
+def test_answer_sees_the_source_turns_of_kept_memories(agent, scripted):
+    _, calls, script = scripted
+    script["thoughts"] = {"thought": "favourite food is pizza", "tags": ["food", "favorite"]}  # concise: no toppings
+    agent.chat("My favourite food is pizza with anchovies, olives and basil.", user_id="ann", at="2023-04-27T09:00:00")
+    agent.end_session(user_id="ann")
+    calls.clear()
+    agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
+    system = str([c for c in calls if c["role"] == "respond"][0]["messages"][0].content)
+    assert "from the conversation" in system and "anchovies" in system
