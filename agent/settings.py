@@ -67,6 +67,7 @@ class Settings(BaseSettings):
     candidate_cap: int = 20
     max_kept: int = 8
     semantic_k: int = 4
+    semantic_min_similarity: float = 0.2
     source_chars: int = 400  # how much of a kept memory's source turns the answer sees (0: none)
     max_input_chars: int = 4000
     merge_min_similarity: float = 0.55

@@ -85,14 +85,11 @@ def extend_ontology(events: list[dict], env: Env) -> list[str]:
     return [f"{p.parent}/{p.term}" for p in accepted]
 
 
-def _sources(state: State, turn_number: int) -> list[SourceTurn]:
-    for t in turns(state.get("messages", [])):
-        if t.number == turn_number:
-            out = [SourceTurn(role="user", text=t.user, time=t.time, turn_id=t.user_id)]
-            if t.assistant:
-                out.append(SourceTurn(role="assistant", text=t.assistant, time=t.time))
-            return out
-    return []
+def _sources(t: Turn) -> list[SourceTurn]:
+    out = [SourceTurn(role="user", text=t.user, time=t.time, turn_id=t.user_id)]
+    if t.assistant:
+        out.append(SourceTurn(role="assistant", text=t.assistant, time=t.time))
+    return out
 
 
 def write_thoughts(state: State, env: Env) -> dict:
@@ -102,6 +99,7 @@ def write_thoughts(state: State, env: Env) -> dict:
     added = extend_ontology(events, env) if env.policy.extend_ontology else []
     ontology = env.svc.ontology.current
     schema = thoughts_prompt.schema(ontology.tags)
+    by_number = {t.number: t for t in turns(state.get("messages", []))}
     records = []
     for e in events:
         when = datetime.fromisoformat(e["time"])
@@ -113,7 +111,7 @@ def write_thoughts(state: State, env: Env) -> dict:
         records.append(
             MemoryRecord(
                 user_id=env.user_id, thought=clip(thought, 500), tags=tags, event_time=as_aware(when),
-                session_id=state.get("session_id", ""), sources=_sources(state, e["turn"]),
+                session_id=state.get("session_id", ""), sources=_sources(by_number[e["turn"]]) if e["turn"] in by_number else [],
             )
         )
     env.svc.store.add(records)
@@ -145,8 +143,9 @@ def caim_review(state: State, env: Env) -> list[dict]:
         members = [pool[n - 1] for n in dict.fromkeys(g) if 1 <= n <= len(pool)]
         if len(members) < 2 or not any(m.id in new_ids for m in members):
             continue
-        anchor = members[0].thought
-        similar = [m for m in members if m is members[0] or env.svc.store.similarity(anchor, m.thought) >= env.settings.merge_min_similarity]
+        vecs = env.svc.store.embedder.embed([m.thought for m in members])  # one batch per group
+        sims = [sum(a * b for a, b in zip(vecs[0], v)) for v in vecs]
+        similar = [m for m, sim in zip(members, sims) if sim >= env.settings.merge_min_similarity]
         if len(similar) >= 2:
             groups.append([m.id for m in similar])
     return apply_merges(env.svc.store, env.user_id, groups, {r.id: r for r in pool})

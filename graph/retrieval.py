@@ -82,7 +82,7 @@ def fetch_candidates(state: State, env: Env) -> dict:
     semantic = []
     if env.policy.semantic_candidates and s.semantic_k > 0:
         for rec, sim in env.svc.store.similar(env.user_id, current_input(state, env), s.semantic_k):
-            if rec.id not in seen and sim >= 0.2:
+            if rec.id not in seen and sim >= s.semantic_min_similarity:
                 recs.append(rec)
                 seen.add(rec.id)
                 semantic.append(rec.id)

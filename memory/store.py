@@ -178,6 +178,3 @@ class MemoryStore:
         recs = self._records({"ids": got["ids"][0], "documents": got["documents"][0], "metadatas": got["metadatas"][0]})
         return [(r, 1.0 - float(d)) for r, d in zip(recs, got["distances"][0])]
 
-    def similarity(self, a: str, b: str) -> float:
-        va, vb = self.embedder.embed([a, b])
-        return float(sum(x * y for x, y in zip(va, vb)))
