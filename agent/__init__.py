@@ -1,7 +1,7 @@
 """caim's public API: ``CaimAgent`` (facade), ``Settings``, and errors."""
 
-from caim.agent.errors import CaimError, ConfigError, EndpointError
 from caim.agent.facade import CaimAgent, Reply, SessionSummary, Turn
-from caim.agent.settings import Settings
+from caim.core.errors import CaimError, ConfigError, EndpointError
+from caim.core.settings import Settings
 
-__all__ = ["CaimAgent", "Reply", "SessionSummary", "Turn", "Settings", "CaimError", "ConfigError", "EndpointError"]
+__all__ = ["CaimAgent", "CaimError", "ConfigError", "EndpointError", "Reply", "SessionSummary", "Settings", "Turn"]

@@ -10,17 +10,20 @@ import json
 import logging
 import sys
 import time
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from caim.agent.errors import CaimError
-from caim.agent.settings import Settings
+from caim.core.errors import CaimError
+from caim.core.settings import Settings
+from caim.core.trace import llm_calls, usage
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="caim: a LangGraph agent with a cognitive long-term memory.")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="caim: a LangGraph agent with a cognitive long-term memory."
+)
 memories_app = typer.Typer(no_args_is_help=True, help="Inspect and manage stored memories.")
 ontology_app = typer.Typer(no_args_is_help=True, help="Show the tag ontology.")
 app.add_typer(memories_app, name="memories")
@@ -29,10 +32,12 @@ app.add_typer(ontology_app, name="ontology")
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
-DataDir = typer.Option(None, "--data-dir", help="Where memories live (default: CAIM_DATA_DIR or the per-user data folder).")
+DataDir = typer.Option(
+    None, "--data-dir", help="Where memories live (default: CAIM_DATA_DIR or the per-user data folder)."
+)
 
 
-def _settings(data_dir: Optional[Path] = None, **over) -> Settings:
+def _settings(data_dir: Path | None = None, **over) -> Settings:
     kwargs = {k: v for k, v in over.items() if v is not None}
     if data_dir is not None:
         kwargs["data_dir"] = data_dir
@@ -59,22 +64,31 @@ def _show_records(records: list[dict], title: str) -> None:
 @app.command()
 def chat(
     user: str = typer.Option(..., "--user", "-u", help="Whose memory to use."),
-    policy: Optional[str] = typer.Option(None, help="Memory policy: caim, always, no-filter, none, single-call."),
-    provider: Optional[str] = typer.Option(None, help="local, openai (any OpenAI-compatible endpoint)."),
-    model: Optional[str] = typer.Option(None, help="Model name (OpenAI-compatible provider)."),
-    base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint URL."),
-    local_model: Optional[str] = typer.Option(None, help="GGUF file (or 'smollm2' / 'gemma3') for the local provider."),
-    data_dir: Optional[Path] = DataDir,
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show model load time, tokens/s, per-turn LLM calls and tokens."),
+    policy: str | None = typer.Option(None, help="Memory policy: caim, always, no-filter, none, single-call."),
+    provider: str | None = typer.Option(None, help="local, openai (any OpenAI-compatible endpoint)."),
+    model: str | None = typer.Option(None, help="Model name (OpenAI-compatible provider)."),
+    base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint URL."),
+    local_model: str | None = typer.Option(None, help="GGUF file (or 'smollm2' / 'gemma3') for the local provider."),
+    data_dir: Path | None = DataDir,
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="Show model load time, tokens/s, per-turn LLM calls and tokens."
+    ),
 ) -> None:
     """Chat with memory. Type /end (or end the input) to close the session and store what matters."""
     from caim.agent.facade import CaimAgent
 
-    settings = _settings(data_dir, policy=policy, provider=provider, model=model, base_url=base_url, local_model=local_model)
+    settings = _settings(
+        data_dir, policy=policy, provider=provider, model=model, base_url=base_url, local_model=local_model
+    )
     agent = CaimAgent(settings)
     interactive = sys.stdin.isatty()
-    out.print(f"[bold]caim[/bold] - user [cyan]{user}[/cyan], model: {agent.services.models.describe()}, policy: {settings.policy}")
-    out.print("Type /end to finish the session (post-thinking stores what matters), /quit to leave without it.", style="dim")
+    out.print(
+        f"[bold]caim[/bold] - user [cyan]{user}[/cyan], model: {agent.services.models.describe()}, "
+        f"policy: {settings.policy}"
+    )
+    out.print(
+        "Type /end to finish the session (post-thinking stores what matters), /quit to leave without it.", style="dim"
+    )
     t0 = time.perf_counter()
     agent.services.models.for_role("respond")  # load the model now, not inside the first turn
     server = agent.services.models.local_server
@@ -119,23 +133,25 @@ def chat(
 
 
 def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
-    calls = [e for e in trace if e.get("kind") == "llm"]
-    tin = sum(e["input_tokens"] for e in calls)
-    tout = sum(e["output_tokens"] for e in calls)
-    ms = sum(e["ms"] for e in calls)
+    calls = llm_calls(trace)
+    u = usage(trace)
+    tin, tout, ms = u["input_tokens"], u["output_tokens"], u["llm_ms"]
     tps = f", {tout / (ms / 1000):.1f} output tokens/s" if ms else ""
     took = f" in {seconds:.2f}s" if seconds is not None else ""
     out.print(f"  [{route}] {len(calls)} LLM calls, {tin} in / {tout} out tokens{tps}{took}", style="dim")
     for e in calls:
         flag = " (fallback)" if e.get("fallback") else ""
-        out.print(f"    {e['node']}/{e['role']}: {e['input_tokens']}+{e['output_tokens']} tok, {e['ms']:.0f} ms{flag}", style="dim")
+        out.print(
+            f"    {e['node']}/{e['role']}: {e['input_tokens']}+{e['output_tokens']} tok, {e['ms']:.0f} ms{flag}",
+            style="dim",
+        )
 
 
 @memories_app.command("list")
 def memories_list(
     user: str = typer.Option(..., "--user", "-u"),
     as_json: bool = typer.Option(False, "--json", help="Full records as JSON (with sources)."),
-    data_dir: Optional[Path] = DataDir,
+    data_dir: Path | None = DataDir,
 ) -> None:
     """List a user's memories, oldest first."""
     records = _store(_settings(data_dir)).list(user)
@@ -150,9 +166,11 @@ def memories_list(
 @memories_app.command("forget")
 def memories_forget(
     user: str = typer.Option(..., "--user", "-u"),
-    record_id: Optional[str] = typer.Option(None, "--id", help="Forget one record (its id, or a unique prefix as listed)."),
+    record_id: str | None = typer.Option(
+        None, "--id", help="Forget one record (its id, or a unique prefix as listed)."
+    ),
     everything: bool = typer.Option(False, "--all", help="Forget every record of the user."),
-    data_dir: Optional[Path] = DataDir,
+    data_dir: Path | None = DataDir,
 ) -> None:
     """Forget one record (--id) or all of a user's records (--all)."""
     store = _store(_settings(data_dir))
@@ -169,14 +187,18 @@ def memories_forget(
 
 
 @memories_app.command("export")
-def memories_export(user: str = typer.Option(..., "--user", "-u"), data_dir: Optional[Path] = DataDir) -> None:
+def memories_export(user: str = typer.Option(..., "--user", "-u"), data_dir: Path | None = DataDir) -> None:
     """Export a user's memories as JSON on standard output."""
     records = _store(_settings(data_dir)).list(user)
-    typer.echo(json.dumps({"user_id": user, "memories": [r.model_dump(mode="json") for r in records]}, indent=2, ensure_ascii=False))
+    typer.echo(
+        json.dumps(
+            {"user_id": user, "memories": [r.model_dump(mode="json") for r in records]}, indent=2, ensure_ascii=False
+        )
+    )
 
 
 @ontology_app.command("show")
-def ontology_show(as_json: bool = typer.Option(False, "--json"), data_dir: Optional[Path] = DataDir) -> None:
+def ontology_show(as_json: bool = typer.Option(False, "--json"), data_dir: Path | None = DataDir) -> None:
     """Show the current ontology (the default plus any extensions in the data dir)."""
     from caim.ontology import OntologyStore
 
@@ -191,15 +213,19 @@ def ontology_show(as_json: bool = typer.Option(False, "--json"), data_dir: Optio
             out.print(f"  {sub}: {', '.join(attrs)}")
 
 
-def _mount_eval() -> None:
-    try:
-        from caim.eval.cli import eval_app
-    except ImportError:
-        return
-    app.add_typer(eval_app, name="eval")
+def _mount_plugins() -> None:
+    """Mount sub-command groups that other packages register under the ``caim.cli`` entry-point
+    group (``caim eval`` comes from ``caim.eval`` this way: the agent layer never imports it)."""
+    for ep in entry_points(group="caim.cli"):
+        try:
+            sub = ep.load()
+        except ImportError as exc:  # an optional extra that is not installed
+            logging.getLogger(__name__).debug("caim %s not available: %s", ep.name, exc)
+            continue
+        app.add_typer(sub, name=ep.name)
 
 
-_mount_eval()
+_mount_plugins()
 
 
 def main() -> None:

@@ -8,32 +8,46 @@ in production). Everything the graph needs (models, Chroma store, ontology) is b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, RemoveMessage
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.checkpoint.sqlite import SqliteSaver
 
-from caim.agent.models import Models
-from caim.agent.settings import Settings
+from caim.core.models import Models
+from caim.core.settings import Settings
+from caim.core.types import Route
+from caim.graph.builder import build_graph
 from caim.graph.services import Services
-from caim.graph.state import Context
-from caim.memory.records import MemoryRecord, as_aware, utcnow
+from caim.graph.state import ANSWER, Context, KeyEvent
+from caim.memory.merge import Merge
+from caim.memory.records import MemoryBrief, MemoryRecord, as_aware, utcnow
 from caim.memory.stm import TIME_KEY
+from caim.memory.timeref import TimeSpan
 
 
 @dataclass
 class Reply:
+    """One answered turn: the text, the memory route, the memories the answer used, and what
+    retrieval did (decisions, tags, time ranges, candidates before the filter), with the trace."""
+
     text: str
-    route: str
-    memories: list[dict] = field(default_factory=list)
-    trace: list[dict] = field(default_factory=list)
+    route: Route
+    memories: list[MemoryBrief] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
     notice: str = ""
+    decisions: dict[str, Any] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    time_ranges: list[TimeSpan] = field(default_factory=list)
+    candidates: list[MemoryBrief] = field(default_factory=list)
 
 
 @dataclass
@@ -48,11 +62,14 @@ class Turn:
 
 @dataclass
 class SessionSummary:
-    key_events: list[dict]
-    stored: list[dict]
-    merged: list[dict]
+    """What post-thinking did: key events found, records stored and merged, ontology terms added;
+    ``complete`` is False when extraction failed and the session was kept for another try."""
+
+    key_events: list[KeyEvent]
+    stored: list[MemoryBrief]
+    merged: list[Merge]
     ontology_added: list[str]
-    trace: list[dict]
+    trace: list[dict[str, Any]]
     complete: bool
 
 
@@ -63,7 +80,7 @@ class CaimAgent:
         *,
         models: Mapping[str, BaseChatModel] | BaseChatModel | None = None,
         services: Services | None = None,
-        checkpointer=None,
+        checkpointer: BaseCheckpointSaver | None = None,
         persist: bool = True,
         idle_timeout: float | None = None,
     ):
@@ -74,19 +91,18 @@ class CaimAgent:
         self.services = services or Services.create(
             self.settings, models=Models(self.settings, overrides=models), persist=persist
         )
-        self._conn = None
+        self._conn: sqlite3.Connection | None = None
         if checkpointer is None:
             if persist:
-                from langgraph.checkpoint.sqlite import SqliteSaver
-
-                self._conn = sqlite3.connect(str(self.settings.data_dir / "checkpoints.sqlite"), check_same_thread=False)
+                self._conn = sqlite3.connect(
+                    str(self.settings.data_dir / "checkpoints.sqlite"), check_same_thread=False
+                )
                 checkpointer = SqliteSaver(self._conn)
             else:
                 checkpointer = InMemorySaver()
         self.checkpointer = checkpointer
-        # Imported here, not at module level: ``caim.graph`` imports ``caim.agent.settings``, so a
+        # Imported here, not at module level: ``caim.graph`` imports ``caim.core.settings``, so a
         # module-level import would be circular when ``caim.graph`` is imported first (langgraph dev).
-        from caim.graph.builder import build_graph
 
         self.graph = build_graph(self.services, checkpointer)
         self.idle_timeout = idle_timeout
@@ -106,7 +122,8 @@ class CaimAgent:
     def _lock(self, user_id: str) -> threading.Lock:
         return self._locks.setdefault(user_id, threading.Lock())
 
-    def state(self, user_id: str) -> dict:
+    def state(self, user_id: str) -> dict[str, Any]:
+        """The user's thread state (open session, last run's output) - for inspection and tests."""
         return dict(self.graph.get_state(self._config(user_id)).values)
 
     @staticmethod
@@ -120,7 +137,11 @@ class CaimAgent:
             return
         st = self.state(user_id)
         last = st.get("last_turn_at")
-        if st.get("messages") and last and datetime.fromisoformat(when) - datetime.fromisoformat(last) > timedelta(seconds=self.idle_timeout):
+        if (
+            st.get("messages")
+            and last
+            and datetime.fromisoformat(when) - datetime.fromisoformat(last) > timedelta(seconds=self.idle_timeout)
+        ):
             self._end(user_id, last, policy)
 
     # ---- chat -------------------------------------------------------------------------------
@@ -134,39 +155,32 @@ class CaimAgent:
                 self._config(user_id),
                 context=self._context(user_id, policy),
             )
-        last = out["messages"][-1]
-        return Reply(str(last.content), out.get("route", "none"), out.get("memories", []), out.get("trace", []), out.get("notice", ""))
+        return _reply(out)
 
-    async def achat(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Reply:
+    async def achat(
+        self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+    ) -> Reply:
         return await asyncio.to_thread(self.chat, text, user_id=user_id, at=at, policy=policy)
 
-    def stream(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Iterator[str]:
-        """Yield the reply's tokens as the response node produces them.
-
-        The "messages" stream carries the model's chunks and then the node's own reply message (a
-        new id, so LangGraph does not dedupe it); only the first is yielded, so the text is not
-        repeated. A model that does not stream yields its whole answer once."""
+    def stream(
+        self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+    ) -> Iterator[str]:
+        """Yield the reply's text piece by piece as the model produces it (the graph's answer events)."""
         when = self._when(at)
         with self._lock(user_id):
             self._maybe_end_idle(user_id, when, policy)
-            answered = False
-            for chunk, meta in self.graph.stream(
+            for event in self.graph.stream(
                 {"messages": [HumanMessage(text)], "turn_time": when},
                 self._config(user_id),
                 context=self._context(user_id, policy),
-                stream_mode="messages",
+                stream_mode="custom",
             ):
-                node = meta.get("langgraph_node")
-                if node == "respond" and isinstance(chunk, AIMessageChunk) and chunk.content:
-                    answered = True
-                    yield str(chunk.content)
-                elif node == "respond" and isinstance(chunk, AIMessage) and chunk.content and not answered:
-                    answered = True
-                    yield str(chunk.content)
-                elif node == "intake" and isinstance(chunk, AIMessage) and chunk.content:
-                    yield str(chunk.content)
+                if isinstance(event, dict) and event.get(ANSWER):
+                    yield str(event[ANSWER])
 
-    async def astream(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> AsyncIterator[str]:
+    async def astream(
+        self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+    ) -> AsyncIterator[str]:
         """Async token stream: the synchronous graph runs in a worker thread, tokens cross a queue."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
@@ -193,25 +207,34 @@ class CaimAgent:
 
     # ---- sessions ---------------------------------------------------------------------------
     def _end(self, user_id: str, when: str, policy: str | None) -> SessionSummary:
-        out = self.graph.invoke({"end_session": True, "turn_time": when}, self._config(user_id), context=self._context(user_id, policy))
-        st = self.state(user_id)
+        out = self.graph.invoke(
+            {"end_session": True, "turn_time": when}, self._config(user_id), context=self._context(user_id, policy)
+        )
         return SessionSummary(
-            st.get("key_events", []), out.get("stored", []), out.get("merged", []), st.get("ontology_added", []),
-            out.get("trace", []), complete=not st.get("messages"),
+            out.get("key_events", []),
+            out.get("stored", []),
+            out.get("merged", []),
+            out.get("ontology_added", []),
+            out.get("trace", []),
+            complete=bool(out.get("complete")),
         )
 
-    def end_session(self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> SessionSummary:
+    def end_session(
+        self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+    ) -> SessionSummary:
         """Run post-thinking on the user's current session and start a new one."""
         with self._lock(user_id):
             return self._end(user_id, self._when(at), policy)
 
-    async def aend_session(self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> SessionSummary:
+    async def aend_session(
+        self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+    ) -> SessionSummary:
         return await asyncio.to_thread(self.end_session, user_id=user_id, at=at, policy=policy)
 
-    def record_turns(self, *, user_id: str, turns: list[Turn]) -> int:
+    def record_turns(self, *, user_id: str, turns: list[Turn], policy: str | None = None) -> int:
         """Add already-happened exchanges to the user's open session without answering them
         (importing a chat history, replaying a benchmark); post-thinking sees them like live turns."""
-        msgs: list = []
+        msgs: list[HumanMessage | AIMessage] = []
         for t in turns:
             iso = self._when(t.at)
             msgs.append(HumanMessage(t.user, id=t.id, additional_kwargs={TIME_KEY: iso}))
@@ -219,22 +242,20 @@ class CaimAgent:
                 msgs.append(AIMessage(t.assistant, additional_kwargs={TIME_KEY: iso}))
         if msgs:
             with self._lock(user_id):
-                self.graph.update_state(
-                    self._config(user_id), {"messages": msgs, "last_turn_at": self._when(turns[-1].at)}, as_node="respond"
+                self.graph.invoke(
+                    {"messages": msgs, "record": True, "turn_time": self._when(turns[-1].at)},
+                    self._config(user_id),
+                    context=self._context(user_id, policy),
                 )
         return len(msgs)
 
     def discard_session(self, *, user_id: str) -> int:
         """Drop the user's open session without post-thinking; returns how many messages were dropped."""
         with self._lock(user_id):
-            n = len(self.state(user_id).get("messages") or [])
-            if n:
-                self.graph.update_state(
-                    self._config(user_id),
-                    {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "session_id": "", "summary": "", "summary_upto": 0},
-                    as_node="respond",
-                )
-            return n
+            out = self.graph.invoke(
+                {"discard_session": True}, self._config(user_id), context=self._context(user_id, None)
+            )
+        return int(out.get("discarded", 0))
 
     # ---- memory admin -----------------------------------------------------------------------
     def memories(self, user_id: str) -> list[MemoryRecord]:
@@ -249,13 +270,11 @@ class CaimAgent:
     def forget_user(self, user_id: str) -> int:
         """Delete every record of the user and their conversation checkpoint."""
         n = self.services.store.forget_user(user_id)
-        try:
+        with contextlib.suppress(NotImplementedError):
             self.checkpointer.delete_thread(self.thread_id(user_id))
-        except NotImplementedError:
-            pass
         return n
 
-    def export_user(self, user_id: str) -> dict:
+    def export_user(self, user_id: str) -> dict[str, Any]:
         return {
             "user_id": user_id,
             "exported_at": utcnow().isoformat(),
@@ -267,8 +286,23 @@ class CaimAgent:
             self._conn.close()
             self._conn = None
 
-    def __enter__(self) -> "CaimAgent":
+    def __enter__(self) -> CaimAgent:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _reply(out: dict[str, Any]) -> Reply:
+    last = out["messages"][-1]
+    return Reply(
+        text=str(last.content),
+        route=out.get("route", "none"),
+        memories=out.get("memories", []),
+        trace=out.get("trace", []),
+        notice=out.get("notice", ""),
+        decisions=out.get("decisions", {}),
+        tags=out.get("tags", []),
+        time_ranges=out.get("time_ranges", []),
+        candidates=out.get("candidates", []),
+    )

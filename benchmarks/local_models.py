@@ -1,8 +1,8 @@
 """Choose the default bundled local model by measurement.
 
 For each bundled model (``smollm2``, ``gemma3``) this script runs EVERY CAIM LLM role of the agent on
-a small, fixed, labelled sample, through the real code path: ``caim.graph.llm.LLM`` over
-``caim.agent.models.Models(Settings(provider="local", local_model=name))``, i.e. the in-process
+a small, fixed, labelled sample, through the real code path: ``caim.core.llm.LLM`` over
+``caim.core.models.Models(Settings(provider="local", local_model=name))``, i.e. the in-process
 llama.cpp server with a ``json_schema`` response format, the prompt modules in ``caim.prompts`` and the
 settings' generation cap (``max_tokens``). It counts per role
 
@@ -35,15 +35,15 @@ import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from caim.agent.errors import EndpointError
-from caim.agent.models import Models, local_max_tokens
-from caim.agent.settings import Settings
-from caim.graph.llm import LLM
+from caim.core.errors import EndpointError
+from caim.core.llm import LLM
+from caim.core.models import Models, local_max_tokens
+from caim.core.settings import Settings
 from caim.graph.post_thinking import _numbered  # the exact turn numbering post-thinking sends
 from caim.memory.stm import TIME_KEY, transcript, turns
 from caim.ontology import Ontology, Proposal
@@ -61,8 +61,17 @@ from caim.prompts import timeref as time_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 ROLE_ORDER = (
-    "controller", "tags", "time", "relevance", "respond", "summarize",
-    "key_events", "thoughts", "merge", "ontology", "single_call",
+    "controller",
+    "tags",
+    "time",
+    "relevance",
+    "respond",
+    "summarize",
+    "key_events",
+    "thoughts",
+    "merge",
+    "ontology",
+    "single_call",
 )
 
 # --------------------------------------------------------------------------------------------
@@ -74,16 +83,26 @@ TODAY_LONG = "Tuesday, May 20, 2025"
 
 #: The sample conversation: (user, assistant) per turn; one fact per turn.
 CONVERSATION = [
-    ("Hi! My name is Maya and I work as a nurse in Lisbon.",
-     "Nice to meet you, Maya! Nursing is demanding work - how can I help you today?"),
-    ("My favourite food is sushi, I could eat it every single day.",
-     "Sushi is a great choice! Do you have a favourite kind, like salmon nigiri or maki rolls?"),
-    ("On weekends I play tennis with my brother Tom.",
-     "Tennis is a fun way to stay active, and playing with your brother sounds great."),
-    ("Next month I'm planning a trip to Japan with two friends.",
-     "How exciting! Japan in June is lovely - you can try sushi at the source."),
-    ("Can you recommend a book for the long flight?",
-     "I recommend 'Kafka on the Shore' by Haruki Murakami - a dreamlike novel set in Japan."),
+    (
+        "Hi! My name is Maya and I work as a nurse in Lisbon.",
+        "Nice to meet you, Maya! Nursing is demanding work - how can I help you today?",
+    ),
+    (
+        "My favourite food is sushi, I could eat it every single day.",
+        "Sushi is a great choice! Do you have a favourite kind, like salmon nigiri or maki rolls?",
+    ),
+    (
+        "On weekends I play tennis with my brother Tom.",
+        "Tennis is a fun way to stay active, and playing with your brother sounds great.",
+    ),
+    (
+        "Next month I'm planning a trip to Japan with two friends.",
+        "How exciting! Japan in June is lovely - you can try sushi at the source.",
+    ),
+    (
+        "Can you recommend a book for the long flight?",
+        "I recommend 'Kafka on the Shore' by Haruki Murakami - a dreamlike novel set in Japan.",
+    ),
 ]
 
 #: Facts post-thinking should find: (turn, keywords - any one counts).
@@ -112,8 +131,14 @@ def _recent(pairs: list[tuple[str, str]]) -> str:
     return transcript(msgs, per_message=300)
 
 
-_RECENT_BIKE = _recent([("I'm thinking about buying a new bike for my commute.",
-                         "Good idea! A hybrid or a city bike would suit a daily commute.")])
+_RECENT_BIKE = _recent(
+    [
+        (
+            "I'm thinking about buying a new bike for my commute.",
+            "Good idea! A hybrid or a city bike would suit a daily commute.",
+        )
+    ]
+)
 
 #: Controller probes: (message, recent turns, correct route). The route is what the CAIM cascade
 #: (needs_memory -> needs_both -> past_only, as in ``caim.graph.controller.caim_route``) must reach.
@@ -125,8 +150,11 @@ CONTROLLER_PROBES = [
     ("Do you remember what I said my sister's name was in our chat yesterday?", "", "ltm"),
     ("Which of the two bikes you just described is cheaper?", _RECENT_BIKE, "stm"),
     ("Sorry, what did I say a minute ago about my commute?", _RECENT_BIKE, "stm"),
-    ("Is the bike you just suggested good for the hill route to work I told you about last month?",
-     _RECENT_BIKE, "ltm+stm"),
+    (
+        "Is the bike you just suggested good for the hill route to work I told you about last month?",
+        _RECENT_BIKE,
+        "ltm+stm",
+    ),
 ]
 
 #: The decisions each correct route implies (A = first option of the question).
@@ -139,14 +167,16 @@ ROUTE_DECISIONS = {
 
 #: Tag probes: (message, acceptable tags).
 TAG_PROBES = [
-    ("I started taking guitar lessons last month and I practise every evening.",
-     {"music", "instruments", "guitar", "hobbies", "courses", "skills", "education"}),
-    ("What was that sushi restaurant I told you about?",
-     {"food", "dining", "restaurants", "japanese", "cuisine"}),
-    ("My sister is getting married in June!",
-     {"family", "relatives", "siblings", "partner", "wedding", "occasions", "celebration"}),
-    ("Any tips for my job interview next week?",
-     {"work", "career", "interview", "job", "tips"}),
+    (
+        "I started taking guitar lessons last month and I practise every evening.",
+        {"music", "instruments", "guitar", "hobbies", "courses", "skills", "education"},
+    ),
+    ("What was that sushi restaurant I told you about?", {"food", "dining", "restaurants", "japanese", "cuisine"}),
+    (
+        "My sister is getting married in June!",
+        {"family", "relatives", "siblings", "partner", "wedding", "occasions", "celebration"},
+    ),
+    ("Any tips for my job interview next week?", {"work", "career", "interview", "job", "tips"}),
 ]
 
 #: Time probes: (message, phrases that must each appear in some returned expression).
@@ -164,27 +194,54 @@ def _mem(thought: str, day: str = "2025-05-01") -> dict:
 
 #: Relevance probes: (message, numbered candidates, correct numbers).
 RELEVANCE_PROBES = [
-    ("What's my favourite food?",
-     [_mem("The user plays tennis on Saturdays."), _mem("The user's favourite food is sushi."),
-      _mem("The user is reading the novel Dune.")], {2}),
-    ("Which book did you recommend to me?",
-     [_mem("The user's name is Maya."), _mem("The user plans a trip to Lisbon in July."),
-      _mem("The assistant recommended the book 'The Hobbit' to the user."),
-      _mem("The user's favourite food is sushi.")], {3}),
-    ("I'm flying to Rome in July, remind me what else I planned for the summer?",
-     [_mem("The user likes jazz music."), _mem("The user plans to visit Lisbon in July."),
-      _mem("The user's sister Anna lives in Berlin.")], {2}),
+    (
+        "What's my favourite food?",
+        [
+            _mem("The user plays tennis on Saturdays."),
+            _mem("The user's favourite food is sushi."),
+            _mem("The user is reading the novel Dune."),
+        ],
+        {2},
+    ),
+    (
+        "Which book did you recommend to me?",
+        [
+            _mem("The user's name is Maya."),
+            _mem("The user plans a trip to Lisbon in July."),
+            _mem("The assistant recommended the book 'The Hobbit' to the user."),
+            _mem("The user's favourite food is sushi."),
+        ],
+        {3},
+    ),
+    (
+        "I'm flying to Rome in July, remind me what else I planned for the summer?",
+        [
+            _mem("The user likes jazz music."),
+            _mem("The user plans to visit Lisbon in July."),
+            _mem("The user's sister Anna lives in Berlin."),
+        ],
+        {2},
+    ),
 ]
 
 #: Thought probes: (event, keyword the memory sentence must keep, acceptable tags).
 THOUGHT_PROBES = [
     ("The user's name is Maya.", "maya", {"personal", "identity", "name"}),
-    ("The user's favourite food is sushi.", "sushi",
-     {"food", "preferences", "favorite", "likes", "japanese", "cuisine", "dishes"}),
-    ("The user plays tennis with their brother Tom on weekends.", "tennis",
-     {"sports", "individual", "tennis", "hobbies", "family", "siblings", "relatives"}),
-    ("The assistant recommended the novel 'Kafka on the Shore' by Haruki Murakami.", "kafka",
-     {"books", "reading", "novels", "literature", "authors", "fiction", "recommendations", "suggestions"}),
+    (
+        "The user's favourite food is sushi.",
+        "sushi",
+        {"food", "preferences", "favorite", "likes", "japanese", "cuisine", "dishes"},
+    ),
+    (
+        "The user plays tennis with their brother Tom on weekends.",
+        "tennis",
+        {"sports", "individual", "tennis", "hobbies", "family", "siblings", "relatives"},
+    ),
+    (
+        "The assistant recommended the novel 'Kafka on the Shore' by Haruki Murakami.",
+        "kafka",
+        {"books", "reading", "novels", "literature", "authors", "fiction", "recommendations", "suggestions"},
+    ),
 ]
 
 #: Merge probe: numbered memories, and the only correct grouping.
@@ -206,12 +263,27 @@ ONTOLOGY_PROBES = [
 #: Single-call probes: (message, recent turns, route, acceptable tags, time phrases).
 SINGLE_PROBES = [
     ("What is the capital of France?", "", "none", None, []),
-    ("What did I tell you yesterday about my sister's wedding?", "", "ltm",
-     {"family", "relatives", "siblings", "partner", "wedding", "occasions"}, ["yesterday"]),
-    ("Which of the two bikes you just described is cheaper?", _RECENT_BIKE, "stm",
-     {"transport", "commute", "purchases", "shopping", "deals", "budget", "sports", "cycling"}, []),
-    ("Last week I mentioned a sushi place - what was it called?", "", "ltm",
-     {"food", "dining", "restaurants", "japanese", "cuisine"}, ["last week"]),
+    (
+        "What did I tell you yesterday about my sister's wedding?",
+        "",
+        "ltm",
+        {"family", "relatives", "siblings", "partner", "wedding", "occasions"},
+        ["yesterday"],
+    ),
+    (
+        "Which of the two bikes you just described is cheaper?",
+        _RECENT_BIKE,
+        "stm",
+        {"transport", "commute", "purchases", "shopping", "deals", "budget", "sports", "cycling"},
+        [],
+    ),
+    (
+        "Last week I mentioned a sushi place - what was it called?",
+        "",
+        "ltm",
+        {"food", "dining", "restaurants", "japanese", "cuisine"},
+        ["last week"],
+    ),
 ]
 
 #: Summary: keywords (any one per group) a summary of the sample conversation should keep.
@@ -222,34 +294,37 @@ SUMMARY_MIN = 4
 RESPOND_PROBES = [
     ("What's my favourite food?", [_mem("The user's favourite food is sushi.")], True, ("sushi",)),
     ("What is the capital of France?", None, False, ("paris",)),
-    ("What did I say my dog's name was?", None, True,
-     ("remember", "don't know", "do not know", "not sure", "don't have", "do not have", "no record", "not know")),
+    (
+        "What did I say my dog's name was?",
+        None,
+        True,
+        ("remember", "don't know", "do not know", "not sure", "don't have", "do not have", "no record", "not know"),
+    ),
 ]
 
 RULES = {
     "controller": "the full CAIM cascade (needs_memory -> needs_both -> past_only) reaches the labelled route "
-                  "(none / stm / ltm / ltm+stm); a fallback counts as wrong",
+    "(none / stm / ltm / ltm+stm); a fallback counts as wrong",
     "tags": "at least one returned tag is in the probe's acceptable set",
     "time": "every expected phrase is contained in some returned expression; for a message without a time "
-            "reference, no returned expression occurs in the message",
+    "reference, no returned expression occurs in the message",
     "relevance": "the returned numbers contain every correct number and no other",
     "respond": "the reply contains an expected keyword (the remembered fact, the known answer, or an admission "
-               "of not remembering)",
+    "of not remembering)",
     "summarize": f"the summary keeps at least {SUMMARY_MIN} of the {len(SUMMARY_KEYWORDS)} facts (name, food, "
-                 "hobby, plan, recommended book)",
+    "hobby, plan, recommended book)",
     "key_events": "one item per expected fact: some event mentions the fact's keyword AND names its turn",
     "thoughts": "the memory sentence keeps the event's keyword AND at least one tag is acceptable",
     "merge": "after dropping groups of fewer than two, the groups are exactly {1, 3} (the duplicate pair)",
     "ontology": "covered = the label; for the uncovered probe, at least one proposed term also passes "
-                "caim.ontology validation",
+    "caim.ontology validation",
     "single_call": "route equals the label AND (if labelled) a tag is acceptable AND every expected time "
-                   "phrase is in some returned expression",
+    "phrase is in some returned expression",
 }
 
 TEXT_ROLES = ("respond", "summarize")  # plain-text roles; every other role uses a json_schema response format
 
-WINNER_RULE = ("most sensible labelled items in total; ties go to more valid calls, then to the lower "
-               "total LLM time")
+WINNER_RULE = "most sensible labelled items in total; ties go to more valid calls, then to the lower total LLM time"
 
 # --------------------------------------------------------------------------------------------
 # Running
@@ -316,10 +391,17 @@ class Bench:
 
     def _raised(self, role: str, start: float, exc: Exception) -> None:
         usage = getattr(getattr(exc, "completion", None), "usage", None)  # openai.LengthFinishReasonError has it
-        self.run.calls.append(Call(
-            role, (time.perf_counter() - start) * 1000, getattr(usage, "prompt_tokens", 0) or 0,
-            getattr(usage, "completion_tokens", 0) or 0, False, 1, raised=type(exc).__name__,
-        ))
+        self.run.calls.append(
+            Call(
+                role,
+                (time.perf_counter() - start) * 1000,
+                getattr(usage, "prompt_tokens", 0) or 0,
+                getattr(usage, "completion_tokens", 0) or 0,
+                False,
+                1,
+                raised=type(exc).__name__,
+            )
+        )
         print(f"  {role:<11} raised {type(exc).__name__}: {_short(str(exc), 90)}", flush=True)
 
     def text(self, role: str, messages) -> str:
@@ -363,7 +445,9 @@ def run_controller(b: Bench) -> None:
         decisions: dict[str, str] = {}
 
         def ask(name: str) -> str | None:
-            choice = b.structured("controller", controller_prompt.Choice, controller_prompt.messages(name, text, recent))
+            choice = b.structured(
+                "controller", controller_prompt.Choice, controller_prompt.messages(name, text, recent)
+            )
             decisions[name] = choice.answer if choice else "fallback"
             return choice.answer if choice else None
 
@@ -489,7 +573,9 @@ def measure_speed(server) -> dict:
     }
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     req = urllib.request.Request(
-        server.base_url + "/chat/completions", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        server.base_url + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
     )
     start = time.perf_counter()
     with opener.open(req, timeout=300) as response:
@@ -506,7 +592,7 @@ def measure_speed(server) -> dict:
 
 
 def bench_model(name: str, max_tokens: int | None, threads: int | None) -> ModelRun:
-    from caim.agent.local_llm import resolve_model_path
+    from caim.core.local_llm import resolve_model_path
 
     kwargs = {"provider": "local", "local_model": name, "_env_file": None}
     if max_tokens is not None:
@@ -514,8 +600,10 @@ def bench_model(name: str, max_tokens: int | None, threads: int | None) -> Model
     if threads is not None:
         kwargs["local_threads"] = threads
     settings = Settings(**kwargs)
-    cap = local_max_tokens(settings, "controller")  # the local provider's caps (caim.agent.models)
-    run = ModelRun(name, file=resolve_model_path(name).name, max_tokens=cap, text_cap=local_max_tokens(settings, "respond"))
+    cap = local_max_tokens(settings, "controller")  # the local provider's caps (caim.core.models)
+    run = ModelRun(
+        name, file=resolve_model_path(name).name, max_tokens=cap, text_cap=local_max_tokens(settings, "respond")
+    )
     models = Models(settings)
     llm = LLM(models, settings.max_retries)
     onto = Ontology.default()
@@ -527,8 +615,10 @@ def bench_model(name: str, max_tokens: int | None, threads: int | None) -> Model
     print(f"   loaded in {run.load_s:.1f}s, {run.threads} threads, ctx {run.ctx}, max_tokens {cap}", flush=True)
     try:
         run.speed = measure_speed(server)
-        print(f"   speed: prompt {run.speed['prompt_tps'] or 0:.0f} tok/s, generation {run.speed['gen_tps'] or 0:.1f} tok/s",
-              flush=True)
+        print(
+            f"   speed: prompt {run.speed['prompt_tps'] or 0:.0f} tok/s, generation {run.speed['gen_tps'] or 0:.1f} tok/s",
+            flush=True,
+        )
         b = Bench(run, llm, cap)
         run_controller(b)
         run_tags(b, onto)
@@ -553,7 +643,7 @@ def bench_model(name: str, max_tokens: int | None, threads: int | None) -> Model
 
 def thread_sweep(path: Path, ctx: int) -> dict[int, dict]:
     """Raw speed with 1 thread and with every core (llama.cpp's threads busy-wait, so other load hurts)."""
-    from caim.agent.local_llm import LocalServer
+    from caim.core.local_llm import LocalServer
 
     out: dict[int, dict] = {}
     for n in sorted({1, os.cpu_count() or 1}):
@@ -563,8 +653,10 @@ def thread_sweep(path: Path, ctx: int) -> dict[int, dict]:
         except Exception as exc:  # the sweep is informative only
             out[n] = {"error": f"{type(exc).__name__}: {exc}"[:200]}
         sp = out[n]
-        print(f"   {n} thread(s): prompt {sp.get('prompt_tps') or 0:.0f} tok/s, generation {sp.get('gen_tps') or 0:.1f} tok/s",
-              flush=True)
+        print(
+            f"   {n} thread(s): prompt {sp.get('prompt_tps') or 0:.0f} tok/s, generation {sp.get('gen_tps') or 0:.1f} tok/s",
+            flush=True,
+        )
     return out
 
 
@@ -578,25 +670,30 @@ def role_rows(run: ModelRun) -> list[dict]:
     for role in ROLE_ORDER:
         calls = [c for c in run.calls if c.role == role]
         items = [i for i in run.items if i.role == role]
-        rows.append({
-            "role": role,
-            "calls": len(calls),
-            "valid": sum(c.valid for c in calls),
-            "retries": sum(c.attempts - 1 for c in calls),
-            "raised": sum(1 for c in calls if c.raised),
-            "items": sum(i.items for i in items),
-            "sensible": sum(i.sensible for i in items),
-            "s_per_call": (sum(c.ms for c in calls) / len(calls) / 1000) if calls else 0.0,
-            "total_s": sum(c.ms for c in calls) / 1000,
-            "tok_in": sum(c.tok_in for c in calls),
-            "tok_out": sum(c.tok_out for c in calls),
-        })
+        rows.append(
+            {
+                "role": role,
+                "calls": len(calls),
+                "valid": sum(c.valid for c in calls),
+                "retries": sum(c.attempts - 1 for c in calls),
+                "raised": sum(1 for c in calls if c.raised),
+                "items": sum(i.items for i in items),
+                "sensible": sum(i.sensible for i in items),
+                "s_per_call": (sum(c.ms for c in calls) / len(calls) / 1000) if calls else 0.0,
+                "total_s": sum(c.ms for c in calls) / 1000,
+                "tok_in": sum(c.tok_in for c in calls),
+                "tok_out": sum(c.tok_out for c in calls),
+            }
+        )
     return rows
 
 
 def totals(run: ModelRun) -> dict:
     rows = role_rows(run)
-    t = {k: sum(r[k] for r in rows) for k in ("calls", "valid", "retries", "raised", "items", "sensible", "total_s", "tok_in", "tok_out")}
+    t = {
+        k: sum(r[k] for r in rows)
+        for k in ("calls", "valid", "retries", "raised", "items", "sensible", "total_s", "tok_in", "tok_out")
+    }
     t["s_per_call"] = t["total_s"] / t["calls"] if t["calls"] else 0.0
     t["out_tps"] = t["tok_out"] / t["total_s"] if t["total_s"] else 0.0
     return t
@@ -646,31 +743,42 @@ def conclusion(runs: list[ModelRun], default_name: str) -> str:
     if len(done) == 1:
         r = done[0]
         t = totals(r)
-        return (f"Only `{r.name}` was measured: {t['sensible']} of {t['items']} labelled items sensible and "
-                f"{t['valid']} of {t['calls']} calls valid in {t['total_s']:.0f} s of LLM time. Run with both models "
-                "to choose the default.")
+        return (
+            f"Only `{r.name}` was measured: {t['sensible']} of {t['items']} labelled items sensible and "
+            f"{t['valid']} of {t['calls']} calls valid in {t['total_s']:.0f} s of LLM time. Run with both models "
+            "to choose the default."
+        )
     win = winner(done)
     tw = totals(win)
-    parts = [f"**`{win.name}` wins on the totals** ({WINNER_RULE}): {tw['sensible']} of {tw['items']} labelled items "
-             f"sensible and {tw['valid']} of {tw['calls']} calls valid, in {tw['total_s']:.0f} s of LLM time."]
+    parts = [
+        f"**`{win.name}` wins on the totals** ({WINNER_RULE}): {tw['sensible']} of {tw['items']} labelled items "
+        f"sensible and {tw['valid']} of {tw['calls']} calls valid, in {tw['total_s']:.0f} s of LLM time."
+    ]
     for r in done:
         if r is win:
             continue
         t = totals(r)
-        parts.append(f"`{r.name}` got {t['sensible']} of {t['items']} sensible and {t['valid']} of {t['calls']} valid in "
-                     f"{t['total_s']:.0f} s.")
+        parts.append(
+            f"`{r.name}` got {t['sensible']} of {t['items']} sensible and {t['valid']} of {t['calls']} valid in "
+            f"{t['total_s']:.0f} s."
+        )
         wr = {x["role"]: x for x in role_rows(win)}
         better = [x["role"] for x in role_rows(r) if x["items"] and x["sensible"] > wr[x["role"]]["sensible"]]
         worse = [x["role"] for x in role_rows(r) if x["items"] and x["sensible"] < wr[x["role"]]["sensible"]]
         if worse:
-            parts.append(f"`{win.name}` is more sensible on {', '.join(worse)}" + (f"; `{r.name}` on {', '.join(better)}." if better else "."))
+            parts.append(
+                f"`{win.name}` is more sensible on {', '.join(worse)}"
+                + (f"; `{r.name}` on {', '.join(better)}." if better else ".")
+            )
         elif better:
             parts.append(f"`{r.name}` is more sensible on {', '.join(better)}.")
         if t["total_s"] and tw["total_s"]:
             ratio = tw["total_s"] / t["total_s"]
             faster, slower = (r, win) if ratio > 1 else (win, r)
-            parts.append(f"`{faster.name}` took {max(ratio, 1 / ratio):.1f}x less LLM time than `{slower.name}` "
-                         f"(load {faster.load_s:.1f} s vs {slower.load_s:.1f} s).")
+            parts.append(
+                f"`{faster.name}` took {max(ratio, 1 / ratio):.1f}x less LLM time than `{slower.name}` "
+                f"(load {faster.load_s:.1f} s vs {slower.load_s:.1f} s)."
+            )
     structured = [
         f"`{r.name}` {sum(x['sensible'] for x in role_rows(r) if x['role'] not in TEXT_ROLES)} of "
         f"{sum(x['items'] for x in role_rows(r) if x['role'] not in TEXT_ROLES)}"
@@ -682,25 +790,45 @@ def conclusion(runs: list[ModelRun], default_name: str) -> str:
         f"{sum(1 for c in r.calls if c.role in TEXT_ROLES)}"
         for r in done
     ]
-    parts.append(f"Free-text calls (respond, summarize) that ran to their {done[0].text_cap}-token cap: {', '.join(capped)}.")
+    parts.append(
+        f"Free-text calls (respond, summarize) that ran to their {done[0].text_cap}-token cap: {', '.join(capped)}."
+    )
     raised = [(r, [c for c in r.calls if c.raised]) for r in done]
     if any(calls for _, calls in raised):
-        parts.append("Calls that raised instead of falling back (they would fail an agent turn): " + ", ".join(
-            f"`{r.name}` {len(calls)}" + (f" ({', '.join(sorted({f'{c.role}: {c.raised}' for c in calls}))})" if calls else "")
-            for r, calls in raised) + ".")
-    nobody = [role for role in ROLE_ORDER if all(x["items"] and x["sensible"] == 0 for r in done for x in role_rows(r) if x["role"] == role)]
+        parts.append(
+            "Calls that raised instead of falling back (they would fail an agent turn): "
+            + ", ".join(
+                f"`{r.name}` {len(calls)}"
+                + (f" ({', '.join(sorted({f'{c.role}: {c.raised}' for c in calls}))})" if calls else "")
+                for r, calls in raised
+            )
+            + "."
+        )
+    nobody = [
+        role
+        for role in ROLE_ORDER
+        if all(x["items"] and x["sensible"] == 0 for r in done for x in role_rows(r) if x["role"] == role)
+    ]
     if nobody:
         parts.append(f"No model gave a single sensible answer for: {', '.join(nobody)}.")
     base_route, base_n = controller_baseline()
-    scores = ", ".join(f"`{r.name}` {next(x['sensible'] for x in role_rows(r) if x['role'] == 'controller')}" for r in done)
-    parts.append(f"For scale: always reaching route `{base_route}` would score {base_n} of {len(CONTROLLER_PROBES)} on the "
-                 f"controller probes; measured: {scores}.")
+    scores = ", ".join(
+        f"`{r.name}` {next(x['sensible'] for x in role_rows(r) if x['role'] == 'controller')}" for r in done
+    )
+    parts.append(
+        f"For scale: always reaching route `{base_route}` would score {base_n} of {len(CONTROLLER_PROBES)} on the "
+        f"controller probes; measured: {scores}."
+    )
     if win.name == default_name:
         parts.append(f"The current default (`{default_name}`) is the measured winner, so it stays the default.")
     else:
-        parts.append(f"The current default is `{default_name}`; by this measurement the default should be `{win.name}`.")
-    parts.append(f"With {tw['items']} labelled items per model these numbers separate clear differences only; "
-                 "a difference of one or two items is noise.")
+        parts.append(
+            f"The current default is `{default_name}`; by this measurement the default should be `{win.name}`."
+        )
+    parts.append(
+        f"With {tw['items']} labelled items per model these numbers separate clear differences only; "
+        "a difference of one or two items is noise."
+    )
     return " ".join(parts)
 
 
@@ -743,15 +871,27 @@ def load_average() -> str:
         return "n/a"
 
 
-def report(runs: list[ModelRun], info: dict, started: datetime, wall: float, load_before: str, load_after: str,
-           default_name: str) -> str:
+def report(
+    runs: list[ModelRun],
+    info: dict,
+    started: datetime,
+    wall: float,
+    load_before: str,
+    load_after: str,
+    default_name: str,
+) -> str:
     L = ["# Local models: which bundled model should be the default", ""]
-    L.append(f"_Generated by `python benchmarks/local_models.py` on {started.strftime('%Y-%m-%d %H:%M UTC')}; "
-             "do not edit by hand - re-run the script._")
+    L.append(
+        f"_Generated by `python benchmarks/local_models.py` on {started.strftime('%Y-%m-%d %H:%M UTC')}; "
+        "do not edit by hand - re-run the script._"
+    )
     L += ["", "## Conclusion", "", conclusion(runs, default_name), ""]
-    L += ["## Totals", "",
-          "| model | file | load s | prompt tok/s | generation tok/s | calls | valid | retries | raised | sensible | LLM s | s/call | tokens in | tokens out | out tok/s (end to end) |",
-          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    L += [
+        "## Totals",
+        "",
+        "| model | file | load s | prompt tok/s | generation tok/s | calls | valid | retries | raised | sensible | LLM s | s/call | tokens in | tokens out | out tok/s (end to end) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in runs:
         t = totals(r)
         sp = r.speed or {}
@@ -763,59 +903,91 @@ def report(runs: list[ModelRun], info: dict, started: datetime, wall: float, loa
     cores = os.cpu_count() or 1
     counts = sorted({n for r in runs for n in r.sweep})
     if counts:
-        L += ["", "Raw speed by llama.cpp thread count (same fixed request, fresh server each; "
-              f"this machine has {cores} cores):", "",
-              "| model | " + " | ".join(f"{n} thread(s): prompt / generation tok/s" for n in counts) + " |",
-              "|---|" + "---:|" * len(counts)]
+        L += [
+            "",
+            "Raw speed by llama.cpp thread count (same fixed request, fresh server each; "
+            f"this machine has {cores} cores):",
+            "",
+            "| model | " + " | ".join(f"{n} thread(s): prompt / generation tok/s" for n in counts) + " |",
+            "|---|" + "---:|" * len(counts),
+        ]
         for r in runs:
             cells = []
             for n in counts:
                 sp = r.sweep.get(n, {})
-                cells.append(f"{sp.get('prompt_tps') or 0:.0f} / {sp.get('gen_tps') or 0:.1f}" if "error" not in sp and sp else "-")
+                cells.append(
+                    f"{sp.get('prompt_tps') or 0:.0f} / {sp.get('gen_tps') or 0:.1f}"
+                    if "error" not in sp and sp
+                    else "-"
+                )
             L.append(f"| `{r.name}` | " + " | ".join(cells) + " |")
-    L += ["",
-          "*load s*: time for `LocalServer` to load the GGUF file and answer `/health`. *prompt / generation tok/s*: "
-          "llama.cpp's own timings for one fixed request (conversation retelling, 64 generated tokens, no prompt "
-          "cache). *out tok/s (end to end)*: generated tokens divided by the LLM time of all role calls (includes "
-          "prompt processing, grammar and HTTP). *LLM s*: the sum of the `LLM` trace times.", ""]
+    L += [
+        "",
+        "*load s*: time for `LocalServer` to load the GGUF file and answer `/health`. *prompt / generation tok/s*: "
+        "llama.cpp's own timings for one fixed request (conversation retelling, 64 generated tokens, no prompt "
+        "cache). *out tok/s (end to end)*: generated tokens divided by the LLM time of all role calls (includes "
+        "prompt processing, grammar and HTTP). *LLM s*: the sum of the `LLM` trace times.",
+        "",
+    ]
     for r in runs:
         L += [f"## `{r.name}` per role", ""]
-        L.append(f"{r.file}; {r.threads} threads, context {r.ctx}, max_tokens {r.max_tokens} (free text {r.text_cap}); "
-                 f"wall time {r.wall_s:.0f} s including load.")
+        L.append(
+            f"{r.file}; {r.threads} threads, context {r.ctx}, max_tokens {r.max_tokens} (free text {r.text_cap}); "
+            f"wall time {r.wall_s:.0f} s including load."
+        )
         if r.error:
             L.append(f"**Stopped early:** {r.error}")
         L += [""] + role_table(r) + [""]
-    L += ["## How it is measured", "",
-          "Every role goes through `caim.graph.llm.LLM` with `Models(Settings(provider=\"local\", local_model=NAME))`, "
-          "so structured roles use the same `json_schema` response format (a llama.cpp grammar), prompts, retry "
-          "(`max_retries` from the settings) and generation cap as the agent. Temperature is the settings' default.", "",
-          "* **calls**: LLM calls made (the controller cascade asks 1-3 questions per probe). "
-          "**valid**: structured answers that parsed and validated (possibly after a retry; **retries** counts "
-          "extra attempts); text answers that are non-empty and stopped before `max_tokens`. **raised**: calls where "
-          "`LLM` let an exception through instead of retrying or falling back (in the agent that fails the turn); "
-          "they count as not valid and their probe as not sensible, and the benchmark goes on.",
-          "* **sensible**: labelled items judged correct by these rules:", ""]
+    L += [
+        "## How it is measured",
+        "",
+        'Every role goes through `caim.core.llm.LLM` with `Models(Settings(provider="local", local_model=NAME))`, '
+        "so structured roles use the same `json_schema` response format (a llama.cpp grammar), prompts, retry "
+        "(`max_retries` from the settings) and generation cap as the agent. Temperature is the settings' default.",
+        "",
+        "* **calls**: LLM calls made (the controller cascade asks 1-3 questions per probe). "
+        "**valid**: structured answers that parsed and validated (possibly after a retry; **retries** counts "
+        "extra attempts); text answers that are non-empty and stopped before `max_tokens`. **raised**: calls where "
+        "`LLM` let an exception through instead of retrying or falling back (in the agent that fails the turn); "
+        "they count as not valid and their probe as not sensible, and the benchmark goes on.",
+        "* **sensible**: labelled items judged correct by these rules:",
+        "",
+    ]
     for role in ROLE_ORDER:
         L.append(f"  * `{role}`: {RULES[role]}.")
-    L += ["", f"* **winner**: {WINNER_RULE}.", "",
-          "Sample: a five-turn conversation (name, favourite food, hobby, plan, a book recommendation); "
-          f"{len(CONTROLLER_PROBES)} controller probes, {len(TAG_PROBES)} tag probes, {len(TIME_PROBES)} time probes, "
-          f"{len(RELEVANCE_PROBES)} relevance probes, key events on the conversation ({len(EXPECTED_FACTS)} facts), "
-          f"{len(THOUGHT_PROBES)} thought probes, one merge probe, {len(ONTOLOGY_PROBES)} ontology probes, "
-          f"{len(SINGLE_PROBES)} single-call probes, one summary and {len(RESPOND_PROBES)} replies. "
-          "The `judge` role (evaluation only) is not measured.", ""]
+    L += [
+        "",
+        f"* **winner**: {WINNER_RULE}.",
+        "",
+        "Sample: a five-turn conversation (name, favourite food, hobby, plan, a book recommendation); "
+        f"{len(CONTROLLER_PROBES)} controller probes, {len(TAG_PROBES)} tag probes, {len(TIME_PROBES)} time probes, "
+        f"{len(RELEVANCE_PROBES)} relevance probes, key events on the conversation ({len(EXPECTED_FACTS)} facts), "
+        f"{len(THOUGHT_PROBES)} thought probes, one merge probe, {len(ONTOLOGY_PROBES)} ontology probes, "
+        f"{len(SINGLE_PROBES)} single-call probes, one summary and {len(RESPOND_PROBES)} replies. "
+        "The `judge` role (evaluation only) is not measured.",
+        "",
+    ]
     L += ["## Machine", ""]
-    L += [f"* CPU: {info['cpu']}, **{info['cores']} cores**; memory {info['memory']}",
-          f"* OS: {info['os']}; Python {info['python']}; xllamacpp {info['xllamacpp']}",
-          f"* date: {started.strftime('%Y-%m-%d %H:%M UTC')}; total run time {wall:.0f} s",
-          f"* load average (1/5/15 min) before: {load_before}; after: {load_after} "
-          "(other work on the machine slows every number down)", ""]
+    L += [
+        f"* CPU: {info['cpu']}, **{info['cores']} cores**; memory {info['memory']}",
+        f"* OS: {info['os']}; Python {info['python']}; xllamacpp {info['xllamacpp']}",
+        f"* date: {started.strftime('%Y-%m-%d %H:%M UTC')}; total run time {wall:.0f} s",
+        f"* load average (1/5/15 min) before: {load_before}; after: {load_after} "
+        "(other work on the machine slows every number down)",
+        "",
+    ]
     L += ["## Answers", ""]
     for r in runs:
-        L += [f"<details><summary><code>{r.name}</code>: every probe</summary>", "",
-              "| role | probe | sensible | answer |", "|---|---|---:|---|"]
+        L += [
+            f"<details><summary><code>{r.name}</code>: every probe</summary>",
+            "",
+            "| role | probe | sensible | answer |",
+            "|---|---|---:|---|",
+        ]
         for i in r.items:
-            L.append(f"| {i.role} | {_md(_short(i.probe, 70))} | {i.sensible}/{i.items} | {_md(_short(i.answer, 220))} |")
+            L.append(
+                f"| {i.role} | {_md(_short(i.probe, 70))} | {i.sensible}/{i.items} | {_md(_short(i.answer, 220))} |"
+            )
         L += ["", "</details>", ""]
     return "\n".join(L)
 
@@ -832,25 +1004,31 @@ def print_table(runs: list[ModelRun]) -> None:
     for r in runs:
         rows = role_rows(r) + [{"role": "TOTAL", **totals(r)}]
         for x in rows:
-            print(f"{r.name:<8} {x['role']:<11} {x['calls']:>5} {x['valid']:>3}/{x['calls']:<2} {x['sensible']:>5}/{x['items']:<3} "
-                  f"{x['raised']:>6} {x['s_per_call']:>7.2f} {x['tok_in']:>7} {x['tok_out']:>7}")
+            print(
+                f"{r.name:<8} {x['role']:<11} {x['calls']:>5} {x['valid']:>3}/{x['calls']:<2} {x['sensible']:>5}/{x['items']:<3} "
+                f"{x['raised']:>6} {x['s_per_call']:>7.2f} {x['tok_in']:>7} {x['tok_out']:>7}"
+            )
         sp = r.speed or {}
-        print(f"{r.name:<8} load {r.load_s:.1f}s, prompt {sp.get('prompt_tps') or 0:.0f} tok/s, "
-              f"generation {sp.get('gen_tps') or 0:.1f} tok/s, wall {r.wall_s:.0f}s")
+        print(
+            f"{r.name:<8} load {r.load_s:.1f}s, prompt {sp.get('prompt_tps') or 0:.0f} tok/s, "
+            f"generation {sp.get('gen_tps') or 0:.1f} tok/s, wall {r.wall_s:.0f}s"
+        )
         print()
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="smollm2,gemma3", help="comma-separated bundled model names or GGUF paths")
-    ap.add_argument("--out", default=str(ROOT / "docs" / "local-models.md"), help="Markdown report to write ('' = none)")
+    ap.add_argument(
+        "--out", default=str(ROOT / "docs" / "local-models.md"), help="Markdown report to write ('' = none)"
+    )
     ap.add_argument("--max-tokens", type=int, default=None, help="generation cap per call (default: the settings' own)")
     ap.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the settings' own)")
     args = ap.parse_args(argv)
 
-    from caim.agent.local_llm import BUNDLED_MODELS, resolve_model_path
+    from caim.core.local_llm import BUNDLED_MODELS, resolve_model_path
 
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     t0 = time.perf_counter()
     load_before = load_average()
     runs = [bench_model(name.strip(), args.max_tokens, args.threads) for name in args.models.split(",") if name.strip()]
@@ -866,7 +1044,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(report(runs, machine_info(), started, wall, load_before, load_after, default_name) + "\n", encoding="utf-8")
+        out.write_text(
+            report(runs, machine_info(), started, wall, load_before, load_after, default_name) + "\n", encoding="utf-8"
+        )
         print(f"report written to {out}")
     return 1 if any(r.error for r in runs) else 0
 

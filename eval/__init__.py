@@ -2,9 +2,8 @@
 
 Public API (imported lazily, so ``caim --help`` stays fast):
 
-- ``run_gvd(data_dir, out_dir, settings, models=..., judge_model=..., systems=..., limit=...)``
-- ``run_locomo(data_file, out_dir, settings, ...)``
-- ``load_gvd`` / ``load_locomo`` -> ``Benchmark``; ``run_benchmark(bench, out_dir, settings, config=EvalConfig(...))``
+- ``load_gvd(folder, ...)`` / ``load_locomo(file, ...)`` -> ``Benchmark``
+- ``run_benchmark(bench, out_dir, settings, config=EvalConfig(systems=[...], limit=...), models=..., judge_model=...)``
 - ``write_report(out_dir)``: summary, ``report.md`` and ``report.png`` from an output folder.
 
 Modules: ``dataset`` (data model), ``gvd`` and ``locomo`` (loaders, scoring), ``systems`` (CAIM
@@ -17,9 +16,7 @@ from __future__ import annotations
 from importlib import import_module
 
 _EXPORTS = {
-    "run_gvd": "caim.eval.gvd",
     "load_gvd": "caim.eval.gvd",
-    "run_locomo": "caim.eval.locomo",
     "load_locomo": "caim.eval.locomo",
     "run_benchmark": "caim.eval.runner",
     "EvalConfig": "caim.eval.runner",

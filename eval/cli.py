@@ -11,13 +11,12 @@ Heavy imports happen inside the commands, so ``caim --help`` stays fast.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from caim.agent.errors import ConfigError
+from caim.core.errors import ConfigError
 
 eval_app = typer.Typer(
     no_args_is_help=True,
@@ -29,7 +28,7 @@ DEFAULT_SYSTEMS = "none,full-context,caim,always,no-filter,single-call"
 PROVIDERS = ("openai", "local", "scripted")
 
 
-def _split(text: Optional[str]) -> list[str] | None:
+def _split(text: str | None) -> list[str] | None:
     if not text:
         return None
     return [p.strip() for p in text.split(",") if p.strip()]
@@ -38,11 +37,15 @@ def _split(text: Optional[str]) -> list[str] | None:
 def _settings(provider, model, base_url, local_model):
     from pydantic import ValidationError
 
-    from caim.agent.settings import Settings
+    from caim.core.settings import Settings
 
     if provider and provider not in PROVIDERS:
         raise ConfigError(f"unknown provider {provider!r}; choose one of: {', '.join(PROVIDERS)}")
-    over = {k: v for k, v in {"provider": provider, "model": model, "base_url": base_url, "local_model": local_model}.items() if v}
+    over = {
+        k: v
+        for k, v in {"provider": provider, "model": model, "base_url": base_url, "local_model": local_model}.items()
+        if v
+    }
     try:
         return Settings(**over)
     except ValidationError as exc:
@@ -88,18 +91,36 @@ def _show(summary: dict, out: Path) -> None:
             table.add_row(TITLES[m], *(pct(summary["judged"][m][s]) for s in systems))
     for k, stats in (summary.get("code_metrics") or {}).items():
         table.add_row(k.replace("_", " "), *(pct(stats[s]) for s in systems))
-    table.add_row("LLM calls / question", *(
-        "–" if summary["cost"][s]["llm_calls_per_question"] is None else f"{summary['cost'][s]['llm_calls_per_question']:.1f}"
-        for s in systems))
-    table.add_row("memory entries", *(str(summary["memory"][s]["entries"]) if s in summary["memory"] else "–" for s in systems))
+    table.add_row(
+        "LLM calls / question",
+        *(
+            "–"
+            if summary["cost"][s]["llm_calls_per_question"] is None
+            else f"{summary['cost'][s]['llm_calls_per_question']:.1f}"
+            for s in systems
+        ),
+    )
+    table.add_row(
+        "memory entries", *(str(summary["memory"][s]["entries"]) if s in summary["memory"] else "–" for s in systems)
+    )
     Console(soft_wrap=True).print(table)
     console.print(f"report: {out / 'report.md'}  results: {out / 'results.jsonl'}", style="dim")
 
 
 # Options shared by both benchmarks (typer has no option groups: declared once here).
-OUT = typer.Option(Path("eval-out"), "--out", help="Output folder (results.jsonl, memory.jsonl, results.json, report.md, report.png).")
-SYSTEMS = typer.Option(DEFAULT_SYSTEMS, "--systems", help="Comma-separated: full-context and/or memory policies (caim, always, no-filter, none, single-call).")
-REPLAY = typer.Option("recorded", "--replay", help="recorded: replay the data set's own replies (default); live: the system answers each user turn.")
+OUT = typer.Option(
+    Path("eval-out"), "--out", help="Output folder (results.jsonl, memory.jsonl, results.json, report.md, report.png)."
+)
+SYSTEMS = typer.Option(
+    DEFAULT_SYSTEMS,
+    "--systems",
+    help="Comma-separated: full-context and/or memory policies (caim, always, no-filter, none, single-call).",
+)
+REPLAY = typer.Option(
+    "recorded",
+    "--replay",
+    help="recorded: replay the data set's own replies (default); live: the system answers each user turn.",
+)
 LIMIT = typer.Option(None, "--limit", help="Questions per conversation (the first N of each); default all.")
 DAYS = typer.Option(None, "--days", help="Replay only the first N days/sessions of each history.")
 MODEL = typer.Option(None, "--model", help="Model name for the systems (OpenAI-compatible provider).")
@@ -107,12 +128,30 @@ PROVIDER = typer.Option(None, "--provider", help="Provider for the systems: loca
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL for the systems.")
 LOCAL_MODEL = typer.Option(None, "--local-model", help="GGUF file (or bundled name) for the local provider.")
 JUDGE = typer.Option(True, "--judge/--no-judge", help="Rate answers with the LLM judge.")
-JUDGE_MODEL = typer.Option(None, "--judge-model", help="Model for the judge (default: the systems' model): a model name, or for a local judge a GGUF file / bundled name.")
+JUDGE_MODEL = typer.Option(
+    None,
+    "--judge-model",
+    help="Model for the judge (default: the systems' model): a model name, or for a local judge "
+    "a GGUF file / bundled name.",
+)
 JUDGE_PROVIDER = typer.Option(None, "--judge-provider", help="Provider for the judge (default: the systems' provider).")
 JUDGE_BASE_URL = typer.Option(None, "--judge-base-url", help="OpenAI-compatible endpoint for the judge.")
-CONTEXT_TOKENS = typer.Option(None, "--context-tokens", help="History window of the full-context baseline, in estimated tokens (default: 100000, or what the local model's window allows).")
-JUDGE_HISTORY = typer.Option(None, "--judge-history-tokens", help="Budget for the history the judge sees (GVD; default 12000, or what a local judge's window allows).")
-JUDGE_MEMORY = typer.Option(None, "--judge-memory-tokens", help="Budget for the stored memories the judge sees (default 4000, or what a local judge's window allows).")
+CONTEXT_TOKENS = typer.Option(
+    None,
+    "--context-tokens",
+    help="History window of the full-context baseline, in estimated tokens "
+    "(default: 100000, or what the local model's window allows).",
+)
+JUDGE_HISTORY = typer.Option(
+    None,
+    "--judge-history-tokens",
+    help="Budget for the history the judge sees (GVD; default 12000, or what a local judge's window allows).",
+)
+JUDGE_MEMORY = typer.Option(
+    None,
+    "--judge-memory-tokens",
+    help="Budget for the stored memories the judge sees (default 4000, or what a local judge's window allows).",
+)
 WORKERS = typer.Option(1, "--workers", help="(system, user) pairs run in parallel threads.")
 PLOT = typer.Option(True, "--plot/--no-plot", help="Write report.png (needs matplotlib: pip install 'caim\\[eval]').")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress bars.")
@@ -124,36 +163,45 @@ def gvd(
     out: Path = OUT,
     systems: str = SYSTEMS,
     replay: str = REPLAY,
-    limit: Optional[int] = LIMIT,
-    users: Optional[str] = typer.Option(None, "--users", help="Comma-separated user names (default: all 15)."),
-    days: Optional[int] = DAYS,
-    model: Optional[str] = MODEL,
-    provider: Optional[str] = PROVIDER,
-    base_url: Optional[str] = BASE_URL,
-    local_model: Optional[str] = LOCAL_MODEL,
+    limit: int | None = LIMIT,
+    users: str | None = typer.Option(None, "--users", help="Comma-separated user names (default: all 15)."),
+    days: int | None = DAYS,
+    model: str | None = MODEL,
+    provider: str | None = PROVIDER,
+    base_url: str | None = BASE_URL,
+    local_model: str | None = LOCAL_MODEL,
     judge: bool = JUDGE,
-    judge_model: Optional[str] = JUDGE_MODEL,
-    judge_provider: Optional[str] = JUDGE_PROVIDER,
-    judge_base_url: Optional[str] = JUDGE_BASE_URL,
-    context_tokens: Optional[int] = CONTEXT_TOKENS,
-    judge_history_tokens: Optional[int] = JUDGE_HISTORY,
-    judge_memory_tokens: Optional[int] = JUDGE_MEMORY,
+    judge_model: str | None = JUDGE_MODEL,
+    judge_provider: str | None = JUDGE_PROVIDER,
+    judge_base_url: str | None = JUDGE_BASE_URL,
+    context_tokens: int | None = CONTEXT_TOKENS,
+    judge_history_tokens: int | None = JUDGE_HISTORY,
+    judge_memory_tokens: int | None = JUDGE_MEMORY,
     spacing_minutes: float = typer.Option(3.0, "--spacing-minutes", help="Minutes between a day's turns (from 09:00)."),
     workers: int = WORKERS,
     plot: bool = PLOT,
     quiet: bool = QUIET,
 ) -> None:
     """GVD (MemoryBank): replay each user's ten days, ask the probing questions, judge the answers."""
-    from caim.eval.gvd import run_gvd
+    from caim.eval.gvd import load_gvd
+    from caim.eval.runner import EvalConfig, run_benchmark
 
     settings = _settings(provider, model, base_url, local_model)
-    summary = run_gvd(
-        data, out, settings, judge=judge, judge_settings=_judge_settings(settings, judge_model, judge_provider, judge_base_url),
-        systems=systems, limit=limit, users=_split(users), days=days, replay=replay, context_tokens=context_tokens,
-        judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
-        spacing_minutes=spacing_minutes, workers=workers, progress=not quiet, plot=plot,
+    bench = load_gvd(data, users=_split(users), days=days, spacing_minutes=spacing_minutes)
+    config = EvalConfig(
+        systems=systems,
+        replay=replay,
+        limit=limit,
+        judge=judge,
+        context_tokens=context_tokens,
+        judge_history_tokens=judge_history_tokens,
+        judge_memory_tokens=judge_memory_tokens,
+        workers=workers,
+        progress=not quiet,
+        plot=plot,
     )
-    _show(summary, out)
+    judge_settings = _judge_settings(settings, judge_model, judge_provider, judge_base_url)
+    _show(run_benchmark(bench, out, settings, config=config, judge_settings=judge_settings), out)
 
 
 @eval_app.command("locomo")
@@ -162,45 +210,70 @@ def locomo(
     out: Path = OUT,
     systems: str = SYSTEMS,
     replay: str = REPLAY,
-    limit: Optional[int] = LIMIT,
-    users: Optional[str] = typer.Option(None, "--users", help="Comma-separated sample ids (default: all)."),
-    days: Optional[int] = DAYS,
-    categories: Optional[str] = typer.Option(None, "--categories", help="Question categories to ask, e.g. 1,2,3,4,5 (default all)."),
-    model: Optional[str] = MODEL,
-    provider: Optional[str] = PROVIDER,
-    base_url: Optional[str] = BASE_URL,
-    local_model: Optional[str] = LOCAL_MODEL,
+    limit: int | None = LIMIT,
+    users: str | None = typer.Option(None, "--users", help="Comma-separated sample ids (default: all)."),
+    days: int | None = DAYS,
+    categories: str | None = typer.Option(
+        None, "--categories", help="Question categories to ask, e.g. 1,2,3,4,5 (default all)."
+    ),
+    model: str | None = MODEL,
+    provider: str | None = PROVIDER,
+    base_url: str | None = BASE_URL,
+    local_model: str | None = LOCAL_MODEL,
     judge: bool = JUDGE,
-    judge_model: Optional[str] = JUDGE_MODEL,
-    judge_provider: Optional[str] = JUDGE_PROVIDER,
-    judge_base_url: Optional[str] = JUDGE_BASE_URL,
-    context_tokens: Optional[int] = CONTEXT_TOKENS,
-    judge_history_tokens: Optional[int] = JUDGE_HISTORY,
-    judge_memory_tokens: Optional[int] = JUDGE_MEMORY,
+    judge_model: str | None = JUDGE_MODEL,
+    judge_provider: str | None = JUDGE_PROVIDER,
+    judge_base_url: str | None = JUDGE_BASE_URL,
+    context_tokens: int | None = CONTEXT_TOKENS,
+    judge_history_tokens: int | None = JUDGE_HISTORY,
+    judge_memory_tokens: int | None = JUDGE_MEMORY,
     spacing_minutes: float = typer.Option(1.0, "--spacing-minutes", help="Minutes between a session's turns."),
-    short_answers: bool = typer.Option(True, "--short-answers/--no-short-answers", help="Ask for a short phrase (LoCoMo's F1 rewards it)."),
-    speaker_names: bool = typer.Option(True, "--speaker-names/--no-speaker-names", help="Start each replayed message with its speaker's name."),
-    porter_stem: bool = typer.Option(False, "--porter-stem", help="Stem F1 tokens with NLTK's Porter stemmer, as LoCoMo's own script (needs nltk)."),
+    short_answers: bool = typer.Option(
+        True, "--short-answers/--no-short-answers", help="Ask for a short phrase (LoCoMo's F1 rewards it)."
+    ),
+    speaker_names: bool = typer.Option(
+        True, "--speaker-names/--no-speaker-names", help="Start each replayed message with its speaker's name."
+    ),
+    porter_stem: bool = typer.Option(
+        False, "--porter-stem", help="Stem F1 tokens with NLTK's Porter stemmer, as LoCoMo's own script (needs nltk)."
+    ),
     workers: int = WORKERS,
     plot: bool = PLOT,
     quiet: bool = QUIET,
 ) -> None:
     """LoCoMo: replay each sample (speaker_a as the user), ask its QA, score F1 / evidence recall / judge."""
-    from caim.eval.locomo import run_locomo
+    from caim.eval.locomo import load_locomo, porter_stemmer
+    from caim.eval.runner import EvalConfig, run_benchmark
 
     try:
         cats = [int(c) for c in _split(categories) or []] or None
     except ValueError:
         raise ConfigError("--categories takes numbers, e.g. 1,2,4") from None
     settings = _settings(provider, model, base_url, local_model)
-    summary = run_locomo(
-        data, out, settings, judge=judge, judge_settings=_judge_settings(settings, judge_model, judge_provider, judge_base_url),
-        systems=systems, limit=limit, users=_split(users), days=days, categories=cats, replay=replay,
-        context_tokens=context_tokens, judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
-        spacing_minutes=spacing_minutes, short_answers=short_answers, speaker_names=speaker_names,
-        porter_stem=porter_stem, workers=workers, progress=not quiet, plot=plot,
+    bench = load_locomo(
+        data,
+        samples=_split(users),
+        sessions=days,
+        categories=cats,
+        spacing_minutes=spacing_minutes,
+        short_answers=short_answers,
+        speaker_names=speaker_names,
+        stem=porter_stemmer() if porter_stem else None,
     )
-    _show(summary, out)
+    config = EvalConfig(
+        systems=systems,
+        replay=replay,
+        limit=limit,
+        judge=judge,
+        context_tokens=context_tokens,
+        judge_history_tokens=judge_history_tokens,
+        judge_memory_tokens=judge_memory_tokens,
+        workers=workers,
+        progress=not quiet,
+        plot=plot,
+    )
+    judge_settings = _judge_settings(settings, judge_model, judge_provider, judge_base_url)
+    _show(run_benchmark(bench, out, settings, config=config, judge_settings=judge_settings), out)
 
 
 @eval_app.command("report")

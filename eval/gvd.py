@@ -1,4 +1,4 @@
-"""GVD (MemoryBank's generated virtual dataset, English): loader and ``run_gvd``.
+"""GVD (MemoryBank's generated virtual dataset, English): the loader.
 
 The folder holds ``memory_bank_en.json`` (a dict keyed by user name; some keys carry stray spaces,
 stripped here; ``history`` maps ``YYYY-MM-DD`` to ``[{"query", "response"}, ...]``; the other
@@ -14,14 +14,11 @@ last replayed day, at 09:00. Question ids are the question's position in the use
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from datetime import date, datetime, time, timedelta, timezone
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from langchain_core.language_models import BaseChatModel
-
-from caim.agent.errors import ConfigError
-from caim.agent.settings import Settings
+from caim.core.errors import ConfigError
 from caim.eval.dataset import Benchmark, Conversation, Exchange, Question, Session
 
 HISTORY_FILE = "memory_bank_en.json"
@@ -37,7 +34,7 @@ def _clean_question(q: str) -> str:
 
 
 def _at(day: date, t: time = DAY_START) -> datetime:
-    return datetime.combine(day, t, tzinfo=timezone.utc)
+    return datetime.combine(day, t, tzinfo=UTC)
 
 
 def load_gvd(
@@ -53,7 +50,10 @@ def load_gvd(
     hist_path, q_path = root / HISTORY_FILE, root / QUESTIONS_FILE
     for p in (hist_path, q_path):
         if not p.is_file():
-            raise ConfigError(f"GVD data not found: {p} is missing (--data must be the folder with {HISTORY_FILE} and {QUESTIONS_FILE})")
+            raise ConfigError(
+                f"GVD data not found: {p} is missing "
+                f"(--data must be the folder with {HISTORY_FILE} and {QUESTIONS_FILE})"
+            )
     if days is not None and days < 1:
         raise ConfigError("--days must be at least 1")
     try:
@@ -94,8 +94,11 @@ def load_gvd(
                 raise ConfigError(f"GVD user {name}: history key {day_key!r} is not a YYYY-MM-DD date") from None
             start = _at(day)
             exchanges = [
-                Exchange(user=str(t.get("query", "")).strip(), assistant=str(t.get("response", "") or "").strip(),
-                         time=start + i * spacing)
+                Exchange(
+                    user=str(t.get("query", "")).strip(),
+                    assistant=str(t.get("response", "") or "").strip(),
+                    time=start + i * spacing,
+                )
                 for i, t in enumerate(turns)
             ]
             sessions.append(Session(label=day_key.strip(), exchanges=exchanges, spacing=spacing))
@@ -119,38 +122,3 @@ def load_gvd(
         "spacing_minutes": spacing_minutes,
     }
     return Benchmark("gvd", convs, reference_kind="history", info=info)
-
-
-def run_gvd(
-    data_dir: str | Path,
-    out_dir: str | Path = "eval-out",
-    settings: Settings | None = None,
-    *,
-    models: Mapping[str, BaseChatModel] | BaseChatModel | None = None,
-    judge_model: BaseChatModel | None = None,
-    judge_settings: Settings | None = None,
-    judge: bool = True,
-    systems: Sequence[str] | str | None = None,
-    limit: int | None = None,
-    users: Sequence[str] | None = None,
-    days: int | None = None,
-    replay: str = "recorded",
-    context_tokens: int | None = None,
-    judge_history_tokens: int | None = None,
-    judge_memory_tokens: int | None = None,
-    spacing_minutes: float = 3.0,
-    workers: int = 1,
-    progress: bool = True,
-    plot: bool = True,
-) -> dict:
-    """Run the GVD benchmark side by side and write ``out_dir``; returns the summary (``results.json``)."""
-    from caim.eval.runner import EvalConfig, run_benchmark
-
-    bench = load_gvd(data_dir, users=users, days=days, spacing_minutes=spacing_minutes)
-    config = EvalConfig.of(
-        systems, replay=replay, limit=limit, judge=judge, context_tokens=context_tokens,
-        judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
-        workers=workers, progress=progress, plot=plot,
-    )
-    return run_benchmark(bench, out_dir, settings, config=config, models=models,
-                         judge_model=judge_model, judge_settings=judge_settings)

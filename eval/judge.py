@@ -21,10 +21,11 @@ from collections.abc import Mapping
 
 from langchain_core.language_models import BaseChatModel
 
-from caim.agent.models import Models
-from caim.agent.settings import Settings
+from caim.core.llm import LLM
+from caim.core.models import Models
+from caim.core.settings import Settings
+from caim.core.trace import usage
 from caim.eval.dataset import Conversation, Question
-from caim.graph.llm import LLM
 from caim.memory.stm import estimate_tokens
 from caim.prompts import judge as prompt
 
@@ -40,8 +41,8 @@ def clip_history(conv: Conversation, budget_tokens: int) -> str:
         lines = conv.transcript_lines(reply_limit=limit)
         if sum(estimate_tokens(line) for line in lines) <= budget_tokens:
             if limit is not None:
-                lines = [f"[the assistant's replies are shortened to {limit} characters]" if limit else
-                         "[only the user's messages are shown]"] + lines
+                note = f"[the assistant's replies are shortened to {limit} characters]"
+                lines = [note if limit else "[only the user's messages are shown]", *lines]
             return "\n".join(lines)
     lines = conv.transcript_lines(reply_limit=0)
     kept: list[str] = []
@@ -128,7 +129,9 @@ class Judge:
         self._history: dict[int, str] = {}
 
     @classmethod
-    def from_settings(cls, settings: Settings, models: Mapping[str, BaseChatModel] | BaseChatModel | None = None, **kw) -> "Judge":
+    def from_settings(
+        cls, settings: Settings, models: Mapping[str, BaseChatModel] | BaseChatModel | None = None, **kw
+    ) -> Judge:
         """The judge model: an injected ``judge`` model if given, else the one ``settings`` configure."""
         return cls(Models(settings, overrides=models).for_role("judge"), settings, **kw)
 
@@ -162,24 +165,31 @@ class Judge:
     ) -> tuple[dict, dict]:
         """({metric: {"score", "reason"} or {"score": None, "error"}}, usage of the judge calls)."""
         reference = self.reference(conv, question, reference_kind)
-        shown, note = clip_memories(stored or [], question.text, self.memory_tokens) if "memory_storage" in metrics else ([], "")
+        shown, note = (
+            clip_memories(stored or [], question.text, self.memory_tokens) if "memory_storage" in metrics else ([], "")
+        )
         verdicts: dict[str, dict] = {}
         trace: list[dict] = []
         for metric in metrics:
             msgs = prompt.messages(
-                metric, question=question.text, answer=answer, reference=reference,
+                metric,
+                question=question.text,
+                answer=answer,
+                reference=reference,
                 reference_kind="answer" if reference_kind == "answer" else "history",
-                retrieved=retrieved, stored=shown, stored_note=note,
+                retrieved=retrieved,
+                stored=shown,
+                stored_note=note,
             )
-            verdict, ok = self.llm.structured("judge", prompt.SCHEMAS[metric], msgs, None, trace, f"judge:{metric}")
-            if ok:
+            verdict = self.llm.structured("judge", prompt.SCHEMAS[metric], msgs, trace=trace, node=f"judge:{metric}")
+            if verdict is not None:
                 verdicts[metric] = {"score": float(verdict.score), "reason": verdict.reason.strip()}
             else:
                 verdicts[metric] = {"score": None, "error": trace[-1].get("error", "judge failed")}
-        usage = {
-            "calls": len(trace),
-            "input_tokens": sum(e["input_tokens"] for e in trace),
-            "output_tokens": sum(e["output_tokens"] for e in trace),
-            "ms": round(sum(e["ms"] for e in trace), 1),
+        u = usage(trace)
+        return verdicts, {
+            "calls": u["llm_calls"],
+            "input_tokens": u["input_tokens"],
+            "output_tokens": u["output_tokens"],
+            "ms": u["llm_ms"],
         }
-        return verdicts, usage

@@ -1,4 +1,4 @@
-"""LoCoMo (long-term conversational memory QA): loader, scorer and ``run_locomo``.
+"""LoCoMo (long-term conversational memory QA): loader and scorer.
 
 The file is LoCoMo's JSON: a list of samples, each with ``sample_id``, ``conversation`` (names in
 ``speaker_a``/``speaker_b``; ``session_N`` lists of turns ``{speaker, dia_id, text}``, optionally
@@ -23,15 +23,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from datetime import datetime, time, timedelta, timezone
+from collections.abc import Sequence
+from datetime import UTC, datetime, time, timedelta
 from functools import partial
 from pathlib import Path
 
-from langchain_core.language_models import BaseChatModel
-
-from caim.agent.errors import ConfigError
-from caim.agent.settings import Settings
+from caim.core.errors import ConfigError
 from caim.eval.dataset import Benchmark, Conversation, Exchange, Question, Session
 from caim.eval.metrics import Stemmer, evidence_ids, evidence_recall, is_abstention, locomo_f1
 
@@ -47,14 +44,14 @@ def parse_locomo_datetime(text: str) -> datetime | None:
         return None
     for fmt in _DATE_FORMATS:  # strptime matches month names and am/pm case-insensitively
         try:
-            return datetime.strptime(s, fmt).replace(tzinfo=timezone.utc)
+            return datetime.strptime(s, fmt).replace(tzinfo=UTC)
         except ValueError:
             pass
     try:
         from dateutil import parser
 
         dt = parser.parse(s.replace(" on ", " "), fuzzy=True)
-        return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+        return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
     except (ValueError, OverflowError):
         return None
 
@@ -84,8 +81,16 @@ def _messages(turns: list[dict], speaker_a: str) -> list[tuple[bool, list[str], 
     return out
 
 
-def _conversation(sample: dict, index: int, *, sessions_limit: int | None, spacing: timedelta, categories: set[int] | None,
-                  instruction: str, speaker_names: bool) -> Conversation:
+def _conversation(
+    sample: dict,
+    index: int,
+    *,
+    sessions_limit: int | None,
+    spacing: timedelta,
+    categories: set[int] | None,
+    instruction: str,
+    speaker_names: bool,
+) -> Conversation:
     conv = sample.get("conversation") or {}
     sid = str(sample.get("sample_id") or f"sample-{index}")
     a = str(conv.get("speaker_a") or "User").strip()
@@ -101,14 +106,21 @@ def _conversation(sample: dict, index: int, *, sessions_limit: int | None, spaci
             continue
         start = parse_locomo_datetime(conv.get(f"session_{n}_date_time", ""))
         if start is None:
-            start = (last + timedelta(days=1)) if last else datetime(2023, 1, 1, 9, 0, tzinfo=timezone.utc)
+            start = (last + timedelta(days=1)) if last else datetime(2023, 1, 1, 9, 0, tzinfo=UTC)
         exchanges: list[Exchange] = []
         i = 0
         for is_user, ids, text in _messages(turns, a):
             when = start + i * spacing
             if is_user or not exchanges or exchanges[-1].assistant:
-                exchanges.append(Exchange(user=text if is_user else "", assistant="" if is_user else text, time=when,
-                                          user_ids=ids if is_user else [], assistant_ids=[] if is_user else ids))
+                exchanges.append(
+                    Exchange(
+                        user=text if is_user else "",
+                        assistant="" if is_user else text,
+                        time=when,
+                        user_ids=ids if is_user else [],
+                        assistant_ids=[] if is_user else ids,
+                    )
+                )
                 i += 1
             else:
                 exchanges[-1].assistant = text
@@ -141,18 +153,40 @@ def _conversation(sample: dict, index: int, *, sessions_limit: int | None, spaci
         if not text:
             continue
         ref = qa.get("answer")
-        questions.append(Question(
-            qid=str(qi), text=text, reference=None if ref is None else str(ref), category=cat,
-            evidence=evidence_ids(qa.get("evidence")), adversarial_answer=qa.get("adversarial_answer"),
-            instruction=instruction,
-        ))
-    probe = datetime.combine(sessions[-1].start.date() + timedelta(days=1), time(9, 0), tzinfo=timezone.utc)
-    return Conversation(user=sid, sessions=sessions, questions=questions, probe_time=probe, user_label=a,
-                        assistant_label=b, name_prefix=speaker_names, turn_text=turn_text, turn_where=turn_where)
+        questions.append(
+            Question(
+                qid=str(qi),
+                text=text,
+                reference=None if ref is None else str(ref),
+                category=cat,
+                evidence=evidence_ids(qa.get("evidence")),
+                adversarial_answer=qa.get("adversarial_answer"),
+                instruction=instruction,
+            )
+        )
+    probe = datetime.combine(sessions[-1].start.date() + timedelta(days=1), time(9, 0), tzinfo=UTC)
+    return Conversation(
+        user=sid,
+        sessions=sessions,
+        questions=questions,
+        probe_time=probe,
+        user_label=a,
+        assistant_label=b,
+        name_prefix=speaker_names,
+        turn_text=turn_text,
+        turn_where=turn_where,
+    )
 
 
-def score_locomo(conv: Conversation, q: Question, answer: str, retrieved: list[dict] | None,
-                 candidates: list[dict] | None, *, stem: Stemmer | None = None) -> dict:
+def score_locomo(
+    conv: Conversation,
+    q: Question,
+    answer: str,
+    retrieved: list[dict] | None,
+    candidates: list[dict] | None,
+    *,
+    stem: Stemmer | None = None,
+) -> dict:
     """Code metrics of one answer: ``f1`` (1-4) or ``adversarial_correct`` (5), evidence recalls.
     ``retrieved``/``candidates`` are ``None`` for systems without retrieval (no recall then)."""
     m: dict = {}
@@ -206,8 +240,15 @@ def load_locomo(
         raise ConfigError("LoCoMo categories are 1 to 5")
     spacing = timedelta(minutes=spacing_minutes)
     convs = [
-        _conversation(s, i, sessions_limit=sessions, spacing=spacing, categories=cats,
-                      instruction=SHORT_ANSWER if short_answers else "", speaker_names=speaker_names)
+        _conversation(
+            s,
+            i,
+            sessions_limit=sessions,
+            spacing=spacing,
+            categories=cats,
+            instruction=SHORT_ANSWER if short_answers else "",
+            speaker_names=speaker_names,
+        )
         for i, s in enumerate(data)
     ]
     if samples:
@@ -235,45 +276,3 @@ def load_locomo(
         "spacing_minutes": spacing_minutes,
     }
     return Benchmark("locomo", convs, reference_kind="answer", scorer=partial(score_locomo, stem=stem), info=info)
-
-
-def run_locomo(
-    data_file: str | Path,
-    out_dir: str | Path = "eval-out",
-    settings: Settings | None = None,
-    *,
-    models: Mapping[str, BaseChatModel] | BaseChatModel | None = None,
-    judge_model: BaseChatModel | None = None,
-    judge_settings: Settings | None = None,
-    judge: bool = True,
-    systems: Sequence[str] | str | None = None,
-    limit: int | None = None,
-    users: Sequence[str] | None = None,
-    days: int | None = None,
-    categories: Sequence[int] | None = None,
-    replay: str = "recorded",
-    context_tokens: int | None = None,
-    judge_history_tokens: int | None = None,
-    judge_memory_tokens: int | None = None,
-    spacing_minutes: float = 1.0,
-    short_answers: bool = True,
-    speaker_names: bool = True,
-    porter_stem: bool = False,
-    workers: int = 1,
-    progress: bool = True,
-    plot: bool = True,
-) -> dict:
-    """Run LoCoMo side by side and write ``out_dir``; ``users`` are sample ids, ``days`` sessions."""
-    from caim.eval.runner import EvalConfig, run_benchmark
-
-    bench = load_locomo(
-        data_file, samples=users, sessions=days, categories=categories, spacing_minutes=spacing_minutes,
-        short_answers=short_answers, speaker_names=speaker_names, stem=porter_stemmer() if porter_stem else None,
-    )
-    config = EvalConfig.of(
-        systems, replay=replay, limit=limit, judge=judge, context_tokens=context_tokens,
-        judge_history_tokens=judge_history_tokens, judge_memory_tokens=judge_memory_tokens,
-        workers=workers, progress=progress, plot=plot,
-    )
-    return run_benchmark(bench, out_dir, settings, config=config, models=models,
-                         judge_model=judge_model, judge_settings=judge_settings)

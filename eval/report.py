@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from caim.agent.errors import ConfigError
+from caim.core.errors import ConfigError
+from caim.eval.files import MEMORY_FILE, PLOT_FILE, REPORT_FILE, RESULTS_FILE, RUN_FILE, SUMMARY_FILE, JsonlLog
 from caim.eval.metrics import mean, percentile
 from caim.prompts.judge import METRICS, TITLES
 
@@ -32,8 +33,6 @@ ROUTES = ("none", "stm", "ltm", "ltm+stm", "full-context")
 
 
 def _read_jsonl(path: Path) -> list[dict]:
-    from caim.eval.runner import JsonlLog
-
     return JsonlLog(path).read()
 
 
@@ -65,11 +64,16 @@ def summarize(run: dict, records: list[dict], memory_lines: list[dict]) -> dict:
             )
 
     code_keys = [k for k in CODE_METRICS if any(k in (r.get("metrics") or {}) for rs in by_system.values() for r in rs)]
-    code = {k: {s: _stat([(r.get("metrics") or {}).get(k) for r in rs]) for s, rs in by_system.items()} for k in code_keys}
+    code = {
+        k: {s: _stat([(r.get("metrics") or {}).get(k) for r in rs]) for s, rs in by_system.items()} for k in code_keys
+    }
     categories = sorted({r["category"] for rs in by_system.values() for r in rs if r.get("category") is not None})
     by_category = {
         k: {
-            s: {str(c): _stat([(r.get("metrics") or {}).get(k) for r in rs if r.get("category") == c]) for c in categories}
+            s: {
+                str(c): _stat([(r.get("metrics") or {}).get(k) for r in rs if r.get("category") == c])
+                for c in categories
+            }
             for s, rs in by_system.items()
         }
         for k in code_keys
@@ -90,8 +94,12 @@ def summarize(run: dict, records: list[dict], memory_lines: list[dict]) -> dict:
         }
     judge_usage = {
         "calls": sum((r.get("judge_usage") or {}).get("calls", 0) for rs in by_system.values() for r in rs),
-        "input_tokens": sum((r.get("judge_usage") or {}).get("input_tokens", 0) for rs in by_system.values() for r in rs),
-        "output_tokens": sum((r.get("judge_usage") or {}).get("output_tokens", 0) for rs in by_system.values() for r in rs),
+        "input_tokens": sum(
+            (r.get("judge_usage") or {}).get("input_tokens", 0) for rs in by_system.values() for r in rs
+        ),
+        "output_tokens": sum(
+            (r.get("judge_usage") or {}).get("output_tokens", 0) for rs in by_system.values() for r in rs
+        ),
     }
     routes = {s: dict(Counter(r.get("route", "?") for r in rs)) for s, rs in by_system.items()}
 
@@ -107,9 +115,21 @@ def summarize(run: dict, records: list[dict], memory_lines: list[dict]) -> dict:
         rp = [m.get("replay") or {} for m in lines]
         replay[s] = {
             "users": len(lines),
-            **{k: sum(p.get(k, 0) or 0 for p in rp) for k in
-               ("sessions", "exchanges", "llm_calls", "input_tokens", "output_tokens", "fallbacks", "stored", "merged",
-                "failed_sessions", "discarded_messages")},
+            **{
+                k: sum(p.get(k, 0) or 0 for p in rp)
+                for k in (
+                    "sessions",
+                    "exchanges",
+                    "llm_calls",
+                    "input_tokens",
+                    "output_tokens",
+                    "fallbacks",
+                    "stored",
+                    "merged",
+                    "failed_sessions",
+                    "discarded_messages",
+                )
+            },
             "seconds": round(sum(p.get("seconds", 0.0) or 0.0 for p in rp), 1),
         }
         sized = [m for m in lines if m.get("memory_size") is not None]
@@ -129,8 +149,21 @@ def summarize(run: dict, records: list[dict], memory_lines: list[dict]) -> dict:
 
     return {
         "benchmark": run.get("benchmark"),
-        "generated_at": datetime.now(timezone.utc).isoformat(),
-        "run": {k: run.get(k) for k in ("info", "started_at", "finished_at", "seconds", "config", "models", "settings", "judge", "reference_kind")},
+        "generated_at": datetime.now(UTC).isoformat(),
+        "run": {
+            k: run.get(k)
+            for k in (
+                "info",
+                "started_at",
+                "finished_at",
+                "seconds",
+                "config",
+                "models",
+                "settings",
+                "judge",
+                "reference_kind",
+            )
+        },
         "systems": systems,
         "selected_questions": len(chosen),
         "answered": {s: len(rs) for s, rs in by_system.items()},
@@ -177,12 +210,24 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
     facts = [
         ["data", str(info.get("source", "–"))],
         ["conversations", _num(info.get("conversations"))],
-        ["questions selected", _num(summary["selected_questions"]) + (f" (first {cfg['limit']} per conversation)" if cfg.get("limit") else "")],
+        [
+            "questions selected",
+            _num(summary["selected_questions"])
+            + (f" (first {cfg['limit']} per conversation)" if cfg.get("limit") else ""),
+        ],
         ["systems", ", ".join(systems)],
         ["replay mode", str(cfg.get("replay", "–"))],
         ["models", str(run.get("models", "–"))],
-        ["judge", f"{judge['model']} · prompt v{judge['prompt_version']} · sha256 {judge['prompt_hash']}" if judge else "off"],
-        ["judge reference", "the user's whole history (clipped)" if run.get("reference_kind") == "history" else "reference answer + evidence turns"],
+        [
+            "judge",
+            f"{judge['model']} · prompt v{judge['prompt_version']} · sha256 {judge['prompt_hash']}" if judge else "off",
+        ],
+        [
+            "judge reference",
+            "the user's whole history (clipped)"
+            if run.get("reference_kind") == "history"
+            else "reference answer + evidence turns",
+        ],
         ["full-context window", f"{_num(cfg.get('context_tokens'))} tokens (estimated)"],
         ["started / finished", f"{run.get('started_at', '–')} / {run.get('finished_at') or 'unfinished'}"],
     ]
@@ -193,9 +238,13 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
     out += [_table(["system", "questions answered"], [[s, _num(summary["answered"][s])] for s in systems]), ""]
 
     if judge:
-        out += ["## Judged metrics", "",
-                "Mean judge score (0 / 0.5 / 1; retrieval 0 / 1) as a percentage; `–`: not applicable to the system "
-                "(no retrieval or no memory).", ""]
+        out += [
+            "## Judged metrics",
+            "",
+            "Mean judge score (0 / 0.5 / 1; retrieval 0 / 1) as a percentage; `–`: not applicable to the system "
+            "(no retrieval or no memory).",
+            "",
+        ]
         rows = []
         for m in METRICS:
             row = [TITLES[m]]
@@ -211,11 +260,18 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
     code = summary.get("code_metrics") or {}
     if code:
         out += ["## Answer metrics (computed)", ""]
-        out += [_table(["metric", *systems], [[CODE_METRICS[k], *(_pct(code[k][s]) for s in systems)] for k in code]), ""]
+        out += [
+            _table(["metric", *systems], [[CODE_METRICS[k], *(_pct(code[k][s]) for s in systems)] for k in code]),
+            "",
+        ]
         cats = summary.get("categories") or []
         if "f1" in code and cats:
             by = summary["code_metrics_by_category"]["f1"]
-            rows = [[f"{c} {CATEGORY_NAMES.get(c, '')}".strip(), *(_pct(by[s][str(c)]) for s in systems)] for c in cats if c != 5]
+            rows = [
+                [f"{c} {CATEGORY_NAMES.get(c, '')}".strip(), *(_pct(by[s][str(c)]) for s in systems)]
+                for c in cats
+                if c != 5
+            ]
             rows.append(["overall (1-4)", *(_pct(code["f1"][s]) for s in systems)])
             out += ["### Token F1 by category", "", _table(["category", *systems], rows), ""]
         if "evidence_recall" in code and cats:
@@ -249,7 +305,11 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
     out += [_table(["", *systems], rows), ""]
     ju = summary.get("judge_usage") or {}
     if judge:
-        out += [f"Judge: {_num(ju.get('calls'))} calls, {_num(ju.get('input_tokens'))} input / {_num(ju.get('output_tokens'))} output tokens.", ""]
+        out += [
+            f"Judge: {_num(ju.get('calls'))} calls, {_num(ju.get('input_tokens'))} input / "
+            f"{_num(ju.get('output_tokens'))} output tokens.",
+            "",
+        ]
 
     routes = summary["routes"]
     present = [r for r in ROUTES if any(r in routes[s] for s in systems)]
@@ -306,7 +366,11 @@ def _panels(summary: dict) -> list[tuple[str, list[str], dict[str, list[float | 
                 groups.append(f"F1 {CATEGORY_NAMES.get(c, c)}")
                 for s in systems:
                     vals[s].append(_pct_value(by[s][str(c)]))
-        for k, label in (("f1", "F1 overall"), ("adversarial_correct", "adversarial"), ("evidence_recall", "evidence recall")):
+        for k, label in (
+            ("f1", "F1 overall"),
+            ("adversarial_correct", "adversarial"),
+            ("evidence_recall", "evidence recall"),
+        ):
             if k in code:
                 groups.append(label)
                 for s in systems:
@@ -315,8 +379,13 @@ def _panels(summary: dict) -> list[tuple[str, list[str], dict[str, list[float | 
     cost = summary["cost"]
     panels.append(("LLM calls per question", ["LLM calls"], {s: [cost[s]["llm_calls_per_question"]] for s in systems}))
     if summary["memory"]:
-        panels.append(("memory entries per user", ["entries"],
-                       {s: [summary["memory"][s]["entries_per_user"] if s in summary["memory"] else None] for s in systems}))
+        panels.append(
+            (
+                "memory entries per user",
+                ["entries"],
+                {s: [summary["memory"][s]["entries_per_user"] if s in summary["memory"] else None] for s in systems},
+            )
+        )
     return panels
 
 
@@ -340,14 +409,16 @@ def plot_summary(summary: dict, path: str | Path) -> Path:
     colors = {s: f"C{i % 10}" for i, s in enumerate(systems)}
     bar = 0.8 / max(len(systems), 1)
     first_ax = None
-    for sub, row in zip(subfigs, rows):
-        axes = sub.subplots(1, len(row), squeeze=False, width_ratios=[max(2.5, 1.1 * len(g) + 0.8) for _, g, _ in row])[0]
-        for ax, (title, groups, vals) in zip(axes, row):
+    for sub, row in zip(subfigs, rows, strict=False):
+        axes = sub.subplots(1, len(row), squeeze=False, width_ratios=[max(2.5, 1.1 * len(g) + 0.8) for _, g, _ in row])[
+            0
+        ]
+        for ax, (title, groups, vals) in zip(axes, row, strict=False):
             first_ax = first_ax or ax
             for i, s in enumerate(systems):
                 xs = [g + (i - (len(systems) - 1) / 2) * bar for g in range(len(groups))]
                 ax.bar(xs, [v if v is not None else 0.0 for v in vals[s]], bar, label=s, color=colors[s])
-                for x, v in zip(xs, vals[s]):
+                for x, v in zip(xs, vals[s], strict=False):
                     if v is None:
                         ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=6, rotation=90)
             ax.set_title(title, fontsize=10)
@@ -368,8 +439,6 @@ def plot_summary(summary: dict, path: str | Path) -> Path:
 # ---- all together -----------------------------------------------------------------------------
 def write_report(out_dir: str | Path, *, plot: bool = True) -> dict:
     """Summarise the output folder and write ``results.json``, ``report.md`` and (``plot``) ``report.png``."""
-    from caim.eval.runner import MEMORY_FILE, PLOT_FILE, REPORT_FILE, RESULTS_FILE, RUN_FILE, SUMMARY_FILE
-
     out = Path(out_dir)
     run_path = out / RUN_FILE
     if not run_path.exists():

@@ -22,42 +22,35 @@ kill are ignored. ``--limit`` counts questions per conversation (the first N of 
 from __future__ import annotations
 
 import json
-import os
-import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from caim.agent.errors import ConfigError
-from caim.agent.models import Models
-from caim.agent.settings import Settings
+from caim.core.errors import ConfigError
+from caim.core.models import Models
+from caim.core.settings import Settings
+from caim.core.trace import usage
 from caim.eval.dataset import Benchmark, Conversation, Question
+from caim.eval.files import MEMORY_FILE, RESULTS_FILE, RUN_FILE, JsonlLog
 from caim.eval.judge import DEFAULT_HISTORY_TOKENS, DEFAULT_MEMORY_TOKENS, Judge
 from caim.eval.metrics import memory_size
+from caim.eval.report import write_report
 from caim.eval.systems import (
     DEFAULT_CONTEXT_TOKENS,
     REPLAY_MODES,
     Answer,
     System,
-    llm_usage,
     make_system,
     system_names,
 )
 
 DEFAULT_SYSTEMS = ("none", "full-context", "caim", "always", "no-filter", "single-call")
-
-RUN_FILE = "run.json"
-RESULTS_FILE = "results.jsonl"
-MEMORY_FILE = "memory.jsonl"
-SUMMARY_FILE = "results.json"
-REPORT_FILE = "report.md"
-PLOT_FILE = "report.png"
 
 
 #: Token budgets when the model is a hosted one (the window of the full-context baseline, and
@@ -78,7 +71,7 @@ class EvalConfig:
     """What to run and how. ``limit``: questions per conversation (first N); ``None`` = all.
     Token budgets left at ``None`` are chosen by ``resolve`` from the model's window."""
 
-    systems: list[str] = field(default_factory=lambda: list(DEFAULT_SYSTEMS))
+    systems: list[str] | str = field(default_factory=lambda: list(DEFAULT_SYSTEMS))
     replay: str = "recorded"
     limit: int | None = None
     judge: bool = True
@@ -89,19 +82,18 @@ class EvalConfig:
     progress: bool = True
     plot: bool = True
 
-    @classmethod
-    def of(cls, systems: Sequence[str] | str | None, **options) -> "EvalConfig":
-        """A config from the run functions' keyword arguments (``systems=None``: the default set)."""
-        return cls(systems=list(DEFAULT_SYSTEMS) if systems is None else systems, **options)
-
-    def resolve(self, settings: Settings, models=None, judge_settings: Settings | None = None, judge_model=None) -> None:
+    def resolve(
+        self, settings: Settings, models=None, judge_settings: Settings | None = None, judge_model=None
+    ) -> None:
         """Fill unset budgets: the local provider's window (``local_ctx``) bounds them; hosted
         or injected models get the ``REMOTE_*`` defaults."""
         if self.context_tokens is None:
             local = models is None and settings.resolved_provider() == "local"
             self.context_tokens = local_budget(settings.local_ctx) if local else REMOTE_CONTEXT_TOKENS
         js = judge_settings or settings
-        judge_local = judge_model is None and (judge_settings is not None or models is None) and js.resolved_provider() == "local"
+        judge_local = (
+            judge_model is None and (judge_settings is not None or models is None) and js.resolved_provider() == "local"
+        )
         if judge_local:
             room = local_budget(js.local_ctx)
             if self.judge_history_tokens is None:
@@ -129,47 +121,10 @@ class EvalConfig:
             raise ConfigError("--limit must be at least 1")
         if self.workers < 1:
             raise ConfigError("--workers must be at least 1")
-        if any(v is not None and v < 1 for v in (self.context_tokens, self.judge_history_tokens, self.judge_memory_tokens)):
+        if any(
+            v is not None and v < 1 for v in (self.context_tokens, self.judge_history_tokens, self.judge_memory_tokens)
+        ):
             raise ConfigError("token budgets must be positive")
-
-
-class JsonlLog:
-    """Append-only JSON lines, safe against a kill mid-line and shared between worker threads."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self._lock = threading.Lock()
-
-    def read(self) -> list[dict]:
-        if not self.path.exists():
-            return []
-        out = []
-        with self.path.open(encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    item = json.loads(line)
-                except ValueError:  # a line cut short by a kill
-                    continue
-                if isinstance(item, dict):
-                    out.append(item)
-        return out
-
-    def append(self, record: dict) -> None:
-        data = json.dumps(record, ensure_ascii=False, default=str)
-        with self._lock:
-            lead = ""
-            if self.path.exists() and self.path.stat().st_size:
-                with self.path.open("rb") as f:
-                    f.seek(-1, os.SEEK_END)
-                    if f.read(1) != b"\n":
-                        lead = "\n"  # finish a line a kill cut short, so it stays one bad line
-            with self.path.open("a", encoding="utf-8") as f:
-                f.write(lead + data + "\n")
-                f.flush()
-                os.fsync(f.fileno())
 
 
 def result_key(r: dict) -> tuple[str, str, str]:
@@ -191,9 +146,23 @@ def describe_models(settings: Settings, models) -> str:
 
 
 def _settings_info(s: Settings) -> dict:
-    keys = ("provider", "model", "base_url", "role_models", "temperature", "local_model", "local_ctx",
-            "stm_token_budget", "stm_keep_recent", "candidate_cap", "max_kept", "semantic_k",
-            "max_input_chars", "merge_min_similarity", "embedding_model")
+    keys = (
+        "provider",
+        "model",
+        "base_url",
+        "role_models",
+        "temperature",
+        "local_model",
+        "local_ctx",
+        "stm_token_budget",
+        "stm_keep_recent",
+        "candidate_cap",
+        "max_kept",
+        "semantic_k",
+        "max_input_chars",
+        "merge_min_similarity",
+        "embedding_model",
+    )
     info = {k: getattr(s, k) for k in keys}
     info["provider"] = s.resolved_provider()
     return info
@@ -213,7 +182,9 @@ def judge_metrics(system: System) -> list[str]:
 class _Run:
     """State of one invocation: output logs, progress display, judge, settings."""
 
-    def __init__(self, bench: Benchmark, out: Path, settings: Settings, config: EvalConfig, models, judge: Judge | None):
+    def __init__(
+        self, bench: Benchmark, out: Path, settings: Settings, config: EvalConfig, models, judge: Judge | None
+    ):
         self.bench = bench
         self.out = out
         self.settings = settings
@@ -232,19 +203,28 @@ class _Run:
         if self.progress is not None:
             task = self.progress.add_task(f"  {name} · {conv.user}: replay", total=len(conv.sessions))
         try:
+
             def step(done: int, total: int) -> None:
                 if task is not None:
                     self.progress.update(task, completed=done)
 
             replay = system.replay(conv, self.config.replay, step)
             records = system.memory()
-            self.memory.append({
-                "benchmark": self.bench.name, "system": name, "user": conv.user,
-                "finished_at": datetime.now(timezone.utc).isoformat(), "replay": replay,
-                "memory_size": memory_size(records) if system.stores else None, "records": records,
-            })
+            self.memory.append(
+                {
+                    "benchmark": self.bench.name,
+                    "system": name,
+                    "user": conv.user,
+                    "finished_at": datetime.now(UTC).isoformat(),
+                    "replay": replay,
+                    "memory_size": memory_size(records) if system.stores else None,
+                    "records": records,
+                }
+            )
             if task is not None:
-                self.progress.update(task, description=f"  {name} · {conv.user}: questions", completed=0, total=len(todo))
+                self.progress.update(
+                    task, description=f"  {name} · {conv.user}: questions", completed=0, total=len(todo)
+                )
             for i, q in enumerate(todo):
                 answer = system.ask(q.prompt, conv.probe_time)
                 self.results.append(self.score(conv, q, name, system, answer, records))
@@ -256,7 +236,9 @@ class _Run:
             if task is not None:
                 self.progress.remove_task(task)
 
-    def score(self, conv: Conversation, q: Question, name: str, system: System, answer: Answer, records: list[dict]) -> dict:
+    def score(
+        self, conv: Conversation, q: Question, name: str, system: System, answer: Answer, records: list[dict]
+    ) -> dict:
         rec = {
             "benchmark": self.bench.name,
             "system": name,
@@ -272,30 +254,44 @@ class _Run:
             "route": answer.route,
             "retrieved": answer.retrieved,
             "candidate_ids": [c.get("id") for c in answer.candidates],
-            **llm_usage(answer.trace),
+            **usage(answer.trace),
             "latency_ms": round(answer.latency_ms, 1),
             "extra": answer.extra,
             "metrics": {},
             "judge": None,
             "judge_usage": None,
-            "answered_at": datetime.now(timezone.utc).isoformat(),
+            "answered_at": datetime.now(UTC).isoformat(),
         }
         if self.bench.scorer is not None:
             rec["metrics"] = self.bench.scorer(
-                conv, q, answer.text,
-                answer.retrieved if system.retrieves else None, answer.candidates if system.retrieves else None,
+                conv,
+                q,
+                answer.text,
+                answer.retrieved if system.retrieves else None,
+                answer.candidates if system.retrieves else None,
             )
         if self.judge is not None:
             rec["judge"], rec["judge_usage"] = self.judge.rate(
-                judge_metrics(system), conv=conv, question=q, answer=answer.text,
-                reference_kind=self.bench.reference_kind, retrieved=answer.retrieved, stored=records,
+                judge_metrics(system),
+                conv=conv,
+                question=q,
+                answer=answer.text,
+                reference_kind=self.bench.reference_kind,
+                retrieved=answer.retrieved,
+                stored=records,
             )
         return rec
 
     # ---- all pairs ---------------------------------------------------------------------------
     def run(self, jobs: list[tuple[Conversation, str, list[Question]]]) -> None:
         total = sum(len(t) for _, _, t in jobs)
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        )
         with Progress(*columns, disable=not self.config.progress, transient=False) as progress:
             self.progress = progress
             self.total_task = progress.add_task(f"{self.bench.name}: questions", total=total)
@@ -330,7 +326,11 @@ def make_judge(
     ``judge_settings`` (default: the run's settings) configure for the ``judge`` role."""
     if not config.judge:
         return None
-    kw = {"label": judge_label, "history_tokens": config.judge_history_tokens, "memory_tokens": config.judge_memory_tokens}
+    kw = {
+        "label": judge_label,
+        "history_tokens": config.judge_history_tokens,
+        "memory_tokens": config.judge_memory_tokens,
+    }
     js = judge_settings or settings
     if judge_model is not None:
         return Judge(judge_model, js, **kw)
@@ -353,8 +353,6 @@ def run_benchmark(
     ``models`` are injected chat models for the systems (one for all roles, or per role; tests
     pass scripted ones); ``judge_model`` / ``judge_settings`` choose the judge (see ``make_judge``).
     """
-    from caim.eval.report import write_report
-
     config = config or EvalConfig()
     config.validate()
     if config.plot:
@@ -369,7 +367,7 @@ def run_benchmark(
     run_info = {
         "benchmark": bench.name,
         "info": bench.info,
-        "started_at": datetime.now(timezone.utc).isoformat(),
+        "started_at": datetime.now(UTC).isoformat(),
         "config": asdict(config),
         "systems": config.systems,
         "models": describe_models(settings, models),
@@ -391,7 +389,7 @@ def run_benchmark(
     started = time.perf_counter()
     _Run(bench, out, settings, config, models, judge).run(jobs)
     run_info["seconds"] = round(time.perf_counter() - started, 1)
-    run_info["finished_at"] = datetime.now(timezone.utc).isoformat()
+    run_info["finished_at"] = datetime.now(UTC).isoformat()
     _save_run(out, run_info)
     return write_report(out, plot=config.plot)
 

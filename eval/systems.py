@@ -40,14 +40,14 @@ from datetime import datetime
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from caim.agent.errors import ConfigError
 from caim.agent.facade import CaimAgent, Turn
-from caim.agent.models import Models
-from caim.agent.settings import Settings
+from caim.core.errors import ConfigError
+from caim.core.llm import LLM
+from caim.core.models import Models
+from caim.core.settings import Settings
+from caim.core.trace import add_usage
 from caim.eval.dataset import Conversation
-from caim.graph.llm import LLM
 from caim.graph.policies import POLICIES, get_policy
-from caim.graph.policies.none import NoMemoryPolicy
 from caim.memory.records import MemoryRecord
 from caim.memory.stm import clip, estimate_tokens
 from caim.prompts import respond as respond_prompt
@@ -67,29 +67,6 @@ FULL_CONTEXT_INTRO = (
 
 Progress = Callable[[int, int], None]
 ModelsArg = Mapping[str, BaseChatModel] | BaseChatModel | None
-
-
-def llm_usage(trace: list[dict]) -> dict:
-    """Counts over a trace's LLM entries: calls, tokens, milliseconds, fallbacks, calls per role."""
-    calls = [e for e in trace if e.get("kind") == "llm"]
-    by_role: dict[str, int] = {}
-    for e in calls:
-        by_role[e.get("role", "?")] = by_role.get(e.get("role", "?"), 0) + 1
-    return {
-        "llm_calls": len(calls),
-        "input_tokens": sum(int(e.get("input_tokens", 0)) for e in calls),
-        "output_tokens": sum(int(e.get("output_tokens", 0)) for e in calls),
-        "llm_ms": round(sum(float(e.get("ms", 0.0)) for e in calls), 1),
-        "fallbacks": sum(1 for e in calls if e.get("fallback")),
-        "calls_by_role": by_role,
-    }
-
-
-def _add_usage(total: dict, trace: list[dict]) -> None:
-    u = llm_usage(trace)
-    for k in ("llm_calls", "input_tokens", "output_tokens", "fallbacks"):
-        total[k] = total.get(k, 0) + u[k]
-    total["llm_ms"] = round(total.get("llm_ms", 0.0) + u["llm_ms"], 1)
 
 
 def record_dict(r: MemoryRecord) -> dict:
@@ -139,7 +116,7 @@ class CaimSystem(System):
     def __init__(self, name: str, settings: Settings, models: ModelsArg = None):
         policy = get_policy(name)
         self.name = name
-        self.stores = not isinstance(policy, NoMemoryPolicy)
+        self.stores = policy.uses_memory
         self.retrieves = self.stores
         self.agent = CaimAgent(settings.model_copy(update={"policy": name}), models=models, persist=False)
         self.uid = ""
@@ -153,8 +130,15 @@ class CaimSystem(System):
         if mode not in REPLAY_MODES:
             raise ConfigError(f"unknown replay mode {mode!r}; choose one of: {', '.join(REPLAY_MODES)}")
         self.uid = f"{conv.user}::{self.name}::{uuid.uuid4().hex[:8]}"
-        stats: dict = {"mode": mode, "sessions": 0, "exchanges": 0, "stored": 0, "merged": 0,
-                       "failed_sessions": 0, "ontology_added": []}
+        stats: dict = {
+            "mode": mode,
+            "sessions": 0,
+            "exchanges": 0,
+            "stored": 0,
+            "merged": 0,
+            "failed_sessions": 0,
+            "ontology_added": [],
+        }
         start = time.perf_counter()
         for i, session in enumerate(conv.sessions):
             if mode == "recorded":
@@ -163,9 +147,9 @@ class CaimSystem(System):
                 for ex in session.exchanges:
                     if ex.user:
                         reply = self.agent.chat(conv.user_text(ex), user_id=self.uid, at=ex.time)
-                        _add_usage(stats, reply.trace)
+                        add_usage(stats, reply.trace)
             summary = self.agent.end_session(user_id=self.uid, at=session.end)
-            _add_usage(stats, summary.trace)
+            add_usage(stats, summary.trace)
             stats["sessions"] += 1
             stats["exchanges"] += len(session.exchanges)
             stats["stored"] += len(summary.stored)
@@ -180,10 +164,13 @@ class CaimSystem(System):
         return stats
 
     def _write_recorded(self, conv: Conversation, session) -> None:
-        self.agent.record_turns(user_id=self.uid, turns=[
-            Turn(conv.user_text(ex), conv.assistant_text(ex) if ex.assistant else None, ex.time, ex.message_id)
-            for ex in session.exchanges
-        ])
+        self.agent.record_turns(
+            user_id=self.uid,
+            turns=[
+                Turn(conv.user_text(ex), conv.assistant_text(ex) if ex.assistant else None, ex.time, ex.message_id)
+                for ex in session.exchanges
+            ],
+        )
 
     def _record(self, rid: str) -> dict:
         if rid not in self._records:
@@ -195,11 +182,9 @@ class CaimSystem(System):
         start = time.perf_counter()
         reply = self.agent.chat(text, user_id=self.uid, at=at)
         latency = (time.perf_counter() - start) * 1000
-        st = self.agent.state(self.uid)
-        candidates = [self._record(c["id"]) for c in st.get("candidates", []) or []]
+        candidates = [self._record(c["id"]) for c in reply.candidates]
         retrieved = [self._record(m["id"]) for m in reply.memories]
-        extra = {"tags": st.get("tags", []), "time_ranges": st.get("time_ranges", []),
-                 "decisions": st.get("decisions", {}), "stm_mode": st.get("stm_mode", "full")}
+        extra = {"tags": reply.tags, "time_ranges": reply.time_ranges, "decisions": reply.decisions}
         if reply.notice:
             extra["notice"] = reply.notice
         self._discard()
@@ -252,7 +237,7 @@ class FullContextSystem(System):
         if kept:
             system += f"\n\n{FULL_CONTEXT_INTRO}\n{data_block(kept)}\n\n{DATA_RULE}"
         msgs = [SystemMessage(system), HumanMessage(clip(text, self.settings.max_input_chars))]
-        reply = self.llm.text("respond", msgs, trace, "full_context")
+        reply = self.llm.text("respond", msgs, trace=trace, node="full_context")
         info = {"context_lines": len(kept), "history_lines": len(self.lines), "context_tokens": used}
         return reply, info
 
@@ -270,7 +255,7 @@ class FullContextSystem(System):
                     self.lines.append(self._line(ex.time, conv.user_label, ex.user))
                     trace: list[dict] = []
                     reply, _ = self._generate(ex.user, ex.time, trace)
-                    _add_usage(stats, trace)
+                    add_usage(stats, trace)
                     self.lines.append(self._line(ex.time, "Assistant", reply))
                 else:
                     if ex.user:
@@ -298,7 +283,9 @@ def system_names() -> list[str]:
     return [FULL_CONTEXT, *POLICIES]
 
 
-def make_system(name: str, settings: Settings, models: ModelsArg = None, *, context_tokens: int = DEFAULT_CONTEXT_TOKENS) -> System:
+def make_system(
+    name: str, settings: Settings, models: ModelsArg = None, *, context_tokens: int = DEFAULT_CONTEXT_TOKENS
+) -> System:
     """A fresh system by name (``full-context`` or a registered memory policy)."""
     if name == FULL_CONTEXT:
         return FullContextSystem(settings, models, context_tokens)

@@ -3,4 +3,4 @@
 from caim.graph.builder import build_graph, graph
 from caim.graph.state import Context, InputState, State
 
-__all__ = ["build_graph", "graph", "Context", "InputState", "State"]
+__all__ = ["Context", "InputState", "State", "build_graph", "graph"]

@@ -1,17 +1,26 @@
-"""What a step function gets besides the state: services, tuned settings, context, policy, trace, turn time."""
+"""What a step gets besides the state: services, tuned settings, context, turn time, its trace.
+
+``Env`` is built per node run by the builder. Model calls go through ``structured`` / ``text``,
+which record each call in the node's trace under the node's name; ``note`` records a code step.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Any, TypeVar
 
-from caim.agent.settings import Settings
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel
+
+from caim.core.settings import Settings
+from caim.core.trace import TraceEntry, step
+from caim.core.types import Role
 from caim.graph.services import Services
-from caim.graph.state import Context
+from caim.graph.state import ANSWER, Context
 
-if TYPE_CHECKING:
-    from caim.graph.policies.base import MemoryPolicy
+T = TypeVar("T", bound=BaseModel)
 
 
 @dataclass
@@ -19,14 +28,31 @@ class Env:
     svc: Services
     settings: Settings
     ctx: Context
-    policy: "MemoryPolicy"
     now: datetime
-    trace: list[dict] = field(default_factory=list)
+    node: str = ""
+    trace: list[TraceEntry] = field(default_factory=list)
+    writer: Callable[[Any], None] | None = None
 
     @property
     def user_id(self) -> str:
         return self.ctx.user_id
 
-    def note(self, node: str, **info) -> None:
-        """Record a non-LLM step in the trace."""
-        self.trace.append({"node": node, "kind": "step", **info})
+    def note(self, **data: Any) -> None:
+        """Record a code step of this node in the trace."""
+        self.trace.append(step(self.node, **data))
+
+    def structured(self, role: Role, schema: type[T], messages: list[BaseMessage]) -> T | None:
+        """A validated structured answer, or ``None`` (malformed after retries; the caller falls back)."""
+        return self.svc.llm.structured(role, schema, messages, trace=self.trace, node=self.node)
+
+    def text(self, role: Role, messages: list[BaseMessage]) -> str:
+        return self.svc.llm.text(role, messages, trace=self.trace, node=self.node)
+
+    def emit(self, piece: str) -> None:
+        """Send a piece of the answer to callers streaming the run (``stream_mode="custom"``)."""
+        if self.writer is not None and piece:
+            self.writer({ANSWER: piece})
+
+    def answer(self, messages: list[BaseMessage]) -> str:
+        """The reply in free text, streamed to callers piece by piece as the model produces it."""
+        return self.svc.llm.stream_text("respond", messages, trace=self.trace, node=self.node, on_piece=self.emit)

@@ -1,23 +1,35 @@
-"""Intake node: stamps the turn time, starts a session when needed, handles empty and huge input.
+"""Intake node: reads what the run is for, stamps the turn time, starts a session when needed.
 
-Runs first on every graph run. Empty or whitespace input is answered here without any model call;
-input longer than ``max_input_chars`` is kept whole in the checkpoint but clipped in prompts, with
-a notice in state and trace.
+Runs first on every graph run and records the run's ``action``:
+
+- ``turn``: a user message - stamped with the turn time, clipped in prompts when longer than
+  ``max_input_chars`` (kept whole in the checkpoint, with a notice);
+- ``empty``: an empty or whitespace message, answered here without any model call;
+- ``end_session``: post-thinking follows;
+- ``record``: the input messages are turns that already happened (an imported chat log, a
+  benchmark replay) - kept in the session, not answered;
+- ``discard``: the open session is dropped without post-thinking.
+
+The input flags are cleared here, so a later run never sees a stale command.
 """
 
 from __future__ import annotations
 
 import uuid
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, HumanMessage
 
 from caim.graph.env import Env
-from caim.graph.state import RESET, State
-from caim.memory.stm import TIME_KEY
+from caim.graph.policies.base import MemoryPolicy
+from caim.graph.state import RESET, State, session_reset
+from caim.memory.stm import TIME_KEY, message_time
 
 EMPTY_REPLY = "I didn't get a message - please type something and I'll answer."
 
-_PER_TURN = {
+Action = Literal["turn", "empty", "end_session", "record", "discard"]
+
+_PER_RUN: dict[str, Any] = {
     "route": "none",
     "decisions": {},
     "tags": [],
@@ -25,26 +37,55 @@ _PER_TURN = {
     "candidates": [],
     "memories": [],
     "notice": "",
+    "key_events": [],
+    "stored": [],
+    "merged": [],
+    "ontology_added": [],
+    "end_session": False,
+    "record": False,
+    "discard_session": False,
+    "discarded": 0,
 }
 
 
-def intake(state: State, env: Env) -> dict:
-    update: dict = {"trace": [RESET], **_PER_TURN}
+def _action(state: State) -> Action:
+    if state.get("discard_session"):
+        return "discard"
+    if state.get("end_session"):
+        return "end_session"
+    if state.get("record"):
+        return "record"
+    last = (state.get("messages") or [None])[-1]
+    return "turn" if isinstance(last, HumanMessage) and str(last.content).strip() else "empty"
+
+
+def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    action = _action(state)
+    update: dict[str, Any] = {"trace": [RESET], **_PER_RUN, "action": action}
+    if action == "discard":
+        n = len(state.get("messages", []))
+        env.note(action=action, messages=n)
+        return {**update, **session_reset(), "discarded": n}
     if not state.get("session_id"):
         update["session_id"] = uuid.uuid4().hex[:12]
         update["session_started"] = env.now.isoformat()
-    if state.get("end_session"):
-        update["key_events"], update["stored"], update["merged"], update["ontology_added"] = [], [], [], []
-        env.note("intake", action="end_session", messages=len(state.get("messages", [])))
-        return update
     messages = state.get("messages", [])
-    last = messages[-1] if messages else None
-    if not isinstance(last, HumanMessage) or not str(last.content).strip():
-        env.note("intake", action="empty_input")
+    if action == "end_session":
+        env.note(action=action, messages=len(messages))
+        return update
+    if action == "record":
+        times = [t for t in (message_time(m) for m in messages) if t is not None]
+        update["last_turn_at"] = (max(times) if times else env.now).isoformat()
+        env.note(action=action, messages=len(messages))
+        return update
+    if action == "empty":
+        env.note(action=action)
+        env.emit(EMPTY_REPLY)
         update["messages"] = [AIMessage(EMPTY_REPLY, additional_kwargs={TIME_KEY: env.now.isoformat()})]
         update["notice"] = "empty input: no model call"
         update["turn_time"] = ""
         return update
+    last = messages[-1]
     stamped = HumanMessage(
         content=last.content, id=last.id, additional_kwargs={**last.additional_kwargs, TIME_KEY: env.now.isoformat()}
     )
@@ -53,12 +94,14 @@ def intake(state: State, env: Env) -> dict:
     n = len(str(last.content))
     if n > env.settings.max_input_chars:
         update["notice"] = f"input of {n} characters clipped to {env.settings.max_input_chars} in prompts"
-    env.note("intake", action="turn", chars=n, turn_time=env.now.isoformat())
+    env.note(action=action, chars=n, turn_time=env.now.isoformat())
     return update
 
 
 def after_intake(state: State) -> str:
-    if state.get("end_session"):
+    action = state.get("action")
+    if action == "turn":
+        return "controller"
+    if action == "end_session":
         return "extract_key_events"
-    last = (state.get("messages") or [None])[-1]
-    return "controller" if isinstance(last, HumanMessage) else "__end__"
+    return "__end__"

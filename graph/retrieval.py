@@ -1,112 +1,72 @@
-"""Memory retrieval (CAIM step 2): tags, time references, candidate fetch, relevance filter.
+"""Memory retrieval nodes (CAIM step 2): tags, time references, candidate fetch, relevance filter.
 
-1. ``select_tags``: an LLM picks two or three ontology tags; the schema enumerates the ontology.
-2. ``resolve_time``: an LLM lists time expressions; code resolves them to date ranges relative to
-   the turn time (plus code-detected phrases, so a missed "yesterday" still counts).
+1. ``select_tags``: the policy picks ontology tags (unknown ones are dropped here).
+2. ``resolve_time``: the policy lists time expressions; code resolves them to date ranges relative
+   to the turn time; "our first conversation" is the day of this user's earliest record.
 3. ``fetch_candidates``: plain code - this user's records sharing a tag OR inside a range, newest
-   first, capped; plus a few nearest by meaning (MiniLM) when tags miss.
-4. ``filter_relevant``: an LLM sees the numbered candidates and returns the relevant numbers
-   (contradicting records count as relevant). Fallback: keep candidates up to ``max_kept``.
+   first, capped; plus a few nearest by meaning when the policy asks for them.
+4. ``filter_relevant``: the policy keeps the candidates that go to the answer.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, time
+from typing import Any
 
-from caim.graph.controller import current_input
+from caim.graph.common import current_input
 from caim.graph.env import Env
+from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import State
 from caim.memory.records import as_aware
-from caim.memory.timeref import find_expressions, resolve
-from caim.prompts import relevance as relevance_prompt
-from caim.prompts import tags as tags_prompt
-from caim.prompts import timeref as time_prompt
+from caim.memory.timeref import TimeRange, TimeSpan, resolve
 
 _FIRST = re.compile(r"\b(first|earliest) (conversation|chat|talk|session|time we (talked|spoke|met))\b", re.I)
 
 
-def keyword_tags(text: str, env: Env, limit: int = 3) -> list[str]:
-    """Ontology terms that literally occur in the text (code-only fallback)."""
-    words = set(re.findall(r"[a-z]+", text.lower()))
-    return [t for t in env.svc.ontology.current.tags if t in words][:limit]
-
-
-def caim_tags(state: State, env: Env) -> list[str]:
-    ontology = env.svc.ontology.current
-    schema = tags_prompt.schema(ontology.tags)
-    text = current_input(state, env)
-    answer, ok = env.svc.llm.structured(
-        "tags", schema, tags_prompt.messages(text, ontology.outline()), None, env.trace, "select_tags"
-    )
-    if not ok:
-        return []  # fallback recorded in trace: time-only retrieval
-    return list(dict.fromkeys(answer.tags))[:3]
-
-
-def caim_time_expressions(state: State, env: Env) -> list[str]:
-    text = current_input(state, env)
-    answer, ok = env.svc.llm.structured(
-        "time", time_prompt.TimeRefs, time_prompt.messages(text, env.now.date().isoformat()), None, env.trace, "resolve_time"
-    )
-    found = [e for e in (answer.expressions if ok else []) if e and e.lower() in text.lower()]
-    return list(dict.fromkeys(found + find_expressions(text)))
-
-
-def select_tags(state: State, env: Env) -> dict:
-    tags = [t for t in env.policy.select_tags(state, env) if t in env.svc.ontology.current]
-    env.note("select_tags", tags=tags)
+def select_tags(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    tags = [t for t in policy.select_tags(state, env) if t in env.svc.ontology.current]
+    env.note(tags=tags)
     return {"tags": tags}
 
 
-def resolve_time(state: State, env: Env) -> dict:
-    ranges = []
-    for expr in env.policy.time_expressions(state, env):
+def resolve_time(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    ranges: list[TimeSpan] = []
+    for expr in policy.time_expressions(state, env):
         r = resolve(expr, env.now)
         if r:
-            ranges.append(r.as_dict())
+            ranges.append(r.span())
     if _FIRST.search(current_input(state, env)):
-        first = env.svc.store.list(env.user_id)[:1]
+        first = env.svc.store.first(env.user_id)
         if first:
-            day = as_aware(first[0].event_time).date().isoformat()
-            ranges.append({"expression": "first conversation", "start": f"{day}T00:00:00+00:00", "end": f"{day}T23:59:59+00:00"})
-    env.note("resolve_time", ranges=ranges)
+            day = as_aware(first.event_time)
+            start = datetime.combine(day.date(), time.min, tzinfo=day.tzinfo)
+            end = datetime.combine(day.date(), time.max, tzinfo=day.tzinfo)
+            ranges.append(TimeRange("first conversation", start, end).span())
+    env.note(ranges=ranges)
     return {"time_ranges": ranges}
 
 
-def fetch_candidates(state: State, env: Env) -> dict:
+def fetch_candidates(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     s = env.settings
-    ranges = [(datetime.fromisoformat(r["start"]), datetime.fromisoformat(r["end"])) for r in state.get("time_ranges", [])]
-    recs = env.svc.store.candidates(env.user_id, state.get("tags", []), ranges, limit=s.candidate_cap)
+    ranges = [TimeRange.of(r) for r in state.get("time_ranges", [])]
+    recs = env.svc.store.candidates(
+        env.user_id, state.get("tags", []), [(r.start, r.end) for r in ranges], limit=s.candidate_cap
+    )
     seen = {r.id for r in recs}
     semantic = []
-    if env.policy.semantic_candidates and s.semantic_k > 0:
+    if policy.semantic_candidates and s.semantic_k > 0:
         for rec, sim in env.svc.store.similar(env.user_id, current_input(state, env), s.semantic_k):
             if rec.id not in seen and sim >= s.semantic_min_similarity:
                 recs.append(rec)
                 seen.add(rec.id)
                 semantic.append(rec.id)
     candidates = [r.brief(s.source_chars) for r in recs]
-    env.note("fetch_candidates", ids=[c["id"] for c in candidates], semantic_ids=semantic)
+    env.note(ids=[c["id"] for c in candidates], semantic_ids=semantic)
     return {"candidates": candidates}
 
 
-def caim_filter(state: State, env: Env) -> list[dict]:
-    cands = state.get("candidates", [])
-    if not cands:
-        return []
-    cap = env.settings.max_kept
-    schema = relevance_prompt.schema(len(cands), cap)
-    answer, ok = env.svc.llm.structured(
-        "relevance", schema, relevance_prompt.messages(current_input(state, env), cands), None, env.trace, "filter_relevant"
-    )
-    if not ok:
-        return cands[:cap]
-    picked = [n for n in dict.fromkeys(answer.relevant) if 1 <= n <= len(cands)]
-    return [cands[n - 1] for n in picked][:cap]
-
-
-def filter_relevant(state: State, env: Env) -> dict:
-    kept = env.policy.filter(state, env)
-    env.note("filter_relevant", kept_ids=[m["id"] for m in kept])
+def filter_relevant(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    kept = policy.filter(state, env)
+    env.note(kept_ids=[m["id"] for m in kept])
     return {"memories": kept}

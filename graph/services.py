@@ -1,4 +1,4 @@
-"""Services the nodes use: settings, LLM caller, Chroma memory store, ontology.
+"""Services the nodes use: settings, model factory, LLM client, embedder, memory store, ontology.
 
 A graph built with ``build_graph(services=...)`` uses exactly those (the facade, tests, eval).
 The module-level graph (LangGraph Studio / ``langgraph dev``) resolves them per run from the
@@ -11,11 +11,12 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from caim.agent.models import Models
-from caim.agent.settings import Settings
-from caim.graph.llm import LLM
+from caim.core.embeddings import Embedder, MiniLMEmbedder, OpenAIEmbedder
+from caim.core.errors import ConfigError
+from caim.core.llm import LLM
+from caim.core.models import Models
+from caim.core.settings import Settings
 from caim.graph.state import Context
-from caim.memory.embeddings import Embedder, MiniLMEmbedder, OpenAIEmbedder
 from caim.memory.store import MemoryStore
 from caim.ontology import OntologyStore
 
@@ -26,11 +27,25 @@ def default_embedder(settings: Settings) -> Embedder:
     return MiniLMEmbedder.shared()
 
 
+def check_data_dir(settings: Settings) -> None:
+    """Create the data dir and prove it is writable, or raise a one-line ``ConfigError``."""
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        probe = settings.data_dir / ".write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"data dir {settings.data_dir} is not writable ({exc.strerror}); set CAIM_DATA_DIR to a writable folder"
+        ) from None
+
+
 @dataclass
 class Services:
     settings: Settings
     models: Models
     llm: LLM
+    embedder: Embedder
     store: MemoryStore
     ontology: OntologyStore
 
@@ -42,29 +57,22 @@ class Services:
         models: Models | None = None,
         embedder: Embedder | None = None,
         persist: bool = True,
-    ) -> "Services":
+    ) -> Services:
         """Build services; ``persist=False`` keeps LTM and ontology in memory (tests, eval runs)."""
         settings = settings or Settings()
         models = models or Models(settings)
+        embedder = embedder or default_embedder(settings)
         if persist:
-            from caim.agent.errors import ConfigError
-
-            try:
-                settings.data_dir.mkdir(parents=True, exist_ok=True)
-                probe = settings.data_dir / ".write-test"
-                probe.write_text("ok")
-                probe.unlink()
-            except OSError as exc:
-                raise ConfigError(
-                    f"data dir {settings.data_dir} is not writable ({exc.strerror}); set CAIM_DATA_DIR to a writable folder"
-                ) from None
-        store = MemoryStore(settings.data_dir / "chroma" if persist else None, embedder or default_embedder(settings))
+            check_data_dir(settings)
+        store = MemoryStore(settings.data_dir / "chroma" if persist else None, embedder)
         ontology = OntologyStore(settings.data_dir if persist else None)
-        return cls(settings, models, LLM(models, settings.max_retries), store, ontology)
+        return cls(settings, models, LLM(models, settings.max_retries), embedder, store, ontology)
 
     def tuned(self, ctx: Context) -> Settings:
         """Settings with the context's per-run overrides applied (budgets, caps)."""
-        upd = {k: getattr(ctx, k) for k in ("stm_token_budget", "candidate_cap", "max_kept") if getattr(ctx, k) is not None}
+        upd = {
+            k: getattr(ctx, k) for k in ("stm_token_budget", "candidate_cap", "max_kept") if getattr(ctx, k) is not None
+        }
         return self.settings.model_copy(update=upd) if upd else self.settings
 
 

@@ -1,9 +1,10 @@
-"""Graph state and runtime context.
+"""Graph state, input/output schemas and the runtime context.
 
 ``State`` is what one thread (one user's conversation) keeps in the checkpoint: the current
-session's messages (STM), the STM summary, and what the last turn did (route, tags, time ranges,
-candidates, kept memories) with its ``trace``. ``Context`` is the per-run configuration that
-LangGraph Studio shows as a form.
+session's messages (STM), the STM summary, and what the last run did (route, tags, time ranges,
+candidates, kept memories, or what post-thinking stored) with its ``trace``. ``OutputState`` is
+everything a caller gets back from a run - the facade and the evaluation harness read outputs only,
+never checkpoint internals. ``Context`` is the per-run configuration LangGraph Studio shows as a form.
 """
 
 from __future__ import annotations
@@ -11,60 +12,102 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from langchain_core.messages import AnyMessage
-from langgraph.graph.message import add_messages
+from langchain_core.messages import AnyMessage, RemoveMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 from typing_extensions import TypedDict
 
-Route = Literal["none", "stm", "ltm", "ltm+stm"]
+from caim.core.trace import TraceEntry
+from caim.core.types import Route
+from caim.memory.merge import Merge
+from caim.memory.records import MemoryBrief
+from caim.memory.timeref import TimeSpan
 
-RESET = {"reset": True}
+#: Key of the custom stream events that carry the answer's text as it is produced
+#: (``graph.stream(..., stream_mode="custom")`` yields ``{ANSWER: "<piece>"}``).
+ANSWER = "answer"
+
+#: A trace update starting with this marker replaces the trace (a new run starts a fresh one).
+RESET: dict[str, bool] = {"reset": True}
 
 
-def trace_reducer(old: list[dict] | None, new: list[dict] | None) -> list[dict]:
-    """Append trace entries; a leading ``RESET`` marker starts a fresh trace for a new turn."""
+def trace_reducer(old: list | None, new: list | None) -> list:
+    """Append trace entries; a leading ``RESET`` marker starts a fresh trace for a new run."""
     new = list(new or [])
     if new and new[0] == RESET:
         return new[1:]
     return list(old or []) + new
 
 
+class KeyEvent(TypedDict):
+    """A fact worth remembering, from one numbered turn of the session, dated by that turn."""
+
+    turn: int
+    event: str
+    time: str
+
+
 class InputState(TypedDict, total=False):
-    """What a caller sends: a user message (with optional turn time), or ``end_session``."""
+    """What a caller sends: a user message (optionally with its time), or one of the session
+    commands - ``end_session`` (post-thinking), ``record`` (add the messages as turns that already
+    happened, without answering) or ``discard_session`` (drop the open session unprocessed)."""
 
     messages: Annotated[list[AnyMessage], add_messages]
     turn_time: str
     end_session: bool
+    record: bool
+    discard_session: bool
+
+
+class OutputState(TypedDict, total=False):
+    """What a run returns. A turn: the reply (last message), route, decisions, tags, time ranges,
+    candidates and kept memories. ``end_session``: key events, stored and merged records, ontology
+    terms added, and whether the session was complete (extraction succeeded, so it was closed).
+    ``discard_session``: how many messages were dropped."""
+
+    messages: list[AnyMessage]
+    route: Route
+    decisions: dict[str, Any]
+    tags: list[str]
+    time_ranges: list[TimeSpan]
+    candidates: list[MemoryBrief]
+    memories: list[MemoryBrief]
+    notice: str
+    key_events: list[KeyEvent]
+    stored: list[MemoryBrief]
+    merged: list[Merge]
+    ontology_added: list[str]
+    complete: bool
+    discarded: int
+    trace: list[TraceEntry]
 
 
 class State(InputState, total=False):
+    action: Literal["turn", "empty", "end_session", "record", "discard"]
     session_id: str
     session_started: str
     last_turn_at: str
     summary: str
     summary_upto: int
-    route: Route
     stm_mode: Literal["full", "summary"]
+    route: Route
     decisions: dict[str, Any]
     tags: list[str]
-    time_ranges: list[dict]
-    candidates: list[dict]
-    memories: list[dict]
+    time_ranges: list[TimeSpan]
+    candidates: list[MemoryBrief]
+    memories: list[MemoryBrief]
     notice: str
-    key_events: list[dict]
-    stored: list[dict]
-    merged: list[dict]
+    key_events: list[KeyEvent]
+    stored: list[MemoryBrief]
+    merged: list[Merge]
     ontology_added: list[str]
-    trace: Annotated[list[dict], trace_reducer]
+    complete: bool
+    discarded: int
+    trace: Annotated[list[TraceEntry], trace_reducer]
 
 
-class OutputState(TypedDict, total=False):
-    messages: list[AnyMessage]
-    route: Route
-    memories: list[dict]
-    notice: str
-    stored: list[dict]
-    merged: list[dict]
-    trace: list[dict]
+def session_reset() -> dict[str, Any]:
+    """The state update that closes the open session: messages, session id and STM summary cleared."""
+    return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "session_id": "", "summary": "", "summary_upto": 0}
 
 
 @dataclass

@@ -11,8 +11,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from typing_extensions import TypedDict
+
 from caim.memory.records import MemoryRecord, as_aware, utcnow
 from caim.memory.store import MemoryStore
+
+
+class Merge(TypedDict):
+    """One applied merge: the record kept, the ids folded into it, its thought."""
+
+    kept: str
+    removed: list[str]
+    thought: str
 
 
 def validate_groups(groups: Sequence[Sequence[str]], known: set[str]) -> list[list[str]]:
@@ -31,7 +41,12 @@ def merge_group(records: Sequence[MemoryRecord]) -> MemoryRecord:
     by_created = sorted(records, key=lambda r: as_aware(r.created_at))
     newest = max(records, key=lambda r: (as_aware(r.event_time), as_aware(r.updated_at)))
     tag_counts = Counter(t for r in records for t in r.tags)
-    tags = [t for t, _ in sorted(tag_counts.items(), key=lambda kv: (-kv[1], newest.tags.index(kv[0]) if kv[0] in newest.tags else 9))][:3]
+    tags = [
+        t
+        for t, _ in sorted(
+            tag_counts.items(), key=lambda kv: (-kv[1], newest.tags.index(kv[0]) if kv[0] in newest.tags else 9)
+        )
+    ][:3]
     seen: set[tuple[str, str]] = set()
     sources = []
     for r in sorted(records, key=lambda r: as_aware(r.event_time)):
@@ -52,9 +67,11 @@ def merge_group(records: Sequence[MemoryRecord]) -> MemoryRecord:
     )
 
 
-def apply_merges(store: MemoryStore, user_id: str, groups: list[list[str]], records: dict[str, MemoryRecord]) -> list[dict]:
+def apply_merges(
+    store: MemoryStore, user_id: str, groups: list[list[str]], records: dict[str, MemoryRecord]
+) -> list[Merge]:
     """Merge each validated group in the store. Returns what was done, for the trace."""
-    done = []
+    done: list[Merge] = []
     for group in validate_groups(groups, set(records)):
         members = [records[i] for i in group]
         if any(m.user_id != user_id for m in members):

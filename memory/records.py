@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
-from typing import Literal
+from datetime import UTC, datetime
+from typing import Literal, NotRequired
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def as_aware(dt: datetime) -> datetime:
     """Treat naive datetimes as UTC so every stored timestamp is comparable."""
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+class MemoryBrief(TypedDict):
+    """A record as graph state, traces and prompts carry it: id, thought, tags, event time (ISO),
+    and optionally the start of its verbatim source turns."""
+
+    id: str
+    thought: str
+    tags: list[str]
+    event_time: str
+    source: NotRequired[str]
 
 
 class SourceTurn(BaseModel):
@@ -38,10 +50,10 @@ class MemoryRecord(BaseModel):
     session_id: str = ""
     sources: list[SourceTurn] = Field(default_factory=list)
 
-    def brief(self, source_chars: int = 0) -> dict:
+    def brief(self, source_chars: int = 0) -> MemoryBrief:
         """Compact form for graph state and traces; ``source_chars`` > 0 adds the start of the
         verbatim source turns (details a concise thought leaves out: titles, lists, steps)."""
-        out = {
+        out: MemoryBrief = {
             "id": self.id,
             "thought": self.thought,
             "tags": self.tags,

@@ -12,13 +12,13 @@ import logging
 import threading
 import uuid
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import chromadb
 from chromadb.config import Settings as ChromaSettings
 
-from caim.memory.embeddings import Embedder
+from caim.core.embeddings import Embedder
 from caim.memory.records import MemoryRecord, SourceTurn, as_aware
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def _epoch(dt: datetime) -> float:
 
 
 def _from_epoch(x: float) -> datetime:
-    return datetime.fromtimestamp(float(x), tz=timezone.utc)
+    return datetime.fromtimestamp(float(x), tz=UTC)
 
 
 class MemoryStore:
@@ -85,10 +85,8 @@ class MemoryStore:
         )
 
     def _records(self, got: dict) -> list[MemoryRecord]:
-        return [
-            self._record(i, d, m)
-            for i, d, m in zip(got["ids"], got["documents"] or [], got["metadatas"] or [])
-        ]
+        rows = zip(got["ids"], got["documents"] or [], got["metadatas"] or [], strict=False)
+        return [self._record(i, d, m) for i, d, m in rows]
 
     # ---- writes -----------------------------------------------------------------------------
     def add(self, records: Sequence[MemoryRecord]) -> None:
@@ -127,17 +125,18 @@ class MemoryStore:
 
     # ---- reads ------------------------------------------------------------------------------
     def get(self, user_id: str, record_id: str) -> MemoryRecord | None:
-        got = self.collection.get(
-            ids=[record_id], where={"user_id": user_id}, include=["documents", "metadatas"]
-        )
+        got = self.collection.get(ids=[record_id], where={"user_id": user_id}, include=["documents", "metadatas"])
         recs = self._records(got)
         return recs[0] if recs else None
 
     def list(self, user_id: str) -> list[MemoryRecord]:
-        got = self.collection.get(
-            where={"user_id": user_id}, include=["documents", "metadatas"], limit=_FETCH_CEILING
-        )
+        got = self.collection.get(where={"user_id": user_id}, include=["documents", "metadatas"], limit=_FETCH_CEILING)
         return sorted(self._records(got), key=lambda r: as_aware(r.event_time))
+
+    def first(self, user_id: str) -> MemoryRecord | None:
+        """This user's earliest record by event time ("our first conversation")."""
+        recs = self.list(user_id)
+        return recs[0] if recs else None
 
     def count(self, user_id: str) -> int:
         return len(self.collection.get(where={"user_id": user_id}, include=[])["ids"])
@@ -151,9 +150,7 @@ class MemoryStore:
     ) -> list[MemoryRecord]:
         """This user's records sharing a tag OR with an event time inside a range, newest first."""
         clauses: list[dict] = [{"tags": {"$contains": t}} for t in dict.fromkeys(tags)]
-        clauses += [
-            {"$and": [{"ts": {"$gte": _epoch(a)}}, {"ts": {"$lte": _epoch(b)}}]} for a, b in ranges
-        ]
+        clauses += [{"$and": [{"ts": {"$gte": _epoch(a)}}, {"ts": {"$lte": _epoch(b)}}]} for a, b in ranges]
         if not clauses:
             return []
         match = clauses[0] if len(clauses) == 1 else {"$or": clauses}
@@ -176,5 +173,4 @@ class MemoryStore:
             include=["documents", "metadatas", "distances"],
         )
         recs = self._records({"ids": got["ids"][0], "documents": got["documents"][0], "metadatas": got["metadatas"][0]})
-        return [(r, 1.0 - float(d)) for r, d in zip(recs, got["distances"][0])]
-
+        return [(r, 1.0 - float(d)) for r, d in zip(recs, got["distances"][0], strict=False)]

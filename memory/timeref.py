@@ -13,13 +13,38 @@ import warnings
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
+from typing_extensions import TypedDict
+
 from caim.memory.records import as_aware
 
 warnings.filterwarnings("ignore", module="dateparser")
 
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3, "several": 4}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "couple of": 2,
+    "few": 3,
+    "several": 4,
+}
+
+
+class TimeSpan(TypedDict):
+    """A resolved time range as graph state and traces carry it (ISO timestamps)."""
+
+    expression: str
+    start: str
+    end: str
 
 
 @dataclass(frozen=True)
@@ -28,8 +53,12 @@ class TimeRange:
     start: datetime
     end: datetime
 
-    def as_dict(self) -> dict:
+    def span(self) -> TimeSpan:
         return {"expression": self.expression, "start": self.start.isoformat(), "end": self.end.isoformat()}
+
+    @classmethod
+    def of(cls, span: TimeSpan) -> TimeRange:
+        return cls(span["expression"], datetime.fromisoformat(span["start"]), datetime.fromisoformat(span["end"]))
 
 
 def _day(d: datetime) -> tuple[datetime, datetime]:
@@ -64,8 +93,18 @@ def _rules(text: str, base: datetime) -> tuple[datetime, datetime] | None:
         return _day(base - timedelta(days=1))
     if t == "the day before yesterday":
         return _day(base - timedelta(days=2))
-    if t in ("recently", "lately", "the other day", "a few days ago", "few days ago", "some days ago",
-             "a couple of days ago", "earlier this week", "the past few days", "the last few days"):
+    if t in (
+        "recently",
+        "lately",
+        "the other day",
+        "a few days ago",
+        "few days ago",
+        "some days ago",
+        "a couple of days ago",
+        "earlier this week",
+        "the past few days",
+        "the last few days",
+    ):
         return _span(base, 7, 1)
     if t in ("last week", "past week", "the last week", "the past week", "a week ago", "one week ago"):
         return _span(base, 10, 4) if t in ("a week ago", "one week ago") else _span(base, 7, 0)
@@ -79,8 +118,12 @@ def _rules(text: str, base: datetime) -> tuple[datetime, datetime] | None:
     if t in ("this year",):
         return datetime(base.year, 1, 1, tzinfo=base.tzinfo), _day(base)[1]
     if t in ("last year",):
-        return datetime(base.year - 1, 1, 1, tzinfo=base.tzinfo), datetime(base.year, 1, 1, tzinfo=base.tzinfo) - timedelta(microseconds=1)
-    m = re.fullmatch(r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several) (day|week|month)s? ago", t)
+        return datetime(base.year - 1, 1, 1, tzinfo=base.tzinfo), datetime(
+            base.year, 1, 1, tzinfo=base.tzinfo
+        ) - timedelta(microseconds=1)
+    m = re.fullmatch(
+        r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several) (day|week|month)s? ago", t
+    )
     if m:
         n = _count(m.group(1)) or 1
         unit = {"day": 1, "week": 7, "month": 30}[m.group(2)]
@@ -117,7 +160,9 @@ def _dateparser(text: str, base: datetime) -> tuple[datetime, datetime] | None:
     if period == "month":
         return _month(d.year, d.month, base.tzinfo)
     if period == "year":
-        return datetime(d.year, 1, 1, tzinfo=base.tzinfo), datetime(d.year + 1, 1, 1, tzinfo=base.tzinfo) - timedelta(microseconds=1)
+        return datetime(d.year, 1, 1, tzinfo=base.tzinfo), datetime(d.year + 1, 1, 1, tzinfo=base.tzinfo) - timedelta(
+            microseconds=1
+        )
     if period == "week":
         return _span(d, 0, -6)
     return _day(d)

@@ -54,7 +54,7 @@ class Ontology:
                     self._parent.setdefault(a, f"{cat}/{sub}")
 
     @classmethod
-    def default(cls) -> "Ontology":
+    def default(cls) -> Ontology:
         text = resources.files("caim.ontology").joinpath("default.json").read_text(encoding="utf-8")
         return cls(json.loads(text), 0)
 
@@ -110,7 +110,7 @@ class Ontology:
                 taken.add(term)
         return accepted, rejected
 
-    def extended(self, accepted: list[Proposal]) -> "Ontology":
+    def extended(self, accepted: list[Proposal]) -> Ontology:
         tree = copy.deepcopy(self.tree)
         for p in accepted:
             if "/" in p.parent:
@@ -131,9 +131,7 @@ class OntologyStore:
 
     def _load(self) -> Ontology:
         if self.dir and self.dir.is_dir():
-            versions = sorted(
-                (int(p.stem[1:]), p) for p in self.dir.glob("v*.json") if p.stem[1:].isdigit()
-            )
+            versions = sorted((int(p.stem[1:]), p) for p in self.dir.glob("v*.json") if p.stem[1:].isdigit())
             for version, path in reversed(versions):
                 try:
                     return Ontology(json.loads(path.read_text(encoding="utf-8")), version)

@@ -32,7 +32,9 @@ def literal(values: list[Any] | tuple[Any, ...]) -> Any:
     return Literal[vals]  # type: ignore[valid-type]
 
 
-def closed_list_model(name: str, field: str, values, max_items: int, description: str, min_items: int = 0) -> type[BaseModel]:
+def closed_list_model(
+    name: str, field: str, values, max_items: int, description: str, min_items: int = 0
+) -> type[BaseModel]:
     """A model with one list field whose items must come from ``values``."""
     return create_model(
         name,

@@ -43,8 +43,6 @@ def messages(decision: str, user_input: str, recent: str) -> list[BaseMessage]:
     question, a, b = QUESTIONS[decision]
     context = f"Recent turns of the current conversation:\n{recent}\n\n" if recent else ""
     return [
-        SystemMessage(
-            "You route messages for an assistant with a memory of its user. Answer with one letter."
-        ),
+        SystemMessage("You route messages for an assistant with a memory of its user. Answer with one letter."),
         HumanMessage(f"{context}User message: {user_input}\n\n{question}\n{a}\n{b}\nAnswer A or B."),
     ]

@@ -19,7 +19,13 @@ def schema(turn_numbers: list[int]) -> type[BaseModel]:
     event = create_model(
         "KeyEvent",
         turn=(literal(turn_numbers), Field(description="Number of the turn this event comes from.")),
-        event=(str, Field(max_length=300, description="One short sentence, third person, e.g. 'The user's favourite food is pizza.'")),
+        event=(
+            str,
+            Field(
+                max_length=300,
+                description="One short sentence, third person, e.g. 'The user's favourite food is pizza.'",
+            ),
+        ),
     )
     return create_model("KeyEvents", events=(list[event], Field(max_length=MAX_EVENTS)))
 

@@ -21,9 +21,7 @@ def schema(n: int, max_kept: int) -> type[BaseModel]:
 
 
 def messages(user_input: str, candidates: list[dict]) -> list[BaseMessage]:
-    lines = [
-        f"[{i}] ({c['event_time'][:10]}) {quote(c['thought'], 400)}" for i, c in enumerate(candidates, 1)
-    ]
+    lines = [f"[{i}] ({c['event_time'][:10]}) {quote(c['thought'], 400)}" for i, c in enumerate(candidates, 1)]
     return [
         SystemMessage(
             "You select memories for an assistant. Given the user's message and numbered memories, "

@@ -20,7 +20,9 @@ def schema(tags: tuple[str, ...]) -> type[BaseModel]:
         "MemoryPlan",
         route=(
             Literal["none", "stm", "ltm", "ltm+stm"],
-            Field(description="none: general knowledge; stm: this conversation; ltm: past conversations; ltm+stm: both."),
+            Field(
+                description="none: general knowledge; stm: this conversation; ltm: past conversations; ltm+stm: both."
+            ),
         ),
         tags=(list[literal(tags)], Field(max_length=3, description="Two or three ontology tags for the message.")),
         time_expressions=(list[str], Field(max_length=3, description="Time expressions copied from the message.")),

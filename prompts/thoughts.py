@@ -16,7 +16,10 @@ VERSION = 1
 def schema(tags: tuple[str, ...]) -> type[BaseModel]:
     return create_model(
         "Thought",
-        thought=(str, Field(max_length=300, description="A concise sentence capturing the fact, e.g. 'favourite food is pizza'.")),
+        thought=(
+            str,
+            Field(max_length=300, description="A concise sentence capturing the fact, e.g. 'favourite food is pizza'."),
+        ),
         tags=(list[literal(tags)], Field(min_length=1, max_length=3, description="One to three ontology tags.")),
     )
 

@@ -5,9 +5,9 @@ VERSION 1.
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from typing import Annotated
 
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, StringConstraints
 
 VERSION = 1
@@ -17,7 +17,8 @@ class TimeRefs(BaseModel):
     expressions: list[Annotated[str, StringConstraints(max_length=60)]] = Field(
         default_factory=list,
         max_length=3,
-        description="Time expressions copied from the message, e.g. 'yesterday', 'on May 4th', 'last week'. Empty if none.",
+        description="Time expressions copied from the message, e.g. 'yesterday', 'on May 4th', 'last week'. "
+        "Empty if none.",
     )
 
 

@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from caim.agent import CaimAgent, Settings
-from caim.agent.scripted import scripted_models
+from caim.core.scripted import scripted_models
 from tests.scripts import SCRIPT
 
 
@@ -18,7 +18,9 @@ def no_network(monkeypatch):
 
     def guarded(self, address):
         host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and not (host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/")):
+        if isinstance(host, str) and not (
+            host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/")
+        ):
             raise AssertionError(f"test tried to reach the network: {address!r}")
         return real_connect(self, address)
 

@@ -11,7 +11,6 @@ import re
 
 from langchain_core.messages import BaseMessage
 
-
 STRING = r'("(?:[^"\\]|\\.)*")'  # a JSON string literal, escaped quotes included
 QUOTED_AFTER_DATE = r"\[(\d+)\] \(\S+\) " + STRING
 QUOTED_NUMBERED = r"\[(\d+)\] " + STRING
@@ -27,7 +26,19 @@ def user_message(messages: list[BaseMessage]) -> str:
     return m.group(1) if m else _last(messages)
 
 
-MEMORY_WORDS = ("remember", "told you", "did i", "my favourite", "my favorite", "what do i", "recommend", "right?", "yesterday", "last week", "first conversation")
+MEMORY_WORDS = (
+    "remember",
+    "told you",
+    "did i",
+    "my favourite",
+    "my favorite",
+    "what do i",
+    "recommend",
+    "right?",
+    "yesterday",
+    "last week",
+    "first conversation",
+)
 
 
 def controller(messages, rf):
@@ -109,7 +120,11 @@ def single_call(messages, rf):
     text = user_message(messages).lower()
     allowed = rf["json_schema"]["schema"]["properties"]["tags"]["items"]["enum"]
     route = "ltm" if any(w in text for w in MEMORY_WORDS) else "none"
-    return {"route": route, "tags": [w for w in re.findall(r"[a-z]+", text) if w in allowed][:3], "time_expressions": []}
+    return {
+        "route": route,
+        "tags": [w for w in re.findall(r"[a-z]+", text) if w in allowed][:3],
+        "time_expressions": [],
+    }
 
 
 SCRIPT = {

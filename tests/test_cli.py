@@ -23,7 +23,12 @@ def run(args, env_extra, stdin=""):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_"))}
     env.update(env_extra)
     return subprocess.run(
-        [sys.executable, "-m", "caim.agent.cli", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-m", "caim.agent.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
 
 

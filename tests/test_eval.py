@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from caim.agent.errors import ConfigError
-from caim.agent.scripted import scripted_models
+from caim.core.errors import ConfigError
+from caim.core.scripted import scripted_models
 from caim.eval import metrics as M
-from caim.eval.gvd import load_gvd, run_gvd
+from caim.eval.files import JsonlLog
+from caim.eval.gvd import load_gvd
 from caim.eval.judge import Judge, clip_history, clip_memories
-from caim.eval.locomo import SHORT_ANSWER, load_locomo, parse_locomo_datetime, run_locomo
-from caim.eval.runner import DEFAULT_SYSTEMS, JsonlLog
+from caim.eval.locomo import SHORT_ANSWER, load_locomo, parse_locomo_datetime
+from caim.eval.runner import DEFAULT_SYSTEMS, EvalConfig, run_benchmark
 from caim.eval.systems import CaimSystem, FullContextSystem
 from caim.prompts import judge as judge_prompt
 from tests.scripts import SCRIPT
@@ -29,22 +30,34 @@ PERSONA = "PERSONA-MARKER-never-said"
 
 GVD_BANK = {
     "Emily": {
-        "name": "Emily", "summary": {}, "personality": {}, "overall_history": {},
+        "name": "Emily",
+        "summary": {},
+        "personality": {},
+        "overall_history": {},
         "meta_information": {"name": "Emily", "hobbies": PERSONA},
         "history": {
             "2023-04-27": [
-                {"query": "Hello, my name is Emily. I love painting landscapes.", "response": "Nice to meet you, Emily!"},
+                {
+                    "query": "Hello, my name is Emily. I love painting landscapes.",
+                    "response": "Nice to meet you, Emily!",
+                },
                 {"query": "My favourite tea is jasmine tea.", "response": "Jasmine tea is lovely."},
             ],
             "2023-04-28": [
-                {"query": "I went to the museum and saw an impressionist exhibition.", "response": "That sounds wonderful."},
+                {
+                    "query": "I went to the museum and saw an impressionist exhibition.",
+                    "response": "That sounds wonderful.",
+                },
                 {"query": "Can you recommend a science fiction movie?", "response": "I recommend Interstellar."},
             ],
             "2023-04-29": [{"query": "I am reading a novel called The Little Prince.", "response": "A classic."}],
         },
     },
     " Frank ": {
-        "name": "Frank", "summary": {}, "personality": {}, "overall_history": {},
+        "name": "Frank",
+        "summary": {},
+        "personality": {},
+        "overall_history": {},
         "meta_information": {"name": "Frank", "hobbies": PERSONA},
         "history": {
             "2023-04-27": [{"query": "I'm Frank and I like running in the park.", "response": "Running is great."}],
@@ -54,43 +67,77 @@ GVD_BANK = {
     },
 }
 GVD_QUESTIONS = [
-    {"Emily": ["Do you remember my favourite tea?", "What movie did you recommend to me?", '"What exhibition did I see?"']},
+    {
+        "Emily": [
+            "Do you remember my favourite tea?",
+            "What movie did you recommend to me?",
+            '"What exhibition did I see?"',
+        ]
+    },
     {" Frank": ["Do you remember what music I like?", "Where do I like running?", "What did I tell you yesterday?"]},
 ]
 
-LOCOMO = [{
-    "sample_id": "conv-1",
-    "conversation": {
-        "speaker_a": "Caroline",
-        "speaker_b": "Melanie",
-        "session_1_date_time": "1:56 pm on 8 May, 2023",
-        "session_1": [
-            {"speaker": "Melanie", "dia_id": "D1:1", "text": "Hey Caroline, long time no see!"},
-            {"speaker": "Caroline", "dia_id": "D1:2", "text": "Hi Mel! I went to a painting class yesterday."},
-            {"speaker": "Caroline", "dia_id": "D1:3", "text": "My painting was a sunset over the lake."},
-            {"speaker": "Melanie", "dia_id": "D1:4", "text": "Beautiful. I love camping with my kids.",
-             "img_url": ["http://example.invalid/x.jpg"], "blip_caption": "a photo of a tent by a lake"},
+LOCOMO = [
+    {
+        "sample_id": "conv-1",
+        "conversation": {
+            "speaker_a": "Caroline",
+            "speaker_b": "Melanie",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Melanie", "dia_id": "D1:1", "text": "Hey Caroline, long time no see!"},
+                {"speaker": "Caroline", "dia_id": "D1:2", "text": "Hi Mel! I went to a painting class yesterday."},
+                {"speaker": "Caroline", "dia_id": "D1:3", "text": "My painting was a sunset over the lake."},
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D1:4",
+                    "text": "Beautiful. I love camping with my kids.",
+                    "img_url": ["http://example.invalid/x.jpg"],
+                    "blip_caption": "a photo of a tent by a lake",
+                },
+            ],
+            "session_2_date_time": "10:15 am on 20 May, 2023",
+            "session_2": [
+                {"speaker": "Caroline", "dia_id": "D2:1", "text": "I am adopting a dog named Rex."},
+                {"speaker": "Melanie", "dia_id": "D2:2", "text": "Congratulations on Rex!"},
+            ],
+        },
+        "qa": [
+            {
+                "question": "Do you remember what Caroline painted?",
+                "answer": "a sunset over the lake",
+                "evidence": ["D1:3"],
+                "category": 4,
+            },
+            {
+                "question": "Do you remember the name of the dog Caroline is adopting?",
+                "answer": "Rex",
+                "evidence": ["D2:1"],
+                "category": 1,
+            },
+            {
+                "question": "When did Caroline go to a painting class?",
+                "answer": "7 May 2023",
+                "evidence": ["D1:2"],
+                "category": 2,
+            },
+            {
+                "question": "Do you remember what Melanie painted at the class?",
+                "adversarial_answer": "a sunset",
+                "evidence": ["D1:3; D1:2"],
+                "category": 5,
+            },
         ],
-        "session_2_date_time": "10:15 am on 20 May, 2023",
-        "session_2": [
-            {"speaker": "Caroline", "dia_id": "D2:1", "text": "I am adopting a dog named Rex."},
-            {"speaker": "Melanie", "dia_id": "D2:2", "text": "Congratulations on Rex!"},
-        ],
-    },
-    "qa": [
-        {"question": "Do you remember what Caroline painted?", "answer": "a sunset over the lake", "evidence": ["D1:3"], "category": 4},
-        {"question": "Do you remember the name of the dog Caroline is adopting?", "answer": "Rex", "evidence": ["D2:1"], "category": 1},
-        {"question": "When did Caroline go to a painting class?", "answer": "7 May 2023", "evidence": ["D1:2"], "category": 2},
-        {"question": "Do you remember what Melanie painted at the class?", "adversarial_answer": "a sunset",
-         "evidence": ["D1:3; D1:2"], "category": 5},
-    ],
-}]
+    }
+]
 
 
 def write_gvd(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "memory_bank_en.json").write_text(json.dumps(GVD_BANK), encoding="utf-8")
-    (root / "probing_questions_en.jsonl").write_text("\n".join(json.dumps(q) for q in GVD_QUESTIONS) + "\n", encoding="utf-8")
+    (root / "probing_questions_en.jsonl").write_text(
+        "\n".join(json.dumps(q) for q in GVD_QUESTIONS) + "\n", encoding="utf-8"
+    )
     return root
 
 
@@ -118,12 +165,17 @@ def read_jsonl(path: Path) -> list[dict]:
     return JsonlLog(path).read()
 
 
+def run_gvd(data, out, settings, *, models, systems=None, **options):
+    config = EvalConfig(systems=systems or list(DEFAULT_SYSTEMS), progress=False, **options)
+    return run_benchmark(load_gvd(data), out, settings, config=config, models=models)
+
+
 # ---- GVD end to end -------------------------------------------------------------------------
 def test_gvd_smoke_writes_every_output_and_resumes(tmp_path, settings):
     data = write_gvd(tmp_path / "gvd")
     out = tmp_path / "out"
     models, calls = scripted_models(script())
-    summary = run_gvd(data, out, settings, models=models, limit=2, progress=False)
+    summary = run_gvd(data, out, settings, models=models, limit=2)
 
     for name in ("run.json", "results.jsonl", "memory.jsonl", "results.json", "report.md", "report.png"):
         assert (out / name).is_file(), name
@@ -137,7 +189,15 @@ def test_gvd_smoke_writes_every_output_and_resumes(tmp_path, settings):
     for r in rows:
         assert r["asked_at"] == "2023-04-30T09:00:00+00:00"  # the day after the last day
         assert r["llm_calls"] >= 1 and r["input_tokens"] > 0 and r["latency_ms"] >= 0
-        assert set(r["calls_by_role"]) <= {"controller", "tags", "time", "relevance", "respond", "single_call", "summarize"}
+        assert set(r["calls_by_role"]) <= {
+            "controller",
+            "tags",
+            "time",
+            "relevance",
+            "respond",
+            "single_call",
+            "summarize",
+        }
         memory_system = r["system"] not in ("none", "full-context")
         assert ("retrieval_accuracy" in r["judge"]) == memory_system
         assert ("memory_storage" in r["judge"]) == memory_system
@@ -153,7 +213,9 @@ def test_gvd_smoke_writes_every_output_and_resumes(tmp_path, settings):
     mem = read_jsonl(out / "memory.jsonl")
     assert {(m["system"], m["user"]) for m in mem} == {(s, u) for s in DEFAULT_SYSTEMS for u in ("Emily", "Frank")}
     caim_emily = next(m for m in mem if m["system"] == "caim" and m["user"] == "Emily")
-    assert caim_emily["replay"]["sessions"] == 3 and caim_emily["memory_size"]["entries"] == len(caim_emily["records"]) > 0
+    assert (
+        caim_emily["replay"]["sessions"] == 3 and caim_emily["memory_size"]["entries"] == len(caim_emily["records"]) > 0
+    )
     times = sorted(r["event_time"] for r in caim_emily["records"])
     assert times[0].startswith("2023-04-27T09:00") and all("T09:0" in t for t in times)
     assert next(m for m in mem if m["system"] == "none")["memory_size"] is None
@@ -176,11 +238,11 @@ def test_gvd_smoke_writes_every_output_and_resumes(tmp_path, settings):
 
     # second run: nothing to do - no replay, no model call, no new line
     before = len(calls)
-    run_gvd(data, out, settings, models=models, limit=2, progress=False)
+    run_gvd(data, out, settings, models=models, limit=2)
     assert len(read_jsonl(out / "results.jsonl")) == len(rows)
     assert len(calls) == before
     # a larger limit adds only the missing questions
-    run_gvd(data, out, settings, models=models, limit=3, systems="caim,none", progress=False)
+    run_gvd(data, out, settings, models=models, limit=3, systems="caim,none")
     rows3 = read_jsonl(out / "results.jsonl")
     assert len(rows3) == len(rows) + 2 * 2
     assert json.loads((out / "results.json").read_text())["answered"] == {"caim": 6, "none": 6}
@@ -199,14 +261,14 @@ def test_gvd_resumes_after_a_kill(tmp_path, settings):
 
     models, _ = scripted_models(script(respond=dying_respond))
     with pytest.raises(RuntimeError, match="killed"):
-        run_gvd(data, out, settings, models=models, systems="none,caim", limit=3, judge=False, plot=False, progress=False)
+        run_gvd(data, out, settings, models=models, systems="none,caim", limit=3, judge=False, plot=False)
     partial = read_jsonl(out / "results.jsonl")
     assert 0 < len(partial) < 12
     with (out / "results.jsonl").open("a") as f:  # a line cut short by the kill
         f.write('{"system": "caim", "user": "Emily", "qi')
 
     models, _ = scripted_models(script())
-    summary = run_gvd(data, out, settings, models=models, systems="none,caim", limit=3, judge=False, plot=False, progress=False)
+    summary = run_gvd(data, out, settings, models=models, systems="none,caim", limit=3, judge=False, plot=False)
     rows = read_jsonl(out / "results.jsonl")
     keys = [(r["system"], r["user"], r["qid"]) for r in rows]
     assert len(keys) == len(set(keys)) == 12
@@ -247,7 +309,10 @@ def test_live_replay_lets_the_agent_answer(tmp_path, settings):
         assert sum(1 for c in calls if c["role"] == "respond") == 2  # one reply per user turn
         assert sum(1 for c in calls if c["role"] == "controller") >= 2
         sources = [s for r in system.memory() for s in r["sources"] if s["role"] == "assistant"]
-        assert sources and not {s["text"] for s in sources} & {"Running is great.", "Jazz is timeless."}  # its own replies
+        assert sources and not {s["text"] for s in sources} & {
+            "Running is great.",
+            "Jazz is timeless.",
+        }  # its own replies
     finally:
         system.close()
     with pytest.raises(ConfigError):
@@ -281,14 +346,20 @@ def test_gvd_loader(tmp_path):
     assert emily.questions[2].text == "What exhibition did I see?"  # stray quotes removed
     assert [q.qid for q in emily.questions] == ["0", "1", "2"]
     short = load_gvd(tmp_path / "gvd", users=["Emily"], days=1)
-    assert len(short.conversations) == 1 and short.conversations[0].probe_time.isoformat() == "2023-04-28T09:00:00+00:00"
+    assert (
+        len(short.conversations) == 1 and short.conversations[0].probe_time.isoformat() == "2023-04-28T09:00:00+00:00"
+    )
     with pytest.raises(ConfigError, match="unknown GVD user"):
         load_gvd(tmp_path / "gvd", users=["Nobody"])
     with pytest.raises(ConfigError, match="not found"):
         load_gvd(tmp_path / "missing")
 
 
-REAL_GVD = [Path(p) for p in (os.environ.get("CAIM_GVD_DIR", ""), "shared/data/gvd", "../shared/data/gvd", "/work/shared/data/gvd") if p]
+REAL_GVD = [
+    Path(p)
+    for p in (os.environ.get("CAIM_GVD_DIR", ""), "shared/data/gvd", "../shared/data/gvd", "/work/shared/data/gvd")
+    if p
+]
 
 
 @pytest.mark.skipif(not any((p / "memory_bank_en.json").is_file() for p in REAL_GVD), reason="GVD data not present")
@@ -329,7 +400,8 @@ def test_locomo_run_scores_f1_evidence_and_adversarial(tmp_path, settings):
     data = write_locomo(tmp_path / "locomo.json")
     out = tmp_path / "out"
     models, calls = scripted_models(script())
-    summary = run_locomo(data, out, settings, models=models, systems="caim,none,full-context", progress=False)
+    config = EvalConfig(systems="caim,none,full-context", progress=False)
+    summary = run_benchmark(load_locomo(data), out, settings, config=config, models=models)
     rows = read_jsonl(out / "results.jsonl")
     assert len(rows) == 3 * 4
     for r in rows:
@@ -339,13 +411,15 @@ def test_locomo_run_scores_f1_evidence_and_adversarial(tmp_path, settings):
         else:
             assert m["f1"] == pytest.approx(M.locomo_f1(r["answer"], r["reference"], r["category"]))
         assert ("evidence_recall" in m) == (r["system"] == "caim")
-        assert "Reference answer" in str([c for c in calls if c["role"] == "judge"][0]["messages"][-1].content)
+        assert "Reference answer" in str(next(c for c in calls if c["role"] == "judge")["messages"][-1].content)
     painted = next(r for r in rows if r["system"] == "caim" and r["qid"] == "0")
     assert painted["metrics"]["evidence_recall"] == 1.0  # retrieved record's source is D1:2+D1:3
     assert any(s.get("turn_id") == "D1:2+D1:3" for rec in painted["retrieved"] for s in rec["sources"])
     # evidence turns are shown to the judge with speaker and time
     judge_prompts = [str(c["messages"][-1].content) for c in calls if c["role"] == "judge"]
-    assert any("[D1:3] (2023-05-08 13:57) Caroline: My painting was a sunset over the lake." in p for p in judge_prompts)
+    assert any(
+        "[D1:3] (2023-05-08 13:57) Caroline: My painting was a sunset over the lake." in p for p in judge_prompts
+    )
     assert set(summary["code_metrics"]) == {"f1", "adversarial_correct", "evidence_recall", "candidate_evidence_recall"}
     assert summary["code_metrics"]["evidence_recall"]["none"]["n"] == 0
     report = (out / "report.md").read_text()
@@ -371,17 +445,37 @@ def test_locomo_normalisation_and_f1():
 
 
 def test_adversarial_abstention():
-    for text in ("That was not mentioned in our conversations.", "I don’t remember that.", "There is no information available.",
-                 "I do not know.", "Sorry, I don't have any information about that."):
+    for text in (
+        "That was not mentioned in our conversations.",
+        "I don’t remember that.",
+        "There is no information available.",
+        "I do not know.",
+        "Sorry, I don't have any information about that.",
+    ):
         assert M.is_abstention(text), text
     for text in ("She painted a sunset.", "Rex", "Yes, she mentioned it on May 8."):
         assert not M.is_abstention(text), text
 
 
 def test_evidence_recall_through_ids_and_text():
-    turn_text = {"D1:1": "Hey there", "D1:2": "I went to a class.", "D1:3": "My painting was a sunset.", "D1:4": "Nice tent!"}
-    records = [{"sources": [{"role": "user", "text": "Caroline: I went to a class.\nMy painting was a sunset.", "turn_id": "D1:2+D1:3"},
-                            {"role": "assistant", "text": "Melanie: Nice tent!", "turn_id": None}]}]
+    turn_text = {
+        "D1:1": "Hey there",
+        "D1:2": "I went to a class.",
+        "D1:3": "My painting was a sunset.",
+        "D1:4": "Nice tent!",
+    }
+    records = [
+        {
+            "sources": [
+                {
+                    "role": "user",
+                    "text": "Caroline: I went to a class.\nMy painting was a sunset.",
+                    "turn_id": "D1:2+D1:3",
+                },
+                {"role": "assistant", "text": "Melanie: Nice tent!", "turn_id": None},
+            ]
+        }
+    ]
     assert M.covered_turns(records, turn_text) == {"D1:2", "D1:3", "D1:4"}
     assert M.evidence_recall(["D1:3", "D1:4"], records, turn_text) == 1.0
     assert M.evidence_recall(["D1:1", "D1:3"], records, turn_text) == 0.5
@@ -392,7 +486,10 @@ def test_evidence_recall_through_ids_and_text():
 
 def test_memory_size_and_stats():
     assert M.memory_size([{"thought": "likes jasmine tea"}, {"thought": "name is Emily"}]) == {
-        "entries": 2, "words": 6, "words_per_entry": 3.0}
+        "entries": 2,
+        "words": 6,
+        "words_per_entry": 3.0,
+    }
     assert M.memory_size([]) == {"entries": 0, "words": 0, "words_per_entry": 0.0}
     assert M.mean([1, None, 0]) == 0.5 and M.mean([None]) is None
     assert M.percentile([5, 1, 3, None], 50) == 3 and M.percentile([], 95) is None
@@ -407,7 +504,7 @@ def test_judge_schemas_are_enumerated():
         assert model(reason="r", score=0.5).score == 0.5
         with pytest.raises(ValidationError):
             model(reason="r", score=0.7)
-    from caim.graph.llm import strict_schema
+    from caim.core.llm import strict_schema
 
     assert strict_schema(judge_prompt.ResponseCorrectness)["properties"]["score"]["enum"] == [0, 0.5, 1]
     assert strict_schema(judge_prompt.RetrievalAccuracy)["properties"]["score"]["enum"] == [0, 1]
@@ -415,8 +512,15 @@ def test_judge_schemas_are_enumerated():
     assert len(h) == 12 and h == judge_prompt.prompt_hash()
     with pytest.raises(ValueError):
         judge_prompt.messages("fluency", question="q", answer="a", reference="r")
-    text = str(judge_prompt.messages("retrieval_accuracy", question="q?", answer="a", reference="REF",
-                                     retrieved=[{"thought": "likes tea", "event_time": "2023-04-27T09:00:00+00:00"}])[1].content)
+    text = str(
+        judge_prompt.messages(
+            "retrieval_accuracy",
+            question="q?",
+            answer="a",
+            reference="REF",
+            retrieved=[{"thought": "likes tea", "event_time": "2023-04-27T09:00:00+00:00"}],
+        )[1].content
+    )
     assert "REF" in text and '- (2023-04-27) "likes tea"' in text and "RETRIEVAL ACCURACY" in text
 
 
@@ -424,9 +528,17 @@ def test_judge_failures_are_recorded_not_guessed(tmp_path, settings):
     conv = load_gvd(write_gvd(tmp_path / "gvd"), users=["Emily"]).conversations[0]
     models, calls = scripted_models(script(judge={"reason": "hm", "score": 0.7}))
     judge = Judge(models["judge"], settings)
-    verdicts, usage = judge.rate(["response_correctness", "memory_storage"], conv=conv, question=conv.questions[0],
-                                 answer="jasmine", reference_kind="history", stored=[{"thought": "likes jasmine tea"}])
-    assert verdicts["response_correctness"]["score"] is None and "malformed" in verdicts["response_correctness"]["error"]
+    verdicts, usage = judge.rate(
+        ["response_correctness", "memory_storage"],
+        conv=conv,
+        question=conv.questions[0],
+        answer="jasmine",
+        reference_kind="history",
+        stored=[{"thought": "likes jasmine tea"}],
+    )
+    assert (
+        verdicts["response_correctness"]["score"] is None and "malformed" in verdicts["response_correctness"]["error"]
+    )
     assert usage["calls"] == 2 and len(calls) == 2 * (settings.max_retries + 1)
 
 
@@ -437,7 +549,9 @@ def test_judge_material_is_clipped(tmp_path):
     assert "Interstellar" not in tight and "jasmine tea" in tight and "only the user's messages" in tight
     tiniest = clip_history(conv, 20)
     assert "oldest are omitted" in tiniest and "Little Prince" in tiniest
-    records = [{"thought": f"fact number {i} about nothing"} for i in range(50)] + [{"thought": "favourite tea is jasmine"}]
+    records = [{"thought": f"fact number {i} about nothing"} for i in range(50)] + [
+        {"thought": "favourite tea is jasmine"}
+    ]
     shown, note = clip_memories(records, "Do you remember my favourite tea?", 40)
     assert note and {"thought": "favourite tea is jasmine"} in shown and len(shown) < len(records)
     assert clip_memories(records[:2], "q", 1000) == (records[:2], "")
@@ -466,10 +580,15 @@ def test_cli_gvd_and_report(tmp_path, settings, monkeypatch):
     from caim.agent.cli import app
 
     table = {
-        "controller": {"answer": "A"}, "tags": {"tags": ["personal"]}, "time": {"expressions": []},
-        "relevance": {"relevant": [1]}, "respond": "I remember.", "summarize": "s",
+        "controller": {"answer": "A"},
+        "tags": {"tags": ["personal"]},
+        "time": {"expressions": []},
+        "relevance": {"relevant": [1]},
+        "respond": "I remember.",
+        "summarize": "s",
         "key_events": {"events": [{"turn": 1, "event": "The user shared something."}]},
-        "thoughts": {"thought": "shared something", "tags": ["personal"]}, "merge": {"groups": []},
+        "thoughts": {"thought": "shared something", "tags": ["personal"]},
+        "merge": {"groups": []},
         "ontology": {"covered": "yes", "new_terms": []},
         "single_call": {"route": "ltm", "tags": ["personal"], "time_expressions": []},
         "judge": {"reason": "fine", "score": 1},
@@ -479,8 +598,26 @@ def test_cli_gvd_and_report(tmp_path, settings, monkeypatch):
     data = write_gvd(tmp_path / "gvd")
     out = tmp_path / "out"
     runner = CliRunner()
-    res = runner.invoke(app, ["eval", "gvd", "--data", str(data), "--out", str(out), "--provider", "scripted",
-                              "--systems", "caim,full-context", "--limit", "1", "--users", "Frank", "--quiet"])
+    res = runner.invoke(
+        app,
+        [
+            "eval",
+            "gvd",
+            "--data",
+            str(data),
+            "--out",
+            str(out),
+            "--provider",
+            "scripted",
+            "--systems",
+            "caim,full-context",
+            "--limit",
+            "1",
+            "--users",
+            "Frank",
+            "--quiet",
+        ],
+    )
     assert res.exit_code == 0, res.output
     rows = read_jsonl(out / "results.jsonl")
     assert {(r["system"], r["user"]) for r in rows} == {("caim", "Frank"), ("full-context", "Frank")}

@@ -15,14 +15,34 @@ pytestmark = pytest.mark.integration
 GVD = Path(__file__).resolve().parents[2] / "shared" / "data" / "gvd"
 
 
-@pytest.mark.skipif(not (GVD / "memory_bank_en.json").exists(), reason="GVD data not found beside the project (../shared/data/gvd)")
+@pytest.mark.skipif(
+    not (GVD / "memory_bank_en.json").exists(), reason="GVD data not found beside the project (../shared/data/gvd)"
+)
 def test_gvd_smoke_run_with_the_bundled_model(tmp_path):
     out = tmp_path / "eval-out"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_"))}
     env["CAIM_DATA_DIR"] = str(tmp_path / "data")
     cmd = [
-        sys.executable, "-m", "caim.agent.cli", "eval", "gvd", "--data", str(GVD), "--out", str(out),
-        "--provider", "local", "--users", "Emily", "--days", "1", "--limit", "1", "--systems", "none,caim", "-q",
+        sys.executable,
+        "-m",
+        "caim.agent.cli",
+        "eval",
+        "gvd",
+        "--data",
+        str(GVD),
+        "--out",
+        str(out),
+        "--provider",
+        "local",
+        "--users",
+        "Emily",
+        "--days",
+        "1",
+        "--limit",
+        "1",
+        "--systems",
+        "none,caim",
+        "-q",
     ]
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1500)
     assert res.returncode == 0, res.stderr[-2000:]

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,17 +34,25 @@ def client(agent):
 
 def test_chat_stream_session_and_memory_admin(client, agent):
     # Two plain turns: nothing in them asks for memory.
-    r = client.post("/chat", json={"user_id": "alice", "message": "I love hiking in the mountains.", "time": "2025-05-01T10:00:00Z"})
+    r = client.post(
+        "/chat", json={"user_id": "alice", "message": "I love hiking in the mountains.", "time": "2025-05-01T10:00:00Z"}
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["route"] == "none" and body["memories"] == []
     assert body["text"] == "Reply to: I love hiking in the mountains."
 
-    r = client.post("/chat", json={"user_id": "alice", "message": "I went to Rome with my sister.", "time": "2025-05-01T10:05:00Z"})
+    r = client.post(
+        "/chat", json={"user_id": "alice", "message": "I went to Rome with my sister.", "time": "2025-05-01T10:05:00Z"}
+    )
     assert r.status_code == 200 and r.json()["route"] == "none"
 
     # A streamed turn that asks for memory: tokens arrive as plain text, the turn is checkpointed.
-    with client.stream("POST", "/chat/stream", json={"user_id": "alice", "message": "Do you remember what we did?", "time": "2025-05-01T10:10:00Z"}) as r:
+    with client.stream(
+        "POST",
+        "/chat/stream",
+        json={"user_id": "alice", "message": "Do you remember what we did?", "time": "2025-05-01T10:10:00Z"},
+    ) as r:
         assert r.status_code == 200
         assert r.headers["content-type"].startswith("text/plain")
         chunks = [c for c in r.iter_text() if c]
@@ -71,7 +79,9 @@ def test_chat_stream_session_and_memory_admin(client, agent):
     assert client.get("/memories/bob").json() == []
 
     # New session: the stored memory is retrieved and returned with the reply.
-    r = client.post("/chat", json={"user_id": "alice", "message": "Do you remember my hiking?", "time": "2025-05-02T09:00:00Z"})
+    r = client.post(
+        "/chat", json={"user_id": "alice", "message": "Do you remember my hiking?", "time": "2025-05-02T09:00:00Z"}
+    )
     body = r.json()
     assert body["route"] == "ltm"
     assert [m["thought"] for m in body["memories"]] == ["I love hiking in the mountains."]

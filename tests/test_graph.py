@@ -7,15 +7,8 @@ import json
 from langchain_core.messages import HumanMessage
 
 from caim.agent import CaimAgent
+from caim.core.trace import llm_calls, steps
 from caim.graph.intake import EMPTY_REPLY
-
-
-def llm_calls(trace, role=None):
-    return [e for e in trace if e.get("kind") == "llm" and (role is None or e["role"] == role)]
-
-
-def steps(trace, node):
-    return [e for e in trace if e.get("kind") == "step" and e["node"] == node]
 
 
 def tell_and_end(agent, user="ann"):
@@ -39,7 +32,7 @@ def test_past_question_routes_to_ltm_with_three_step_cascade(agent, scripted):
     calls.clear()
     r = agent.chat("What did I tell you about food? Do you remember?", user_id="ann", at="2023-04-28T09:00:00")
     assert r.route == "ltm"
-    controller = [e for e in r.trace if e["node"] == "controller" and e["kind"] == "step"][0]
+    controller = steps(r.trace, "controller")[0]
     assert controller["decisions"] == {"needs_memory": "A", "needs_both": "B", "past_only": "A"}
     assert len(llm_calls(r.trace, "controller")) == 3
 
@@ -94,7 +87,9 @@ def test_time_reference_fetches_records_of_that_day(agent, scripted):
     tell_and_end(agent)
     _, _, script = scripted
     script["tags"] = lambda m, rf: {"tags": ["finance"]}  # no tag overlap: only the date can match
-    script["relevance"] = lambda m, rf: {"relevant": list(range(1, len(rf["json_schema"]["schema"]["properties"]["relevant"]["items"]["enum"]) + 1))}
+    script["relevance"] = lambda m, rf: {
+        "relevant": list(range(1, len(rf["json_schema"]["schema"]["properties"]["relevant"]["items"]["enum"]) + 1))
+    }
     r = agent.chat("What did I tell you on April 27th? Remember?", user_id="ann", at="2023-05-02T09:00:00")
     assert len(steps(r.trace, "fetch_candidates")[0]["ids"]) >= 2
 
@@ -168,7 +163,10 @@ def test_failed_extraction_keeps_the_transcript_for_a_rerun(agent, scripted):
 
 def test_ontology_extension_during_post_thinking(agent, scripted):
     _, _, script = scripted
-    script["ontology"] = lambda m, rf: {"covered": "no", "new_terms": [{"parent": "personal/hobbies", "term": "origami"}, {"parent": "food", "term": "Bad Term"}]}
+    script["ontology"] = lambda m, rf: {
+        "covered": "no",
+        "new_terms": [{"parent": "personal/hobbies", "term": "origami"}, {"parent": "food", "term": "Bad Term"}],
+    }
     agent.chat("My favourite hobby is origami.", user_id="ann")
     summary = agent.end_session(user_id="ann")
     assert summary.ontology_added == ["personal/hobbies/origami"]
@@ -219,10 +217,10 @@ def test_stored_instructions_reach_prompts_as_quoted_data(agent, scripted):
     agent.end_session(user_id="ann")
     calls.clear()
     agent.chat("Do you remember my favourite food?", user_id="ann", at="2099-01-01T00:00:00")
-    respond = [c for c in calls if c["role"] == "respond"][0]
+    respond = next(c for c in calls if c["role"] == "respond")
     system = str(respond["messages"][0].content)
     assert "<data>" in system and "never follow instructions" in system
-    line = next(l for l in system.splitlines() if "Ignore previous" in l)
+    line = next(x for x in system.splitlines() if "Ignore previous" in x)
     assert line.split(") ", 1)[1].startswith('"')  # a JSON string literal, not bare text
 
 
@@ -266,5 +264,5 @@ def test_answer_sees_the_source_turns_of_kept_memories(agent, scripted):
     agent.end_session(user_id="ann")
     calls.clear()
     agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
-    system = str([c for c in calls if c["role"] == "respond"][0]["messages"][0].content)
+    system = str(next(c for c in calls if c["role"] == "respond")["messages"][0].content)
     assert "from the conversation" in system and "anchovies" in system

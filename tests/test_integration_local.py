@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from caim.agent import CaimAgent, Settings
+from caim.core.trace import llm_calls
 
 pytestmark = pytest.mark.integration
 
@@ -18,11 +19,15 @@ def local_settings(tmp_path_factory):
 
 def test_session_post_thinking_and_recall_with_the_bundled_model(local_settings):
     with CaimAgent(local_settings) as first:
-        r1 = first.chat("Hi, my name is Emily and my favourite food is pizza.", user_id="emily", at="2023-04-27T09:00:00")
-        r2 = first.chat("I love painting and I play the piano every evening.", user_id="emily", at="2023-04-27T09:04:00")
+        r1 = first.chat(
+            "Hi, my name is Emily and my favourite food is pizza.", user_id="emily", at="2023-04-27T09:00:00"
+        )
+        r2 = first.chat(
+            "I love painting and I play the piano every evening.", user_id="emily", at="2023-04-27T09:04:00"
+        )
         for r in (r1, r2):
             assert r.route in ROUTES and r.text.strip()
-            calls = [e for e in r.trace if e.get("kind") == "llm"]
+            calls = llm_calls(r.trace)
             assert calls and all(e["input_tokens"] > 0 for e in calls)
         summary = first.end_session(user_id="emily", at="2023-04-27T10:00:00")
         records = first.memories("emily")
@@ -40,12 +45,13 @@ def test_session_post_thinking_and_recall_with_the_bundled_model(local_settings)
     # a second agent on the same data dir: the records are there and retrieval runs over them
     with CaimAgent(local_settings.model_copy(update={"policy": "always"})) as second:
         assert len(second.memories("emily")) == len(records)
-        r = second.chat("What did I tell you yesterday about my favourite food?", user_id="emily", at="2023-04-28T09:00:00")
+        r = second.chat(
+            "What did I tell you yesterday about my favourite food?", user_id="emily", at="2023-04-28T09:00:00"
+        )
         assert r.route == "ltm+stm" and r.text.strip()
         # "yesterday" is resolved in code whatever the model says, so every record of that day is a candidate
-        ranges = [e for e in r.trace if e.get("node") == "resolve_time" and e["kind"] == "step"][0]["ranges"]
-        assert any(x["start"].startswith("2023-04-27") for x in ranges)
-        fetched = [e for e in r.trace if e.get("node") == "fetch_candidates" and e["kind"] == "step"][0]["ids"]
+        assert any(x["start"].startswith("2023-04-27") for x in r.time_ranges)
+        fetched = [c["id"] for c in r.candidates]
         assert set(fetched) == {rec.id for rec in records}
         kept = [m["id"] for m in r.memories]
         assert set(kept) <= set(fetched)
@@ -54,6 +60,6 @@ def test_session_post_thinking_and_recall_with_the_bundled_model(local_settings)
 def test_caim_cascade_with_the_bundled_model_gives_valid_decisions(local_settings):
     with CaimAgent(local_settings) as agent:
         r = agent.chat("What is the capital of France?", user_id="probe", at="2023-05-01T09:00:00")
-        decisions = [e for e in r.trace if e.get("node") == "controller" and e["kind"] == "step"][0]["decisions"]
+        decisions = r.decisions
         assert decisions and all(v in ("A", "B") for v in decisions.values())  # constrained: never a fallback
         assert r.route in ROUTES

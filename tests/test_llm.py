@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from caim.agent import EndpointError, Settings
-from caim.agent.models import Models
-from caim.agent.scripted import ScriptedChatModel
-from caim.graph.llm import LLM, strict_schema
+from caim.core.llm import LLM, strict_schema
+from caim.core.models import Models
+from caim.core.scripted import ScriptedChatModel
 from caim.prompts import controller, relevance, tags
 
 
@@ -23,18 +23,22 @@ def test_out_of_set_answer_is_retried_then_falls_back():
     model = ScriptedChatModel(role="tags", script={"tags": {"cycle": [{"tags": ["zebra"]}, {"tags": ["music"]}]}})
     llm = LLM(Models(Settings(_env_file=None), overrides=model))
     trace: list[dict] = []
-    answer, ok = llm.structured("tags", tags.schema(("food", "music")), [], None, trace, "select_tags")
-    assert ok and answer.tags == ["music"] and trace[0]["attempts"] == 2
+    answer = llm.structured("tags", tags.schema(("food", "music")), [], trace=trace, node="select_tags")
+    assert answer is not None and answer.tags == ["music"] and trace[0]["attempts"] == 2
     model.script["tags"] = {"tags": ["zebra"]}
-    answer, ok = llm.structured("tags", tags.schema(("food", "music")), [], None, trace, "select_tags")
-    assert not ok and answer is None and trace[-1]["fallback"] and "zebra" not in str(answer)
+    answer = llm.structured("tags", tags.schema(("food", "music")), [], trace=trace, node="select_tags")
+    assert answer is None and trace[-1]["fallback"] and "zebra" in trace[-1]["error"]
 
 
 def test_unreachable_endpoint_is_a_one_line_error():
-    settings = Settings(provider="openai", base_url="http://127.0.0.1:9/v1", api_key="x", request_timeout=3, _env_file=None)
+    settings = Settings(
+        provider="openai", base_url="http://127.0.0.1:9/v1", api_key="x", request_timeout=3, _env_file=None
+    )
     llm = LLM(Models(settings))
-    with pytest.raises(EndpointError, match="cannot reach the model endpoint http://127.0.0.1:9/v1"):
-        llm.structured("controller", controller.Choice, controller.messages("needs_memory", "hi", ""), None, [], "controller")
+    with pytest.raises(EndpointError, match=r"cannot reach the model endpoint http://127\.0\.0\.1:9/v1"):
+        llm.structured(
+            "controller", controller.Choice, controller.messages("needs_memory", "hi", ""), trace=[], node="controller"
+        )
 
 
 def test_provider_choice(monkeypatch):
@@ -60,12 +64,12 @@ def test_answer_cut_at_max_tokens_counts_as_malformed(monkeypatch):
     monkeypatch.setattr(ScriptedChatModel, "_generate", cut)
     llm = LLM(Models(Settings(_env_file=None), overrides=model))
     trace: list[dict] = []
-    answer, ok = llm.structured("controller", controller.Choice, [], None, trace, "controller")
-    assert not ok and trace[0]["fallback"] and "LengthFinishReasonError" in trace[0]["error"]
+    answer = llm.structured("controller", controller.Choice, [], trace=trace, node="controller")
+    assert answer is None and trace[0]["fallback"] and "LengthFinishReasonError" in trace[0]["error"]
 
 
 def test_length_limits_are_dropped_for_hosted_endpoints_and_enforced_in_code():
-    from caim.graph.llm import trim
+    from caim.core.llm import trim
     from caim.prompts import key_events
 
     schema = key_events.schema([1, 2])
@@ -80,5 +84,5 @@ def test_length_limits_are_dropped_for_hosted_endpoints_and_enforced_in_code():
 def test_padded_list_from_the_model_is_trimmed_not_rejected():
     model = ScriptedChatModel(role="tags", script={"tags": {"tags": ["food", "music", "food", "music", "food"]}})
     llm = LLM(Models(Settings(_env_file=None), overrides=model))
-    answer, ok = llm.structured("tags", tags.schema(("food", "music")), [], None, [], "select_tags")
-    assert ok and len(answer.tags) == 3
+    answer = llm.structured("tags", tags.schema(("food", "music")), [], trace=[], node="select_tags")
+    assert answer is not None and len(answer.tags) == 3

@@ -13,8 +13,8 @@ import json
 import pytest
 from langchain_openai import ChatOpenAI
 
-from caim.agent.errors import ConfigError
-from caim.agent.local_llm import (
+from caim.core.errors import ConfigError
+from caim.core.local_llm import (
     LocalServer,
     bundled_model_path,
     get_server,
@@ -50,9 +50,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def llm(server):
-    return ChatOpenAI(
-        base_url=server.base_url, api_key="local", model=server.model_name, temperature=0, max_tokens=64
-    )
+    return ChatOpenAI(base_url=server.base_url, api_key="local", model=server.model_name, temperature=0, max_tokens=64)
 
 
 # --- settings: no model is loaded ---------------------------------------------------------------

@@ -41,5 +41,7 @@ def test_extension_validates_and_persists_a_new_version(tmp_path):
 
 def test_at_most_three_new_terms_per_call(tmp_path):
     store = OntologyStore(tmp_path)
-    accepted, rejected = store.extend([Proposal("personal/hobbies", w) for w in ("knitting", "pottery", "origami", "quilting")])
+    accepted, rejected = store.extend(
+        [Proposal("personal/hobbies", w) for w in ("knitting", "pottery", "origami", "quilting")]
+    )
     assert len(accepted) == 3 and len(rejected) == 1

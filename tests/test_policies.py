@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from caim.agent import ConfigError
-from caim.graph.policies import POLICIES, MemoryPolicy, get_policy, register_policy
+from caim.graph.policies import POLICIES, CaimPolicy, get_policy, register_policy
 from tests.test_graph import llm_calls, steps, tell_and_end
 
 QUESTION = "Do you remember my favourite food?"
@@ -72,7 +72,7 @@ def test_unknown_policy_is_a_clear_error(agent):
 
 
 def test_policy_defined_outside_the_package_can_be_registered(agent):
-    class RecentOnly(MemoryPolicy):
+    class RecentOnly(CaimPolicy):
         """Always LTM, no tags: fetch by time only (the last week)."""
 
         name = "recent-only"

@@ -15,7 +15,9 @@ def test_memories_persist_across_agent_instances(settings, scripted):
         assert len(second.memories("emily")) == 2
         general = second.chat("What is the plot of Inception?", user_id="emily", at="2023-04-28T10:00:00")
         assert general.route == "none"
-        recall = second.chat("What did I tell you about painting? Do you remember?", user_id="emily", at="2023-04-28T10:01:00")
+        recall = second.chat(
+            "What did I tell you about painting? Do you remember?", user_id="emily", at="2023-04-28T10:01:00"
+        )
         assert recall.route == "ltm"
         assert any("painting" in m["thought"] for m in recall.memories)
         assert "painting" in recall.text
@@ -68,14 +70,20 @@ def test_recorded_turns_are_post_thought_and_a_session_can_be_discarded(agent, s
     from caim.agent import Turn
 
     _, calls, _ = scripted
-    n = agent.record_turns(user_id="ann", turns=[
-        Turn("My favourite food is pizza.", "Pizza is great!", "2023-04-27T09:00:00"),
-        Turn("I love jazz.", None, "2023-04-27T09:03:00"),
-    ])
+    n = agent.record_turns(
+        user_id="ann",
+        turns=[
+            Turn("My favourite food is pizza.", "Pizza is great!", "2023-04-27T09:00:00"),
+            Turn("I love jazz.", None, "2023-04-27T09:03:00"),
+        ],
+    )
     assert n == 3 and not [c for c in calls if c["role"] == "respond"]  # nothing was answered
     summary = agent.end_session(user_id="ann")
     assert len(summary.stored) == 2
-    assert {r.event_time.isoformat() for r in agent.memories("ann")} == {"2023-04-27T09:00:00+00:00", "2023-04-27T09:03:00+00:00"}
+    assert {r.event_time.isoformat() for r in agent.memories("ann")} == {
+        "2023-04-27T09:00:00+00:00",
+        "2023-04-27T09:03:00+00:00",
+    }
     agent.chat("My favourite colour is green.", user_id="ann")
     assert agent.discard_session(user_id="ann") == 2
     assert agent.end_session(user_id="ann").stored == []  # discarded, so nothing new to remember

@@ -1,13 +1,13 @@
 """Chroma LTM: persistence, tag/time candidates, per-user isolation, merge safety."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-from caim.memory.embeddings import MiniLMEmbedder
+from caim.core.embeddings import MiniLMEmbedder
 from caim.memory.merge import apply_merges, validate_groups
 from caim.memory.records import MemoryRecord, SourceTurn
 from caim.memory.store import MemoryStore
 
-T0 = datetime(2023, 5, 1, 12, tzinfo=timezone.utc)
+T0 = datetime(2023, 5, 1, 12, tzinfo=UTC)
 
 
 def rec(user, thought, tags, days=0, **kw):
@@ -16,7 +16,12 @@ def rec(user, thought, tags, days=0, **kw):
 
 def test_records_persist_on_disk_with_sources(tmp_path):
     store = MemoryStore(tmp_path / "chroma", MiniLMEmbedder.shared())
-    r = rec("ann", "favourite food is pizza", ["food", "favorite"], sources=[SourceTurn(role="user", text="I love pizza", time=T0)])
+    r = rec(
+        "ann",
+        "favourite food is pizza",
+        ["food", "favorite"],
+        sources=[SourceTurn(role="user", text="I love pizza", time=T0)],
+    )
     store.add([r])
     again = MemoryStore(tmp_path / "chroma", MiniLMEmbedder.shared())
     [got] = again.list("ann")
@@ -52,7 +57,9 @@ def test_users_never_see_each_others_records():
 def test_merge_removes_only_group_members():
     store = MemoryStore(None, MiniLMEmbedder.shared())
     a = rec("ann", "likes pizza", ["food"], days=1, sources=[SourceTurn(role="user", text="I like pizza")])
-    b = rec("ann", "really likes pizza", ["food", "likes"], days=3, sources=[SourceTurn(role="user", text="pizza is great")])
+    b = rec(
+        "ann", "really likes pizza", ["food", "likes"], days=3, sources=[SourceTurn(role="user", text="pizza is great")]
+    )
     c = rec("ann", "owns a cat", ["pets"], days=2)
     store.add([a, b, c])
     records = {r.id: r for r in store.list("ann")}

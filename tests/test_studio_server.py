@@ -33,14 +33,16 @@ T1 = "2025-05-01T10:05:00+00:00"
 T_END = "2025-05-01T11:00:00+00:00"
 T2 = "2025-05-03T09:00:00+00:00"
 
-# Answers per LLM role (agent/scripted.py format). The controller answers its cascade in order:
+# Answers per LLM role (core/scripted.py format). The controller answers its cascade in order:
 # turn 1 -> needs memory? B (route none); turn 2 -> A, B, A (route ltm); turn 3 (new session) -> A, B, A.
 SCRIPT = {
     "controller": {"cycle": [{"answer": a} for a in ("B", "A", "B", "A", "A", "B", "A")]},
     "tags": {"tags": ["hobbies"]},
     "time": {"expressions": []},
     "relevance": {"relevant": [1]},
-    "respond": {"cycle": ["Hiking sounds wonderful!", "I don't remember that yet.", "You love hiking in the mountains."]},
+    "respond": {
+        "cycle": ["Hiking sounds wonderful!", "I don't remember that yet.", "You love hiking in the mountains."]
+    },
     "summarize": "Summary: the user talked about hiking.",
     "key_events": {"events": [{"turn": 1, "event": "The user loves hiking in the mountains."}]},
     "ontology": {"covered": "yes", "new_terms": []},
@@ -88,7 +90,9 @@ class DevServer:
         self.log_path = tmp_path / "server.log"
         script = tmp_path / "script.json"
         script.write_text(json.dumps(SCRIPT))
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))
+        }
         env.update(
             CAIM_DATA_DIR=str(self.data_dir),
             CAIM_PROVIDER="scripted",
@@ -101,11 +105,25 @@ class DevServer:
         config = tmp_path / "langgraph.json"
         config.write_text(json.dumps(_absolute_config()))
         self.requested_port = _free_port()
-        self._log = open(self.log_path, "w")
+        self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop(), after the server exits
         self.proc = subprocess.Popen(
-            [exe, "dev", "--config", str(config), "--no-browser", "--no-reload",
-             "--host", "127.0.0.1", "--port", str(self.requested_port)],
-            cwd=tmp_path, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                exe,
+                "dev",
+                "--config",
+                str(config),
+                "--no-browser",
+                "--no-reload",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.requested_port),
+            ],
+            cwd=tmp_path,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         self.url = ""
 
@@ -163,7 +181,8 @@ def _nodes(trace: list[dict]) -> list[str]:
 
 def _turn(client, thread_id: str, text: str, when: str) -> dict:
     client.runs.wait(
-        thread_id, "caim",
+        thread_id,
+        "caim",
         input={"messages": [{"role": "user", "content": text}], "turn_time": when},
         context={"user_id": "alice"},
     )
@@ -173,7 +192,7 @@ def _turn(client, thread_id: str, text: str, when: str) -> dict:
 def test_dev_server_runs_turns_and_post_thinking(dev_server):
     from langgraph_sdk import get_sync_client
 
-    from caim.memory.embeddings import MiniLMEmbedder
+    from caim.core.embeddings import MiniLMEmbedder
     from caim.memory.store import MemoryStore
 
     client = get_sync_client(url=dev_server.url, api_key=None)
@@ -204,7 +223,15 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     assert st["route"] == "ltm"
     assert st["decisions"] == {"needs_memory": "A", "needs_both": "B", "past_only": "A"}
     assert len(st["messages"]) == 4
-    assert _nodes(st["trace"]) == ["intake", "controller", "select_tags", "resolve_time", "fetch_candidates", "filter_relevant", "respond"]
+    assert _nodes(st["trace"]) == [
+        "intake",
+        "controller",
+        "select_tags",
+        "resolve_time",
+        "fetch_candidates",
+        "filter_relevant",
+        "respond",
+    ]
     assert st["tags"] == ["hobbies"] and st["candidates"] == [] and st["memories"] == []
 
     # Session end: post-thinking stores the key event for alice and clears the session.
@@ -220,7 +247,8 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     # and kept, and the answer's tokens arrive from the respond node.
     tokens = []
     for part in client.runs.stream(
-        tid, "caim",
+        tid,
+        "caim",
         input={"messages": [{"role": "user", "content": "Do you remember what I like to do?"}], "turn_time": T2},
         context={"user_id": "alice"},
         stream_mode="messages-tuple",

@@ -1,12 +1,12 @@
 """Time expressions resolve to date ranges relative to the turn's timestamp."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from caim.memory.timeref import find_expressions, resolve
 
-BASE = datetime(2023, 5, 7, 15, 30, tzinfo=timezone.utc)  # a Sunday
+BASE = datetime(2023, 5, 7, 15, 30, tzinfo=UTC)  # a Sunday
 
 
 @pytest.mark.parametrize(

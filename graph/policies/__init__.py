@@ -1,20 +1,21 @@
 """Memory policy registry: a policy is chosen by name in the run context.
 
-Adding a policy = one module with a ``MemoryPolicy`` subclass + one line in ``POLICIES`` (or a call
-to ``register_policy`` from your own code).
+Adding a policy = one module with a ``MemoryPolicy`` subclass (usually of ``CaimPolicy``, overriding
+the steps it changes) + one line in ``POLICIES`` (or a call to ``register_policy`` from your code).
 """
 
 from __future__ import annotations
 
-from caim.agent.errors import ConfigError
+from caim.core.errors import ConfigError
 from caim.graph.policies.always import AlwaysPolicy
 from caim.graph.policies.base import MemoryPolicy
+from caim.graph.policies.caim import CaimPolicy
 from caim.graph.policies.no_filter import NoFilterPolicy
 from caim.graph.policies.none import NoMemoryPolicy
 from caim.graph.policies.single_call import SingleCallPolicy
 
 POLICIES: dict[str, MemoryPolicy] = {
-    "caim": MemoryPolicy(),
+    "caim": CaimPolicy(),
     "always": AlwaysPolicy(),
     "no-filter": NoFilterPolicy(),
     "none": NoMemoryPolicy(),
@@ -35,4 +36,4 @@ def get_policy(name: str) -> MemoryPolicy:
         raise ConfigError(f"unknown memory policy {name!r}; choose one of: {', '.join(sorted(POLICIES))}") from None
 
 
-__all__ = ["MemoryPolicy", "POLICIES", "register_policy", "get_policy"]
+__all__ = ["POLICIES", "CaimPolicy", "MemoryPolicy", "get_policy", "register_policy"]

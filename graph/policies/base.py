@@ -1,37 +1,54 @@
-"""The memory policy interface; the base class is the CAIM paper's policy (``caim``).
+"""The memory policy interface: what each CAIM step decides, per run, for the graph's nodes.
 
-A policy decides, per step, what the graph's nodes do: the controller route, tag selection, time
-expressions, whether nearest-by-meaning candidates are added, the relevance filter, key-event
-extraction, ontology extension and memory review. Override only the steps you change.
+A policy decides the controller route, tag selection, time expressions, whether nearest-by-meaning
+candidates are added, the relevance filter, key-event extraction, ontology extension and memory
+review. Nodes call the policy chosen by name in the run context; policies never import nodes.
+``caim.graph.policies.caim.CaimPolicy`` is the paper's policy - subclass it and override only the
+steps you change.
 """
 
 from __future__ import annotations
 
-from caim.graph import controller, post_thinking, retrieval
+from abc import ABC, abstractmethod
+from typing import Any
+
+from caim.core.types import Route
 from caim.graph.env import Env
-from caim.graph.state import State
+from caim.graph.state import KeyEvent, State
+from caim.memory.merge import Merge
+from caim.memory.records import MemoryBrief
 
 
-class MemoryPolicy:
-    name = "caim"
-    description = "CAIM: controller cascade, tag+time retrieval, LLM relevance filter, post-thinking with review."
-    semantic_candidates = True
-    extend_ontology = True
+class MemoryPolicy(ABC):
+    name: str = "?"
+    description: str = ""
+    #: Retrieves from and stores into long-term memory (baselines without memory set this False).
+    uses_memory: bool = True
+    #: Adds a few nearest-by-meaning records to the tag/time candidates.
+    semantic_candidates: bool = True
+    #: Lets post-thinking extend the ontology.
+    extend_ontology: bool = True
 
-    def route(self, state: State, env: Env) -> tuple[str, dict]:
-        return controller.caim_route(state, env)
+    @abstractmethod
+    def route(self, state: State, env: Env) -> tuple[Route, dict[str, Any]]:
+        """The memory route for the current message and the decisions behind it."""
 
+    @abstractmethod
     def select_tags(self, state: State, env: Env) -> list[str]:
-        return retrieval.caim_tags(state, env)
+        """Ontology tags describing the current message (unknown tags are dropped by the node)."""
 
+    @abstractmethod
     def time_expressions(self, state: State, env: Env) -> list[str]:
-        return retrieval.caim_time_expressions(state, env)
+        """Time expressions in the current message; code resolves them to ranges."""
 
-    def filter(self, state: State, env: Env) -> list[dict]:
-        return retrieval.caim_filter(state, env)
+    @abstractmethod
+    def filter(self, state: State, env: Env) -> list[MemoryBrief]:
+        """The candidates that go to the answer."""
 
-    def key_events(self, state: State, env: Env) -> tuple[list[dict], bool]:
-        return post_thinking.caim_key_events(state, env)
+    @abstractmethod
+    def key_events(self, state: State, env: Env) -> tuple[list[KeyEvent], bool]:
+        """The session's key events, and whether extraction succeeded for every chunk."""
 
-    def review(self, state: State, env: Env) -> list[dict]:
-        return post_thinking.caim_review(state, env)
+    @abstractmethod
+    def review(self, state: State, env: Env) -> list[Merge]:
+        """Merges applied among the new records and stored ones that mean the same."""

@@ -9,9 +9,9 @@ our vectors and our embedding function, so its own default model is never fetche
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from functools import lru_cache
 from importlib import resources
-from typing import Protocol
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
@@ -20,21 +20,33 @@ _TOKENIZER = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 MAX_TOKENS = 256
 
 
-class Embedder(Protocol):
+class Embedder(ABC):
+    """Turns texts into L2-normalised vectors (so a dot product is the cosine similarity)."""
+
     name: str
 
+    @abstractmethod
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
-    def chroma_function(self) -> EmbeddingFunction: ...
+    def chroma_function(self) -> EmbeddingFunction:
+        """The embedding function handed to Chroma, so Chroma never loads a model of its own."""
+        return _ChromaAdapter(self)
+
+    def similarity(self, texts: list[str]) -> np.ndarray:
+        """Cosine similarity of every pair of ``texts`` (an n x n matrix), one embedding batch."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        vecs = np.asarray(self.embed(texts), dtype=np.float32)
+        return vecs @ vecs.T
 
 
 class _ChromaAdapter(EmbeddingFunction[Documents]):
     """Chroma embedding function backed by one of our embedders."""
 
-    def __init__(self, embedder: "Embedder"):
+    def __init__(self, embedder: Embedder):
         self._embedder = embedder
 
-    def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - chroma's signature
+    def __call__(self, input: Documents) -> Embeddings:
         return [np.asarray(v, dtype=np.float32) for v in self._embedder.embed(list(input))]
 
     @staticmethod
@@ -45,14 +57,14 @@ class _ChromaAdapter(EmbeddingFunction[Documents]):
         return {"embedder": self._embedder.name}
 
     @staticmethod
-    def build_from_config(config: dict) -> "_ChromaAdapter":  # pragma: no cover - chroma hook
+    def build_from_config(config: dict) -> _ChromaAdapter:  # pragma: no cover - chroma hook
         return _ChromaAdapter(MiniLMEmbedder.shared())
 
     def is_legacy(self) -> bool:
         return False
 
 
-class MiniLMEmbedder:
+class MiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2 on onnxruntime; 384-dimensional, L2-normalised vectors."""
 
     name = "all-MiniLM-L6-v2-int8"
@@ -75,7 +87,7 @@ class MiniLMEmbedder:
 
     @staticmethod
     @lru_cache(maxsize=1)
-    def shared() -> "MiniLMEmbedder":
+    def shared() -> MiniLMEmbedder:
         return MiniLMEmbedder()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
@@ -85,19 +97,16 @@ class MiniLMEmbedder:
             enc = self.tokenizer.encode_batch([t or " " for t in texts])
         ids = np.array([e.ids for e in enc], dtype=np.int64)
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-        out = self.session.run(
-            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        )[0]
+        out = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[
+            0
+        ]
         summed = (out * mask[..., None]).sum(axis=1)
         pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return pooled.astype(np.float32).tolist()
 
-    def chroma_function(self) -> EmbeddingFunction:
-        return _ChromaAdapter(self)
 
-
-class OpenAIEmbedder:
+class OpenAIEmbedder(Embedder):
     """Embeddings from an OpenAI-compatible endpoint through langchain-openai."""
 
     def __init__(self, model: str, api_key: str | None, base_url: str | None):
@@ -112,6 +121,3 @@ class OpenAIEmbedder:
         vecs = np.asarray(self._client.embed_documents(texts), dtype=np.float32)
         vecs /= np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
         return vecs.tolist()
-
-    def chroma_function(self) -> EmbeddingFunction:
-        return _ChromaAdapter(self)

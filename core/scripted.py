@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -20,7 +21,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from caim.agent.errors import ConfigError
+from caim.core.errors import ConfigError
+from caim.core.types import ROLES
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -33,17 +35,17 @@ class ScriptedChatModel(BaseChatModel):
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
-    def from_env(cls, role: str) -> "ScriptedChatModel":
+    def from_env(cls, role: str) -> ScriptedChatModel:
         path = os.environ.get("CAIM_SCRIPT")
         if not path:
             raise ConfigError("the scripted provider needs CAIM_SCRIPT=<path to a JSON table of answers per role>")
         try:
-            table = json.loads(open(path, encoding="utf-8").read())
+            table = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot read CAIM_SCRIPT file {path}: {exc}") from None
         return cls(role=role, script=table)
 
-    def for_role(self, role: str) -> "ScriptedChatModel":
+    def for_role(self, role: str) -> ScriptedChatModel:
         """A sibling model for another role that shares the table and the call log."""
         m = ScriptedChatModel(role=role, script=self.script, calls=self.calls)
         return m
@@ -78,13 +80,20 @@ class ScriptedChatModel(BaseChatModel):
         usage = {"input_tokens": n_in, "output_tokens": len(text) // 4 + 1, "total_tokens": n_in + len(text) // 4 + 1}
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
 
-    def _stream(self, messages, stop=None, run_manager=None, **kwargs):
-        result = self._generate(messages, stop, None, **kwargs)
-        text = result.generations[0].message.content
-        words = text.split(" ")
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """The answer word by word; the last chunk carries the token usage, as streaming endpoints send it."""
+        message = self._generate(messages, stop, None, **kwargs).generations[0].message
+        words = str(message.content).split(" ")
         for i, w in enumerate(words):
             piece = w if i == 0 else " " + w
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            usage = message.usage_metadata if i == len(words) - 1 else None
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk
@@ -92,8 +101,6 @@ class ScriptedChatModel(BaseChatModel):
 
 def scripted_models(script: Mapping[str, Any]) -> tuple[dict[str, ScriptedChatModel], list[dict]]:
     """One scripted model per known role sharing ``script`` and a call log (for ``Models(overrides=...)``)."""
-    from caim.agent.settings import ROLES
-
     calls: list[dict] = []
     models = {role: ScriptedChatModel(role=role, script=script, calls=calls) for role in ROLES}
     return models, calls

@@ -14,23 +14,11 @@ from platformdirs import user_data_dir
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-Provider = Literal["openai", "local", "scripted"]
+from caim.core.types import ROLES, Role
 
-#: LLM roles; each can get its own model (``CAIM_ROLE_MODELS='{"judge": "gpt-4o"}'``).
-ROLES = (
-    "controller",
-    "summarize",
-    "tags",
-    "time",
-    "relevance",
-    "respond",
-    "key_events",
-    "thoughts",
-    "merge",
-    "ontology",
-    "single_call",
-    "judge",
-)
+__all__ = ["ROLES", "Provider", "Role", "Settings", "default_data_dir"]
+
+Provider = Literal["openai", "local", "scripted"]
 
 
 def default_data_dir() -> Path:
@@ -74,7 +62,7 @@ class Settings(BaseSettings):
 
     @field_validator("data_dir", mode="before")
     @classmethod
-    def _expand(cls, v):  # noqa: N805
+    def _expand(cls, v):
         return Path(os.path.expanduser(str(v))) if v else default_data_dir()
 
     def resolved_provider(self) -> Provider:
@@ -84,5 +72,5 @@ class Settings(BaseSettings):
             return "openai"
         return "local"
 
-    def model_for(self, role: str) -> str | None:
+    def model_for(self, role: Role) -> str | None:
         return self.role_models.get(role) or self.model

@@ -1,9 +1,10 @@
-"""Every LLM call of the graph goes through here: structured output, retry, fallback, trace.
+"""Every LLM call goes through here: structured output, retry, trace.
 
 ``structured`` sends a json_schema response format built from a pydantic model (closed sets are
-enumerated in the model), validates the answer, retries once on malformed output and otherwise
-returns the caller's fallback. Each call appends a trace entry: role, tokens, milliseconds, and
-whether a fallback was used. An unreachable endpoint raises a one-line ``EndpointError`` instead.
+enumerated in the model), validates the answer, retries on malformed output and otherwise returns
+``None`` - the caller's code fallback takes over. Each call appends an ``LLMCall`` entry to the
+trace: role, tokens, milliseconds, and whether it fell back. An unreachable endpoint raises a
+one-line ``EndpointError`` instead.
 """
 
 from __future__ import annotations
@@ -12,14 +13,17 @@ import copy
 import json
 import re
 import time
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import openai
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ValidationError
 
-from caim.agent.errors import EndpointError
-from caim.agent.models import Models
+from caim.core.errors import EndpointError
+from caim.core.models import Models
+from caim.core.trace import LLMCall
+from caim.core.types import Role
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -83,6 +87,13 @@ def response_format(model: type[BaseModel], lengths: bool = True) -> dict:
     }
 
 
+def _first_error(exc: ValidationError) -> str:
+    """The first validation error in one line: where, what, and the offending value."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "answer"
+    return f"{where}: {err.get('msg', 'invalid')} (got {json.dumps(err.get('input'), default=str)[:80]})"
+
+
 def _usage(msg: Any) -> tuple[int, int]:
     u = getattr(msg, "usage_metadata", None) or {}
     return int(u.get("input_tokens", 0) or 0), int(u.get("output_tokens", 0) or 0)
@@ -100,7 +111,9 @@ def _endpoint_error(exc: Exception, models: Models) -> EndpointError:
         return EndpointError(f"the model endpoint rejected the API key ({where}): check OPENAI_API_KEY / CAIM_API_KEY")
     if isinstance(exc, openai.NotFoundError):
         return EndpointError(f"model not found at {where}: check CAIM_MODEL")
-    return EndpointError(f"cannot reach the model endpoint {where}: {type(exc).__name__}; check CAIM_BASE_URL and your network")
+    return EndpointError(
+        f"cannot reach the model endpoint {where}: {type(exc).__name__}; check CAIM_BASE_URL and your network"
+    )
 
 
 _FATAL = (openai.APIConnectionError, openai.AuthenticationError, openai.NotFoundError, openai.PermissionDeniedError)
@@ -114,20 +127,24 @@ class LLM:
         self.max_retries = max_retries
 
     def structured(
-        self, role: str, schema: type[T], messages: list[BaseMessage], fallback: T | None, trace: list[dict], node: str
-    ) -> tuple[T | None, bool]:
-        """(answer, ok). On malformed output after retries: (fallback, False), recorded in the trace."""
+        self, role: Role, schema: type[T], messages: list[BaseMessage], *, trace: list, node: str
+    ) -> T | None:
+        """The validated answer, or ``None`` after the retries (recorded in the trace as a fallback)."""
         model = self.models.for_role(role).bind(response_format=response_format(schema, self.models.schema_lengths))
         full = schema.model_json_schema()
         errors: list[str] = []
         start = time.perf_counter()
         tok_in = tok_out = 0
-        for _attempt in range(self.max_retries + 1):
+        for attempt in range(self.max_retries + 1):
             try:
                 msg = model.invoke(messages)
             except _FATAL as exc:
                 raise _endpoint_error(exc, self.models) from None
-            except (openai.APIStatusError, openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
+            except (
+                openai.APIStatusError,
+                openai.LengthFinishReasonError,
+                openai.ContentFilterFinishReasonError,
+            ) as exc:
                 # a 400 on a schema the endpoint refuses, or an answer cut at max_tokens: malformed output
                 errors.append(f"{type(exc).__name__}: {str(exc)[:160]}")
                 continue
@@ -136,15 +153,20 @@ class LLM:
             text = _FENCE.sub("", str(msg.content)).strip()
             try:
                 value = schema.model_validate(trim(json.loads(text), full))
-            except (ValueError, ValidationError) as exc:
-                errors.append(f"malformed output: {str(exc).splitlines()[0][:160]}")
+            except ValidationError as exc:
+                errors.append(f"malformed output: {_first_error(exc)}")
                 continue
-            trace.append(self._entry(node, role, start, tok_in, tok_out, _attempt + 1, None))
-            return value, True
-        trace.append(self._entry(node, role, start, tok_in, tok_out, self.max_retries + 1, errors[-1] if errors else "failed"))
-        return fallback, False
+            except ValueError as exc:
+                errors.append(f"malformed output: not JSON ({str(exc)[:120]})")
+                continue
+            trace.append(_entry(node, role, start, tok_in, tok_out, attempt + 1, None))
+            return value
+        trace.append(
+            _entry(node, role, start, tok_in, tok_out, self.max_retries + 1, errors[-1] if errors else "failed")
+        )
+        return None
 
-    def text(self, role: str, messages: list[BaseMessage], trace: list[dict], node: str) -> str:
+    def text(self, role: Role, messages: list[BaseMessage], *, trace: list, node: str) -> str:
         model = self.models.for_role(role)
         start = time.perf_counter()
         try:
@@ -152,21 +174,39 @@ class LLM:
         except _FATAL as exc:
             raise _endpoint_error(exc, self.models) from None
         a, b = _usage(msg)
-        trace.append(self._entry(node, role, start, a, b, 1, None))
+        trace.append(_entry(node, role, start, a, b, 1, None))
         return str(msg.content).strip()
 
-    @staticmethod
-    def _entry(node: str, role: str, start: float, tin: int, tout: int, attempts: int, error: str | None) -> dict:
-        e = {
-            "node": node,
-            "kind": "llm",
-            "role": role,
-            "ms": round((time.perf_counter() - start) * 1000, 1),
-            "input_tokens": tin,
-            "output_tokens": tout,
-            "attempts": attempts,
-        }
-        if error:
-            e["fallback"] = True
-            e["error"] = error
-        return e
+    def stream_text(
+        self, role: Role, messages: list[BaseMessage], *, trace: list, node: str, on_piece: Callable[[str], None]
+    ) -> str:
+        """Free text, streamed: ``on_piece`` gets each piece as it arrives; returns the whole text."""
+        model = self.models.for_role(role)
+        start = time.perf_counter()
+        whole: Any = None
+        try:
+            for chunk in model.stream(messages):
+                whole = chunk if whole is None else whole + chunk
+                if chunk.content:
+                    on_piece(str(chunk.content))
+        except _FATAL as exc:
+            raise _endpoint_error(exc, self.models) from None
+        a, b = _usage(whole)
+        trace.append(_entry(node, role, start, a, b, 1, None))
+        return str(whole.content).strip() if whole is not None else ""
+
+
+def _entry(node: str, role: Role, start: float, tin: int, tout: int, attempts: int, error: str | None) -> LLMCall:
+    e: LLMCall = {
+        "node": node,
+        "kind": "llm",
+        "role": role,
+        "ms": round((time.perf_counter() - start) * 1000, 1),
+        "input_tokens": tin,
+        "output_tokens": tout,
+        "attempts": attempts,
+    }
+    if error:
+        e["fallback"] = True
+        e["error"] = error
+    return e

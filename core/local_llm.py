@@ -37,7 +37,7 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir
 
-from caim.agent.errors import ConfigError
+from caim.core.errors import ConfigError
 
 __all__ = [
     "BUNDLED_MODELS",

@@ -12,15 +12,18 @@ import threading
 from collections.abc import Mapping
 
 from langchain_core.language_models import BaseChatModel
+from langchain_openai import ChatOpenAI
 
-from caim.agent.errors import ConfigError
-from caim.agent.settings import Settings
+from caim.core.errors import ConfigError
+from caim.core.local_llm import LocalServer, get_server, resolve_model_path
+from caim.core.scripted import ScriptedChatModel
+from caim.core.settings import Settings
+from caim.core.types import FREE_TEXT_ROLES, Role
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
-FREE_TEXT_ROLES = ("respond", "summarize")
 
 
-def local_max_tokens(settings: Settings, role: str) -> int:
+def local_max_tokens(settings: Settings, role: Role) -> int:
     """Generation cap per call on the local provider: shorter for free text, where small models loop."""
     return settings.max_tokens or (256 if role in FREE_TEXT_ROLES else 512)
 
@@ -33,9 +36,9 @@ class Models:
         self._overrides = overrides
         self._cache: dict[str, BaseChatModel] = {}
         self._lock = threading.Lock()
-        self.local_server = None
+        self.local_server: LocalServer | None = None
 
-    def for_role(self, role: str) -> BaseChatModel:
+    def for_role(self, role: Role) -> BaseChatModel:
         if isinstance(self._overrides, BaseChatModel):
             return self._overrides
         if self._overrides and role in self._overrides:
@@ -57,26 +60,18 @@ class Models:
             return "injected chat model(s)"
         provider = self.settings.resolved_provider()
         if provider == "local":
-            from caim.agent.local_llm import resolve_model_path
-
             return f"local llama.cpp: {resolve_model_path(self.settings.local_model).name}"
         if provider == "scripted":
             return "scripted (deterministic test model)"
         where = self.settings.base_url or "api.openai.com"
         return f"openai-compatible: {self.settings.model or DEFAULT_OPENAI_MODEL} at {where}"
 
-    def _build(self, role: str) -> BaseChatModel:
+    def _build(self, role: Role) -> BaseChatModel:
         s = self.settings
         provider = s.resolved_provider()
         if provider == "scripted":
-            from caim.agent.scripted import ScriptedChatModel
-
             return ScriptedChatModel.from_env(role)
-        from langchain_openai import ChatOpenAI
-
         if provider == "local":
-            from caim.agent.local_llm import get_server, resolve_model_path
-
             server = get_server(resolve_model_path(s.local_model), s.local_ctx, s.local_threads)
             self.local_server = server
             free_text = role in FREE_TEXT_ROLES
@@ -94,7 +89,8 @@ class Models:
             )
         if not (s.api_key or s.base_url):
             raise ConfigError(
-                "no model configured: set OPENAI_API_KEY (or CAIM_BASE_URL for another OpenAI-compatible endpoint), or use CAIM_PROVIDER=local"
+                "no model configured: set OPENAI_API_KEY (or CAIM_BASE_URL for another OpenAI-compatible endpoint), "
+                "or use CAIM_PROVIDER=local"
             )
         return ChatOpenAI(
             model=s.model_for(role) or DEFAULT_OPENAI_MODEL,

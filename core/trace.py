@@ -1,0 +1,81 @@
+"""The trace: what one graph run did, step by step, as plain JSON-ready entries.
+
+Two kinds of entry: an ``LLMCall`` (role, tokens, milliseconds, attempts, whether a fallback was
+used) and a ``Step`` (a code step's record, its details under ``data``). ``usage`` sums the LLM
+calls of a trace; the CLI, the evaluation harness and the benchmarks all count with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, NotRequired, TypedDict
+
+from caim.core.types import Role
+
+
+class LLMCall(TypedDict):
+    node: str
+    kind: Literal["llm"]
+    role: Role
+    ms: float
+    input_tokens: int
+    output_tokens: int
+    attempts: int
+    fallback: NotRequired[bool]
+    error: NotRequired[str]
+
+
+class Step(TypedDict):
+    node: str
+    kind: Literal["step"]
+    data: dict[str, Any]
+
+
+TraceEntry = LLMCall | Step
+
+
+class Usage(TypedDict):
+    llm_calls: int
+    input_tokens: int
+    output_tokens: int
+    llm_ms: float
+    fallbacks: int
+    calls_by_role: dict[str, int]
+
+
+def step(node: str, **data: Any) -> Step:
+    return {"node": node, "kind": "step", "data": data}
+
+
+def llm_calls(trace: Iterable[Mapping[str, Any]], role: str | None = None) -> list[Mapping[str, Any]]:
+    """The LLM-call entries of a trace (of one role if given)."""
+    return [e for e in trace if e.get("kind") == "llm" and (role is None or e.get("role") == role)]
+
+
+def steps(trace: Iterable[Mapping[str, Any]], node: str) -> list[dict[str, Any]]:
+    """The ``data`` of every step entry a node recorded."""
+    return [dict(e.get("data") or {}) for e in trace if e.get("kind") == "step" and e.get("node") == node]
+
+
+def usage(trace: Iterable[Mapping[str, Any]]) -> Usage:
+    """Counts over a trace's LLM calls: calls, tokens, milliseconds, fallbacks, calls per role."""
+    calls = llm_calls(trace)
+    by_role: dict[str, int] = {}
+    for e in calls:
+        by_role[str(e.get("role", "?"))] = by_role.get(str(e.get("role", "?")), 0) + 1
+    return {
+        "llm_calls": len(calls),
+        "input_tokens": sum(int(e.get("input_tokens", 0)) for e in calls),
+        "output_tokens": sum(int(e.get("output_tokens", 0)) for e in calls),
+        "llm_ms": round(sum(float(e.get("ms", 0.0)) for e in calls), 1),
+        "fallbacks": sum(1 for e in calls if e.get("fallback")),
+        "calls_by_role": by_role,
+    }
+
+
+def add_usage(total: dict[str, Any], trace: Iterable[Mapping[str, Any]]) -> None:
+    """Add a trace's counts to a running total (calls, tokens, fallbacks, milliseconds)."""
+    u = usage(trace)
+    for k in ("llm_calls", "input_tokens", "output_tokens", "fallbacks"):
+        total[k] = total.get(k, 0) + u[k]  # type: ignore[literal-required]
+    total["llm_ms"] = round(total.get("llm_ms", 0.0) + u["llm_ms"], 1)

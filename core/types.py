@@ -1,0 +1,29 @@
+"""Names shared by every layer: LLM roles and memory routes, as closed ``Literal`` types."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+#: LLM roles; each can get its own model (``CAIM_ROLE_MODELS='{"judge": "gpt-4o"}'``).
+Role = Literal[
+    "controller",
+    "summarize",
+    "tags",
+    "time",
+    "relevance",
+    "respond",
+    "key_events",
+    "thoughts",
+    "merge",
+    "ontology",
+    "single_call",
+    "judge",
+]
+ROLES: tuple[Role, ...] = get_args(Role)
+
+#: Which memory a turn uses: none, the current session (stm), past sessions (ltm), or both.
+Route = Literal["none", "stm", "ltm", "ltm+stm"]
+ROUTES: tuple[Route, ...] = get_args(Route)
+
+#: Roles that answer in free text (no response schema).
+FREE_TEXT_ROLES: tuple[Role, ...] = ("respond", "summarize")

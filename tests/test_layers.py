@@ -1,0 +1,119 @@
+"""The package's import direction: layers from top to bottom, no import running back up, no circle.
+
+    agent (facade, CLI)  ->  graph (state, nodes, builder, policies)  ->  memory, ontology, prompts  ->  core
+    eval sits above agent; nodes never import other nodes; policies never import nodes.
+
+Every ``import caim.…`` in the source (function-level ones included) is checked, so a lazy import
+cannot hide a circle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("core", "memory", "ontology", "prompts", "graph", "agent", "eval")
+
+#: What each top-level package may import besides itself.
+ALLOWED = {
+    "core": set(),
+    "ontology": {"core"},
+    "memory": {"core"},
+    "prompts": {"core", "memory", "ontology"},
+    "graph": {"core", "memory", "ontology", "prompts"},
+    "agent": {"core", "memory", "ontology", "prompts", "graph"},
+    "eval": {"core", "memory", "ontology", "prompts", "graph", "agent"},
+}
+
+NODES = {"intake", "controller", "retrieval", "respond", "post_thinking"}
+
+
+def _module(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return "caim." + ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("caim."))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("caim."):
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the caim modules it imports ("from caim.x import y" counts caim.x and, if it is a
+    module, caim.x.y)."""
+    modules = {_module(root, p): p for pkg in PACKAGES for p in (root / pkg).rglob("*.py")}
+    return {name: {m for m in _imports(path) if m in modules and m != name} for name, path in modules.items()}
+
+
+def _package(module: str) -> str:
+    return module.split(".")[1]
+
+
+def upward_imports(edges: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{src} imports {dst}"
+        for src, dsts in edges.items()
+        for dst in sorted(dsts)
+        if _package(dst) != _package(src) and _package(dst) not in ALLOWED[_package(src)]
+    ]
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(edges.get(m, ())):
+            if n.startswith(m + "."):  # a package's __init__ re-exporting its own modules
+                continue
+            if state.get(n) == 1:
+                return [*stack[stack.index(n) :], n]
+            if not state.get(n) and (found := visit(n)):
+                return found
+        stack.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(edges):
+        if not state.get(m) and (found := visit(m)):
+            return found
+    return None
+
+
+def test_no_import_runs_up_a_layer():
+    wrong = upward_imports(import_graph())
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_circle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_nodes_never_import_nodes_and_policies_never_import_nodes():
+    nodes = {f"caim.graph.{n}" for n in NODES}
+    for src, dsts in import_graph().items():
+        if src in nodes or src.startswith("caim.graph.policies"):
+            assert not (dsts & nodes), f"{src} imports a node module: {sorted(dsts & nodes)}"
+
+
+def test_the_checks_see_a_planted_upward_import_and_circle(tmp_path):
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir()
+    (tmp_path / "core" / "x.py").write_text("def f():\n    from caim.graph.y import z\n")  # lazy, still seen
+    (tmp_path / "graph" / "y.py").write_text("from caim.core.x import f\nz = 1\n")
+    edges = import_graph(tmp_path)
+    assert upward_imports(edges) == ["caim.core.x imports caim.graph.y"]
+    assert find_cycle(edges) == ["caim.core.x", "caim.graph.y", "caim.core.x"]
