@@ -13,3 +13,7 @@ class ConfigError(CaimError):
 
 class EndpointError(CaimError):
     """The model endpoint could not be reached or refused the request."""
+
+
+class StorageError(CaimError):
+    """The memory store cannot be read or written (read-only or full disk, a damaged file)."""

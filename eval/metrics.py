@@ -116,7 +116,7 @@ def is_abstention(answer: str) -> bool:
     return any(p in text for p in ABSTENTION_PHRASES)
 
 
-_TURN_ID = re.compile(r"D\d+:\d+")
+_TURN_ID = re.compile(r"D:?(\d+):(\d+)")
 
 
 def evidence_ids(raw: Iterable[str] | str | None) -> list[str]:
@@ -126,7 +126,7 @@ def evidence_ids(raw: Iterable[str] | str | None) -> list[str]:
     items = [raw] if isinstance(raw, str) else list(raw)
     out: list[str] = []
     for item in items:
-        found = _TURN_ID.findall(str(item))
+        found = [f"D{a}:{b}" for a, b in _TURN_ID.findall(str(item))]  # "D:11:26" is "D11:26"
         out.extend(found or ([str(item).strip()] if str(item).strip() else []))
     return list(dict.fromkeys(out))
 

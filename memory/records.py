@@ -1,13 +1,27 @@
-"""The LTM record: an inductive thought with its tags, event time and verbatim source turns."""
+"""The LTM record: a thought with its tags, times, validity, links, history and verbatim sources.
+
+A record is either a ``thought`` (written by post-thinking from a key event) or ``raw`` (a user's
+turn stored verbatim when no grounded thought covers it - capture never fails); a later
+post-thinking refines raw records into thoughts. Records are bi-temporal: ``event_time`` is when
+it happened or was said, ``valid_from``/``valid_until`` when it holds (an update closes the old
+record's validity instead of deleting it), ``created_at``/``updated_at`` when caim recorded it.
+``history`` lists every change applied to the record (created, merged, updated, extended, ...).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from datetime import UTC, datetime
 from typing import Literal, NotRequired
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
+
+RecordKind = Literal["thought", "raw"]
+Change = Literal[
+    "created", "captured", "refined", "merged", "updated", "superseded", "extended", "contradicted", "linked", "imported"
+]
 
 
 def utcnow() -> datetime:
@@ -19,36 +33,95 @@ def as_aware(dt: datetime) -> datetime:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
+def stable_id(*parts: object) -> str:
+    """A record id derived from what the record is (user, session, turn, event): storing the same
+    thing twice - a re-run after a crash, a duplicate request - writes the same record."""
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:32]
+
+
 class MemoryBrief(TypedDict):
     """A record as graph state, traces and prompts carry it: id, thought, tags, event time (ISO),
-    and optionally the start of its verbatim source turns."""
+    and optionally the start of its verbatim source turns, its validity end, neighbouring turns and
+    its ranking scores."""
 
     id: str
     thought: str
     tags: list[str]
     event_time: str
+    kind: NotRequired[str]
     source: NotRequired[str]
+    context: NotRequired[str]
+    valid_until: NotRequired[str]
+    scores: NotRequired[dict[str, float]]
 
 
 class SourceTurn(BaseModel):
-    """One verbatim turn a record came from (provenance for detail questions and evaluation)."""
+    """One verbatim turn a record came from (provenance for detail questions and evaluation).
+    ``turn`` is its number in the session; ``context`` marks the turn before the record's own, kept
+    because it holds the other half of the exchange (a question the user's words answer)."""
 
     role: Literal["user", "assistant"]
     text: str
     time: datetime | None = None
     turn_id: str | None = None
+    turn: int | None = None
+    context: bool = False
+
+
+class HistoryEntry(BaseModel):
+    """One change applied to a record: what, when, from which session, with which other records."""
+
+    at: datetime = Field(default_factory=utcnow)
+    change: Change
+    session_id: str = ""
+    others: list[str] = Field(default_factory=list)
+    note: str = ""
 
 
 class MemoryRecord(BaseModel):
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     user_id: str
     thought: str
+    kind: RecordKind = "thought"
     tags: list[str] = Field(min_length=1, max_length=3)
     event_time: datetime
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    superseded_by: str | None = None
+    supersedes: list[str] = Field(default_factory=list)
+    links: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+    speaker: str = ""
     session_id: str = ""
+    turn: int | None = None
     sources: list[SourceTurn] = Field(default_factory=list)
+    history: list[HistoryEntry] = Field(default_factory=list)
+
+    @property
+    def current(self) -> bool:
+        """Still valid: not superseded by a newer record."""
+        return self.valid_until is None
+
+    def day(self) -> str:
+        """The event's date as people write it ("8 May 2023"): indexed, so dated questions match."""
+        t = as_aware(self.event_time)
+        return f"{t.day} {t.strftime('%B %Y')}"
+
+    def document(self) -> str:
+        """The text that is embedded: date, speaker and thought."""
+        who = f"{self.speaker}: " if self.speaker else ""
+        return f"{self.day()} {who}{self.thought}"
+
+    def lexical_text(self) -> str:
+        """The text the lexical index holds: the document plus the user's own words from the
+        sources (a concise thought leaves details out)."""
+        said = " ".join(s.text for s in self.sources if s.role == "user" and not s.context and s.text not in self.thought)
+        return f"{self.document()} {said}".strip()
+
+    def source_text(self) -> str:
+        return " / ".join(f"{s.role}: {s.text}" for s in self.sources)
 
     def brief(self, source_chars: int = 0) -> MemoryBrief:
         """Compact form for graph state and traces; ``source_chars`` > 0 adds the start of the
@@ -59,7 +132,11 @@ class MemoryRecord(BaseModel):
             "tags": self.tags,
             "event_time": as_aware(self.event_time).isoformat(),
         }
-        if source_chars > 0 and self.sources:
-            text = " / ".join(f"{s.role}: {s.text}" for s in self.sources)
+        if self.kind != "thought":
+            out["kind"] = self.kind
+        if self.valid_until is not None:
+            out["valid_until"] = as_aware(self.valid_until).isoformat()
+        if source_chars > 0 and self.sources and self.kind == "thought":
+            text = self.source_text()
             out["source"] = text if len(text) <= source_chars else text[:source_chars] + " …"
         return out

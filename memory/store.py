@@ -1,176 +1,210 @@
-"""LTM on Chroma: one persistent collection, every record namespaced by user id.
+"""Long-term memory: the record database (source of truth, lexical index) and the Chroma vector index.
 
-Tags are stored as Chroma array metadata (queried with ``$contains``), the event time as numeric
-metadata (epoch seconds, for range filters). Every read and delete is filtered by ``user_id`` so
-one user's records are never visible to another.
+``MemoryStore`` keeps the two consistent. A write goes to the database first (record, postings,
+vector, marked "not yet indexed"), then to Chroma, then is marked indexed; a delete removes the
+database rows and queues the vector deletion. A crash between the two steps is finished by
+``repair`` when the store opens, so the index never misses or keeps a record for long. Every read
+and delete is filtered by user id: one user's records are never visible to another.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
-import uuid
-from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-import chromadb
-from chromadb.config import Settings as ChromaSettings
+import numpy as np
 
 from caim.core.embeddings import Embedder
+from caim.core.errors import StorageError
+from caim.memory.db import RecordDB
 from caim.memory.records import MemoryRecord, SourceTurn, as_aware
+from caim.memory.vectors import COLLECTION, VectorIndex
 
 log = logging.getLogger(__name__)
 
-COLLECTION = "caim_memories"
-_FETCH_CEILING = 2000
-_CLIENT_LOCK = threading.Lock()
-
-
-def _epoch(dt: datetime) -> float:
-    return as_aware(dt).timestamp()
-
-
-def _from_epoch(x: float) -> datetime:
-    return datetime.fromtimestamp(float(x), tz=UTC)
+DB_FILE = "memory.sqlite"
+CHROMA_DIR = "chroma"
+Progress = Callable[[int, int], None]
 
 
 class MemoryStore:
-    """Chroma-backed record store. ``path=None`` keeps everything in memory (tests, eval)."""
+    """Records of every user. ``data_dir=None`` keeps everything in memory (tests, evaluation runs)."""
 
-    def __init__(self, path: Path | str | None, embedder: Embedder):
+    def __init__(
+        self,
+        data_dir: Path | str | None,
+        embedder: Embedder,
+        *,
+        chroma_url: str | None = None,
+        chroma_headers: Mapping[str, str] | None = None,
+    ):
+        root = Path(data_dir) if data_dir is not None else None
         self.embedder = embedder
-        chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-        with _CLIENT_LOCK:  # chromadb's client start-up is not safe to run from several threads at once
-            if path is None:
-                self.client = chromadb.EphemeralClient(settings=chroma_settings)
-            else:
-                Path(path).mkdir(parents=True, exist_ok=True)
-                self.client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
-        # Chroma's ephemeral client is shared within a process: give each in-memory store its own collection.
-        name = COLLECTION if path is not None else f"{COLLECTION}_{uuid.uuid4().hex[:12]}"
-        self.collection = self.client.get_or_create_collection(
-            name,
-            embedding_function=embedder.chroma_function(),
-            metadata={"hnsw:space": "cosine"},
-        )
-        self._lock = threading.RLock()
+        self.db = RecordDB(root / DB_FILE if root is not None else None)
+        self.vectors = VectorIndex(root / CHROMA_DIR if root is not None else None, embedder, url=chroma_url,
+                                   headers=chroma_headers)
+        self._check_embedder()
+        if root is not None:
+            self._migrate_legacy()
+        self.repair()
 
-    # ---- conversion -------------------------------------------------------------------------
-    @staticmethod
-    def _meta(r: MemoryRecord) -> dict:
-        return {
-            "user_id": r.user_id,
-            "tags": list(r.tags),
-            "ts": _epoch(r.event_time),
-            "created": _epoch(r.created_at),
-            "updated": _epoch(r.updated_at),
-            "session_id": r.session_id,
-            "sources": json.dumps([s.model_dump(mode="json") for s in r.sources]),
-        }
-
-    @staticmethod
-    def _record(rid: str, doc: str, meta: dict) -> MemoryRecord:
-        return MemoryRecord(
-            id=rid,
-            user_id=meta["user_id"],
-            thought=doc,
-            tags=list(meta.get("tags") or ["personal"]),
-            event_time=_from_epoch(meta["ts"]),
-            created_at=_from_epoch(meta.get("created", meta["ts"])),
-            updated_at=_from_epoch(meta.get("updated", meta["ts"])),
-            session_id=meta.get("session_id", ""),
-            sources=[SourceTurn.model_validate(s) for s in json.loads(meta.get("sources") or "[]")],
-        )
-
-    def _records(self, got: dict) -> list[MemoryRecord]:
-        rows = zip(got["ids"], got["documents"] or [], got["metadatas"] or [], strict=False)
-        return [self._record(i, d, m) for i, d, m in rows]
-
-    # ---- writes -----------------------------------------------------------------------------
-    def add(self, records: Sequence[MemoryRecord]) -> None:
-        if not records:
-            return
-        texts = [r.thought for r in records]
-        with self._lock:
-            self.collection.upsert(
-                ids=[r.id for r in records],
-                documents=texts,
-                metadatas=[self._meta(r) for r in records],
-                embeddings=self.embedder.embed(texts),
+    # ---- consistency ------------------------------------------------------------------------------
+    def _check_embedder(self) -> None:
+        used = self.db.get_meta("embedder")
+        if used is None:
+            self.db.set_meta("embedder", self.embedder.name)
+        elif used != self.embedder.name:
+            raise StorageError(
+                f"memories in {self.db.path} were embedded with {used}, not {self.embedder.name}: "
+                "run `caim memories reembed` to switch them, or set CAIM_EMBEDDING_MODEL back"
             )
 
+    def repair(self) -> tuple[int, int]:
+        """Finish vector writes and deletions a crash left undone: (indexed, deleted)."""
+        deletes = self.db.pending_deletes()
+        if deletes:
+            self.vectors.delete([i for i, _ in deletes])
+            self.db.clear_deletes([i for i, _ in deletes])
+        added = 0
+        while pending := self.db.pending_vectors(1000):
+            self.vectors.add(pending)
+            self.db.mark_indexed([p[0] for p in pending])
+            added += len(pending)
+        if added or deletes:
+            log.info("memory store repaired: %d vectors indexed, %d deleted", added, len(deletes))
+        return added, len(deletes)
+
+    def _migrate_legacy(self) -> None:
+        """Records of caim 0.1 lived in Chroma only: copy them into the database once."""
+        if self.db.get_meta("legacy_checked"):
+            return
+        try:
+            got = self.vectors.collection.get(include=["documents", "metadatas"], where={"sources": {"$ne": ""}})
+        except Exception:  # no legacy metadata: nothing to migrate
+            got = {"ids": []}
+        records = []
+        for rid, doc, meta in zip(got["ids"], got.get("documents") or [], got.get("metadatas") or [], strict=False):
+            try:
+                records.append(MemoryRecord(
+                    id=rid, user_id=meta["user_id"], thought=doc, tags=list(meta.get("tags") or ["personal"]),
+                    event_time=_ts(meta["ts"]), created_at=_ts(meta.get("created", meta["ts"])),
+                    updated_at=_ts(meta.get("updated", meta["ts"])), session_id=meta.get("session_id", ""),
+                    sources=[SourceTurn.model_validate(s) for s in json.loads(meta.get("sources") or "[]")],
+                ))
+            except (KeyError, ValueError) as exc:
+                log.warning("legacy record %s not migrated: %s", rid, exc)
+        if records:
+            self.add(records)
+            log.info("migrated %d records of an earlier caim version", len(records))
+        self.db.set_meta("legacy_checked", "1")
+
+    # ---- writes -----------------------------------------------------------------------------------
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+
+    def add(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]] | None = None) -> None:
+        """Insert or replace records (same id: replaced, never duplicated)."""
+        if not records:
+            return
+        vecs = np.asarray(vectors, dtype=np.float32) if vectors is not None else self.embed([r.document() for r in records])
+        self.db.upsert(records, vecs)
+        items = [
+            (r.id, r.user_id, as_aware(r.event_time).timestamp(), r.valid_until is None, v)
+            for r, v in zip(records, vecs, strict=True)
+        ]
+        self.vectors.add(items)
+        self.db.mark_indexed([r.id for r in records])
+
     def replace(self, keep: MemoryRecord, remove_ids: Iterable[str]) -> None:
-        """Upsert ``keep`` and delete ``remove_ids`` of the same user (used by the merge step)."""
-        remove = [i for i in remove_ids if i != keep.id]
-        with self._lock:
-            self.add([keep])
-            if remove:
-                self.collection.delete(ids=remove, where={"user_id": keep.user_id})
+        """Write ``keep`` and delete ``remove_ids`` of the same user (merges)."""
+        self.add([keep])
+        self.delete(keep.user_id, [i for i in remove_ids if i != keep.id])
 
     def delete(self, user_id: str, ids: Sequence[str]) -> int:
-        with self._lock:
-            present = self.collection.get(ids=list(ids), where={"user_id": user_id}, include=[])
-            if present["ids"]:
-                self.collection.delete(ids=present["ids"], where={"user_id": user_id})
-            return len(present["ids"])
+        removed = self.db.delete(user_id, ids)
+        if removed:
+            self.vectors.delete(removed)
+            self.db.clear_deletes(removed)
+        return len(removed)
 
     def forget_user(self, user_id: str) -> int:
-        with self._lock:
-            got = self.collection.get(where={"user_id": user_id}, include=[])
-            if got["ids"]:
-                self.collection.delete(ids=got["ids"], where={"user_id": user_id})
-            return len(got["ids"])
+        n = self.db.forget_user(user_id)
+        self.repair()
+        return n
 
-    # ---- reads ------------------------------------------------------------------------------
+    def reembed(self, progress: Progress | None = None, batch: int = 256) -> int:
+        """Re-embed every record with the current embedder (after switching models) and rebuild the index."""
+        users = self.db.users()
+        total = sum(self.db.count(u) for u in users)
+        self.vectors.rebuild()
+        self.db.reset_vector_state()
+        done = 0
+        for user in users:
+            chunk: list[MemoryRecord] = []
+            for rec in self.db.iter_user(user):
+                chunk.append(rec)
+                if len(chunk) >= batch:
+                    self.add(chunk)
+                    done += len(chunk)
+                    chunk = []
+                    if progress:
+                        progress(done, total)
+            self.add(chunk)
+            done += len(chunk)
+            if progress:
+                progress(done, total)
+        self.db.set_meta("embedder", self.embedder.name)
+        return done
+
+    def reindex(self) -> int:
+        """Rebuild the vector index from the database's vectors (a damaged Chroma directory)."""
+        self.vectors.rebuild()
+        n = self.db.reset_vector_state()
+        self.repair()
+        return n
+
+    # ---- reads ------------------------------------------------------------------------------------
     def get(self, user_id: str, record_id: str) -> MemoryRecord | None:
-        got = self.collection.get(ids=[record_id], where={"user_id": user_id}, include=["documents", "metadatas"])
-        recs = self._records(got)
-        return recs[0] if recs else None
+        got = self.db.get(user_id, [record_id])
+        return got[0] if got else None
+
+    def get_many(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        return self.db.get(user_id, ids)
+
+    def iter(self, user_id: str) -> Iterator[MemoryRecord]:
+        """Every record of the user, oldest first, paged (constant memory)."""
+        return self.db.iter_user(user_id)
 
     def list(self, user_id: str) -> list[MemoryRecord]:
-        got = self.collection.get(where={"user_id": user_id}, include=["documents", "metadatas"], limit=_FETCH_CEILING)
-        return sorted(self._records(got), key=lambda r: as_aware(r.event_time))
+        return list(self.db.iter_user(user_id))
+
+    def count(self, user_id: str) -> int:
+        return self.db.count(user_id)
 
     def first(self, user_id: str) -> MemoryRecord | None:
         """This user's earliest record by event time ("our first conversation")."""
-        recs = self.list(user_id)
-        return recs[0] if recs else None
+        return self.db.first(user_id)
 
-    def count(self, user_id: str) -> int:
-        return len(self.collection.get(where={"user_id": user_id}, include=[])["ids"])
-
-    def candidates(
-        self,
-        user_id: str,
-        tags: Sequence[str] = (),
-        ranges: Sequence[tuple[datetime, datetime]] = (),
-        limit: int = 20,
-    ) -> list[MemoryRecord]:
-        """This user's records sharing a tag OR with an event time inside a range, newest first."""
-        clauses: list[dict] = [{"tags": {"$contains": t}} for t in dict.fromkeys(tags)]
-        clauses += [{"$and": [{"ts": {"$gte": _epoch(a)}}, {"ts": {"$lte": _epoch(b)}}]} for a, b in ranges]
-        if not clauses:
-            return []
-        match = clauses[0] if len(clauses) == 1 else {"$or": clauses}
-        got = self.collection.get(
-            where={"$and": [{"user_id": user_id}, match]},
-            include=["documents", "metadatas"],
-            limit=_FETCH_CEILING,
-        )
-        recs = sorted(self._records(got), key=lambda r: as_aware(r.event_time), reverse=True)
-        return recs[:limit]
+    def users(self) -> list[str]:
+        return self.db.users()
 
     def similar(self, user_id: str, text: str, k: int) -> list[tuple[MemoryRecord, float]]:
         """The ``k`` records of this user closest in meaning to ``text``, with cosine similarity."""
         if k <= 0 or not text.strip():
             return []
-        got = self.collection.query(
-            query_embeddings=self.embedder.embed([text]),
-            n_results=k,
-            where={"user_id": user_id},
-            include=["documents", "metadatas", "distances"],
-        )
-        recs = self._records({"ids": got["ids"][0], "documents": got["documents"][0], "metadatas": got["metadatas"][0]})
-        return [(r, 1.0 - float(d)) for r, d in zip(recs, got["distances"][0], strict=False)]
+        hits = self.vectors.nearest(user_id, self.embed([text])[0], k)
+        by_id = {r.id: r for r in self.db.get(user_id, [i for i, _ in hits])}
+        return [(by_id[i], s) for i, s in hits if i in by_id]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _ts(x: float) -> datetime:
+    return datetime.fromtimestamp(float(x), tz=UTC)
+
+
+__all__ = ["COLLECTION", "MemoryStore"]

@@ -1,0 +1,411 @@
+"""The record database: every record, its lexical postings, tags, names and vector, in SQLite.
+
+This is the source of truth for long-term memory. Chroma (``caim.memory.vectors``) holds the same
+vectors for nearest-neighbour search and can always be rebuilt from here. One file,
+``memory.sqlite`` in the data dir, in WAL mode (a reader and a writer from several processes).
+
+Tables (every row carries its ``user_id``; every query filters by it):
+
+- ``records``: one row per record - the record as JSON, plus the columns ranking reads without
+  parsing it (event time, validity, session and turn, speaker, prior, time-expression flag, document
+  length, the float16 vector) and ``vec_state`` (0 until the vector index has the record).
+- ``postings``: the lexical index - (user, term, record, tf, document length). BM25 is computed per
+  user from these rows, so statistics are exact and per user; the same table works on PostgreSQL.
+- ``user_stats``: records and total document length per user (BM25's N and average length).
+- ``record_tags`` / ``record_names``: ontology tags and names (people, pets, places) per record.
+- ``vector_deletes``: vector-index deletions not yet applied (a crash between the two writes is
+  finished at the next start).
+
+Every write is one transaction: a record, its postings and its statistics change together.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from caim.core.errors import StorageError
+from caim.memory.records import MemoryRecord, as_aware
+from caim.memory.text import has_time_expression, names, prior, tokenize
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    event_ts REAL NOT NULL,
+    valid_until_ts REAL,
+    session_id TEXT NOT NULL DEFAULT '',
+    turn INTEGER,
+    speaker TEXT NOT NULL DEFAULT '',
+    prior REAL NOT NULL DEFAULT 0,
+    timex INTEGER NOT NULL DEFAULT 0,
+    dl INTEGER NOT NULL DEFAULT 0,
+    body TEXT NOT NULL,
+    vec BLOB,
+    vec_state INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS records_user_time ON records(user_id, event_ts, rid);
+CREATE INDEX IF NOT EXISTS records_user_session ON records(user_id, session_id, turn);
+CREATE INDEX IF NOT EXISTS records_vec_pending ON records(vec_state) WHERE vec_state = 0;
+CREATE TABLE IF NOT EXISTS postings (
+    user_id TEXT NOT NULL, term TEXT NOT NULL, rid INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
+    PRIMARY KEY (user_id, term, rid)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS postings_by_record ON postings(user_id, rid);
+CREATE TABLE IF NOT EXISTS user_stats (user_id TEXT PRIMARY KEY, n INTEGER NOT NULL, total_dl INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS record_tags (
+    user_id TEXT NOT NULL, tag TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (user_id, tag, rid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS record_names (
+    user_id TEXT NOT NULL, name TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (user_id, name, rid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vector_deletes (id TEXT PRIMARY KEY, user_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+#: Records per page when paging through a user's records (lists, exports).
+PAGE = 500
+
+
+@dataclass(frozen=True)
+class Features:
+    """What ranking reads of one record, without parsing its JSON."""
+
+    rid: int
+    id: str
+    kind: str
+    event_ts: float
+    valid_until_ts: float | None
+    session_id: str
+    turn: int | None
+    speaker: str
+    prior: float
+    timex: bool
+    vec: np.ndarray | None
+
+
+def pack(vec: Sequence[float] | np.ndarray) -> bytes:
+    return np.asarray(vec, dtype=np.float16).tobytes()
+
+
+def unpack(blob: bytes | None) -> np.ndarray | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+
+
+def _indexed(rec: MemoryRecord) -> tuple[list[str], float, bool, list[str]]:
+    """Lexical terms, prior, time-expression flag and names of a record (computed in code)."""
+    text = rec.lexical_text()
+    speakers = frozenset({rec.speaker}) if rec.speaker else frozenset()
+    found = list(dict.fromkeys([*rec.entities, *names(rec.thought, speakers)]))
+    return tokenize(text), prior(rec.thought, rec.turn, speakers), has_time_expression(rec.thought), found
+
+
+class RecordDB:
+    """SQLite record database (``path=None``: in memory, for tests and evaluation runs)."""
+
+    def __init__(self, path: Path | str | None):
+        self.path = Path(path) if path is not None else None
+        target = str(self.path) if self.path is not None else ":memory:"
+        try:
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(target, check_same_thread=False, timeout=30, isolation_level=None)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.executescript(SCHEMA)
+            self.conn.execute("PRAGMA quick_check(1)").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"memory database {target} cannot be opened ({exc}); it is left as it is") from None
+        except OSError as exc:
+            raise StorageError(f"memory database {target} cannot be created ({exc.strerror})") from None
+        self._lock = threading.RLock()
+
+    # ---- plumbing -----------------------------------------------------------------------------------
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise StorageError(f"memory database {self.path} is not writable ({exc})") from None
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:  # disk full, read-only file system
+                self.conn.execute("ROLLBACK")
+                raise StorageError(f"memory database {self.path}: write failed ({exc}); nothing was changed") from None
+
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+        with self._lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    # ---- writes -------------------------------------------------------------------------------------
+    def upsert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
+        """Insert or replace records with their vectors, postings, tags and names (one transaction)."""
+        rows = []
+        for rec, vec in zip(records, vectors, strict=True):
+            terms, pri, timex, found = _indexed(rec)
+            rows.append((rec, vec, terms, pri, timex, found))
+        with self._tx() as c:
+            for rec, vec, terms, pri, timex, found in rows:
+                self._remove(c, rec.user_id, [rec.id], tombstone=False)
+                cur = c.execute(
+                    "INSERT INTO records (id, user_id, kind, event_ts, valid_until_ts, session_id, turn, speaker, prior,"
+                    " timex, dl, body, vec, vec_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                    (
+                        rec.id, rec.user_id, rec.kind, as_aware(rec.event_time).timestamp(),
+                        as_aware(rec.valid_until).timestamp() if rec.valid_until else None,
+                        rec.session_id, rec.turn, rec.speaker, pri, int(timex), len(terms),
+                        rec.model_dump_json(), pack(vec),
+                    ),
+                )
+                rid = cur.lastrowid
+                c.executemany(
+                    "INSERT INTO postings (user_id, term, rid, tf, dl) VALUES (?, ?, ?, ?, ?)",
+                    [(rec.user_id, t, rid, tf, len(terms)) for t, tf in Counter(terms).items()],
+                )
+                c.executemany("INSERT OR IGNORE INTO record_tags VALUES (?, ?, ?)", [(rec.user_id, t, rid) for t in rec.tags])
+                c.executemany("INSERT OR IGNORE INTO record_names VALUES (?, ?, ?)", [(rec.user_id, n.lower(), rid) for n in found])
+                c.execute(
+                    "INSERT INTO user_stats (user_id, n, total_dl) VALUES (?, 1, ?) "
+                    "ON CONFLICT(user_id) DO UPDATE SET n = n + 1, total_dl = total_dl + excluded.total_dl",
+                    (rec.user_id, len(terms)),
+                )
+
+    def _remove(self, c: sqlite3.Connection, user_id: str, ids: Sequence[str], *, tombstone: bool) -> list[str]:
+        removed = []
+        for rid, rid_id, dl in c.execute(
+            f"SELECT rid, id, dl FROM records WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})",
+            (user_id, *ids),
+        ).fetchall():
+            c.execute("DELETE FROM postings WHERE user_id = ? AND rid = ?", (user_id, rid))
+            c.execute("DELETE FROM record_tags WHERE user_id = ? AND rid = ?", (user_id, rid))
+            c.execute("DELETE FROM record_names WHERE user_id = ? AND rid = ?", (user_id, rid))
+            c.execute("DELETE FROM records WHERE rid = ?", (rid,))
+            c.execute("UPDATE user_stats SET n = n - 1, total_dl = total_dl - ? WHERE user_id = ?", (dl, user_id))
+            if tombstone:
+                c.execute("INSERT OR REPLACE INTO vector_deletes VALUES (?, ?)", (rid_id, user_id))
+            removed.append(rid_id)
+        return removed
+
+    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        """Delete this user's records among ``ids``; the vector deletions are queued until applied."""
+        if not ids:
+            return []
+        with self._tx() as c:
+            return self._remove(c, user_id, list(dict.fromkeys(ids)), tombstone=True)
+
+    def forget_user(self, user_id: str) -> int:
+        with self._tx() as c:
+            n = c.execute("SELECT count(*) FROM records WHERE user_id = ?", (user_id,)).fetchone()[0]
+            c.execute("INSERT OR REPLACE INTO vector_deletes SELECT id, user_id FROM records WHERE user_id = ?", (user_id,))
+            for table in ("postings", "record_tags", "record_names", "records", "user_stats"):
+                c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
+        return int(n)
+
+    def mark_indexed(self, ids: Sequence[str]) -> None:
+        if ids:
+            with self._tx() as c:
+                c.executemany("UPDATE records SET vec_state = 1 WHERE id = ?", [(i,) for i in ids])
+
+    def pending_vectors(self, limit: int = 1000) -> list[tuple[str, str, float, bool, np.ndarray]]:
+        """Records the vector index does not have yet: (id, user, event time, current, vector)."""
+        rows = self._read(
+            "SELECT id, user_id, event_ts, valid_until_ts, vec FROM records WHERE vec_state = 0 LIMIT ?", (limit,)
+        )
+        return [(i, u, ts, vu is None, unpack(v)) for i, u, ts, vu, v in rows if v is not None]  # type: ignore[misc]
+
+    def pending_deletes(self) -> list[tuple[str, str]]:
+        return [(i, u) for i, u in self._read("SELECT id, user_id FROM vector_deletes")]
+
+    def clear_deletes(self, ids: Sequence[str]) -> None:
+        if ids:
+            with self._tx() as c:
+                c.executemany("DELETE FROM vector_deletes WHERE id = ?", [(i,) for i in ids])
+
+    def reset_vector_state(self) -> int:
+        """Mark every record as not yet in the vector index (before a rebuild)."""
+        with self._tx() as c:
+            return c.execute("UPDATE records SET vec_state = 0").rowcount
+
+    # ---- reads --------------------------------------------------------------------------------------
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        if not ids:
+            return []
+        rows = self._read(
+            f"SELECT id, body FROM records WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids)
+        )
+        by_id = {i: MemoryRecord.model_validate_json(b) for i, b in rows}
+        return [by_id[i] for i in dict.fromkeys(ids) if i in by_id]
+
+    def by_rid(self, user_id: str, rids: Sequence[int]) -> dict[int, MemoryRecord]:
+        if not rids:
+            return {}
+        rows = self._read(
+            f"SELECT rid, body FROM records WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})", (user_id, *rids)
+        )
+        return {r: MemoryRecord.model_validate_json(b) for r, b in rows}
+
+    def iter_user(self, user_id: str, page: int = PAGE) -> Iterator[MemoryRecord]:
+        """Every record of the user, oldest event first, one page at a time (constant memory)."""
+        last: tuple[float, int] = (float("-inf"), -1)
+        while True:
+            rows = self._read(
+                "SELECT event_ts, rid, body FROM records WHERE user_id = ? AND (event_ts > ? OR (event_ts = ? AND rid > ?))"
+                " ORDER BY event_ts, rid LIMIT ?",
+                (user_id, last[0], last[0], last[1], page),
+            )
+            if not rows:
+                return
+            for _ts, _rid, body in rows:
+                yield MemoryRecord.model_validate_json(body)
+            last = (rows[-1][0], rows[-1][1])
+
+    def count(self, user_id: str) -> int:
+        row = self._read("SELECT n FROM user_stats WHERE user_id = ?", (user_id,))
+        return int(row[0][0]) if row else 0
+
+    def users(self) -> list[str]:
+        return [u for (u,) in self._read("SELECT user_id FROM user_stats WHERE n > 0 ORDER BY user_id")]
+
+    def first(self, user_id: str) -> MemoryRecord | None:
+        rows = self._read("SELECT body FROM records WHERE user_id = ? ORDER BY event_ts, rid LIMIT 1", (user_id,))
+        return MemoryRecord.model_validate_json(rows[0][0]) if rows else None
+
+    def stats(self, user_id: str) -> tuple[int, float]:
+        """(records, average document length) of the user's lexical index."""
+        row = self._read("SELECT n, total_dl FROM user_stats WHERE user_id = ?", (user_id,))
+        if not row or not row[0][0]:
+            return 0, 0.0
+        n, total = row[0]
+        return int(n), float(total) / int(n)
+
+    def postings(self, user_id: str, terms: Iterable[str]) -> list[tuple[str, int, int, int]]:
+        """(term, rid, tf, document length) for each of the terms in this user's records."""
+        terms = list(dict.fromkeys(terms))
+        if not terms:
+            return []
+        return self._read(
+            f"SELECT term, rid, tf, dl FROM postings WHERE user_id = ? AND term IN ({','.join('?' * len(terms))})",
+            (user_id, *terms),
+        )
+
+    def features(self, user_id: str, rids: Sequence[int] | None = None, ids: Sequence[str] | None = None) -> list[Features]:
+        """Ranking columns of the given records (by row id or record id), or of all the user's records."""
+        cols = "rid, id, kind, event_ts, valid_until_ts, session_id, turn, speaker, prior, timex, vec"
+        if rids is not None:
+            if not rids:
+                return []
+            sql = f"SELECT {cols} FROM records WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})"
+            rows = self._read(sql, (user_id, *rids))
+        elif ids is not None:
+            if not ids:
+                return []
+            sql = f"SELECT {cols} FROM records WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})"
+            rows = self._read(sql, (user_id, *ids))
+        else:
+            rows = self._read(f"SELECT {cols} FROM records WHERE user_id = ?", (user_id,))
+        return [Features(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]), unpack(r[10])) for r in rows]
+
+    def neighbours(self, user_id: str, keys: Iterable[tuple[str, int]]) -> list[int]:
+        """Row ids of the records one turn before and after each (session, turn)."""
+        out: list[int] = []
+        wanted = {(s, t + d) for s, t in keys for d in (-1, 1) if s}
+        by_session: dict[str, list[int]] = {}
+        for s, t in wanted:
+            by_session.setdefault(s, []).append(t)
+        for session, turns in by_session.items():
+            out += [
+                r for (r,) in self._read(
+                    f"SELECT rid FROM records WHERE user_id = ? AND session_id = ? AND turn IN ({','.join('?' * len(turns))})",
+                    (user_id, session, *turns),
+                )
+            ]
+        return out
+
+    def in_range(self, user_id: str, start: float, end: float, limit: int) -> list[int]:
+        return [r for (r,) in self._read(
+            "SELECT rid FROM records WHERE user_id = ? AND event_ts BETWEEN ? AND ? ORDER BY event_ts DESC LIMIT ?",
+            (user_id, start, end, limit),
+        )]
+
+    def with_tags(self, user_id: str, tags: Sequence[str], limit: int) -> list[int]:
+        """Row ids of records sharing any of the tags, newest first."""
+        if not tags:
+            return []
+        return [r for (r,) in self._read(
+            f"SELECT DISTINCT t.rid FROM record_tags t JOIN records r ON r.rid = t.rid WHERE t.user_id = ? AND t.tag IN "
+            f"({','.join('?' * len(tags))}) ORDER BY r.event_ts DESC LIMIT ?",
+            (user_id, *tags, limit),
+        )]
+
+    def tags_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
+        if not rids:
+            return {}
+        out: dict[int, set[str]] = {}
+        for rid, tag in self._read(
+            f"SELECT rid, tag FROM record_tags WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})", (user_id, *rids)
+        ):
+            out.setdefault(rid, set()).add(tag)
+        return out
+
+    def with_names(self, user_id: str, found: Sequence[str], limit: int) -> list[int]:
+        """Row ids of records naming any of ``found`` (case-insensitive), newest first."""
+        if not found:
+            return []
+        low = [n.lower() for n in found]
+        return [r for (r,) in self._read(
+            f"SELECT DISTINCT n.rid FROM record_names n JOIN records r ON r.rid = n.rid WHERE n.user_id = ? AND n.name IN "
+            f"({','.join('?' * len(low))}) ORDER BY r.event_ts DESC LIMIT ?",
+            (user_id, *low, limit),
+        )]
+
+    def names_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
+        if not rids:
+            return {}
+        out: dict[int, set[str]] = {}
+        for rid, name in self._read(
+            f"SELECT rid, name FROM record_names WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})", (user_id, *rids)
+        ):
+            out.setdefault(rid, set()).add(name)
+        return out
+
+    def speakers(self, user_id: str) -> list[str]:
+        return [s for (s,) in self._read("SELECT DISTINCT speaker FROM records WHERE user_id = ? AND speaker != ''", (user_id,))]
+
+    def sample_vectors(self, user_id: str, k: int) -> np.ndarray:
+        """Up to ``k`` of the user's vectors, spread over the whole history (for score statistics)."""
+        n = self.count(user_id)
+        step = max(n // k, 1)
+        rows = self._read(
+            "SELECT vec FROM (SELECT vec, row_number() OVER (ORDER BY rid) AS i FROM records WHERE user_id = ?) "
+            "WHERE i % ? = 0 LIMIT ?",
+            (user_id, step, k),
+        )
+        vecs = [unpack(v) for (v,) in rows if v is not None]
+        return np.vstack(vecs) if vecs else np.zeros((0, 0), dtype=np.float32)
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._read("SELECT value FROM meta WHERE key = ?", (key,))
+        return row[0][0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))

@@ -1,0 +1,191 @@
+"""Text features computed in code: tokens for lexical search, names, time expressions, and the
+signals retrieval and capture rely on when no model judgement is available.
+
+- ``tokenize``: lowercase words, possessive 's dropped, English stopwords removed, Snowball stems
+  (PyStemmer) - the lexical (BM25) index and its queries use the same function.
+- ``prior``: how likely a turn is to carry a memorable fact ("I/we <past verb>", a name, a number,
+  a quoted title, a shared image, an opening turn; questions and short reactions count against).
+  The weights are log-odds from a fit on the LoCoMo development split, rounded.
+- ``names``: capitalised words that are not sentence-initial or filler ("Caroline", "Berlin", "Miso").
+- Query signals: which known speaker a question names, "when" questions, aggregate questions
+  ("what books has X read", "how many"), explicit dates as day windows.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from functools import lru_cache
+
+import Stemmer
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been before
+being below between both but by can could did didn't do does doesn't doing don't down during each few for from
+further had has have having he her here hers herself him himself his how i if in into is isn't it it's its itself
+just let me more most my myself no nor not now of off on once only or other our ours ourselves out over own same
+she should so some such than that the their theirs them themselves then there these they this those through to
+too under until up very was wasn't we were what when where which while who whom why will with would you your yours
+yourself yourselves s t don ll m re ve d""".split()
+)
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+@lru_cache(maxsize=1)
+def _stem():  # type: ignore[no-untyped-def]
+    return Stemmer.Stemmer("english").stemWord
+
+
+def tokenize(text: str) -> list[str]:
+    """Index terms of a text (stems, stopwords removed), in order, with repeats."""
+    stem = _stem()
+    out = []
+    for w in _WORD.findall(text.lower().replace("\u2019", "'")):
+        if w in STOPWORDS:
+            continue
+        if "'" in w:
+            base, suffix = w.split("'", 1)
+            w = base if suffix == "s" else base + suffix
+            if w in STOPWORDS:
+                continue
+        out.append(stem(w))
+    return out
+
+
+TIME_EXPRESSION = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|recently|lately|the other day|"
+    r"(last|next|this|past) (week|weekend|month|year|night|summer|winter|spring|fall|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(a|an|one|two|three|four|five|six|seven|few|couple of|several|\d+) (days?|weeks?|months?|years?) ago|"
+    r"ago|since|in (19|20)\d\d|(19|20)\d\d)\b",
+    re.I,
+)
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+_NOT_NAMES = frozenset(
+    {"I", "Hey", "Hi", "Hello", "Thanks", "Thank", "Wow", "Yeah", "Yes", "No", "Oh", "Great", "That", "It", "This",
+     "Sure", "Okay", "Ok", "Well", "So", "And", "But"}
+)
+_I_PAST = re.compile(
+    r"\b(I|we|We)\b (just |recently |finally |also |even |actually )?(\w+ed|went|got|did|made|took|had|saw|"
+    r"won|lost|ran|bought|read|began|found|met|gave|wrote|sang|drew|built|taught|felt|left|kept|heard|became|came)\b"
+)
+IMAGE_MARK = " [shared an image:"
+
+#: Log-odds weights of the informativeness prior (LoCoMo dev, logistic fit, rounded).
+PRIOR_WEIGHTS = {
+    "i_past": 1.5,
+    "entity": 1.25,
+    "number": 1.25,
+    "quote": 0.75,
+    "image": 0.5,
+    "opening": 0.5,
+    "question": -0.75,
+    "short": -1.0,
+}
+
+
+def names(text: str, exclude: frozenset[str] = frozenset()) -> list[str]:
+    """Capitalised words that look like names of people, pets, places or things."""
+    body = text.split(IMAGE_MARK)[0]
+    return list(dict.fromkeys(w for w in _NAME.findall(body) if w not in _NOT_NAMES and w not in exclude))
+
+
+def prior(text: str, position: int | None, speakers: frozenset[str] = frozenset()) -> float:
+    """Informativeness of a turn in log-odds units (``position``: its index in the session)."""
+    body = text.split(IMAGE_MARK)[0]
+    found = {
+        "i_past": bool(_I_PAST.search(text)),
+        "entity": bool(names(body, speakers)),
+        "number": bool(re.search(r"\d", body)),
+        "quote": bool(re.search(r"[\"\u201c][A-Z]", body)),
+        "image": IMAGE_MARK in text,
+        "opening": position is not None and position <= 1,
+        "question": body.rstrip().endswith("?"),
+        "short": len(body.split()) < 10,
+    }
+    return float(sum(PRIOR_WEIGHTS[k] for k, on in found.items() if on))
+
+
+def has_time_expression(text: str) -> bool:
+    return TIME_EXPRESSION.search(text) is not None
+
+
+# ---- query signals -------------------------------------------------------------------------------
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+_MONTH_RE = "|".join(_MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+_MONTH_NO = {m: i + 1 for i, m in enumerate(_MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
+_WHEN = re.compile(
+    r"\s*(when|how long ago|how long has|how long did|in what year|what year|what month|what date|which year|"
+    r"which month)\b"
+)
+_AGGREGATE = re.compile(r"^\s*(what|which)\s(\w+\s){0,3}(has|have)\s|^\s*how many\b", re.I)
+
+
+def named_speakers(question: str, speakers: list[str]) -> list[str]:
+    """Known speakers the question names (whole word, or a 3-letter nickname of a long name)."""
+    q = question.lower()
+    out = []
+    for s in speakers:
+        low = s.lower()
+        if re.search(r"\b" + re.escape(low) + r"\b", q) or (len(low) > 4 and re.search(r"\b" + re.escape(low[:3]) + r"\b", q)):
+            out.append(s)
+    return out
+
+
+def is_when_question(question: str) -> bool:
+    q = question.lower()
+    return bool(_WHEN.match(q)) or " when " in q[:40]
+
+
+def is_aggregate_question(question: str) -> bool:
+    """"What books has X read?", "How many ...": the answer is collected across many sessions."""
+    return bool(_AGGREGATE.search(question))
+
+
+def _month(y: int, mo: int) -> tuple[datetime, datetime]:
+    return datetime(y, mo, 1), datetime(y + (mo == 12), mo % 12 + 1, 1) - timedelta(days=1)
+
+
+def date_windows(question: str, now: datetime) -> list[tuple[datetime, datetime]]:
+    """Explicit dates in a question as inclusive day ranges (naive dates): "8 May, 2023" and
+    "May 8, 2023" (a day), "May 2023" and "in May" (a month; a bare month is its latest occurrence
+    before ``now``), "2023" (a year)."""
+    q = re.sub(r"(\d+)(st|nd|rd|th)\b", r"\1", question.lower().replace(",", " "))
+    q = re.sub(r"\s+", " ", q)
+    out: list[tuple[datetime, datetime]] = []
+    used: list[tuple[int, int]] = []
+
+    def free(span: tuple[int, int]) -> bool:
+        return not any(a < span[1] and span[0] < b for a, b in used)
+
+    def add(window: tuple[datetime, datetime], span: tuple[int, int]) -> None:
+        out.append(window)
+        used.append(span)
+
+    for pattern, (gd, gm, gy) in (
+        (rf"\b(\d{{1,2}}) ({_MONTH_RE}) ((?:19|20)\d\d)\b", (1, 2, 3)),
+        (rf"\b({_MONTH_RE}) (\d{{1,2}}) ((?:19|20)\d\d)\b", (2, 1, 3)),
+    ):
+        for m in re.finditer(pattern, q):
+            try:
+                day = datetime(int(m.group(gy)), _MONTH_NO[m.group(gm)], int(m.group(gd)))
+            except ValueError:
+                continue
+            add((day, day), m.span())
+    for m in re.finditer(rf"\b({_MONTH_RE}) ((?:19|20)\d\d)\b", q):
+        if free(m.span()):
+            add(_month(int(m.group(2)), _MONTH_NO[m.group(1)]), m.span())
+    for m in re.finditer(r"\b((?:19|20)\d\d)\b", q):
+        if free(m.span()):
+            y = int(m.group(1))
+            add((datetime(y, 1, 1), datetime(y, 12, 31)), m.span())
+    naive_now = now.replace(tzinfo=None)
+    for m in re.finditer(rf"\b(in|during|of) ({_MONTH_RE})\b", q):
+        if free(m.span()) and (m.group(2) != "may" or m.group(1) == "in"):
+            mo = _MONTH_NO[m.group(2)]
+            y = naive_now.year if datetime(naive_now.year, mo, 1) <= naive_now else naive_now.year - 1
+            add(_month(y, mo), m.span())
+    return out
