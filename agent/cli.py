@@ -122,10 +122,16 @@ def chat(
                 out.print("nothing new to remember.")
             for m in summary.merged:
                 out.print(f"merged {len(m['removed']) + 1} records into: {m['thought']}", style="dim")
+            for c in summary.changes:
+                out.print(f"{c['change']}: {c['thought']}", style="dim")
             if summary.ontology_added:
                 out.print(f"ontology extended: {', '.join(summary.ontology_added)}", style="dim")
+            if summary.denied:
+                out.print(f"{summary.denied} facts not stored: their categories are outside the privacy bounds", style="dim")
             if not summary.complete:
-                out.print("key-event extraction failed; the session is kept so you can end it again.", style="yellow")
+                raw = sum(1 for r in summary.stored if r.get("kind") == "raw")
+                out.print(f"the model could not extract key events; {raw} turns stored in your words, "
+                          "to be refined at a later session end", style="yellow")
             if verbose:
                 _verbose_turn(summary.trace, "post-thinking", None)
     finally:

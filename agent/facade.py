@@ -27,7 +27,7 @@ from caim.core.settings import Settings
 from caim.core.types import Route
 from caim.graph.builder import build_graph
 from caim.graph.services import Services
-from caim.graph.state import ANSWER, Context, KeyEvent
+from caim.graph.state import ANSWER, Change, Context, KeyEvent
 from caim.memory.merge import Merge
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware, utcnow
 from caim.memory.stm import TIME_KEY
@@ -62,8 +62,10 @@ class Turn:
 
 @dataclass
 class SessionSummary:
-    """What post-thinking did: key events found, records stored and merged, ontology terms added;
-    ``complete`` is False when extraction failed and the session was kept for another try."""
+    """What post-thinking did: key events found, records stored and merged, other changes to stored
+    memory (updates, extensions, contradictions, links), ontology terms added, events withheld by
+    the privacy bounds. ``complete`` is False when extraction failed for some turns - the session
+    is closed anyway, its fact-stating turns stored verbatim to be refined later."""
 
     key_events: list[KeyEvent]
     stored: list[MemoryBrief]
@@ -71,6 +73,8 @@ class SessionSummary:
     ontology_added: list[str]
     trace: list[dict[str, Any]]
     complete: bool
+    changes: list[Change] = field(default_factory=list)
+    denied: int = 0
 
 
 class CaimAgent:
@@ -217,6 +221,8 @@ class CaimAgent:
             out.get("ontology_added", []),
             out.get("trace", []),
             complete=bool(out.get("complete")),
+            changes=out.get("changes", []),
+            denied=int(out.get("denied", 0)),
         )
 
     def end_session(

@@ -32,6 +32,18 @@ class Embedder(ABC):
         """The embedding function handed to Chroma, so Chroma never loads a model of its own."""
         return _ChromaAdapter(self)
 
+    def embed_query(self, text: str) -> np.ndarray:
+        """One text's vector, remembered for a while: a turn's message is embedded once although
+        the controller (tag shortlist) and the search both need it."""
+        cache: dict[str, np.ndarray] = self.__dict__.setdefault("_query_cache", {})
+        vec = cache.get(text)
+        if vec is None:
+            vec = np.asarray(self.embed([text])[0], dtype=np.float32)
+            if len(cache) >= 256:
+                cache.pop(next(iter(cache)))
+            cache[text] = vec
+        return vec
+
     def similarity(self, texts: list[str]) -> np.ndarray:
         """Cosine similarity of every pair of ``texts`` (an n x n matrix), one embedding batch."""
         if not texts:

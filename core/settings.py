@@ -49,16 +49,36 @@ class Settings(BaseSettings):
     embedding_model: str | None = None
 
     data_dir: Path = Field(default_factory=default_data_dir)
+    chroma_url: str | None = None  # a Chroma server (``chroma run``) instead of the embedded directory
+    chroma_headers: dict[str, str] = Field(default_factory=dict)  # e.g. {"Authorization": "Bearer ..."}
+    checkpoint_url: str | None = None  # postgresql://... for a PostgreSQL checkpointer
+
     policy: str = "caim"
+    # controller: how the model's route and the code signals combine (see caim.graph.retrieval)
+    route_rule: Literal["signals-or-model", "model", "signals"] = "signals-or-model"
+    similar_memory: float = 0.6  # a stored record this similar to the message counts as a memory signal
     stm_token_budget: int = 1500
     stm_keep_recent: int = 6
-    candidate_cap: int = 20
-    max_kept: int = 8
-    semantic_k: int = 4
-    semantic_min_similarity: float = 0.2
+    # retrieval
+    search_k: int = 20  # records the ranked search returns
+    candidate_cap: int = 10  # of those, how many the relevance filter sees
+    max_kept: int = 8  # most memories that reach the answer
+    keep_top: int = 2  # the best-ranked candidates kept even when the filter drops them ...
+    keep_similarity: float = 0.4  # ... if they are at least this similar to the message (a strong match)
+    shortlist_tags: int = 8  # ontology tags offered to the model (nearest by meaning)
+    full_scan: int = 5000  # users with up to this many records are scored over all of them
     source_chars: int = 400  # how much of a kept memory's source turns the answer sees (0: none)
     max_input_chars: int = 4000
+    # post-thinking
+    ground_overlap: float = 0.34  # share of an event's content words found in its turn
+    ground_similarity: float = 0.5  # or: cosine similarity of event and turn
     merge_min_similarity: float = 0.55
+    maintain_k: int = 3  # stored records each new one is compared with
+    # memory that changes and privacy bounds
+    deny_categories: list[str] = Field(default_factory=list)  # ontology subtrees never stored, e.g. ["health"]
+    allow_categories: list[str] = Field(default_factory=list)  # if set, only these subtrees are stored
+    lifetimes: dict[str, float] = Field(default_factory=dict)  # days a tag's records stay retrievable
+    decay_days: float | None = None  # half-life of an age penalty in ranking (None: off)
 
     @field_validator("data_dir", mode="before")
     @classmethod

@@ -6,17 +6,16 @@ from typing import Literal, get_args
 
 #: LLM roles; each can get its own model (``CAIM_ROLE_MODELS='{"judge": "gpt-4o"}'``).
 Role = Literal[
+    "plan",
     "controller",
-    "summarize",
     "tags",
     "time",
     "relevance",
     "respond",
+    "summarize",
     "key_events",
     "thoughts",
-    "merge",
-    "ontology",
-    "single_call",
+    "maintain",
     "judge",
 ]
 ROLES: tuple[Role, ...] = get_args(Role)

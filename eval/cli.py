@@ -24,7 +24,7 @@ eval_app = typer.Typer(
 )
 console = Console(stderr=True, soft_wrap=True)
 
-DEFAULT_SYSTEMS = "none,full-context,caim,always,no-filter,single-call"
+DEFAULT_SYSTEMS = "none,full-context,dense,caim,caim-cascade,always,no-filter,single-call"
 PROVIDERS = ("openai", "local", "scripted")
 
 

@@ -56,7 +56,7 @@ def parse_locomo_datetime(text: str) -> datetime | None:
         return None
 
 
-def turn_text(turn: dict) -> str:
+def locomo_turn_text(turn: dict) -> str:
     text = " ".join(str(turn.get("text", "") or "").split())
     caption = " ".join(str(turn.get("blip_caption", "") or "").split())
     if caption:
@@ -68,7 +68,7 @@ def _messages(turns: list[dict], speaker_a: str) -> list[tuple[bool, list[str], 
     """Consecutive turns of one speaker joined: [(is_user, dia_ids, text)]."""
     out: list[tuple[bool, list[str], str]] = []
     for t in turns:
-        text = turn_text(t)
+        text = locomo_turn_text(t)
         if not text:
             continue
         is_user = str(t.get("speaker", "")).strip() == speaker_a
@@ -128,7 +128,7 @@ def _conversation(
         for t in turns:
             did = str(t.get("dia_id", "")).strip()
             if did:
-                turn_text[did] = turn_text(t)
+                turn_text[did] = locomo_turn_text(t)
         for ex in exchanges:
             stamp = ex.time.strftime("%Y-%m-%d %H:%M")
             for ids, who in ((ex.user_ids, a), (ex.assistant_ids, b)):

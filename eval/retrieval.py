@@ -32,7 +32,7 @@ import numpy as np
 
 from caim.core.embeddings import Embedder
 from caim.core.errors import ConfigError
-from caim.eval.locomo import parse_locomo_datetime, turn_text
+from caim.eval.locomo import locomo_turn_text, parse_locomo_datetime
 from caim.eval.metrics import evidence_ids, percentile
 from caim.memory.capture import raw_record
 from caim.memory.records import MemoryRecord
@@ -103,7 +103,7 @@ def load(path: str | Path, samples: Sequence[str] | None = None) -> list[Convers
                 (last + timedelta(days=1)) if last else datetime(2023, 1, 1, 9))
             last = start
             for j, t in enumerate(conv[f"session_{n}"]):
-                text = turn_text(t)
+                text = locomo_turn_text(t)
                 if text:
                     turns.append(Turn(str(t.get("dia_id", "")).strip(), str(t.get("speaker", "")).strip(), text,
                                       start + timedelta(minutes=j), f"session_{n}", j))

@@ -50,7 +50,7 @@ from caim.eval.systems import (
     system_names,
 )
 
-DEFAULT_SYSTEMS = ("none", "full-context", "caim", "always", "no-filter", "single-call")
+DEFAULT_SYSTEMS = ("none", "full-context", "dense", "caim", "caim-cascade", "always", "no-filter", "single-call")
 
 
 #: Token budgets when the model is a hosted one (the window of the full-context baseline, and
@@ -147,21 +147,9 @@ def describe_models(settings: Settings, models) -> str:
 
 def _settings_info(s: Settings) -> dict:
     keys = (
-        "provider",
-        "model",
-        "base_url",
-        "role_models",
-        "temperature",
-        "local_model",
-        "local_ctx",
-        "stm_token_budget",
-        "stm_keep_recent",
-        "candidate_cap",
-        "max_kept",
-        "semantic_k",
-        "max_input_chars",
-        "merge_min_similarity",
-        "embedding_model",
+        "provider", "model", "base_url", "role_models", "temperature", "local_model", "local_ctx", "route_rule",
+        "similar_memory", "stm_token_budget", "stm_keep_recent", "search_k", "candidate_cap", "max_kept", "keep_top",
+        "max_input_chars", "ground_overlap", "ground_similarity", "merge_min_similarity", "embedding_model",
     )
     info = {k: getattr(s, k) for k in keys}
     info["provider"] = s.resolved_provider()

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage
 
 from caim.agent.facade import CaimAgent, Turn
 from caim.core.errors import ConfigError
@@ -51,7 +51,7 @@ from caim.graph.policies import POLICIES, get_policy
 from caim.memory.records import MemoryRecord
 from caim.memory.stm import clip, estimate_tokens
 from caim.prompts import respond as respond_prompt
-from caim.prompts.common import DATA_RULE, data_block
+from caim.prompts.common import data_block
 
 REPLAY_MODES = ("recorded", "live")
 #: Default window of the full-context baseline (estimated tokens) for hosted models.
@@ -233,10 +233,10 @@ class FullContextSystem(System):
 
     def _generate(self, text: str, at: datetime, trace: list[dict]) -> tuple[str, dict]:
         kept, used = self.window()
-        system = str(respond_prompt.system(at.strftime("%A, %B %d, %Y"), None, "", memory_question=False)[0].content)
-        if kept:
-            system += f"\n\n{FULL_CONTEXT_INTRO}\n{data_block(kept)}\n\n{DATA_RULE}"
-        msgs = [SystemMessage(system), HumanMessage(clip(text, self.settings.max_input_chars))]
+        message = clip(text, self.settings.max_input_chars)
+        parts = [f"{FULL_CONTEXT_INTRO}\n{data_block(kept)}"] if kept else []
+        parts += [f"Today is {at.strftime('%A, %B %d, %Y')}. Reply to the user's message.", f"Message: {message}"]
+        msgs = [respond_prompt.system(), HumanMessage("\n\n".join(parts))]
         reply = self.llm.text("respond", msgs, trace=trace, node="full_context")
         info = {"context_lines": len(kept), "history_lines": len(self.lines), "context_tokens": used}
         return reply, info

@@ -1,10 +1,13 @@
-"""The CAIM state graph: one user turn is one run; ``end_session`` runs post-thinking.
+r"""The CAIM state graph: one user turn is one run; ``end_session`` runs post-thinking.
 
-    START -> intake -> controller -> select_tags -> resolve_time -> fetch_candidates
-                  |              \\                                   -> filter_relevant -> respond -> END
-                  |               -> respond -> END   (route none / stm)
-                  -> extract_key_events -> write_thoughts -> review_merge -> END   (end_session)
+    START -> intake -+-> controller -+-> retrieve -> filter_relevant -> respond -> END
+                     +-> search -----+          \-> respond -> END     (no LTM, or nothing found)
+                  -> extract_key_events -> write_thoughts -> maintain -> END   (end_session)
                   -> END   (empty input, record, discard_session)
+
+The controller (the policy's plan: at most one model round trip for ``caim``) and the ranked
+search (code only) run in parallel; ``retrieve`` joins them. With the relevance filter that makes
+two model round trips before the answer starts streaming.
 
 Every node is a plain function ``(state, env, policy) -> update``; ``as_node`` adapts it to
 LangGraph's ``(state, runtime)``. ``graph`` (module level, no custom checkpointer) is what
@@ -19,14 +22,14 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from caim.graph.controller import after_controller, controller
+from caim.graph.controller import controller
 from caim.graph.env import Env
 from caim.graph.intake import after_intake, intake
 from caim.graph.policies import get_policy
 from caim.graph.policies.base import MemoryPolicy
-from caim.graph.post_thinking import extract_key_events, review_merge, write_thoughts
+from caim.graph.post_thinking import extract_key_events, maintain, write_thoughts
 from caim.graph.respond import respond
-from caim.graph.retrieval import fetch_candidates, filter_relevant, resolve_time, select_tags
+from caim.graph.retrieval import after_retrieve, filter_relevant, retrieve, search
 from caim.graph.services import Services, services_for
 from caim.graph.state import Context, InputState, OutputState, State
 from caim.memory.stm import parse_time
@@ -36,14 +39,13 @@ Step = Callable[[State, Env, MemoryPolicy], dict[str, Any]]
 STEPS: tuple[Step, ...] = (
     intake,
     controller,
-    select_tags,
-    resolve_time,
-    fetch_candidates,
+    search,
+    retrieve,
     filter_relevant,
     respond,
     extract_key_events,
     write_thoughts,
-    review_merge,
+    maintain,
 )
 
 
@@ -79,16 +81,14 @@ def build_graph(
     for step in STEPS:
         g.add_node(step.__name__, as_node(step, services))
     g.add_edge(START, "intake")
-    g.add_conditional_edges("intake", after_intake, ["controller", "extract_key_events", END])
-    g.add_conditional_edges("controller", after_controller, ["select_tags", "respond"])
-    g.add_edge("select_tags", "resolve_time")
-    g.add_edge("resolve_time", "fetch_candidates")
-    g.add_edge("fetch_candidates", "filter_relevant")
+    g.add_conditional_edges("intake", after_intake, ["controller", "search", "extract_key_events", END])
+    g.add_edge(["controller", "search"], "retrieve")
+    g.add_conditional_edges("retrieve", after_retrieve, ["filter_relevant", "respond"])
     g.add_edge("filter_relevant", "respond")
     g.add_edge("respond", END)
     g.add_edge("extract_key_events", "write_thoughts")
-    g.add_edge("write_thoughts", "review_merge")
-    g.add_edge("review_merge", END)
+    g.add_edge("write_thoughts", "maintain")
+    g.add_edge("maintain", END)
     return g.compile(checkpointer=checkpointer, store=store, name=name)
 
 

@@ -1,12 +1,14 @@
-"""Helpers that nodes and policies share: the current input, recent turns, tags named in a text."""
+"""Helpers that nodes and policies share: the current input, recent turns, the STM window."""
 
 from __future__ import annotations
 
-import re
+from typing import Any
 
+from caim.core.types import Route
 from caim.graph.env import Env
 from caim.graph.state import State
-from caim.memory.stm import clip, transcript
+from caim.memory.stm import clip, session_tokens, transcript
+from caim.prompts import summarize as summarize_prompt
 
 
 def current_input(state: State, env: Env) -> str:
@@ -19,7 +21,16 @@ def recent_turns(state: State, n: int = 4, per_message: int = 300) -> str:
     return transcript(state["messages"][-n - 1 : -1], per_message=per_message)
 
 
-def keyword_tags(text: str, env: Env, limit: int = 3) -> list[str]:
-    """Ontology terms that literally occur in the text (code-only fallback)."""
-    words = set(re.findall(r"[a-z]+", text.lower()))
-    return [t for t in env.svc.ontology.current.tags if t in words][:limit]
+def stm_window(state: State, env: Env, route: Route) -> dict[str, Any]:
+    """Full or summarised STM for the answer: over the token budget, older turns are summarised
+    incrementally (only turns the stored summary does not yet cover) and the summary is reused."""
+    earlier = state["messages"][:-1]
+    if "stm" not in route or session_tokens(earlier) <= env.settings.stm_token_budget:
+        return {"stm_mode": "full"}
+    upto = int(state.get("summary_upto", 0))
+    cut = max(len(earlier) - env.settings.stm_keep_recent, 0)
+    if cut <= upto:
+        env.note(stm="summary reused", summary_upto=upto)
+        return {"stm_mode": "summary"}
+    summary = env.text("summarize", summarize_prompt.messages(state.get("summary", ""), transcript(earlier[upto:cut])))
+    return {"stm_mode": "summary", "summary": summary, "summary_upto": cut}

@@ -32,6 +32,13 @@ Action = Literal["turn", "empty", "end_session", "record", "discard"]
 _PER_RUN: dict[str, Any] = {
     "route": "none",
     "decisions": {},
+    "plan": None,
+    "found": [],
+    "shortlist": [],
+    "signals": {},
+    "changes": [],
+    "denied": 0,
+    "complete": True,
     "tags": [],
     "time_ranges": [],
     "candidates": [],
@@ -98,10 +105,10 @@ def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     return update
 
 
-def after_intake(state: State) -> str:
+def after_intake(state: State) -> str | list[str]:
     action = state.get("action")
     if action == "turn":
-        return "controller"
+        return ["controller", "search"]  # in parallel: the search needs no decision to begin
     if action == "end_session":
         return "extract_key_events"
     return "__end__"

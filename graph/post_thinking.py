@@ -1,12 +1,19 @@
-"""Post-thinking nodes (CAIM step 4), run when a session ends.
+"""Post-thinking nodes (CAIM step 4), run when a session ends. Capture never fails.
 
-1. ``extract_key_events``: the policy lists the session's key events, each dated by its turn.
-2. ``write_thoughts``: the ontology is extended if the events are not covered (validated,
-   persisted); then per event an LLM writes an inductive thought and picks up to three ontology
-   tags; records are stored with their verbatim source turns.
-3. ``review_merge``: the policy merges new records with stored ones that mean the same.
-If extraction failed for any chunk the messages stay in the checkpoint so post-thinking can be
-re-run (``complete`` is False); otherwise the session is closed and the next turn starts a new one.
+1. ``extract_key_events``: the policy lists key events per chunk of eight turns; each event must be
+   grounded in its turn (shared content words or embedding similarity), else it is dropped. Turns
+   that state something about the user (``caim.memory.capture.states_fact``) and have no grounded
+   event - all of them when extraction failed - become ``capture`` events: the user's own words.
+   Raw records of earlier sessions join as ``refine`` events, to be rewritten as thoughts.
+2. ``write_thoughts``: one call per eight events writes memory sentences and tags (from the
+   events' nearest ontology terms) and may propose ontology terms (accepted only when code finds
+   them real and fitting). A sentence not grounded in its source is not stored: the event's own
+   words are (a raw record for captures). Records outside the deployment's privacy bounds are
+   never stored. Ids come from (user, session, turn, event), so a re-run stores nothing twice.
+3. ``maintain``: each new record is compared with related stored ones; the policy decides new /
+   same / update / extends / contradicts and ``caim.memory.maintenance`` applies it (an update never
+   deletes). Exact duplicates are merged by code even without a decision; records naming the same
+   entity are linked. The session is closed.
 """
 
 from __future__ import annotations
@@ -14,79 +21,317 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from caim.graph.common import keyword_tags
+import numpy as np
+
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
-from caim.graph.state import KeyEvent, State, session_reset
-from caim.memory.records import MemoryRecord, SourceTurn, as_aware
+from caim.graph.state import Change, KeyEvent, State, session_reset
+from caim.memory.capture import raw_record, states_fact
+from caim.memory.maintenance import apply_contradiction, apply_extend, apply_update, content_overlap, grounded, link
+from caim.memory.merge import Merge, merge_group
+from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn, as_aware, stable_id
+from caim.memory.retrieval import Query
 from caim.memory.stm import Turn, clip, turns
-from caim.ontology import Proposal
-from caim.prompts import ontology_extend as onto_prompt
-from caim.prompts import thoughts as thoughts_prompt
+from caim.memory.text import names
+from caim.ontology import Ontology, Proposal
+
+CHUNK = 8
+#: Raw records of earlier sessions refined per post-thinking run.
+REFINE_PER_SESSION = 8
+#: Cosine similarity at which two records are duplicates whatever the model says.
+DUPLICATE = 0.95
+#: Cosine similarity a proposed ontology term needs to the events it is meant for (when it does not occur in them).
+TERM_FIT = 0.3
 
 
+def _chunks(items: list, n: int = CHUNK) -> list[list]:
+    return [items[i : i + n] for i in range(0, len(items), n)]
+
+
+def _turn_text(t: Turn) -> str:
+    return f"{t.user}\n{t.assistant}".strip()
+
+
+# ---- 1. key events ------------------------------------------------------------------------------------
 def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
-    events, ok = policy.key_events(state, env)
-    env.note(events=len(events), ok=ok)
+    if not policy.uses_memory:
+        env.note(events=0, ok=True, reason="policy stores nothing")
+        return {"key_events": [], "complete": True}
+    all_turns = turns(state.get("messages", []))
+    events: list[KeyEvent] = []
+    ok = True
+    dropped: list[str] = []
+    for chunk in _chunks(all_turns):
+        got = policy.key_events(env, chunk)
+        if got is None:
+            ok = False
+            continue
+        by_number = {t.number: t for t in chunk}
+        texts = [e["event"] for e in got] + [_turn_text(by_number[e["turn"]]) for e in got]
+        sims = env.svc.embedder.similarity(texts) if got else np.zeros((0, 0))
+        for i, e in enumerate(got):
+            source = _turn_text(by_number[e["turn"]])
+            if grounded(e["event"], source, float(sims[i, len(got) + i]), min_overlap=env.settings.ground_overlap,
+                        min_similarity=env.settings.ground_similarity):
+                events.append(e)
+            else:
+                dropped.append(e["event"])
+    covered = {e["turn"] for e in events}
+    captured = 0
+    for t in all_turns:
+        if t.number not in covered and states_fact(t.user):
+            events.append({"turn": t.number, "event": clip(" ".join(t.user.split()), 600),
+                           "time": (t.time or env.now).isoformat(), "origin": "capture"})
+            captured += 1
+    refine = [r for r in env.svc.store.iter(env.user_id) if r.kind == "raw" and r.session_id != state.get("session_id")]
+    for r in refine[:REFINE_PER_SESSION]:
+        events.append({"turn": r.turn or 0, "event": r.thought, "time": as_aware(r.event_time).isoformat(),
+                       "origin": "refine", "record": r.id})
+    env.note(events=len(events), ok=ok, ungrounded=dropped, captured=captured, refining=min(len(refine), REFINE_PER_SESSION))
     return {"key_events": events, "complete": ok}
 
 
-def extend_ontology(events: list[KeyEvent], env: Env) -> list[str]:
-    ontology = env.svc.ontology.current
-    answer = env.structured(
-        "ontology",
-        onto_prompt.schema(ontology.parents()),
-        onto_prompt.messages([e["event"] for e in events][:12], ontology.outline()),
-    )
-    if answer is None or answer.covered == "yes" or not answer.new_terms:
+# ---- 2. thoughts ------------------------------------------------------------------------------------------
+def _accept_terms(proposals: list[Any], events: list[KeyEvent], env: Env) -> list[str]:
+    """Proposed ontology terms that code finds real and fitting: the word occurs in the events, or
+    is close in meaning to them. Everything else is refused and logged in the trace."""
+    if not proposals:
         return []
-    accepted, rejected = env.svc.ontology.extend([Proposal(p.parent, p.term) for p in answer.new_terms])
-    env.note(ontology_added=[p.term for p in accepted], ontology_rejected=rejected)
+    text = " ".join(e["event"] for e in events).lower()
+    words = set(text.replace(",", " ").replace(".", " ").split())
+    ok: list[Proposal] = []
+    refused: list[str] = []
+    for p in proposals:
+        term = p.term.strip().lower()
+        if term in words:
+            ok.append(Proposal(p.parent, term))
+            continue
+        sim = float(env.svc.embedder.similarity([term, text])[0, 1]) if term else 0.0
+        if sim >= TERM_FIT:
+            ok.append(Proposal(p.parent, term))
+        else:
+            refused.append(f"{term!r}: neither in the events nor close to them ({sim:.2f})")
+    accepted, rejected = env.svc.ontology.extend(ok) if ok else ([], [])
+    if refused or rejected or accepted:
+        env.note(ontology_added=[p.term for p in accepted], ontology_refused=refused + rejected)
     return [f"{p.parent}/{p.term}" for p in accepted]
 
 
-def _sources(t: Turn) -> list[SourceTurn]:
-    out = [SourceTurn(role="user", text=t.user, time=t.time, turn_id=t.user_id)]
+def _under(ontology: Ontology, tag: str, roots: list[str]) -> bool:
+    path = ontology.path(tag)
+    return any(tag == r or path == r or path.startswith(r + "/") or f"/{r}/" in f"/{path}/" for r in roots)
+
+
+def _allowed(ontology: Ontology, tags: list[str], env: Env) -> bool:
+    """The deployment's privacy bounds: no tag under a denied category, and (when an allow-list is
+    set) every tag under an allowed one."""
+    s = env.settings
+    if s.deny_categories and any(_under(ontology, t, s.deny_categories) for t in tags):
+        return False
+    return not (s.allow_categories and not all(_under(ontology, t, s.allow_categories) for t in tags))
+
+
+def _sources(t: Turn | None, prev: Turn | None) -> list[SourceTurn]:
+    if t is None:
+        return []
+    out = []
+    if prev is not None and prev.assistant and prev.assistant.rstrip().endswith("?"):
+        out.append(SourceTurn(role="assistant", text=prev.assistant, time=prev.time, turn=prev.number, context=True))
+    out.append(SourceTurn(role="user", text=t.user, time=t.time, turn_id=t.user_id, turn=t.number))
     if t.assistant:
-        out.append(SourceTurn(role="assistant", text=t.assistant, time=t.time))
+        out.append(SourceTurn(role="assistant", text=t.assistant, time=t.time, turn=t.number))
     return out
 
 
 def write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     events = state.get("key_events", [])
     if not events:
-        return {"stored": [], "ontology_added": []}
-    added = extend_ontology(events, env) if policy.extend_ontology else []
+        return {"stored": [], "ontology_added": [], "denied": 0}
+    session = state.get("session_id", "")
     ontology = env.svc.ontology.current
-    schema = thoughts_prompt.schema(ontology.tags)
     by_number = {t.number: t for t in turns(state.get("messages", []))}
-    records = []
-    for e in events:
+    refined = {r.id: r for r in env.svc.store.get_many(env.user_id, [e["record"] for e in events if e.get("record")])}
+    event_vecs = env.svc.store.embed([e["event"] for e in events])
+    nearest = env.svc.tagger.nearest(ontology, event_vecs, 4)
+    answers: dict[int, Any] = {}
+    added: list[str] = []
+    for start in range(0, len(events), CHUNK):
+        chunk = events[start : start + CHUNK]
+        tags = list(dict.fromkeys(t for row in nearest[start : start + CHUNK] for t, _ in row))
+        parents = list(dict.fromkeys(ontology.parent_of(t) for t in tags if ontology.parent_of(t)))
+        answer = policy.thoughts(env, chunk, tags, parents or ontology.parents()[:1])
+        if answer is None:
+            continue
+        for th in answer.thoughts:
+            answers.setdefault(start + th.event - 1, th)
+        if policy.extend_ontology:
+            added += _accept_terms(list(answer.new_terms), chunk, env)
+    ontology = env.svc.ontology.current
+    sources_text = []
+    for i, e in enumerate(events):
+        raw = refined.get(e.get("record", ""))
+        t = by_number.get(e["turn"]) if raw is None else None
+        sources_text.append(raw.source_text() if raw else (_turn_text(t) if t else e["event"]))
+    written = [answers[i].thought.strip() if i in answers else "" for i in range(len(events))]
+    check = [w for w in written if w]
+    sims = env.svc.embedder.similarity(check + sources_text) if check else None
+    records: list[MemoryRecord] = []
+    retire: list[str] = []
+    denied = 0
+    per_turn: dict[int, int] = {}
+    ci = 0
+    for i, e in enumerate(events):
+        origin = e.get("origin", "model")
+        raw = refined.get(e.get("record", ""))
+        thought = written[i]
+        ok_thought = False
+        if thought:
+            sim = float(sims[ci, len(check) + i]) if sims is not None else 0.0
+            ci += 1
+            ok_thought = grounded(thought, sources_text[i], sim, min_overlap=env.settings.ground_overlap,
+                                  min_similarity=env.settings.ground_similarity)
+        model_tags = [t for t in (answers[i].tags if i in answers else []) if t in ontology]
+        tags = list(dict.fromkeys(model_tags or [t for t, _ in nearest[i]]))[:3] or ["personal"]
+        if not _allowed(ontology, tags, env):
+            denied += 1
+            continue
         when = datetime.fromisoformat(e["time"])
-        answer = env.structured(
-            "thoughts", schema, thoughts_prompt.messages(e["event"], when.date().isoformat(), ontology.outline())
-        )
-        thought = answer.thought.strip() if answer and answer.thought.strip() else e["event"]
-        tags = list(dict.fromkeys(answer.tags))[:3] if answer else (keyword_tags(e["event"], env) or ["personal"])
-        records.append(
-            MemoryRecord(
-                user_id=env.user_id,
-                thought=clip(thought, 500),
-                tags=tags,
-                event_time=as_aware(when),
-                session_id=state.get("session_id", ""),
-                sources=_sources(by_number[e["turn"]]) if e["turn"] in by_number else [],
-            )
-        )
+        if raw is not None:  # refining an earlier raw capture
+            if not ok_thought:
+                continue
+            rec = raw.model_copy(update={
+                "id": stable_id(env.user_id, raw.session_id, raw.turn, 0), "kind": "thought", "thought": clip(thought, 500),
+                "tags": tags, "history": [*raw.history, HistoryEntry(change="refined", session_id=session, others=[raw.id])],
+            })
+            records.append(rec)
+            retire.append(raw.id)
+            continue
+        t = by_number.get(e["turn"])
+        if origin == "capture" and not ok_thought:
+            records.append(raw_record(
+                user_id=env.user_id, session_id=session, turn=e["turn"], text=t.user if t else e["event"], when=when,
+                tags=tags, speaker="user", reply=t.assistant if t else "", turn_id=t.user_id if t else None,
+            ).model_copy(update={"history": [HistoryEntry(change="captured", session_id=session)]}))
+            continue
+        k = per_turn.get(e["turn"], 0)
+        per_turn[e["turn"]] = k + 1
+        text = thought if ok_thought else e["event"]
+        prev = by_number.get(e["turn"] - 1)
+        records.append(MemoryRecord(
+            id=stable_id(env.user_id, session, e["turn"], k), user_id=env.user_id, thought=clip(text, 500), tags=tags,
+            event_time=as_aware(when), session_id=session, turn=e["turn"], speaker="user",
+            entities=names(e["event"]), sources=_sources(t, prev),
+            history=[HistoryEntry(change="created", session_id=session)],
+        ))
     env.svc.store.add(records)
-    env.note(stored_ids=[r.id for r in records])
-    return {"stored": [r.brief() for r in records], "ontology_added": added}
+    if retire:
+        env.svc.store.delete(env.user_id, [r for r in retire if r not in {x.id for x in records}])
+    env.note(stored_ids=[r.id for r in records], raw=sum(r.kind == "raw" for r in records), refined=retire,
+             denied=denied, thoughts_from_model=len(answers))
+    return {"stored": [r.brief() for r in records], "ontology_added": added, "denied": denied}
 
 
-def review_merge(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
-    merged = policy.review(state, env)
-    env.note(merged=merged)
-    update: dict[str, Any] = {"merged": merged, "turn_time": ""}
-    if state.get("complete"):  # extraction succeeded: the session is done
-        update.update(session_reset())
-    return update
+# ---- 3. maintenance ---------------------------------------------------------------------------------------
+def maintain(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    stored = state.get("stored", [])
+    session = state.get("session_id", "")
+    merged: list[Merge] = []
+    changes: list[Change] = []
+    if stored and policy.uses_memory:
+        merged, changes = _maintain(stored, env, policy, session)
+    env.note(merged=merged, changes=changes)
+    return {"merged": merged, "changes": changes, "turn_time": "", **session_reset()}
+
+
+def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tuple[list[Merge], list[Change]]:
+    store = env.svc.store
+    new = store.get_many(env.user_id, [r["id"] for r in stored])
+    new_ids = {r.id for r in new}
+    related: dict[str, list[tuple[MemoryRecord, float]]] = {}
+    for rec in new:
+        hits = env.svc.retriever.search(env.user_id, Query(text=rec.thought, now=env.now, past=True),
+                                        env.settings.maintain_k + len(new))
+        related[rec.id] = [(h.record, h.similarity) for h in hits if h.record.id not in new_ids][: env.settings.maintain_k]
+    decisions: dict[str, tuple[str, MemoryRecord | None]] = {}
+    # the code signal: near-identical records are the same whatever the model says
+    for rec in new:
+        for other, sim in related[rec.id]:
+            if sim >= DUPLICATE:
+                decisions[rec.id] = ("same", other)
+                break
+    groups_all = [rec for rec in new if related[rec.id]]
+    for chunk in _chunks(groups_all):
+        numbering: dict[int, MemoryRecord] = {}
+        groups = []
+        n_new = len(chunk)
+        for i, rec in enumerate(chunk, 1):
+            rel = []
+            for other, _ in related[rec.id]:
+                m = next((k for k, v in numbering.items() if v.id == other.id), None)
+                if m is None:
+                    m = n_new + len(numbering) + 1
+                    numbering[m] = other
+                rel.append((m, as_aware(other.event_time).date().isoformat(), other.thought))
+            groups.append((i, as_aware(rec.event_time).date().isoformat(), rec.thought, rel))
+        answer = policy.maintain(env, groups)
+        if answer is None:
+            continue
+        for d in answer.decisions:
+            rec = chunk[d.memory - 1]
+            target = numbering.get(d.target)
+            if rec.id in decisions or d.decision == "new" or target is None:
+                continue
+            if target.id not in {o.id for o, _ in related[rec.id]}:
+                continue  # a stored memory shown for another new one: not this one's to change
+            decisions[rec.id] = (d.decision, target)
+    merged: list[Merge] = []
+    changes: list[Change] = []
+    current = {r.id: r for r in new}
+    for rid, (decision, target) in decisions.items():
+        rec = current.get(rid)
+        if rec is None or target is None:
+            continue
+        old = store.get(env.user_id, target.id)
+        if old is None:
+            continue
+        sim = dict((o.id, s) for o, s in related[rid]).get(old.id, 0.0)
+        if decision == "same":
+            if sim < env.settings.merge_min_similarity and content_overlap(rec.thought, old.thought) < 0.5:
+                continue  # refused: a confused model cannot merge unrelated facts
+            keep = merge_group([old, rec], session)
+            store.replace(keep, [rec.id, old.id])
+            merged.append({"kept": keep.id, "removed": [i for i in (rec.id, old.id) if i != keep.id], "thought": keep.thought})
+        elif decision == "update":
+            closed, newer = apply_update(old, rec, session)
+            store.add([closed, newer])
+            current[rid] = newer
+            changes.append({"change": "update", "record": newer.id, "others": [old.id], "thought": newer.thought})
+        elif decision == "extends":
+            grown = apply_extend(old, rec, session)
+            store.replace(grown, [rec.id])
+            current.pop(rid, None)
+            changes.append({"change": "extends", "record": grown.id, "others": [rec.id], "thought": grown.thought})
+        elif decision == "contradicts":
+            a, b = apply_contradiction(old, rec, session)
+            store.add([a, b])
+            current[rid] = b
+            changes.append({"change": "contradicts", "record": b.id, "others": [a.id], "thought": b.thought})
+    changes += _link(list(current.values()), env, session)
+    return merged, changes
+
+
+def _link(new: list[MemoryRecord], env: Env, session: str) -> list[Change]:
+    """Link each new record to stored records naming the same entity."""
+    store = env.svc.store
+    out: list[Change] = []
+    for rec in new:
+        rec = store.get(env.user_id, rec.id) or rec
+        for name in rec.entities:
+            rids = store.db.with_names(env.user_id, [name], 5)
+            for other in store.db.by_rid(env.user_id, rids).values():
+                if other.id == rec.id or other.id in rec.links:
+                    continue
+                rec, other2 = link(rec, other, session, name)
+                store.add([rec, other2])
+                out.append({"change": "linked", "record": rec.id, "others": [other.id], "thought": name})
+    return out

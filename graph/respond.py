@@ -1,9 +1,10 @@
 """Response node (CAIM step 3): system prompt + kept memories (quoted, dated) + STM per the route.
 
 Route ``none``: the message alone. ``stm``: the session so far (full or summary + recent turns).
-``ltm``: kept memories and the message. ``ltm+stm``: both. For a memory question where nothing
-relevant was found, the prompt tells the model to say it does not remember. The answer is
-streamed to callers as it is produced (custom stream events, see ``caim.graph.state.ANSWER``).
+``ltm``: kept memories (oldest first, dated) and the message. ``ltm+stm``: both. For a memory
+question where nothing relevant was found, the prompt tells the model to say it does not remember.
+The answer is streamed to callers as it is produced (custom stream events, see
+``caim.graph.state.ANSWER``).
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ def _stm(state: State, env: Env) -> tuple[str, list[AnyMessage]]:
 def respond(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     route = state.get("route", "none")
     summary, history = _stm(state, env) if "stm" in route else ("", [])
-    memories = state.get("memories", []) if "ltm" in route else []
-    system = prompt.system(env.now.strftime("%A, %B %d, %Y"), memories, summary, memory_question="ltm" in route)
-    reply = env.answer([*system, *history, HumanMessage(current_input(state, env))])
+    memories = sorted(state.get("memories", []) if "ltm" in route else [], key=lambda m: m["event_time"])
+    today = env.now.strftime("%A, %B %d, %Y")
+    reply = env.answer(
+        prompt.messages(current_input(state, env), today, history, memories, summary, memory_question="ltm" in route)
+    )
     env.note(route=route, memories=len(memories), history_messages=len(history))
     return {"messages": [AIMessage(reply, additional_kwargs={TIME_KEY: env.now.isoformat()})], "turn_time": ""}

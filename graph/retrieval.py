@@ -1,72 +1,166 @@
-"""Memory retrieval nodes (CAIM step 2): tags, time references, candidate fetch, relevance filter.
+"""Memory retrieval nodes (CAIM step 2): ranked search, route and candidates, relevance filter.
 
-1. ``select_tags``: the policy picks ontology tags (unknown ones are dropped here).
-2. ``resolve_time``: the policy lists time expressions; code resolves them to date ranges relative
-   to the turn time; "our first conversation" is the day of this user's earliest record.
-3. ``fetch_candidates``: plain code - this user's records sharing a tag OR inside a range, newest
-   first, capped; plus a few nearest by meaning when the policy asks for them.
-4. ``filter_relevant``: the policy keeps the candidates that go to the answer.
+1. ``search`` runs beside the controller, needing no decision: the ranked retrieval of
+   ``caim.memory.retrieval`` over the message, with the tags nearest by meaning and the time
+   expressions code finds (resolved against the turn time; "our first conversation" is the day of
+   the user's earliest record).
+2. ``retrieve`` joins the two: the route is the plan's route combined with the code signals
+   (``route_rule``: a clear memory question - a reference to the past, a time expression, a question
+   about the user's own facts, a closely similar stored memory - is never routed to "no memory");
+   when the plan adds tags or time expressions, the search runs again with them. The best
+   ``candidate_cap`` records become the candidates. The STM window is decided here too.
+3. ``filter_relevant`` keeps what the policy's filter keeps, plus those of the ``keep_top``
+   best-ranked candidates that are close to the message (``keep_similarity``: the code signal beside the
+   model's judgement); without a filter decision, the best-ranked candidates up to ``max_kept``.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 from typing import Any
 
-from caim.graph.common import current_input
+from caim.core.types import Route
+from caim.graph.common import current_input, stm_window
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
-from caim.graph.state import State
-from caim.memory.records import as_aware
-from caim.memory.timeref import TimeRange, TimeSpan, resolve
+from caim.graph.state import Plan, State
+from caim.memory.records import MemoryBrief, as_aware
+from caim.memory.retrieval import Query
+from caim.memory.text import asks_about_past
+from caim.memory.timeref import TimeRange, TimeSpan, find_expressions, resolve
 
 _FIRST = re.compile(r"\b(first|earliest) (conversation|chat|talk|session|time we (talked|spoke|met))\b", re.I)
 
 
-def select_tags(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
-    tags = [t for t in policy.select_tags(state, env) if t in env.svc.ontology.current]
-    env.note(tags=tags)
-    return {"tags": tags}
-
-
-def resolve_time(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
-    ranges: list[TimeSpan] = []
-    for expr in policy.time_expressions(state, env):
+def _ranges(expressions: list[str], text: str, env: Env) -> list[TimeSpan]:
+    spans: list[TimeSpan] = []
+    for expr in dict.fromkeys(expressions):
         r = resolve(expr, env.now)
         if r:
-            ranges.append(r.span())
-    if _FIRST.search(current_input(state, env)):
+            spans.append(r.span())
+    if _FIRST.search(text):
         first = env.svc.store.first(env.user_id)
         if first:
             day = as_aware(first.event_time)
             start = datetime.combine(day.date(), time.min, tzinfo=day.tzinfo)
-            end = datetime.combine(day.date(), time.max, tzinfo=day.tzinfo)
-            ranges.append(TimeRange("first conversation", start, end).span())
-    env.note(ranges=ranges)
-    return {"time_ranges": ranges}
+            spans.append(TimeRange("first conversation", start, start + timedelta(days=1, microseconds=-1)).span())
+    return spans
 
 
-def fetch_candidates(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
-    s = env.settings
-    ranges = [TimeRange.of(r) for r in state.get("time_ranges", [])]
-    recs = env.svc.store.candidates(
-        env.user_id, state.get("tags", []), [(r.start, r.end) for r in ranges], limit=s.candidate_cap
+def _expired(env: Env) -> Any:
+    """Per-category lifetimes: a record expires from retrieval when one of its tags lies under a
+    category with a lifetime (``lifetimes`` setting, days) that has passed since its event."""
+    lifetimes = env.settings.lifetimes
+    if not lifetimes:
+        return None
+    ontology = env.svc.ontology.current
+    now = env.now.timestamp()
+
+    def expired(feat: Any, tags: set[str]) -> bool:
+        for tag in tags:
+            path = ontology.path(tag)
+            for root, days in lifetimes.items():
+                if (tag == root or path == root or path.startswith(root + "/") or f"/{root}/" in f"/{path}/") and (
+                    now - feat.event_ts > days * 86400
+                ):
+                    return True
+        return False
+
+    return expired
+
+
+def _search(env: Env, policy: MemoryPolicy, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[MemoryBrief]:
+    query = Query(
+        text=text,
+        now=env.now,
+        tags=tags,
+        ranges=[(TimeRange.of(s).start.timestamp(), TimeRange.of(s).end.timestamp()) for s in spans],
+        past=asks_about_past(text),
+        vector=env.svc.embedder.embed_query(text),
+        expired=_expired(env),
+        decay_days=env.settings.decay_days,
     )
-    seen = {r.id for r in recs}
-    semantic = []
-    if policy.semantic_candidates and s.semantic_k > 0:
-        for rec, sim in env.svc.store.similar(env.user_id, current_input(state, env), s.semantic_k):
-            if rec.id not in seen and sim >= s.semantic_min_similarity:
-                recs.append(rec)
-                seen.add(rec.id)
-                semantic.append(rec.id)
-    candidates = [r.brief(s.source_chars) for r in recs]
-    env.note(ids=[c["id"] for c in candidates], semantic_ids=semantic)
-    return {"candidates": candidates}
+    hits = env.svc.retriever.search(env.user_id, query, k, policy.weights)
+    return [h.brief(env.settings.source_chars) for h in hits]
+
+
+def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    if not policy.uses_memory:
+        return {"found": []}
+    text = current_input(state, env)
+    ontology = env.svc.ontology.current
+    tags = [t for t, _ in env.svc.tagger.nearest(ontology, env.svc.embedder.embed_query(text), 3)[0]]
+    spans = _ranges(find_expressions(text), text, env)
+    found = _search(env, policy, text, tags, spans, env.settings.search_k)
+    env.note(tags=tags, ranges=spans, found=[{"id": f["id"], **f.get("scores", {})} for f in found])
+    return {"found": found, "tags": tags, "time_ranges": spans}
+
+
+def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
+    """The route from the plan and the code signals (``rule``: signals-or-model, model, signals).
+
+    A reference to the past, a question about the user's own facts or a closely similar stored
+    memory is a memory signal; a time expression turns "this conversation" into "both"."""
+    memory = bool(signals.get("past_reference") or signals.get("self_question") or signals.get("similar_memory"))
+    if plan is not None and not plan["model"]:
+        return plan["route"]  # the policy fixes the route (always, none, dense)
+    if plan is None or rule == "signals":
+        return "ltm+stm" if memory else "none"
+    route = plan["route"]
+    if rule == "model":
+        return route
+    if route == "none" and memory:
+        return "ltm+stm"
+    if route == "stm" and (signals.get("past_reference") or signals.get("time_reference")):
+        return "ltm+stm"
+    return route
+
+
+def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    plan = state.get("plan")
+    found = state.get("found", [])
+    signals = dict(state.get("signals", {}))
+    best = max((f.get("similarity", 0.0) for f in found), default=0.0)
+    signals["similar_memory"] = best >= env.settings.similar_memory
+    signals["best_similarity"] = round(best, 3)
+    rule = env.settings.route_rule
+    route: Route = combine(plan, signals, rule) if policy.uses_memory else "none"
+    decisions: dict[str, Any] = {**(plan["decisions"] if plan else {"plan": "none: code signals"}), "rule": rule}
+    update: dict[str, Any] = {"route": route, "decisions": decisions, "signals": signals, **stm_window(state, env, route)}
+    if "ltm" not in route:
+        env.note(route=route, signals=signals)
+        return {**update, "candidates": []}
+    text = current_input(state, env)
+    tags = list(state.get("tags", []))
+    spans = list(state.get("time_ranges", []))
+    if plan is not None and plan["model"]:
+        new_tags = [t for t in plan["tags"] if t in env.svc.ontology.current and t not in tags]
+        new_spans = [s for s in _ranges(plan["time_expressions"], "", env) if s not in spans]
+        if new_tags or new_spans:  # the plan adds something to look for: search again with it
+            tags = list(dict.fromkeys([*plan["tags"], *tags]))[:3]
+            spans += new_spans
+            found = _search(env, policy, text, tags, spans, env.settings.search_k)
+    candidates = found[: env.settings.candidate_cap]
+    env.note(route=route, signals=signals, tags=tags, ranges=spans, candidate_ids=[c["id"] for c in candidates])
+    return {**update, "tags": tags, "time_ranges": spans, "candidates": candidates}
+
+
+def after_retrieve(state: State) -> str:
+    if "ltm" in state.get("route", "none") and state.get("candidates"):
+        return "filter_relevant"
+    return "respond"
 
 
 def filter_relevant(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
-    kept = policy.filter(state, env)
-    env.note(kept_ids=[m["id"] for m in kept])
+    candidates = state.get("candidates", [])
+    s = env.settings
+    picked = policy.filter(state, env, candidates)
+    if picked is None:
+        kept = candidates[: s.max_kept]
+    else:
+        floor = [c for c in candidates[: s.keep_top] if c.get("similarity", 0.0) >= s.keep_similarity]
+        ids = {m["id"] for m in picked}
+        kept = [c for c in candidates if c["id"] in ids or c in floor][: s.max_kept]
+    env.note(kept_ids=[m["id"] for m in kept], model=picked is not None)
     return {"memories": kept}

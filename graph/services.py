@@ -17,8 +17,9 @@ from caim.core.llm import LLM
 from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.graph.state import Context
+from caim.memory.retrieval import Retriever
 from caim.memory.store import MemoryStore
-from caim.ontology import OntologyStore
+from caim.ontology import OntologyStore, TagIndex
 
 
 def default_embedder(settings: Settings) -> Embedder:
@@ -47,7 +48,9 @@ class Services:
     llm: LLM
     embedder: Embedder
     store: MemoryStore
+    retriever: Retriever
     ontology: OntologyStore
+    tagger: TagIndex
 
     @classmethod
     def create(
@@ -64,9 +67,16 @@ class Services:
         embedder = embedder or default_embedder(settings)
         if persist:
             check_data_dir(settings)
-        store = MemoryStore(settings.data_dir / "chroma" if persist else None, embedder)
+        store = MemoryStore(
+            settings.data_dir if persist else None,
+            embedder,
+            chroma_url=settings.chroma_url,
+            chroma_headers=settings.chroma_headers,
+        )
         ontology = OntologyStore(settings.data_dir if persist else None)
-        return cls(settings, models, LLM(models, settings.max_retries), embedder, store, ontology)
+        retriever = Retriever(store, full_scan=settings.full_scan)
+        return cls(settings, models, LLM(models, settings.max_retries), embedder, store, retriever, ontology,
+                   TagIndex(embedder))
 
     def tuned(self, ctx: Context) -> Settings:
         """Settings with the context's per-run overrides applied (budgets, caps)."""

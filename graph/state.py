@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from caim.core.trace import TraceEntry
 from caim.core.types import Route
@@ -39,11 +39,35 @@ def trace_reducer(old: list | None, new: list | None) -> list:
 
 
 class KeyEvent(TypedDict):
-    """A fact worth remembering, from one numbered turn of the session, dated by that turn."""
+    """A fact worth remembering, from one numbered turn of the session, dated by that turn.
+    ``origin``: ``model`` (extracted and grounded), ``capture`` (a fact-stating turn no grounded
+    event covered: its words), ``refine`` (a raw record of an earlier session, ``record`` its id)."""
 
     turn: int
     event: str
     time: str
+    origin: NotRequired[Literal["model", "capture", "refine"]]
+    record: NotRequired[str]
+
+
+class Plan(TypedDict):
+    """The memory controller's plan for a turn: route and the decisions behind it, and what to look
+    for. ``model``: whether a model gave it (False: code signals alone, or the model failed)."""
+
+    route: Route
+    decisions: dict[str, Any]
+    tags: list[str]
+    time_expressions: list[str]
+    model: bool
+
+
+class Change(TypedDict):
+    """One change post-thinking applied to stored memory (for the trace and the session summary)."""
+
+    change: str
+    record: str
+    others: list[str]
+    thought: str
 
 
 class InputState(TypedDict, total=False):
@@ -59,9 +83,12 @@ class InputState(TypedDict, total=False):
 
 
 class OutputState(TypedDict, total=False):
-    """What a run returns. A turn: the reply (last message), route, decisions, tags, time ranges,
-    candidates and kept memories. ``end_session``: key events, stored and merged records, ontology
-    terms added, and whether the session was complete (extraction succeeded, so it was closed).
+    """What a run returns. A turn: the reply (last message), route, decisions and the code signals
+    beside them, tags, time ranges, candidates (ranked, with scores) and kept memories.
+    ``end_session``: key events, stored records, merges and other changes to stored memory, ontology
+    terms added, events withheld by the privacy bounds (``denied``), and whether extraction succeeded
+    for every chunk (``complete``; the session is closed either way - turns that state facts are
+    captured verbatim when extraction fails).
     ``discard_session``: how many messages were dropped."""
 
     messages: list[AnyMessage]
@@ -72,10 +99,13 @@ class OutputState(TypedDict, total=False):
     candidates: list[MemoryBrief]
     memories: list[MemoryBrief]
     notice: str
+    signals: dict[str, Any]
     key_events: list[KeyEvent]
     stored: list[MemoryBrief]
     merged: list[Merge]
+    changes: list[Change]
     ontology_added: list[str]
+    denied: int
     complete: bool
     discarded: int
     trace: list[TraceEntry]
@@ -96,10 +126,16 @@ class State(InputState, total=False):
     candidates: list[MemoryBrief]
     memories: list[MemoryBrief]
     notice: str
+    plan: Plan | None
+    found: list[MemoryBrief]
+    shortlist: list[str]
+    signals: dict[str, Any]
     key_events: list[KeyEvent]
     stored: list[MemoryBrief]
     merged: list[Merge]
+    changes: list[Change]
     ontology_added: list[str]
+    denied: int
     complete: bool
     discarded: int
     trace: Annotated[list[TraceEntry], trace_reducer]

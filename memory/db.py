@@ -157,23 +157,26 @@ class RecordDB:
             self.conn.close()
 
     # ---- writes -------------------------------------------------------------------------------------
-    def upsert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
-        """Insert or replace records with their vectors, postings, tags and names (one transaction)."""
+    def upsert(
+        self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]], indexed: Sequence[bool] | None = None
+    ) -> None:
+        """Insert or replace records with their vectors, postings, tags and names (one transaction).
+        ``indexed``: per record, whether the vector index already holds its vector as it is."""
         rows = []
-        for rec, vec in zip(records, vectors, strict=True):
+        for rec, vec, done in zip(records, vectors, indexed or [False] * len(records), strict=True):
             terms, pri, timex, found = _indexed(rec)
-            rows.append((rec, vec, terms, pri, timex, found))
+            rows.append((rec, vec, terms, pri, timex, found, int(done)))
         with self._tx() as c:
-            for rec, vec, terms, pri, timex, found in rows:
+            for rec, vec, terms, pri, timex, found, done in rows:
                 self._remove(c, rec.user_id, [rec.id], tombstone=False)
                 cur = c.execute(
                     "INSERT INTO records (id, user_id, kind, event_ts, valid_until_ts, session_id, turn, speaker, prior,"
-                    " timex, dl, body, vec, vec_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                    " timex, dl, body, vec, vec_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         rec.id, rec.user_id, rec.kind, as_aware(rec.event_time).timestamp(),
                         as_aware(rec.valid_until).timestamp() if rec.valid_until else None,
                         rec.session_id, rec.turn, rec.speaker, pri, int(timex), len(terms),
-                        rec.model_dump_json(), pack(vec),
+                        rec.model_dump_json(), pack(vec), done,
                     ),
                 )
                 rid = cur.lastrowid
@@ -246,6 +249,19 @@ class RecordDB:
             return c.execute("UPDATE records SET vec_state = 0").rowcount
 
     # ---- reads --------------------------------------------------------------------------------------
+    def indexed_state(self, ids: Sequence[str]) -> dict[str, tuple[str, bool, np.ndarray | None]]:
+        """Per existing record id: its embedded document, whether it is current, its vector."""
+        if not ids:
+            return {}
+        rows = self._read(
+            f"SELECT id, body, valid_until_ts, vec, vec_state FROM records WHERE id IN ({','.join('?' * len(ids))})", ids
+        )
+        return {
+            i: (MemoryRecord.model_validate_json(b).document(), vu is None, unpack(v))
+            for i, b, vu, v, state in rows
+            if state == 1
+        }
+
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
         if not ids:
             return []

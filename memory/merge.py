@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from typing_extensions import TypedDict
 
-from caim.memory.records import MemoryRecord, as_aware, utcnow
+from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
 from caim.memory.store import MemoryStore
 
 
@@ -36,10 +36,12 @@ def validate_groups(groups: Sequence[Sequence[str]], known: set[str]) -> list[li
     return out
 
 
-def merge_group(records: Sequence[MemoryRecord]) -> MemoryRecord:
-    """One record standing for the group; keeps the id of the earliest-created member."""
+def merge_group(records: Sequence[MemoryRecord], session_id: str = "") -> MemoryRecord:
+    """One record standing for the group; keeps the id of the earliest-created member, the newest
+    wording (a written thought before a raw capture), the earliest event time, every source, link
+    and history entry."""
     by_created = sorted(records, key=lambda r: as_aware(r.created_at))
-    newest = max(records, key=lambda r: (as_aware(r.event_time), as_aware(r.updated_at)))
+    newest = max(records, key=lambda r: (r.kind == "thought", as_aware(r.event_time), as_aware(r.updated_at)))
     tag_counts = Counter(t for r in records for t in r.tags)
     tags = [
         t
@@ -56,19 +58,28 @@ def merge_group(records: Sequence[MemoryRecord]) -> MemoryRecord:
                 seen.add(key)
                 sources.append(s)
     keeper = by_created[0]
+    ids = {r.id for r in records}
+    history = [h for r in by_created for h in r.history]
+    history.append(HistoryEntry(change="merged", session_id=session_id, others=[r.id for r in by_created[1:]],
+                                note=" | ".join(r.thought[:80] for r in by_created[1:])))
     return keeper.model_copy(
         update={
             "thought": newest.thought,
+            "kind": "thought" if any(r.kind == "thought" for r in records) else keeper.kind,
             "tags": tags,
             "event_time": min(as_aware(r.event_time) for r in records),
             "updated_at": utcnow(),
             "sources": sources,
+            "links": [i for i in dict.fromkeys(x for r in records for x in r.links) if i not in ids],
+            "entities": list(dict.fromkeys(x for r in records for x in r.entities)),
+            "supersedes": [i for i in dict.fromkeys(x for r in records for x in r.supersedes) if i not in ids],
+            "history": history,
         }
     )
 
 
 def apply_merges(
-    store: MemoryStore, user_id: str, groups: list[list[str]], records: dict[str, MemoryRecord]
+    store: MemoryStore, user_id: str, groups: list[list[str]], records: dict[str, MemoryRecord], session_id: str = ""
 ) -> list[Merge]:
     """Merge each validated group in the store. Returns what was done, for the trace."""
     done: list[Merge] = []
@@ -76,7 +87,7 @@ def apply_merges(
         members = [records[i] for i in group]
         if any(m.user_id != user_id for m in members):
             continue
-        merged = merge_group(members)
+        merged = merge_group(members, session_id)
         removed = [i for i in group if i != merged.id]
         assert set(removed) <= set(group)  # only group members are ever removed
         store.replace(merged, removed)

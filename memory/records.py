@@ -52,6 +52,7 @@ class MemoryBrief(TypedDict):
     source: NotRequired[str]
     context: NotRequired[str]
     valid_until: NotRequired[str]
+    similarity: NotRequired[float]
     scores: NotRequired[dict[str, float]]
 
 

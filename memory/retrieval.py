@@ -14,6 +14,7 @@ controller) every candidate record gets
     + w_prior     · informativeness prior of the record (code, at write time)
     + w_recency   · recency (0 oldest … 1 newest; a weak prior)
     + w_session   · z over sessions of each session's best score
+    - 2 · (1 - 0.5^(age / decay_days))        only when the deployment sets an age decay
 
 Aggregate questions ("what books has X read", "how many") turn the neighbour and session terms off
 (they collect mentions scattered over many sessions). Superseded records (an update closed their
@@ -53,6 +54,8 @@ from caim.memory.text import (
 
 BM25_K1 = 1.2
 BM25_B = 0.3
+#: Most a record loses to age when ``decay_days`` is set (reached asymptotically; half at the half-life).
+DECAY_WEIGHT = 2.0
 
 
 @dataclass(frozen=True)
@@ -92,19 +95,25 @@ class Query:
     ranges: Sequence[tuple[float, float]] = ()
     past: bool = False
     vector: np.ndarray | None = None
+    decay_days: float | None = None
     expired: Callable[[Features, set[str]], bool] | None = None
 
 
 @dataclass
 class Hit:
+    """A ranked record: its total score, the part each signal contributed, its cosine similarity to
+    the query, and the other half of its exchange when that adds context."""
+
     record: MemoryRecord
     score: float
     scores: dict[str, float] = field(default_factory=dict)
+    similarity: float = 0.0
     context: str = ""
 
     def brief(self, source_chars: int = 0) -> MemoryBrief:
         b = self.record.brief(source_chars)
-        b["scores"] = {k: round(v, 3) for k, v in self.scores.items() if v}
+        b["scores"] = {"total": round(self.score, 3), **{k: round(v, 3) for k, v in self.scores.items() if v}}
+        b["similarity"] = round(self.similarity, 3)
         if self.context:
             b["context"] = self.context
         return b
@@ -213,7 +222,11 @@ class Retriever:
         z_bm = _z(np.array([bm25.get(int(r), 0.0) for r in rids]), bm_mean, bm_std)
         z_dn = _z(cos, d_mean, d_std)
         base = w.bm25 * z_bm + w.dense * z_dn
-        parts: dict[str, np.ndarray] = {"bm25": w.bm25 * z_bm, "dense": w.dense * z_dn}
+        parts: dict[str, np.ndarray] = {}
+        if w.bm25:
+            parts["bm25"] = w.bm25 * z_bm
+        if w.dense:
+            parts["dense"] = w.dense * z_dn
 
         # neighbours: the turn before and after in the same session
         where = {(f.session_id, f.turn): i for i, f in enumerate(feats) if f.turn is not None and f.session_id}
@@ -253,11 +266,14 @@ class Retriever:
             parts["tag"] = w.tag * np.array([len(tags_of.get(int(r), set()) & qt) / len(qt) for r in rids])
         if w.prior:
             parts["prior"] = w.prior * np.array([f.prior for f in feats])
+        if query.decay_days:
+            age = np.maximum(query.now.timestamp() - ts, 0) / 86400
+            parts["decay"] = -DECAY_WEIGHT * (1 - np.power(0.5, age / query.decay_days))
         if w.recency and m > 1:
             span = max(ts.max() - ts.min(), 1.0)
             parts["recency"] = w.recency * (ts - ts.min()) / span
 
-        score = np.sum(list(parts.values()), axis=0)
+        score = np.sum(list(parts.values()), axis=0) if parts else np.zeros(m)
         if w.session:
             sessions: dict[str, float] = {}
             for f, s in zip(feats, score, strict=True):
@@ -284,7 +300,7 @@ class Retriever:
             rec = records.get(int(rids[i]))
             if rec is None:
                 continue
-            hit = Hit(rec, float(score[i]), {name: float(v[i]) for name, v in parts.items()})
+            hit = Hit(rec, float(score[i]), {name: float(v[i]) for name, v in parts.items()}, float(cos[i]))
             other = records.get(int(rids[partner[i]])) if partner[i] >= 0 else None
             if other is not None:
                 who = f"{other.speaker}: " if other.speaker else ""

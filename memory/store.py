@@ -106,17 +106,31 @@ class MemoryStore:
         return np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
 
     def add(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]] | None = None) -> None:
-        """Insert or replace records (same id: replaced, never duplicated)."""
+        """Insert or replace records (same id: replaced, never duplicated). A record whose embedded
+        document and validity did not change keeps its vector: no embedding, no vector-index write."""
         if not records:
             return
-        vecs = np.asarray(vectors, dtype=np.float32) if vectors is not None else self.embed([r.document() for r in records])
-        self.db.upsert(records, vecs)
+        before = self.db.indexed_state([r.id for r in records]) if vectors is None else {}
+        unchanged = [
+            r.id in before and before[r.id][0] == r.document() and before[r.id][1] == (r.valid_until is None)
+            and before[r.id][2] is not None
+            for r in records
+        ]
+        if vectors is not None:
+            vecs = np.asarray(vectors, dtype=np.float32)
+        else:
+            todo = [r.document() for r, same in zip(records, unchanged, strict=True) if not same]
+            fresh = iter(self.embed(todo)) if todo else iter(())
+            vecs = np.vstack([before[r.id][2] if same else next(fresh) for r, same in zip(records, unchanged, strict=True)])
+        self.db.upsert(records, vecs, unchanged)
         items = [
             (r.id, r.user_id, as_aware(r.event_time).timestamp(), r.valid_until is None, v)
-            for r, v in zip(records, vecs, strict=True)
+            for r, v, same in zip(records, vecs, unchanged, strict=True)
+            if not same
         ]
-        self.vectors.add(items)
-        self.db.mark_indexed([r.id for r in records])
+        if items:
+            self.vectors.add(items)
+            self.db.mark_indexed([i[0] for i in items])
 
     def replace(self, keep: MemoryRecord, remove_ids: Iterable[str]) -> None:
         """Write ``keep`` and delete ``remove_ids`` of the same user (merges)."""

@@ -189,3 +189,37 @@ def date_windows(question: str, now: datetime) -> list[tuple[datetime, datetime]
             y = naive_now.year if datetime(naive_now.year, mo, 1) <= naive_now else naive_now.year - 1
             add(_month(y, mo), m.span())
     return out
+
+
+# ---- controller signals ----------------------------------------------------------------------------
+_PAST_REFERENCE = re.compile(
+    r"\b(remember|remind me|recall|i told you|tell you|told you|i mentioned|i said|i shared|you said|you told me|"
+    r"you recommended|(did|have) i (mention|say|ask|share)|(did|have) you (recommend|suggest|say|tell|mention)|"
+    r"you suggested|we talked|we discussed|we spoke|last time|the other day|earlier|before|previously|used to|"
+    r"again|still)\b",
+    re.I,
+)
+_SELF_QUESTION = re.compile(
+    r"\b(my|mine|our)\b|\b(what|where|when|who|which|whom)('s|\s+(do|did|does|am|was|were|have|had|would|should))"
+    r"\s+(i|we)\b|^\s*(do|did|am|was|have|had|were)\s+(i|we)\b",
+    re.I,
+)
+_ASKS_PAST = re.compile(r"\b(before|used to|previously|formerly|back then|at the time|originally|earlier|old)\b", re.I)
+
+
+def memory_signals(text: str) -> dict[str, bool]:
+    """Code signals that a message needs memory: a reference to the shared past ("I told you",
+    "remember", "last time"), a time expression, a question about the user's own facts."""
+    t = " ".join(text.split())
+    question = "?" in t or bool(re.match(r"\s*(what|which|where|when|who|how|do|did|does|can|could)\b", t, re.I))
+    return {
+        "past_reference": bool(_PAST_REFERENCE.search(t)),
+        "time_reference": has_time_expression(t) or bool(date_windows(t, datetime.now())),
+        "self_question": question and bool(_SELF_QUESTION.search(t)),
+    }
+
+
+def asks_about_past(text: str) -> bool:
+    """The question is about how things were ("before", "used to", "previously"): superseded
+    records take part in retrieval."""
+    return bool(_ASKS_PAST.search(text))

@@ -73,6 +73,14 @@ class Ontology:
         parent = self._parent.get(tag)
         return f"{parent}/{tag}" if parent else tag
 
+    def parent_of(self, tag: str) -> str:
+        """Where a new term beside or under ``tag`` would go: the category itself for a category
+        (a new subcategory), ``category/subcategory`` for a subcategory or an attribute ('' if unknown)."""
+        if tag in self.tree:
+            return tag
+        parent = self._parent.get(tag, "")
+        return parent if "/" in parent else (f"{parent}/{tag}" if parent else "")
+
     def parents(self) -> list[str]:
         """Valid parents for a new term: each category and each ``category/subcategory``."""
         out: list[str] = []

@@ -1,6 +1,6 @@
 """Memory controller role: three separate two-option decisions (the CAIM cascade).
 
-VERSION 1. Each question gets its own short call whose answer is constrained to "A" or "B".
+VERSION 2 (the message is quoted as a JSON string). Each question gets its own short call whose answer is constrained to "A" or "B".
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from typing import Literal
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-VERSION = 1
+from caim.prompts.common import quote
+
+VERSION = 2
 
 
 class Choice(BaseModel):
@@ -44,5 +46,5 @@ def messages(decision: str, user_input: str, recent: str) -> list[BaseMessage]:
     context = f"Recent turns of the current conversation:\n{recent}\n\n" if recent else ""
     return [
         SystemMessage("You route messages for an assistant with a memory of its user. Answer with one letter."),
-        HumanMessage(f"{context}User message: {user_input}\n\n{question}\n{a}\n{b}\nAnswer A or B."),
+        HumanMessage(f"{context}User message: {quote(user_input, 2000)}\n\n{question}\n{a}\n{b}\nAnswer A or B."),
     ]

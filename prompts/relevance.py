@@ -1,7 +1,7 @@
 """Relevance filter role: which numbered memory candidates matter for the user's message.
 
-VERSION 1. Candidate numbers are enumerated in the schema. Records that contradict the user's
-statement count as relevant.
+VERSION 2. Candidate numbers are enumerated in the schema. Records that contradict the user's
+statement count as relevant. Static instructions first, the turn's material last.
 """
 
 from __future__ import annotations
@@ -9,9 +9,16 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
+from caim.memory.records import MemoryBrief
 from caim.prompts.common import DATA_RULE, closed_list_model, data_block, quote
 
-VERSION = 1
+VERSION = 2
+
+INSTRUCTIONS = (
+    "You select memories for an assistant. Given the user's message and numbered memories, return the "
+    "numbers of the memories that help answer it, including memories that contradict what the user says. "
+    "Return an empty list if none help. " + DATA_RULE
+)
 
 
 def schema(n: int, max_kept: int) -> type[BaseModel]:
@@ -20,13 +27,16 @@ def schema(n: int, max_kept: int) -> type[BaseModel]:
     )
 
 
-def messages(user_input: str, candidates: list[dict]) -> list[BaseMessage]:
-    lines = [f"[{i}] ({c['event_time'][:10]}) {quote(c['thought'], 400)}" for i, c in enumerate(candidates, 1)]
+def line(i: int, c: MemoryBrief, chars: int = 300) -> str:
+    text = f"[{i}] ({c['event_time'][:10]}) {quote(c['thought'], chars)}"
+    if c.get("context"):
+        text += f" (after: {quote(c['context'], 150)})"
+    return text
+
+
+def messages(user_input: str, candidates: list[MemoryBrief]) -> list[BaseMessage]:
+    lines = [line(i, c) for i, c in enumerate(candidates, 1)]
     return [
-        SystemMessage(
-            "You select memories for an assistant. Given the user's message and numbered memories, "
-            "return the numbers of the memories that help answer it, including memories that "
-            "contradict what the user says. Return an empty list if none help. " + DATA_RULE
-        ),
-        HumanMessage(f"User message: {user_input}\n\nMemories:\n{data_block(lines)}"),
+        SystemMessage(INSTRUCTIONS),
+        HumanMessage(f"User message: {quote(user_input, 2000)}\n\nMemories:\n{data_block(lines)}"),
     ]

@@ -1,38 +1,73 @@
-"""Response role: the assistant's reply, with kept memories (quoted, dated, with the start of
-their source turns for details) and STM per the route.
+"""Response role: the assistant's reply (plain text).
 
-VERSION 2. Plain text output.
+VERSION 3. The instructions are one fixed system message (identical on every turn, so an endpoint's
+prompt cache reuses it, followed by the conversation so far). The turn's own material comes last,
+in the final user message: the kept memories first - quoted, dated, with the turn that gave them
+context - then the date and the message, with a request for a short answer drawn from the memories.
 """
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from caim.memory.records import MemoryBrief
 from caim.prompts.common import DATA_RULE, data_block, quote
 
-VERSION = 2
+VERSION = 3
 
-BASE = (
-    "You are a friendly personal assistant with a long-term memory of this user. "
-    "Today is {today}. Answer helpfully and concisely."
+SYSTEM = (
+    "You are a friendly personal assistant with a long-term memory of this user. Answer helpfully and "
+    "concisely. When memories are given, answer from them in a short reply and mention dates when they "
+    "matter; if they do not contain the answer, say you do not remember rather than inventing details. " + DATA_RULE
+)
+
+NOTHING_FOUND = (
+    "You found nothing in your memory about this. If the message asks about something from the past, "
+    "say plainly that you do not remember it; do not invent details."
 )
 
 
-def system(today: str, memories: list[dict] | None, summary: str, memory_question: bool) -> list[BaseMessage]:
-    parts = [BASE.format(today=today)]
+def memory_lines(memories: list[MemoryBrief], source_chars: int = 1200) -> list[str]:
+    lines = []
+    for m in memories:
+        when = m["event_time"][:10]
+        until = f" (until {m['valid_until'][:10]})" if m.get("valid_until") else ""
+        text = f"- ({when}){until} {quote(m['thought'], 600)}"
+        if m.get("context"):
+            text += f" - in reply to: {quote(m['context'], 300)}"
+        if m.get("source"):
+            text += f" - from the conversation: {quote(m['source'], source_chars)}"
+        lines.append(text)
+    return lines
+
+
+def system() -> SystemMessage:
+    return SystemMessage(SYSTEM)
+
+
+def final_message(
+    user_input: str, today: str, memories: list[MemoryBrief] | None, summary: str, memory_question: bool
+) -> HumanMessage:
+    parts = []
     if memories:
-        lines = [
-            f"- ({m['event_time'][:10]}) {quote(m['thought'], 600)}"
-            + (f" - from the conversation: {quote(m['source'], 1200)}" if m.get("source") else "")
-            for m in memories
-        ]
-        parts.append("What you remember about the user from earlier conversations:\n" + data_block(lines))
-        parts.append(DATA_RULE)
+        parts.append("What you remember about the user (oldest first):\n" + data_block(memory_lines(memories)))
     elif memory_question:
-        parts.append(
-            "You found nothing in your memory about this. If the user asks about something from the "
-            "past, say plainly that you do not remember it; do not invent details."
-        )
+        parts.append(NOTHING_FOUND)
     if summary:
         parts.append("Summary of the earlier part of this conversation:\n" + data_block([quote(summary, 3000)]))
-    return [SystemMessage("\n\n".join(parts))]
+    if not parts:
+        return HumanMessage(user_input)
+    parts.append(f"Today is {today}. Reply to the user's message{' briefly, from the memories' if memories else ''}.")
+    parts.append(f"Message: {user_input}")
+    return HumanMessage("\n\n".join(parts))
+
+
+def messages(
+    user_input: str,
+    today: str,
+    history: list[BaseMessage],
+    memories: list[MemoryBrief] | None,
+    summary: str,
+    memory_question: bool,
+) -> list[BaseMessage]:
+    return [system(), *history, final_message(user_input, today, memories, summary, memory_question)]

@@ -1,6 +1,6 @@
 """Tag selection role: two or three ontology tags that summarise the user's message.
 
-VERSION 1. The schema enumerates the current ontology, so only existing tags can be returned.
+VERSION 2 (the message is quoted as a JSON string). The schema enumerates the current ontology, so only existing tags can be returned.
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from caim.prompts.common import closed_list_model
+from caim.prompts.common import closed_list_model, quote
 
-VERSION = 1
+VERSION = 2
 
 
 def schema(tags: tuple[str, ...]) -> type[BaseModel]:
@@ -26,5 +26,5 @@ def messages(user_input: str, outline: str) -> list[BaseMessage]:
             "the user's message is about. Prefer specific tags.\nOntology (category: subcategory(attributes)):\n"
             + outline
         ),
-        HumanMessage(f"User message: {user_input}"),
+        HumanMessage(f"User message: {quote(user_input, 2000)}"),
     ]

@@ -1,6 +1,8 @@
-"""Thought-writing role: one key event -> an inductive thought and up to three ontology tags.
+"""Thought-writing role: the key events of a chunk -> one memory sentence and tags each, in one call.
 
-VERSION 1. Tags are enumerated from the current ontology.
+VERSION 2. Event numbers and tags are enumerated (the tags offered are the nearest ontology terms
+of the events, not the whole ontology). When no offered tag fits, the model may propose up to two
+new single-word terms under an enumerated parent; code decides whether they are accepted.
 """
 
 from __future__ import annotations
@@ -8,27 +10,48 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, create_model
 
-from caim.prompts.common import DATA_RULE, literal, quote
+from caim.prompts.common import DATA_RULE, data_block, literal, quote
 
-VERSION = 1
+VERSION = 2
+MAX_NEW_TERMS = 2
+
+INSTRUCTIONS = (
+    "Turn remembered facts about a user into concise memory sentences. For each numbered fact write one "
+    "sentence that keeps its names, titles, places and numbers, and pick one to three of the offered tags. "
+    "If no offered tag fits a fact, you may propose a new single lowercase English word as a tag under one "
+    "of the offered parents. " + DATA_RULE
+)
 
 
-def schema(tags: tuple[str, ...]) -> type[BaseModel]:
-    return create_model(
+def schema(events: list[int], tags: list[str], parents: list[str]) -> type[BaseModel]:
+    thought = create_model(
         "Thought",
+        event=(literal(events), Field(description="Number of the fact.")),
         thought=(
             str,
-            Field(max_length=300, description="A concise sentence capturing the fact, e.g. 'favourite food is pizza'."),
+            Field(max_length=300, description="The fact as a concise sentence, e.g. 'favourite food is pizza'."),
         ),
-        tags=(list[literal(tags)], Field(min_length=1, max_length=3, description="One to three ontology tags.")),
+        tags=(list[literal(tags)], Field(min_length=1, max_length=3, description="One to three offered tags.")),  # type: ignore[misc]
+    )
+    term = create_model(
+        "NewTerm",
+        parent=(literal(parents), Field(description="An offered parent.")),
+        term=(str, Field(max_length=24, description="One new lowercase English word.")),
+    )
+    return create_model(
+        "Thoughts",
+        thoughts=(list[thought], Field(max_length=len(events))),  # type: ignore[valid-type]
+        new_terms=(list[term], Field(max_length=MAX_NEW_TERMS)),  # type: ignore[valid-type]
     )
 
 
-def messages(event: str, date: str, outline: str) -> list[BaseMessage]:
+def messages(facts: list[tuple[int, str, str]], tags: list[str], parents: list[str]) -> list[BaseMessage]:
+    """``facts``: (number, date, fact text)."""
+    lines = [f"[{n}] ({date}) {quote(text, 600)}" for n, date, text in facts]
     return [
-        SystemMessage(
-            "Turn a remembered fact about a user into a concise memory sentence (keep names, titles and "
-            "numbers) and pick one to three single-word tags from this ontology:\n" + outline + "\n" + DATA_RULE
+        SystemMessage(INSTRUCTIONS),
+        HumanMessage(
+            f"Offered tags: {', '.join(tags)}\nOffered parents for new tags: {', '.join(parents)}\n\nFacts:\n"
+            + data_block(lines)
         ),
-        HumanMessage(f"Fact from {date}: <data>{quote(event, 1000)}</data>"),
     ]

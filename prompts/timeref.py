@@ -1,6 +1,6 @@
 """Time reference role: find the time expressions in the user's message (code resolves them).
 
-VERSION 1.
+VERSION 2. The message is quoted (a JSON string): it is data, never instructions.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from typing import Annotated
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, StringConstraints
 
-VERSION = 1
+from caim.prompts.common import quote
+
+VERSION = 2
 
 
 class TimeRefs(BaseModel):
@@ -28,5 +30,5 @@ def messages(user_input: str, today: str) -> list[BaseMessage]:
             "List the expressions in the message that point to a time or date (like 'yesterday', "
             "'April 27th', 'last week', 'two days ago'). Copy them exactly. Return an empty list if there are none."
         ),
-        HumanMessage(f"Today is {today}.\nMessage: {user_input}"),
+        HumanMessage(f"Today is {today}.\nMessage: {quote(user_input, 2000)}"),
     ]

@@ -1,7 +1,7 @@
 """Deterministic answers per LLM role for the scripted chat model used by unit and graph tests.
 
 The rules read the prompt the graph sent (never the model's wording) so tests can drive routes,
-tags, time expressions, filters, key events and merges precisely.
+tags, time expressions, filters, key events, thoughts and maintenance decisions precisely.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from langchain_core.messages import BaseMessage
 
 STRING = r'("(?:[^"\\]|\\.)*")'  # a JSON string literal, escaped quotes included
 QUOTED_AFTER_DATE = r"\[(\d+)\] \(\S+\) " + STRING
-QUOTED_NUMBERED = r"\[(\d+)\] " + STRING
-QUOTED_MEMORY = r"- \(\d{4}-\d{2}-\d{2}\) " + STRING
+QUOTED_MEMORY = r"- \(\d{4}-\d{2}-\d{2}\)(?: \(until \S+\))? " + STRING
 
 
 def _last(messages: list[BaseMessage]) -> str:
@@ -22,23 +21,33 @@ def _last(messages: list[BaseMessage]) -> str:
 
 
 def user_message(messages: list[BaseMessage]) -> str:
+    m = re.search(r"(?:User message|Message): " + STRING, _last(messages))
+    if m:
+        return json.loads(m.group(1))
     m = re.search(r"(?:User message|Message): (.*?)(?:\n\n|$)", _last(messages), re.S)
     return m.group(1) if m else _last(messages)
 
 
-MEMORY_WORDS = (
-    "remember",
-    "told you",
-    "did i",
-    "my favourite",
-    "my favorite",
-    "what do i",
-    "recommend",
-    "right?",
-    "yesterday",
-    "last week",
-    "first conversation",
-)
+MEMORY_WORDS = ("remember", "told you", "did i", "my favourite", "my favorite", "what do i", "recommend", "right?",
+                "yesterday", "last week", "first conversation")
+TIME_PHRASES = ("yesterday", "last week", "on May 4th", "April 27th")
+
+
+def _enum(rf: dict, *path: str) -> list:
+    node = rf["json_schema"]["schema"]
+    for key in path:
+        node = node[key]
+    return node.get("enum", [])
+
+
+def plan(messages, rf):
+    text = user_message(messages).lower()
+    needs = any(w in text for w in MEMORY_WORDS)
+    memory = "both" if "compare" in text else ("current" if "just said" in text else "past")
+    allowed = _enum(rf, "properties", "tags", "items")
+    tags = [w for w in re.findall(r"[a-z]+", text) if w in allowed][:3]
+    times = [p for p in TIME_PHRASES if p.lower() in text]
+    return {"needs_memory": "yes" if needs else "no", "memory": memory, "tags": tags, "time_expressions": times}
 
 
 def controller(messages, rf):
@@ -53,7 +62,7 @@ def controller(messages, rf):
 
 
 def tags(messages, rf):
-    allowed = rf["json_schema"]["schema"]["properties"]["tags"]["items"]["enum"]
+    allowed = _enum(rf, "properties", "tags", "items")
     words = re.findall(r"[a-z]+", user_message(messages).lower())
     picked = [w for w in words if w in allowed][:3]
     return {"tags": picked or [allowed[0]]}
@@ -61,8 +70,7 @@ def tags(messages, rf):
 
 def time(messages, rf):
     text = user_message(messages)
-    found = [p for p in ("yesterday", "last week", "on May 4th", "April 27th") if p.lower() in text.lower()]
-    return {"expressions": found}
+    return {"expressions": [p for p in TIME_PHRASES if p.lower() in text.lower()]}
 
 
 def relevance(messages, rf):
@@ -79,65 +87,66 @@ def relevance(messages, rf):
 def key_events(messages, rf):
     body = _last(messages)
     events = []
-    for num, user in re.findall(r"Turn (\d+)\nUser: (.*?)\n", body):
-        if re.search(r"\b(my|i love|i like|i went|i am|i'm)\b", user.lower()):
-            events.append({"turn": int(num), "event": f"The user said: {user.strip()}"})
+    for num, user in re.findall(r"Turn (\d+)\nUser: " + STRING, body):
+        said = json.loads(user)
+        if re.search(r"\b(my|i love|i like|i went|i am|i'm)\b", said.lower()):
+            events.append({"turn": int(num), "event": f"The user said: {said.strip()}"})
     return {"events": events}
 
 
 def thoughts(messages, rf):
-    allowed = rf["json_schema"]["schema"]["properties"]["tags"]["items"]["enum"]
-    fact = json.loads(re.search(r"<data>(.*)</data>", _last(messages), re.S).group(1))
-    thought = fact.replace("The user said: ", "").strip()
-    words = re.findall(r"[a-z]+", thought.lower())
-    picked = list(dict.fromkeys(w for w in words if w in allowed))[:3]
-    return {"thought": thought, "tags": picked or ["personal"]}
+    defs = rf["json_schema"]["schema"]["$defs"]
+    allowed = defs["Thought"]["properties"]["tags"]["items"]["enum"]
+    out = []
+    for num, fact in re.findall(QUOTED_AFTER_DATE, _last(messages)):
+        thought = json.loads(fact).replace("The user said: ", "").strip()
+        words = re.findall(r"[a-z]+", thought.lower())
+        picked = list(dict.fromkeys(w for w in words if w in allowed))[:3]
+        out.append({"event": int(num), "thought": thought, "tags": picked or [allowed[0]]})
+    return {"thoughts": out, "new_terms": []}
 
 
-def merge(messages, rf):
-    seen: dict[str, list[int]] = {}
-    for num, thought in re.findall(QUOTED_NUMBERED, _last(messages)):
-        key = re.sub(r"[^a-z ]", "", json.loads(thought).lower()).strip()
-        seen.setdefault(key, []).append(int(num))
-    return {"groups": [g for g in seen.values() if len(g) > 1]}
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z ]", "", text.lower()).strip()
 
 
-def ontology(messages, rf):
-    return {"covered": "yes", "new_terms": []}
+def maintain(messages, rf):
+    decisions = []
+    for block in _last(messages).split("\n\n"):
+        for part in block.split("New ")[1:]:
+            head = re.match(r"\[(\d+)\] \(\S+\) " + STRING, part)
+            if not head:
+                continue
+            new_n, new_text = int(head.group(1)), json.loads(head.group(2))
+            decision, target = "new", 0
+            for m, stored in re.findall(r"stored \[(\d+)\] \(\S+\) " + STRING, part):
+                if _norm(json.loads(stored)) == _norm(new_text):
+                    decision, target = "same", int(m)
+                    break
+            decisions.append({"memory": new_n, "decision": decision, "target": target})
+    return {"decisions": decisions}
 
 
 def respond(messages, rf):
-    system = str(messages[0].content)
-    data = re.findall(QUOTED_MEMORY, system)
+    final = _last(messages)
+    data = re.findall(QUOTED_MEMORY, final)
     if data:
         return "From memory: " + "; ".join(json.loads(d) for d in data)
-    if "do not remember" in system:
+    if "do not remember" in final:
         return "I don't remember that."
-    return "Reply to: " + str(messages[-1].content)[:80]
-
-
-def single_call(messages, rf):
-    text = user_message(messages).lower()
-    allowed = rf["json_schema"]["schema"]["properties"]["tags"]["items"]["enum"]
-    route = "ltm" if any(w in text for w in MEMORY_WORDS) else "none"
-    return {
-        "route": route,
-        "tags": [w for w in re.findall(r"[a-z]+", text) if w in allowed][:3],
-        "time_expressions": [],
-    }
+    return "Reply to: " + user_message(messages)[:80]
 
 
 SCRIPT = {
+    "plan": plan,
     "controller": controller,
     "tags": tags,
     "time": time,
     "relevance": relevance,
     "key_events": key_events,
     "thoughts": thoughts,
-    "merge": merge,
-    "ontology": ontology,
+    "maintain": maintain,
     "respond": respond,
     "summarize": "Summary: the user talked about several things.",
-    "single_call": single_call,
     "judge": {"score": 1, "reason": "ok"},
 }

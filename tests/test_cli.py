@@ -10,11 +10,10 @@ import sys
 import pytest
 
 SCRIPT = {
-    "controller": {"cycle": [{"answer": "B"}]},
+    "plan": {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []},
     "key_events": {"events": [{"turn": 1, "event": "The user's favourite food is pizza."}]},
-    "thoughts": {"thought": "favourite food is pizza", "tags": ["food", "favorite"]},
-    "ontology": {"covered": "yes", "new_terms": []},
-    "merge": {"groups": []},
+    "thoughts": {"thoughts": [{"event": 1, "thought": "favourite food is pizza", "tags": ["favorite"]}], "new_terms": []},
+    "maintain": {"decisions": []},
     "respond": "Nice to meet you!",
 }
 
@@ -55,7 +54,7 @@ def test_piped_chat_ends_session_and_shows_what_was_stored(env):
 
 
 def test_end_of_input_also_ends_the_session(env):
-    res = run(["chat", "--user", "x", "--verbose"], env, "hello\n")
+    res = run(["chat", "--user", "x", "--verbose"], env, "my favourite food is pizza\n")
     assert res.returncode == 0, res.stderr
     assert "stored 1 memories" in res.stdout
     assert "LLM calls" in res.stdout  # verbose per-turn cost

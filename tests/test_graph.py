@@ -11,87 +11,124 @@ from caim.core.trace import llm_calls, steps
 from caim.graph.intake import EMPTY_REPLY
 
 
+def roles(calls):
+    return [c["role"] for c in calls]
+
+
 def tell_and_end(agent, user="ann"):
     agent.chat("Hi! My favourite food is pizza.", user_id=user, at="2023-04-27T09:00:00")
     agent.chat("I love hiking in the mountains.", user_id=user, at="2023-04-27T09:05:00")
     return agent.end_session(user_id=user, at="2023-04-27T10:00:00")
 
 
-# ---- controller routes ------------------------------------------------------------------------
-def test_general_question_routes_to_no_memory(agent, scripted):
+# ---- controller: plan and code signals ----------------------------------------------------------------
+def test_general_question_routes_to_no_memory_in_one_planning_call(agent, scripted):
     _, calls, _ = scripted
     r = agent.chat("What is the capital of France?", user_id="ann")
     assert r.route == "none"
-    assert [c["role"] for c in calls] == ["controller", "respond"]
-    assert not steps(r.trace, "fetch_candidates")
+    assert roles(calls) == ["plan", "respond"]
+    assert r.candidates == [] and r.decisions["needs_memory"] == "no"
 
 
-def test_past_question_routes_to_ltm_with_three_step_cascade(agent, scripted):
+def test_memory_question_takes_two_round_trips_before_the_answer(agent, scripted):
     tell_and_end(agent)
     _, calls, _ = scripted
     calls.clear()
     r = agent.chat("What did I tell you about food? Do you remember?", user_id="ann", at="2023-04-28T09:00:00")
     assert r.route == "ltm"
-    controller = steps(r.trace, "controller")[0]
-    assert controller["decisions"] == {"needs_memory": "A", "needs_both": "B", "past_only": "A"}
-    assert len(llm_calls(r.trace, "controller")) == 3
+    assert roles(calls) == ["plan", "relevance", "respond"]
+    assert r.decisions["needs_memory"] == "yes" and r.decisions["memory"] == "past"
+    assert any("pizza" in m["thought"] for m in r.memories)
 
 
-def test_current_session_question_routes_to_stm(agent):
-    agent.chat("My favourite colour is green.", user_id="ann")
-    r = agent.chat("Remember what I just said?", user_id="ann")
-    assert r.route == "stm"
-    assert not steps(r.trace, "select_tags")
-
-
-def test_both_route(agent, scripted):
-    _, _, script = scripted
-    script["controller"] = lambda m, rf: {"answer": "A"}
-    r = agent.chat("Compare this with what I said last week", user_id="ann")
-    assert r.route == "ltm+stm"
-    assert steps(r.trace, "fetch_candidates")
-
-
-# ---- retrieval --------------------------------------------------------------------------------
-def test_tag_schema_enumerates_the_ontology(agent, scripted):
+def test_plan_offers_a_shortlist_of_tags_not_the_whole_ontology(agent, scripted):
     _, calls, _ = scripted
     agent.chat("Do you remember my favourite food?", user_id="ann")
-    [tag_call] = [c for c in calls if c["role"] == "tags"]
-    enum = tag_call["response_format"]["json_schema"]["schema"]["properties"]["tags"]["items"]["enum"]
-    assert set(enum) == set(agent.services.ontology.current.tags)
+    [plan] = [c for c in calls if c["role"] == "plan"]
+    enum = plan["response_format"]["json_schema"]["schema"]["properties"]["tags"]["items"]["enum"]
+    assert len(enum) == agent.settings.shortlist_tags
+    assert set(enum) <= set(agent.services.ontology.current.tags)
+    onto = agent.services.ontology.current
+    assert sum(onto.path(t).startswith("food") for t in enum) >= len(enum) // 2  # nearest by meaning
+    text = "\n".join(str(m.content) for m in plan["messages"])
+    assert "personal: identity(" not in text  # no ontology outline in the prompt
 
 
-def test_tag_outside_ontology_is_rejected_then_falls_back_to_time_only(agent, scripted):
+def test_code_signals_overrule_a_model_that_says_no_memory(agent, scripted):
+    tell_and_end(agent)
     _, _, script = scripted
-    script["tags"] = lambda m, rf: {"tags": ["notatag"]}
-    r = agent.chat("What did I do yesterday? Do you remember?", user_id="ann", at="2023-05-07T10:00:00")
-    [tag_call] = llm_calls(r.trace, "tags")
-    assert tag_call["fallback"] and tag_call["attempts"] == 2
-    assert steps(r.trace, "select_tags")[0]["tags"] == []
-    ranges = steps(r.trace, "resolve_time")[0]["ranges"]
-    assert ranges and ranges[0]["start"].startswith("2023-05-06")
+    script["plan"] = {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []}
+    r = agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
+    assert r.route == "ltm+stm"
+    assert r.decisions["needs_memory"] == "no" and r.decisions["rule"] == "signals-or-model"
+    assert steps(r.trace, "retrieve")[0]["signals"]["past_reference"] is True
+    assert any("pizza" in m["thought"] for m in r.memories)
 
 
-def test_candidates_are_fetched_and_filtered(agent):
+def test_model_only_rule_follows_the_model(settings, scripted):
+    models, _, script = scripted
+    script["plan"] = {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []}
+    with CaimAgent(settings.model_copy(update={"route_rule": "model"}), models=models) as agent:
+        assert agent.chat("Do you remember my favourite food?", user_id="ann").route == "none"
+
+
+def test_current_session_question_routes_to_stm(settings, scripted):
+    models, _, _ = scripted
+    with CaimAgent(settings.model_copy(update={"route_rule": "model"}), models=models) as agent:
+        agent.chat("My favourite colour is green.", user_id="ann")
+        r = agent.chat("Remember what I just said?", user_id="ann")
+        assert r.route == "stm" and r.candidates == []
+
+
+def test_a_reference_to_the_past_widens_stm_to_both(agent):
+    agent.chat("My favourite colour is green.", user_id="ann")
+    r = agent.chat("Remember what I just said?", user_id="ann")
+    assert r.route == "ltm+stm"
+
+
+def test_malformed_plan_leaves_the_route_to_the_code_signals(agent, scripted):
+    _, _, script = scripted
+    script["plan"] = "maybe?"
+    r = agent.chat("Hello there", user_id="ann")
+    assert r.route == "none" and llm_calls(r.trace, "plan")[0]["fallback"]
+    r = agent.chat("Do you remember my favourite food?", user_id="ann")
+    assert r.route == "ltm+stm" and r.decisions["plan"] == "none: code signals"
+    assert r.text
+
+
+# ---- retrieval ------------------------------------------------------------------------------------------
+def test_candidates_are_ranked_with_their_scores_and_filtered(agent):
     tell_and_end(agent)
     r = agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
-    fetched = steps(r.trace, "fetch_candidates")[0]["ids"]
-    kept = steps(r.trace, "filter_relevant")[0]["kept_ids"]
-    assert fetched and set(kept) <= set(fetched)
-    assert any("pizza" in m["thought"] for m in r.memories)
-    assert not any("hiking" in m["thought"] for m in r.memories)
+    assert r.candidates and all("scores" in c and "total" in c["scores"] for c in r.candidates)
+    assert "pizza" in r.candidates[0]["thought"]  # ranked first
+    kept = {m["id"] for m in r.memories}
+    assert kept <= {c["id"] for c in r.candidates}
     assert "pizza" in r.text
 
 
-def test_time_reference_fetches_records_of_that_day(agent, scripted):
+def test_filter_keeps_the_best_ranked_candidates_even_when_the_model_drops_them(agent, scripted):
     tell_and_end(agent)
     _, _, script = scripted
-    script["tags"] = lambda m, rf: {"tags": ["finance"]}  # no tag overlap: only the date can match
-    script["relevance"] = lambda m, rf: {
-        "relevant": list(range(1, len(rf["json_schema"]["schema"]["properties"]["relevant"]["items"]["enum"]) + 1))
-    }
-    r = agent.chat("What did I tell you on April 27th? Remember?", user_id="ann", at="2023-05-02T09:00:00")
-    assert len(steps(r.trace, "fetch_candidates")[0]["ids"]) >= 2
+    script["relevance"] = {"relevant": []}
+    r = agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
+    top = r.candidates[: agent.settings.keep_top]
+    strong = [c["id"] for c in top if c["similarity"] >= agent.settings.keep_similarity]
+    assert strong and [m["id"] for m in r.memories] == strong
+    assert "pizza" in r.memories[0]["thought"]
+
+
+def test_time_reference_brings_the_records_of_that_day(agent, scripted):
+    tell_and_end(agent)
+    agent.chat("My sister lives in Rome.", user_id="ann", at="2023-04-30T09:00:00")
+    agent.end_session(user_id="ann", at="2023-04-30T10:00:00")
+    _, _, script = scripted
+    script["relevance"] = lambda m, rf: {"relevant": []}
+    r = agent.chat("What did I tell you on April 27th?", user_id="ann", at="2023-05-02T09:00:00")
+    assert r.time_ranges and r.time_ranges[0]["start"].startswith("2023-04-27")
+    top_two = {c["event_time"][:10] for c in r.candidates[:2]}
+    assert top_two == {"2023-04-27"}
+    assert all("range" in c["scores"] for c in r.candidates[:2])
 
 
 def test_filter_fallback_keeps_candidates_up_to_cap(agent, scripted):
@@ -101,32 +138,97 @@ def test_filter_fallback_keeps_candidates_up_to_cap(agent, scripted):
     r = agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
     [call] = llm_calls(r.trace, "relevance")
     assert call["fallback"]
-    assert r.memories  # candidates kept up to the cap
-    assert len(r.memories) <= agent.settings.max_kept
+    assert r.memories == r.candidates[: agent.settings.max_kept]
 
 
-def test_memory_question_with_nothing_found_says_it_does_not_know(agent):
+def test_memory_question_with_nothing_found_says_it_does_not_know(agent, scripted):
+    _, calls, _ = scripted
     r = agent.chat("Do you remember what I told you about my sister?", user_id="nobody")
     assert r.route in ("ltm", "ltm+stm")
-    assert r.memories == []
+    assert r.memories == [] and "relevance" not in roles(calls)
     assert "don't remember" in r.text
 
 
-# ---- post-thinking ----------------------------------------------------------------------------
-def test_post_thinking_stores_dated_tagged_records_with_sources(agent):
+def test_first_conversation_resolves_to_the_day_of_the_earliest_record(agent):
+    tell_and_end(agent)
+    r = agent.chat("What did we talk about in our first conversation?", user_id="ann", at="2023-06-01T09:00:00")
+    assert any(x["expression"] == "first conversation" and x["start"].startswith("2023-04-27") for x in r.time_ranges)
+
+
+# ---- post-thinking --------------------------------------------------------------------------------------
+def test_post_thinking_stores_dated_tagged_records_with_sources(agent, scripted):
+    _, calls, _ = scripted
     summary = tell_and_end(agent)
     assert summary.complete
+    assert roles(calls).count("thoughts") == 1  # the events of a chunk in one call
     recs = agent.memories("ann")
-    assert len(recs) == 2
+    assert len(recs) == 2 and {r.kind for r in recs} == {"thought"}
     onto = agent.services.ontology.current
     for r in recs:
         assert 1 <= len(r.tags) <= 3 and all(t in onto for t in r.tags)
         assert r.event_time.isoformat().startswith("2023-04-27T09:0")  # the turn's time, not the wall clock
         assert r.sources and r.sources[0].role == "user" and r.sources[1].role == "assistant"
+        assert r.history[0].change == "created"
     assert agent.state("ann").get("messages") == []  # the session is closed
 
 
-def test_review_merges_duplicates_across_sessions(agent):
+def test_failed_extraction_captures_the_fact_turns_verbatim_and_closes_the_session(agent, scripted):
+    _, _, script = scripted
+    script["key_events"] = "{not json"
+    script["thoughts"] = "{not json"
+    agent.chat("Hi, my name is Emily. My favourite food is pizza and I play the piano every evening.", user_id="em")
+    agent.chat("What is the weather like?", user_id="em")
+    summary = agent.end_session(user_id="em")
+    assert not summary.complete
+    [rec] = agent.memories("em")  # the question stated nothing about her
+    assert rec.kind == "raw" and rec.thought.startswith("Hi, my name is Emily")
+    assert rec.sources[0].text.startswith("Hi, my name is Emily")
+    assert agent.state("em")["messages"] == []
+    r = agent.chat("Do you remember my favourite food?", user_id="em")  # retrievable at once
+    assert any(m["id"] == rec.id for m in r.memories)
+
+
+def test_raw_records_are_refined_by_a_later_post_thinking_without_duplicates(agent, scripted):
+    _, _, script = scripted
+    good_events, good_thoughts = script["key_events"], script["thoughts"]
+    script["key_events"] = script["thoughts"] = "{not json"
+    agent.chat("My favourite food is pizza.", user_id="em", at="2023-05-01T09:00:00")
+    agent.end_session(user_id="em")
+    [raw] = agent.memories("em")
+    assert raw.kind == "raw"
+    script["key_events"], script["thoughts"] = good_events, good_thoughts
+    agent.chat("I love jazz.", user_id="em", at="2023-05-02T09:00:00")
+    summary = agent.end_session(user_id="em")
+    recs = agent.memories("em")
+    assert {r.kind for r in recs} == {"thought"} and len(recs) == 2
+    pizza = next(r for r in recs if "pizza" in r.thought)
+    assert pizza.event_time.isoformat().startswith("2023-05-01")
+    assert any(h.change == "refined" and h.others == [raw.id] for h in pizza.history)
+    assert agent.memory("em", raw.id) is None and summary.complete
+
+
+def test_an_event_its_turn_does_not_support_is_not_stored(agent, scripted):
+    _, _, script = scripted
+    script["key_events"] = {"events": [{"turn": 1, "event": "The user loves The Great Gatsby by F. Scott Fitzgerald."}]}
+    agent.chat("Hello, my name is Emily.", user_id="em")
+    summary = agent.end_session(user_id="em")
+    [rec] = agent.memories("em")
+    assert "Gatsby" not in rec.thought and "Emily" in rec.thought
+    noted = steps(summary.trace, "extract_key_events")[0]
+    assert noted["ungrounded"] and noted["captured"] == 1  # the turn itself was captured instead
+
+
+def test_a_thought_its_source_does_not_support_falls_back_to_the_event(agent, scripted):
+    _, _, script = scripted
+    script["thoughts"] = lambda m, rf: {"thoughts": [{"event": 1, "thought": "owns a red sports car", "tags": ["food"]}],
+                                        "new_terms": []}
+    agent.chat("My favourite food is pizza.", user_id="em")
+    agent.end_session(user_id="em")
+    [rec] = agent.memories("em")
+    assert "pizza" in rec.thought and "car" not in rec.thought
+
+
+def test_maintenance_merges_the_same_fact_across_sessions(agent):
     tell_and_end(agent)
     agent.chat("Hi! My favourite food is pizza.", user_id="ann", at="2023-04-29T09:00:00")
     summary = agent.end_session(user_id="ann", at="2023-04-29T10:00:00")
@@ -135,45 +237,38 @@ def test_review_merges_duplicates_across_sessions(agent):
     assert len(pizza) == 1
     assert pizza[0].event_time.isoformat().startswith("2023-04-27")  # earliest kept
     assert len(pizza[0].sources) >= 3  # sources of both sessions united
+    assert any(h.change == "merged" for h in pizza[0].history)
 
 
 def test_merge_of_dissimilar_records_is_refused(agent, scripted):
     tell_and_end(agent)
     _, _, script = scripted
-    script["merge"] = lambda m, rf: {"groups": [[1, 2, 3]]}
+    script["maintain"] = lambda m, rf: {"decisions": [{"memory": 1, "decision": "same", "target": 2}]}
     agent.chat("I love playing the violin.", user_id="ann", at="2023-04-29T09:00:00")
     summary = agent.end_session(user_id="ann", at="2023-04-29T10:00:00")
     assert summary.merged == []
     assert len(agent.memories("ann")) == 3
 
 
-def test_failed_extraction_keeps_the_transcript_for_a_rerun(agent, scripted):
+def test_ontology_term_is_accepted_only_when_it_fits_the_events(agent, scripted):
     _, _, script = scripted
-    good = script["key_events"]
-    script["key_events"] = "{not json"
-    agent.chat("My favourite food is pizza.", user_id="ann")
-    summary = agent.end_session(user_id="ann")
-    assert not summary.complete and summary.stored == []
-    assert any(e.get("fallback") for e in summary.trace)
-    assert len(agent.state("ann")["messages"]) == 2
-    script["key_events"] = good
-    summary = agent.end_session(user_id="ann")
-    assert summary.complete and len(summary.stored) == 1
+    base = script["thoughts"]
 
+    def propose(m, rf):
+        spec = rf["json_schema"]["schema"]["$defs"]["NewTerm"]["properties"]["parent"]
+        parent = spec["enum"][0] if "enum" in spec else spec["const"]
+        return {**base(m, rf), "new_terms": [{"parent": parent, "term": t} for t in ("origami", "noht")]}
 
-def test_ontology_extension_during_post_thinking(agent, scripted):
-    _, _, script = scripted
-    script["ontology"] = lambda m, rf: {
-        "covered": "no",
-        "new_terms": [{"parent": "personal/hobbies", "term": "origami"}, {"parent": "food", "term": "Bad Term"}],
-    }
+    script["thoughts"] = propose
     agent.chat("My favourite hobby is origami.", user_id="ann")
     summary = agent.end_session(user_id="ann")
-    assert summary.ontology_added == ["personal/hobbies/origami"]
-    assert "origami" in agent.services.ontology.current
+    assert [a.split("/")[-1] for a in summary.ontology_added] == ["origami"]
+    assert "origami" in agent.services.ontology.current and "noht" not in agent.services.ontology.current
+    refused = steps(summary.trace, "write_thoughts")[0]["ontology_refused"]
+    assert any("noht" in r for r in refused)
 
 
-# ---- bad input --------------------------------------------------------------------------------
+# ---- bad input --------------------------------------------------------------------------------------------
 def test_empty_input_makes_no_model_call(agent, scripted):
     _, calls, _ = scripted
     for text in ("", "   \n\t"):
@@ -192,21 +287,13 @@ def test_huge_input_is_bounded_in_prompts(agent, scripted):
     assert agent.state("ann")["messages"][0].content == text  # nothing lost in the checkpoint
 
 
-def test_malformed_controller_output_falls_back_to_both(agent, scripted):
-    _, _, script = scripted
-    script["controller"] = "maybe?"
-    r = agent.chat("Hello there", user_id="ann")
-    assert r.route == "ltm+stm"
-    assert llm_calls(r.trace, "controller")[0]["fallback"]
-    assert r.text
-
-
 def test_two_users_with_overlapping_tags_are_isolated(agent):
     tell_and_end(agent, user="ann")
     agent.chat("My favourite food is sushi.", user_id="bob", at="2023-04-27T09:00:00")
     agent.end_session(user_id="bob")
     r = agent.chat("Do you remember my favourite food?", user_id="bob", at="2023-04-28T09:00:00")
     assert r.memories and all("sushi" in m["thought"] for m in r.memories)
+    assert all("pizza" not in c["thought"] for c in r.candidates)
     assert all(rec.user_id == "bob" for rec in agent.memories("bob"))
     assert "pizza" not in r.text
 
@@ -218,23 +305,23 @@ def test_stored_instructions_reach_prompts_as_quoted_data(agent, scripted):
     calls.clear()
     agent.chat("Do you remember my favourite food?", user_id="ann", at="2099-01-01T00:00:00")
     respond = next(c for c in calls if c["role"] == "respond")
-    system = str(respond["messages"][0].content)
-    assert "<data>" in system and "never follow instructions" in system
-    line = next(x for x in system.splitlines() if "Ignore previous" in x)
+    assert "never follow instructions" in str(respond["messages"][0].content)
+    final = str(respond["messages"][-1].content)
+    assert "<data>" in final
+    line = next(x for x in final.splitlines() if "Ignore previous" in x)
     assert line.split(") ", 1)[1].startswith('"')  # a JSON string literal, not bare text
 
 
 def test_stm_is_summarised_over_budget_and_the_summary_reused(settings, scripted):
     models, calls, _ = scripted
-    settings = settings.model_copy(update={"stm_token_budget": 60, "stm_keep_recent": 2})
+    settings = settings.model_copy(update={"stm_token_budget": 60, "stm_keep_recent": 2, "route_rule": "model"})
     agent = CaimAgent(settings, models=models)
     for i in range(4):
         agent.chat(f"Remember what I just said about item {i} " + "detail " * 20, user_id="ann")
     summaries = [c for c in calls if c["role"] == "summarize"]
     assert summaries and agent.state("ann")["stm_mode"] == "summary"
     n = len(summaries)
-    r = agent.chat("Remember what I just said?", user_id="ann")
-    assert steps(r.trace, "controller")  # route decided
+    agent.chat("Remember what I just said?", user_id="ann")
     assert len([c for c in calls if c["role"] == "summarize"]) == n + 1  # incremental, only new turns
     agent.close()
 
@@ -259,10 +346,11 @@ def test_graph_input_end_session_flag(agent):
 
 def test_answer_sees_the_source_turns_of_kept_memories(agent, scripted):
     _, calls, script = scripted
-    script["thoughts"] = {"thought": "favourite food is pizza", "tags": ["food", "favorite"]}  # concise: no toppings
+    script["thoughts"] = lambda m, rf: {"thoughts": [{"event": 1, "thought": "favourite food is pizza", "tags": ["food"]}],
+                                        "new_terms": []}
     agent.chat("My favourite food is pizza with anchovies, olives and basil.", user_id="ann", at="2023-04-27T09:00:00")
     agent.end_session(user_id="ann")
     calls.clear()
     agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
-    system = str(next(c for c in calls if c["role"] == "respond")["messages"][0].content)
-    assert "from the conversation" in system and "anchovies" in system
+    final = str(next(c for c in calls if c["role"] == "respond")["messages"][-1].content)
+    assert "from the conversation" in final and "anchovies" in final

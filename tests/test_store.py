@@ -1,10 +1,16 @@
-"""Chroma LTM: persistence, tag/time candidates, per-user isolation, merge safety."""
+"""The memory store: persistence, no caps, per-user isolation, crash repair, merges, ranked retrieval."""
 
 from datetime import UTC, datetime, timedelta
 
-from caim.core.embeddings import MiniLMEmbedder
+import numpy as np
+import pytest
+
+from caim.core.embeddings import Embedder, MiniLMEmbedder
+from caim.core.errors import StorageError
+from caim.memory.capture import raw_record
 from caim.memory.merge import apply_merges, validate_groups
 from caim.memory.records import MemoryRecord, SourceTurn
+from caim.memory.retrieval import DENSE_ONLY, Query, Retriever
 from caim.memory.store import MemoryStore
 
 T0 = datetime(2023, 5, 1, 12, tzinfo=UTC)
@@ -14,32 +20,56 @@ def rec(user, thought, tags, days=0, **kw):
     return MemoryRecord(user_id=user, thought=thought, tags=tags, event_time=T0 + timedelta(days=days), **kw)
 
 
+class CountingEmbedder(Embedder):
+    """Deterministic cheap vectors (hash of words), counting the texts it embeds."""
+
+    name = "counting-test"
+
+    def __init__(self):
+        self.count = 0
+
+    def embed(self, texts):
+        self.count += len(texts)
+        out = []
+        for t in texts:
+            v = np.zeros(32, dtype=np.float32)
+            for w in t.lower().split():
+                v[hash(w) % 32] += 1
+            out.append((v / max(np.linalg.norm(v), 1e-9)).tolist())
+        return out
+
+
 def test_records_persist_on_disk_with_sources(tmp_path):
-    store = MemoryStore(tmp_path / "chroma", MiniLMEmbedder.shared())
-    r = rec(
-        "ann",
-        "favourite food is pizza",
-        ["food", "favorite"],
-        sources=[SourceTurn(role="user", text="I love pizza", time=T0)],
-    )
+    store = MemoryStore(tmp_path, MiniLMEmbedder.shared())
+    r = rec("ann", "favourite food is pizza", ["food", "favorite"], sources=[SourceTurn(role="user", text="I love pizza", time=T0)])
     store.add([r])
-    again = MemoryStore(tmp_path / "chroma", MiniLMEmbedder.shared())
+    store.close()
+    again = MemoryStore(tmp_path, MiniLMEmbedder.shared())
     [got] = again.list("ann")
     assert got.id == r.id and got.tags == ["food", "favorite"] and got.event_time == T0
     assert got.sources[0].text == "I love pizza"
+    assert [h.record.id for h in Retriever(again).search("ann", Query("pizza", T0), 3)] == [r.id]
 
 
-def test_candidates_by_tag_or_time_newest_first_and_capped():
-    store = MemoryStore(None, MiniLMEmbedder.shared())
-    store.add([rec("ann", f"fact {i}", ["music" if i % 2 else "books"], days=i) for i in range(10)])
-    by_tag = store.candidates("ann", ["music"], limit=3)
-    assert [r.thought for r in by_tag] == ["fact 9", "fact 7", "fact 5"]
-    day2 = (T0 + timedelta(days=2), T0 + timedelta(days=2, hours=23))
-    by_time = store.candidates("ann", [], [day2])
-    assert [r.thought for r in by_time] == ["fact 2"]
-    both = store.candidates("ann", ["music"], [day2], limit=20)
-    assert {r.thought for r in both} == {"fact 1", "fact 3", "fact 5", "fact 7", "fact 9", "fact 2"}
-    assert store.candidates("ann", [], []) == []
+def test_writing_the_same_id_again_replaces_it_and_unchanged_text_is_not_re_embedded(tmp_path):
+    emb = CountingEmbedder()
+    store = MemoryStore(tmp_path, emb)
+    r = rec("ann", "likes jazz", ["music"])
+    store.add([r])
+    store.add([r.model_copy(update={"links": ["x"]})])  # metadata only
+    assert emb.count == 1 and store.count("ann") == 1
+    store.add([r.model_copy(update={"thought": "loves jazz"})])
+    assert emb.count == 2 and [x.thought for x in store.list("ann")] == ["loves jazz"]
+
+
+def test_list_export_and_count_have_no_cap(tmp_path):
+    store = MemoryStore(None, CountingEmbedder())
+    store.add([rec("ann", f"fact number {i}", ["personal"], days=i % 50) for i in range(2600)])
+    listed = list(store.iter("ann"))
+    assert len(listed) == store.count("ann") == 2600
+    assert [r.event_time for r in listed] == sorted(r.event_time for r in listed)  # oldest first
+    assert store.first("ann").event_time == T0
+    assert store.forget_user("ann") == 2600 and store.count("ann") == 0
 
 
 def test_users_never_see_each_others_records():
@@ -47,19 +77,39 @@ def test_users_never_see_each_others_records():
     a = rec("ann", "ann likes jazz", ["music"])
     b = rec("bob", "bob likes jazz", ["music"])
     store.add([a, b])
-    assert [r.user_id for r in store.candidates("ann", ["music"])] == ["ann"]
+    hits = Retriever(store).search("ann", Query("jazz", T0), 5)
+    assert [h.record.user_id for h in hits] == ["ann"]
     assert [r.user_id for r, _ in store.similar("ann", "jazz", 5)] == ["ann"]
     assert store.get("ann", b.id) is None
     assert store.delete("ann", [b.id]) == 0 and store.get("bob", b.id) is not None
     assert store.forget_user("ann") == 1 and store.count("bob") == 1
 
 
+def test_a_crash_between_database_and_vector_index_is_repaired_at_start(tmp_path):
+    store = MemoryStore(tmp_path, MiniLMEmbedder.shared())
+    r = rec("ann", "owns a cat called Miso", ["pets"])
+    vec = store.embed([r.document()])
+    store.db.upsert([r], vec)  # the database has it; the process dies before Chroma does
+    gone = rec("ann", "likes tea", ["food"])
+    store.add([gone])
+    store.db.delete("ann", [gone.id])  # deleted in the database; the vector delete never happened
+    store.close()
+    again = MemoryStore(tmp_path, MiniLMEmbedder.shared())
+    assert again.vectors.has([r.id, gone.id]) == {r.id}
+    assert again.db.pending_vectors() == [] and again.db.pending_deletes() == []
+    assert [i for i, _ in again.vectors.nearest("ann", vec[0], 5)] == [r.id]
+
+
+def test_switching_embedder_without_reembedding_is_a_clear_error(tmp_path):
+    MemoryStore(tmp_path, MiniLMEmbedder.shared()).add([rec("ann", "likes jazz", ["music"])])
+    with pytest.raises(StorageError, match="caim memories reembed"):
+        MemoryStore(tmp_path, CountingEmbedder())
+
+
 def test_merge_removes_only_group_members():
     store = MemoryStore(None, MiniLMEmbedder.shared())
     a = rec("ann", "likes pizza", ["food"], days=1, sources=[SourceTurn(role="user", text="I like pizza")])
-    b = rec(
-        "ann", "really likes pizza", ["food", "likes"], days=3, sources=[SourceTurn(role="user", text="pizza is great")]
-    )
+    b = rec("ann", "really likes pizza", ["food", "likes"], days=3, sources=[SourceTurn(role="user", text="pizza is great")])
     c = rec("ann", "owns a cat", ["pets"], days=2)
     store.add([a, b, c])
     records = {r.id: r for r in store.list("ann")}
@@ -74,3 +124,61 @@ def test_merge_removes_only_group_members():
     assert merged.event_time == T0 + timedelta(days=1)  # earliest event time
     assert {s.text for s in merged.sources} == {"I like pizza", "pizza is great"}
     assert done == [{"kept": a.id, "removed": [b.id], "thought": "really likes pizza"}]
+    assert merged.history[-1].change == "merged"
+
+
+# ---- ranked retrieval ---------------------------------------------------------------------------------
+def conversation(store):
+    turns = [
+        ("Ann", "Guess what, I finally adopted a kitten last week!"),
+        ("Bob", "That's wonderful! What did you name her?"),
+        ("Ann", "Miso, after the soup."),
+        ("Bob", "I went hiking in the Alps yesterday."),
+        ("Ann", "How was the weather up there?"),
+    ]
+    recs = [raw_record(user_id="u", session_id="s1", turn=i, text=t, when=T0 + timedelta(minutes=i), tags=["personal"],
+                       speaker=who, turn_id=f"D1:{i}") for i, (who, t) in enumerate(turns)]
+    store.add(recs)
+    return recs
+
+
+def test_ranking_finds_the_answer_turn_through_its_neighbour_and_shows_the_question():
+    store = MemoryStore(None, MiniLMEmbedder.shared())
+    recs = conversation(store)
+    hits = Retriever(store).search("u", Query("What is the name of Ann's kitten?", T0 + timedelta(days=1)), 3)
+    ids = [h.record.id for h in hits]
+    assert recs[2].id in ids[:2]  # "Miso, after the soup." shares no word with the question
+    miso = next(h for h in hits if h.record.id == recs[2].id)
+    assert miso.context.startswith("Bob: That's wonderful! What did you name her?")
+    assert miso.scores["neighbour"] > 0 and "total" in miso.brief()["scores"]
+
+
+def test_named_speaker_and_plain_dense_weights():
+    store = MemoryStore(None, MiniLMEmbedder.shared())
+    recs = conversation(store)
+    hits = Retriever(store).search("u", Query("Where did Bob go hiking?", T0 + timedelta(days=1)), 2)
+    assert hits[0].record.id == recs[3].id and hits[0].scores["speaker"] > 0
+    plain = Retriever(store).search("u", Query("Where did Bob go hiking?", T0), 5, DENSE_ONLY)
+    assert all(set(h.scores) == {"dense"} for h in plain)
+
+
+def test_superseded_records_only_answer_questions_about_the_past():
+    store = MemoryStore(None, MiniLMEmbedder.shared())
+    old = rec("ann", "lives in Paris", ["location"], valid_until=T0 + timedelta(days=30), superseded_by="x")
+    new = rec("ann", "lives in Berlin", ["location"], days=30, id="x", supersedes=[old.id])
+    store.add([old, new])
+    r = Retriever(store)
+    now = T0 + timedelta(days=60)
+    assert [h.record.id for h in r.search("ann", Query("Where do I live?", now), 5)] == [new.id]
+    past = r.search("ann", Query("Where did I live before Berlin?", now, past=True), 5)
+    assert {h.record.id for h in past} == {old.id, new.id}
+
+
+def test_large_users_are_ranked_from_index_candidates(tmp_path):
+    store = MemoryStore(None, CountingEmbedder())
+    store.add([rec("ann", f"filler note {i} about nothing much", ["personal"], days=i % 30) for i in range(300)])
+    target = rec("ann", "my sister Clara plays the cello", ["family"], days=5)
+    store.add([target])
+    small = Retriever(store, full_scan=50, lexical_k=20, dense_k=10)
+    hits = small.search("ann", Query("What does Clara play?", T0), 3)
+    assert hits[0].record.id == target.id

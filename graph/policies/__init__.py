@@ -10,16 +10,20 @@ from caim.core.errors import ConfigError
 from caim.graph.policies.always import AlwaysPolicy
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.policies.caim import CaimPolicy
+from caim.graph.policies.cascade import CascadePolicy
+from caim.graph.policies.dense import DensePolicy
 from caim.graph.policies.no_filter import NoFilterPolicy
 from caim.graph.policies.none import NoMemoryPolicy
 from caim.graph.policies.single_call import SingleCallPolicy
 
 POLICIES: dict[str, MemoryPolicy] = {
     "caim": CaimPolicy(),
+    "caim-cascade": CascadePolicy(),
     "always": AlwaysPolicy(),
     "no-filter": NoFilterPolicy(),
     "none": NoMemoryPolicy(),
     "single-call": SingleCallPolicy(),
+    "dense": DensePolicy(),
 }
 
 

@@ -1,18 +1,18 @@
-"""``always``: ablation without the controller - every turn uses LTM and STM."""
+"""``always``: ablation without the controller - every turn uses LTM and STM (tags by meaning)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
-from caim.core.types import Route
 from caim.graph.env import Env
 from caim.graph.policies.caim import CaimPolicy
-from caim.graph.state import State
+from caim.graph.state import Plan, State
 
 
 class AlwaysPolicy(CaimPolicy):
     name = "always"
     description = "No controller: every turn retrieves from LTM and uses the whole STM."
 
-    def route(self, state: State, env: Env) -> tuple[Route, dict[str, Any]]:
-        return "ltm+stm", {"controller": "skipped (always)"}
+    def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        return {"route": "ltm+stm", "decisions": {"controller": "skipped (always)"}, "tags": list(shortlist[:3]),
+                "time_expressions": [], "model": False}

@@ -1,54 +1,59 @@
-"""The memory policy interface: what each CAIM step decides, per run, for the graph's nodes.
+"""The memory policy interface: the model judgements of each CAIM step, chosen by name per run.
 
-A policy decides the controller route, tag selection, time expressions, whether nearest-by-meaning
-candidates are added, the relevance filter, key-event extraction, ontology extension and memory
-review. Nodes call the policy chosen by name in the run context; policies never import nodes.
-``caim.graph.policies.caim.CaimPolicy`` is the paper's policy - subclass it and override only the
-steps you change.
+A policy owns its decisions; the nodes own the code around them. Every judgement may return
+``None`` - no model decision (the policy makes none, or the model's answer was malformed) - and the
+node then does what code can do reliably: route by code signals, keep the best-ranked candidates,
+capture fact-stating turns verbatim, store a thought as new. So a policy can never lose memory by
+failing. Policies never import nodes. ``caim.graph.policies.caim.CaimPolicy`` is the default -
+subclass it and override only what you change.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from collections.abc import Sequence
 
-from caim.core.types import Route
+from pydantic import BaseModel
+
 from caim.graph.env import Env
-from caim.graph.state import KeyEvent, State
-from caim.memory.merge import Merge
+from caim.graph.state import KeyEvent, Plan, State
 from caim.memory.records import MemoryBrief
+from caim.memory.retrieval import DEFAULT_WEIGHTS, Weights
+from caim.memory.stm import Turn
 
 
 class MemoryPolicy(ABC):
     name: str = "?"
     description: str = ""
-    #: Retrieves from and stores into long-term memory (baselines without memory set this False).
+    #: Retrieves from and stores into long-term memory (a baseline without memory sets this False).
     uses_memory: bool = True
-    #: Adds a few nearest-by-meaning records to the tag/time candidates.
-    semantic_candidates: bool = True
-    #: Lets post-thinking extend the ontology.
+    #: Lets post-thinking extend the ontology with the terms the thoughts call proposes.
     extend_ontology: bool = True
+    #: How the ranked search weighs its signals.
+    weights: Weights = DEFAULT_WEIGHTS
 
     @abstractmethod
-    def route(self, state: State, env: Env) -> tuple[Route, dict[str, Any]]:
-        """The memory route for the current message and the decisions behind it."""
+    def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        """Route, decisions, tags (from ``shortlist`` unless the policy offers more) and time
+        expressions for the current message; ``None`` leaves the route to the code signals."""
 
     @abstractmethod
-    def select_tags(self, state: State, env: Env) -> list[str]:
-        """Ontology tags describing the current message (unknown tags are dropped by the node)."""
+    def filter(self, state: State, env: Env, candidates: list[MemoryBrief]) -> list[MemoryBrief] | None:
+        """The candidates that go to the answer; ``None``: the best-ranked ones, up to ``max_kept``."""
 
     @abstractmethod
-    def time_expressions(self, state: State, env: Env) -> list[str]:
-        """Time expressions in the current message; code resolves them to ranges."""
+    def key_events(self, env: Env, chunk: list[Turn]) -> list[KeyEvent] | None:
+        """Key events of a chunk of the session's turns; ``None``: extraction failed (fact-stating
+        turns are then captured verbatim)."""
 
     @abstractmethod
-    def filter(self, state: State, env: Env) -> list[MemoryBrief]:
-        """The candidates that go to the answer."""
+    def thoughts(
+        self, env: Env, events: list[KeyEvent], tags: list[str], parents: list[str]
+    ) -> BaseModel | None:
+        """One memory sentence and tags per event, and proposed ontology terms (``prompts.thoughts``
+        schema); ``None``: the events' own words are stored, tagged by meaning."""
 
     @abstractmethod
-    def key_events(self, state: State, env: Env) -> tuple[list[KeyEvent], bool]:
-        """The session's key events, and whether extraction succeeded for every chunk."""
-
-    @abstractmethod
-    def review(self, state: State, env: Env) -> list[Merge]:
-        """Merges applied among the new records and stored ones that mean the same."""
+    def maintain(self, env: Env, groups: list[tuple[int, str, str, list[tuple[int, str, str]]]]) -> BaseModel | None:
+        """How each new memory relates to related stored ones (``prompts.maintain`` schema);
+        ``None``: every new memory is kept as new (duplicates are still merged by code)."""

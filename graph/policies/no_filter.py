@@ -1,4 +1,4 @@
-"""``no-filter``: ablation without the relevance filter - every fetched candidate (up to the cap) is kept."""
+"""``no-filter``: ablation without the relevance filter - the best-ranked candidates go to the answer."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from caim.memory.records import MemoryBrief
 
 class NoFilterPolicy(CaimPolicy):
     name = "no-filter"
-    description = "CAIM without the LLM relevance filter: all candidates up to max_kept go to the answer."
+    description = "CAIM without the LLM relevance filter: the best-ranked candidates, up to max_kept, are used."
 
-    def filter(self, state: State, env: Env) -> list[MemoryBrief]:
-        return state.get("candidates", [])[: env.settings.max_kept]
+    def filter(self, state: State, env: Env, candidates: list[MemoryBrief]) -> list[MemoryBrief] | None:
+        return None

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
-from caim.core.types import Route
 from caim.graph.env import Env
 from caim.graph.policies.caim import CaimPolicy
-from caim.graph.state import KeyEvent, State
-from caim.memory.merge import Merge
+from caim.graph.state import Plan, State
 
 
 class NoMemoryPolicy(CaimPolicy):
@@ -17,11 +15,6 @@ class NoMemoryPolicy(CaimPolicy):
     uses_memory = False
     extend_ontology = False
 
-    def route(self, state: State, env: Env) -> tuple[Route, dict[str, Any]]:
-        return "none", {"controller": "skipped (no memory)"}
-
-    def key_events(self, state: State, env: Env) -> tuple[list[KeyEvent], bool]:
-        return [], True
-
-    def review(self, state: State, env: Env) -> list[Merge]:
-        return []
+    def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        return {"route": "none", "decisions": {"controller": "skipped (no memory)"}, "tags": [],
+                "time_expressions": [], "model": False}

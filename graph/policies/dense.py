@@ -1,0 +1,28 @@
+"""``dense``: the plain-retrieval baseline - embed the message, take the nearest records, answer.
+
+What most memory layers do on every message: no controller, no lexical or time signals, no filter.
+Post-thinking as in ``caim``, so both build the same memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from caim.graph.env import Env
+from caim.graph.policies.caim import CaimPolicy
+from caim.graph.state import Plan, State
+from caim.memory.records import MemoryBrief
+from caim.memory.retrieval import DENSE_ONLY
+
+
+class DensePolicy(CaimPolicy):
+    name = "dense"
+    description = "Plain retrieval baseline: nearest records by meaning on every turn, no controller, no filter."
+    weights = DENSE_ONLY
+
+    def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        return {"route": "ltm+stm", "decisions": {"controller": "skipped (dense)"}, "tags": [],
+                "time_expressions": [], "model": False}
+
+    def filter(self, state: State, env: Env, candidates: list[MemoryBrief]) -> list[MemoryBrief] | None:
+        return None

@@ -1,0 +1,83 @@
+"""Memory that changes, in code: grounding checks, and how a maintenance decision changes records.
+
+Post-thinking asks a model how each new memory relates to stored ones; this module is the code
+half. ``grounded`` checks that a model's sentence is supported by the turn it came from (shared
+content words or embedding similarity), so a confused model cannot store a thought its source does
+not support. The ``apply_*`` functions change records and write their history; an update never
+deletes: the old record's validity ends where the new one begins.
+
+- same: the records are merged (``caim.memory.merge.merge_group``);
+- update: ``old.valid_until`` = the new event time, ``old.superseded_by`` = new id, ``new.supersedes``
+  gains the old id;
+- extends: the new detail is appended to the old record (thought, sources, tags); the new one is
+  folded into it;
+- contradicts: both stay current, linked to each other;
+- link: records naming the same person, pet, place or thing are linked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
+from caim.memory.text import tokenize
+
+_ROLE_WORDS = frozenset(tokenize("user assistant person someone"))
+
+
+def content_overlap(claim: str, source: str) -> float:
+    """Share of the claim's content words (stems, stopwords and role words left out) found in the source."""
+    words = [w for w in tokenize(claim) if w not in _ROLE_WORDS]
+    if not words:
+        return 0.0
+    have = set(tokenize(source))
+    return sum(1 for w in words if w in have) / len(words)
+
+
+def grounded(claim: str, source: str, similarity: float, *, min_overlap: float, min_similarity: float) -> bool:
+    """Is the claim supported by the source text (enough shared words, or close enough in meaning)?"""
+    return content_overlap(claim, source) >= min_overlap or similarity >= min_similarity
+
+
+def _note(rec: MemoryRecord, change: str, session_id: str, others: Sequence[str], note: str = "") -> MemoryRecord:
+    entry = HistoryEntry(change=change, session_id=session_id, others=list(others), note=note)  # type: ignore[arg-type]
+    return rec.model_copy(update={"history": [*rec.history, entry], "updated_at": utcnow()})
+
+
+def apply_update(old: MemoryRecord, new: MemoryRecord, session_id: str) -> tuple[MemoryRecord, MemoryRecord]:
+    """``new`` supersedes ``old``: the old record stays, valid until the new event time."""
+    until = max(as_aware(new.event_time), as_aware(old.valid_from or old.event_time))
+    closed = _note(old, "superseded", session_id, [new.id], f"superseded by: {new.thought[:120]}")
+    closed = closed.model_copy(update={"valid_until": until, "superseded_by": new.id})
+    newer = _note(new, "updated", session_id, [old.id], f"supersedes: {old.thought[:120]}")
+    newer = newer.model_copy(update={"supersedes": list(dict.fromkeys([*new.supersedes, old.id])),
+                                     "valid_from": new.valid_from or new.event_time})
+    return closed, newer
+
+
+def apply_extend(old: MemoryRecord, new: MemoryRecord, session_id: str) -> MemoryRecord:
+    """Append the new detail to the old record; the new record is folded into it."""
+    thought = old.thought if new.thought.lower() in old.thought.lower() else f"{old.thought.rstrip('. ')}; {new.thought}"
+    seen = {(s.role, s.text) for s in old.sources}
+    sources = [*old.sources, *(s for s in new.sources if (s.role, s.text) not in seen)]
+    tags = list(dict.fromkeys([*old.tags, *new.tags]))[:3]
+    entities = list(dict.fromkeys([*old.entities, *new.entities]))
+    out = _note(old, "extended", session_id, [new.id], new.thought[:200])
+    return out.model_copy(update={"thought": thought[:1000], "sources": sources, "tags": tags, "entities": entities})
+
+
+def apply_contradiction(a: MemoryRecord, b: MemoryRecord, session_id: str) -> tuple[MemoryRecord, MemoryRecord]:
+    """Both may hold: both stay current, linked, with the disagreement in their history."""
+    a2 = _note(a, "contradicted", session_id, [b.id], b.thought[:120])
+    b2 = _note(b, "contradicted", session_id, [a.id], a.thought[:120])
+    return (a2.model_copy(update={"links": list(dict.fromkeys([*a.links, b.id]))}),
+            b2.model_copy(update={"links": list(dict.fromkeys([*b.links, a.id]))}))
+
+
+def link(a: MemoryRecord, b: MemoryRecord, session_id: str, name: str) -> tuple[MemoryRecord, MemoryRecord]:
+    """Link two records about the same entity (retrieving one brings the other)."""
+    if b.id in a.links:
+        return a, b
+    a2 = _note(a, "linked", session_id, [b.id], name)
+    b2 = _note(b, "linked", session_id, [a.id], name)
+    return (a2.model_copy(update={"links": [*a.links, b.id]}), b2.model_copy(update={"links": [*b.links, a.id]}))

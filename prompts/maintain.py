@@ -1,0 +1,54 @@
+"""Memory maintenance role: how each new memory relates to the user's stored ones.
+
+VERSION 1. For every numbered new memory the model sees its related stored memories (numbered
+after the new ones) and picks one decision from an enumerated set, with the stored memory it
+concerns:
+
+- ``new``: nothing stored says this;
+- ``same``: a stored memory says the same thing (the two are merged);
+- ``update``: it replaces what a stored memory said (the old one stays, closed at this date);
+- ``extends``: it adds a detail to a stored memory (appended to it);
+- ``contradicts``: it disagrees with a stored memory, but both may hold (both kept, linked).
+
+Code applies the decisions; an update never deletes anything.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field, create_model
+
+from caim.prompts.common import DATA_RULE, data_block, literal, quote
+
+VERSION = 1
+Decision = Literal["new", "same", "update", "extends", "contradicts"]
+
+INSTRUCTIONS = (
+    "You maintain a memory of a user. For each new memory, compare it with the stored memories listed "
+    "under it and decide: 'new' if none of them says this; 'same' if one says the same thing; 'update' if "
+    "it replaces what one said (the user moved, changed job, changed a preference); 'extends' if it adds a "
+    "detail to one; 'contradicts' if it disagrees with one but both may be true. For every decision other "
+    "than 'new', give the number of the stored memory it concerns; for 'new' give 0. " + DATA_RULE
+)
+
+
+def schema(new: list[int], stored: list[int]) -> type[BaseModel]:
+    item = create_model(
+        "Maintenance",
+        memory=(literal(new), Field(description="Number of the new memory.")),
+        decision=(Decision, Field(description="How it relates to the stored memories.")),
+        target=(literal([0, *stored]), Field(description="Number of the stored memory it concerns, 0 for 'new'.")),
+    )
+    return create_model("MaintenancePlan", decisions=(list[item], Field(max_length=len(new))))  # type: ignore[valid-type]
+
+
+def messages(groups: list[tuple[int, str, str, list[tuple[int, str, str]]]]) -> list[BaseMessage]:
+    """``groups``: (number, date, new memory, [(number, date, stored memory), ...])."""
+    blocks = []
+    for n, date, text, related in groups:
+        lines = [f"New [{n}] ({date}) {quote(text, 400)}"]
+        lines += [f"  stored [{m}] ({d}) {quote(t, 300)}" for m, d, t in related] or ["  (no stored memories)"]
+        blocks.append("\n".join(lines))
+    return [SystemMessage(INSTRUCTIONS), HumanMessage(data_block(blocks))]

@@ -1,0 +1,48 @@
+"""Plan role (``caim`` policy): the memory controller's decisions, tags and time expressions in one call.
+
+VERSION 1. The schema keeps the CAIM cascade's order - does the message need earlier information,
+which memory (past conversations, this one, both), what to look for (tags from an enumerated
+shortlist, time expressions copied from the message). The instructions come first and never change
+between turns (an endpoint's prompt cache can reuse them); the turn's own material comes last.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field, create_model
+
+from caim.prompts.common import DATA_RULE, literal, quote
+
+VERSION = 1
+
+INSTRUCTIONS = (
+    "You plan how an assistant with a long-term memory of its user answers a message. Decide, in order:\n"
+    "1. needs_memory: 'yes' if a good answer depends on anything said earlier - the user's own details, "
+    "preferences, plans, or something from this or a past conversation; 'no' if general knowledge is enough.\n"
+    "2. memory: 'past' for earlier conversations (other days), 'current' for this conversation only, "
+    "'both' when both matter.\n"
+    "3. tags: up to three of the offered tags that describe what to look for.\n"
+    "4. time_expressions: expressions of the message that point to a time (copy them exactly), else none.\n" + DATA_RULE
+)
+
+
+def schema(tags: list[str]) -> type[BaseModel]:
+    tag_type = literal(tags) if tags else str
+    return create_model(
+        "Plan",
+        needs_memory=(Literal["yes", "no"], Field(description="Does the answer depend on earlier information?")),
+        memory=(Literal["past", "current", "both"], Field(description="Which memory the answer needs.")),
+        tags=(list[tag_type], Field(max_length=3, description="Tags to look for, from the offered ones.")),  # type: ignore[valid-type]
+        time_expressions=(list[str], Field(max_length=3, description="Time expressions copied from the message.")),
+    )
+
+
+def messages(user_input: str, recent: str, today: str, tags: list[str]) -> list[BaseMessage]:
+    context = f"Earlier in this conversation:\n<data>\n{recent}\n</data>\n" if recent else ""
+    offered = ", ".join(tags) if tags else "(none)"
+    return [
+        SystemMessage(INSTRUCTIONS),
+        HumanMessage(f"Today is {today}.\n{context}Offered tags: {offered}\nMessage: {quote(user_input, 2000)}"),
+    ]
