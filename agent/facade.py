@@ -1,16 +1,20 @@
 """``CaimAgent``: the public facade for chat apps - chat, streaming, session end, memory admin.
 
 One LangGraph thread per user (``caim:<user_id>``), checkpointed in SQLite in the data dir by
-default, so a conversation survives a restart. Pass ``checkpointer=`` for another saver (Postgres
-in production). Everything the graph needs (models, Chroma store, ontology) is built once here.
+default (or PostgreSQL with ``CAIM_CHECKPOINT_URL``), so a conversation survives a restart. Pass
+``checkpointer=`` for another saver. Everything the graph needs (models, store, ontology) is built
+once here. ``end_session(background=True)`` hands post-thinking to a durable worker
+(``caim.agent.background``) and returns at once; ``idle_timeout`` ends quiet sessions on a timer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -22,6 +26,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from caim.agent.background import Job, PostThinkingWorker
+from caim.core.errors import ConfigError
 from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.core.types import Route
@@ -32,12 +38,13 @@ from caim.memory.merge import Merge
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware, utcnow
 from caim.memory.stm import TIME_KEY
 from caim.memory.timeref import TimeSpan
+from caim.memory.transfer import export_lines, import_records
 
 
 @dataclass
 class Reply:
     """One answered turn: the text, the memory route, the memories the answer used, and what
-    retrieval did (decisions, tags, time ranges, candidates before the filter), with the trace."""
+    retrieval did (decisions and code signals, tags, time ranges, ranked candidates), with the trace."""
 
     text: str
     route: Route
@@ -45,6 +52,7 @@ class Reply:
     trace: list[dict[str, Any]] = field(default_factory=list)
     notice: str = ""
     decisions: dict[str, Any] = field(default_factory=dict)
+    signals: dict[str, Any] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
     time_ranges: list[TimeSpan] = field(default_factory=list)
     candidates: list[MemoryBrief] = field(default_factory=list)
@@ -65,7 +73,8 @@ class SessionSummary:
     """What post-thinking did: key events found, records stored and merged, other changes to stored
     memory (updates, extensions, contradictions, links), ontology terms added, events withheld by
     the privacy bounds. ``complete`` is False when extraction failed for some turns - the session
-    is closed anyway, its fact-stating turns stored verbatim to be refined later."""
+    is closed anyway, its fact-stating turns stored verbatim to be refined later. ``job`` names the
+    background job when post-thinking was handed to the worker (``wait(job)`` gives its summary)."""
 
     key_events: list[KeyEvent]
     stored: list[MemoryBrief]
@@ -75,6 +84,63 @@ class SessionSummary:
     complete: bool
     changes: list[Change] = field(default_factory=list)
     denied: int = 0
+    job: str = ""
+
+
+def _summary(out: dict[str, Any]) -> SessionSummary:
+    return SessionSummary(
+        out.get("key_events", []),
+        out.get("stored", []),
+        out.get("merged", []),
+        out.get("ontology_added", []),
+        out.get("trace", []),
+        complete=bool(out.get("complete", True)),
+        changes=out.get("changes", []),
+        denied=int(out.get("denied", 0)),
+    )
+
+
+def _reply(out: dict[str, Any]) -> Reply:
+    last = out["messages"][-1]
+    return Reply(
+        text=str(last.content),
+        route=out.get("route", "none"),
+        memories=out.get("memories", []),
+        trace=out.get("trace", []),
+        notice=out.get("notice", ""),
+        decisions=out.get("decisions", {}),
+        signals=out.get("signals", {}),
+        tags=out.get("tags", []),
+        time_ranges=out.get("time_ranges", []),
+        candidates=out.get("candidates", []),
+    )
+
+
+def open_checkpointer(settings: Settings, persist: bool) -> tuple[BaseCheckpointSaver, Any]:
+    """The checkpointer the settings ask for, and what must be closed with it: PostgreSQL
+    (``checkpoint_url``), SQLite in the data dir, or in memory."""
+    url = settings.checkpoint_url
+    if url:
+        if not url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError(f"CAIM_CHECKPOINT_URL {url!r} is not a postgresql:// URL")
+        try:
+            from langgraph.checkpoint.postgres import PostgresSaver
+            from psycopg import Connection
+            from psycopg.rows import dict_row
+        except ImportError:
+            raise ConfigError("PostgreSQL checkpoints need the postgres extra: pip install 'caim[postgres]'") from None
+        try:
+            conn = Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+        except Exception as exc:
+            raise ConfigError(f"cannot connect to the checkpoint database ({type(exc).__name__}: {exc})") from None
+        saver = PostgresSaver(conn)
+        saver.setup()
+        return saver, conn
+    if persist:
+        conn = sqlite3.connect(str(settings.data_dir / "checkpoints.sqlite"), check_same_thread=False)
+        conn.execute("PRAGMA secure_delete=ON")  # a forgotten session leaves no text in free pages
+        return SqliteSaver(conn), conn
+    return InMemorySaver(), None
 
 
 class CaimAgent:
@@ -87,48 +153,51 @@ class CaimAgent:
         checkpointer: BaseCheckpointSaver | None = None,
         persist: bool = True,
         idle_timeout: float | None = None,
+        background: bool = True,
     ):
         """``models`` injects chat models (one for all roles, or per role); ``persist=False`` keeps
-        everything in memory; ``idle_timeout`` (seconds) ends a user's session before a new turn
-        that comes after that much silence."""
+        everything in memory; ``idle_timeout`` (seconds) ends a user's session after that much
+        silence (on a timer, and before a late turn); ``background=False`` starts no worker
+        (``end_session(background=True)`` then queues sessions for another process's worker)."""
         self.settings = settings or Settings()
         self.services = services or Services.create(
             self.settings, models=Models(self.settings, overrides=models), persist=persist
         )
-        self._conn: sqlite3.Connection | None = None
+        self._conn: Any = None
         if checkpointer is None:
-            if persist:
-                self._conn = sqlite3.connect(
-                    str(self.settings.data_dir / "checkpoints.sqlite"), check_same_thread=False
-                )
-                checkpointer = SqliteSaver(self._conn)
-            else:
-                checkpointer = InMemorySaver()
+            checkpointer, self._conn = open_checkpointer(self.settings, persist)
         self.checkpointer = checkpointer
-        # Imported here, not at module level: ``caim.graph`` imports ``caim.core.settings``, so a
-        # module-level import would be circular when ``caim.graph`` is imported first (langgraph dev).
-
         self.graph = build_graph(self.services, checkpointer)
         self.idle_timeout = idle_timeout
-        self._locks: dict[str, threading.Lock] = {}
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
+        self._active: dict[str, tuple[float, str | None]] = {}  # user -> (monotonic time of last turn, policy)
+        self._closed = threading.Event()
+        self.worker = PostThinkingWorker(self.services.store.db, self._run_job) if background else None
+        self._timer: threading.Thread | None = None
+        if idle_timeout is not None:
+            self._timer = threading.Thread(target=self._idle_loop, name="caim-idle", daemon=True)
+            self._timer.start()
 
     # ---- plumbing ---------------------------------------------------------------------------
     @staticmethod
     def thread_id(user_id: str) -> str:
         return f"caim:{user_id}"
 
-    def _config(self, user_id: str) -> dict:
-        return {"configurable": {"thread_id": self.thread_id(user_id)}}
+    @staticmethod
+    def _config(thread_id: str) -> dict:
+        return {"configurable": {"thread_id": thread_id}}
 
     def _context(self, user_id: str, policy: str | None) -> Context:
         return Context(user_id=user_id, policy=policy or self.settings.policy)
 
-    def _lock(self, user_id: str) -> threading.Lock:
-        return self._locks.setdefault(user_id, threading.Lock())
+    def _lock(self, user_id: str) -> threading.RLock:
+        with self._guard:
+            return self._locks.setdefault(user_id, threading.RLock())
 
     def state(self, user_id: str) -> dict[str, Any]:
         """The user's thread state (open session, last run's output) - for inspection and tests."""
-        return dict(self.graph.get_state(self._config(user_id)).values)
+        return dict(self.graph.get_state(self._config(self.thread_id(user_id))).values)
 
     @staticmethod
     def _when(at: datetime | str | None) -> str:
@@ -136,55 +205,63 @@ class CaimAgent:
             at = datetime.fromisoformat(at)
         return as_aware(at or utcnow()).isoformat()
 
-    def _maybe_end_idle(self, user_id: str, when: str, policy: str | None) -> None:
-        if self.idle_timeout is None:
-            return
-        st = self.state(user_id)
-        last = st.get("last_turn_at")
-        if (
-            st.get("messages")
-            and last
-            and datetime.fromisoformat(when) - datetime.fromisoformat(last) > timedelta(seconds=self.idle_timeout)
-        ):
-            self._end(user_id, last, policy)
+    def _invoke(self, user_id: str, payload: dict[str, Any], policy: str | None) -> dict[str, Any]:
+        return self.graph.invoke(payload, self._config(self.thread_id(user_id)), context=self._context(user_id, policy))
+
+    def _turn_started(self, user_id: str, when: str, policy: str | None) -> None:
+        """Before a turn: end the previous session if it went quiet for longer than ``idle_timeout``
+        (by turn times, so dated replays behave as live chats), and note the activity."""
+        if self.idle_timeout is not None:
+            st = self.state(user_id)
+            last = st.get("last_turn_at")
+            quiet = last and datetime.fromisoformat(when) - datetime.fromisoformat(last) > timedelta(seconds=self.idle_timeout)
+            if st.get("messages") and quiet:
+                self._end(user_id, last, policy, background=False)
+        with self._guard:
+            self._active[user_id] = (time.monotonic(), policy)
+
+    def _idle_loop(self) -> None:
+        assert self.idle_timeout is not None
+        tick = min(max(self.idle_timeout / 4, 0.05), 30.0)
+        while not self._closed.wait(tick):
+            now = time.monotonic()
+            with self._guard:
+                quiet = [(u, p) for u, (t, p) in self._active.items() if now - t > self.idle_timeout]
+                for u, _ in quiet:
+                    self._active.pop(u, None)
+            for user, policy in quiet:
+                try:
+                    self.end_session(user_id=user, policy=policy, background=self.worker is not None)
+                except Exception:  # the next turn's check or the worker's retries take over
+                    continue
 
     # ---- chat -------------------------------------------------------------------------------
     def chat(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Reply:
         """One user turn. ``at`` is the turn's time (default now), so dated history can be replayed."""
         when = self._when(at)
         with self._lock(user_id):
-            self._maybe_end_idle(user_id, when, policy)
-            out = self.graph.invoke(
-                {"messages": [HumanMessage(text)], "turn_time": when},
-                self._config(user_id),
-                context=self._context(user_id, policy),
-            )
+            self._turn_started(user_id, when, policy)
+            out = self._invoke(user_id, {"messages": [HumanMessage(text)], "turn_time": when}, policy)
         return _reply(out)
 
-    async def achat(
-        self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
-    ) -> Reply:
+    async def achat(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Reply:
         return await asyncio.to_thread(self.chat, text, user_id=user_id, at=at, policy=policy)
 
-    def stream(
-        self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
-    ) -> Iterator[str]:
+    def stream(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Iterator[str]:
         """Yield the reply's text piece by piece as the model produces it (the graph's answer events)."""
         when = self._when(at)
         with self._lock(user_id):
-            self._maybe_end_idle(user_id, when, policy)
+            self._turn_started(user_id, when, policy)
             for event in self.graph.stream(
                 {"messages": [HumanMessage(text)], "turn_time": when},
-                self._config(user_id),
+                self._config(self.thread_id(user_id)),
                 context=self._context(user_id, policy),
                 stream_mode="custom",
             ):
                 if isinstance(event, dict) and event.get(ANSWER):
                     yield str(event[ANSWER])
 
-    async def astream(
-        self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
-    ) -> AsyncIterator[str]:
+    async def astream(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> AsyncIterator[str]:
         """Async token stream: the synchronous graph runs in a worker thread, tokens cross a queue."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
@@ -210,32 +287,64 @@ class CaimAgent:
         await worker
 
     # ---- sessions ---------------------------------------------------------------------------
-    def _end(self, user_id: str, when: str, policy: str | None) -> SessionSummary:
+    def _end(self, user_id: str, when: str, policy: str | None, *, background: bool) -> SessionSummary:
+        if not background:
+            return _summary(self._invoke(user_id, {"end_session": True, "turn_time": when}, policy))
+        st = self.state(user_id)
+        messages, session = st.get("messages") or [], st.get("session_id") or ""
+        if not messages:
+            return SessionSummary([], [], [], [], [], complete=True)
+        job = Job(f"{user_id}:{session}", user_id, f"{self.thread_id(user_id)}:ended:{session}", session, policy, when)
+        # 1. the session's messages, durable in a thread of their own; 2. the job; 3. a new session
+        self.graph.invoke(
+            {"messages": messages, "record": True, "session_id": session},
+            self._config(job.thread_id),
+            context=self._context(user_id, policy),
+        )
+        if self.worker is not None:
+            self.worker.submit(job)
+        else:
+            self.services.store.db.enqueue(job.job_id, user_id, json.dumps(
+                {"thread_id": job.thread_id, "session_id": session, "policy": policy, "at": when}))
+        self._invoke(user_id, {"discard_session": True}, policy)
+        return SessionSummary([], [], [], [], [], complete=True, job=job.job_id)
+
+    def _run_job(self, job: Job) -> SessionSummary:
+        # its own thread: the user chats on meanwhile; the store's user lock orders the writes
         out = self.graph.invoke(
-            {"end_session": True, "turn_time": when}, self._config(user_id), context=self._context(user_id, policy)
+            {"end_session": True, "turn_time": job.at},
+            self._config(job.thread_id),
+            context=self._context(job.user_id, job.policy),
         )
-        return SessionSummary(
-            out.get("key_events", []),
-            out.get("stored", []),
-            out.get("merged", []),
-            out.get("ontology_added", []),
-            out.get("trace", []),
-            complete=bool(out.get("complete")),
-            changes=out.get("changes", []),
-            denied=int(out.get("denied", 0)),
-        )
+        with contextlib.suppress(NotImplementedError):
+            self.checkpointer.delete_thread(job.thread_id)
+        return _summary(out)
 
     def end_session(
-        self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+        self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None, background: bool = False
     ) -> SessionSummary:
-        """Run post-thinking on the user's current session and start a new one."""
+        """Run post-thinking on the user's current session and start a new one. ``background=True``
+        hands it to the worker and returns at once (``wait(summary.job)`` for its result)."""
         with self._lock(user_id):
-            return self._end(user_id, self._when(at), policy)
+            with self._guard:
+                self._active.pop(user_id, None)
+            return self._end(user_id, self._when(at), policy, background=background)
 
     async def aend_session(
-        self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+        self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None, background: bool = False
     ) -> SessionSummary:
-        return await asyncio.to_thread(self.end_session, user_id=user_id, at=at, policy=policy)
+        return await asyncio.to_thread(self.end_session, user_id=user_id, at=at, policy=policy, background=background)
+
+    def wait(self, job: str | None = None, timeout: float = 120.0) -> SessionSummary | None:
+        """Wait for background post-thinking: one job (its summary) or all of them (None)."""
+        if self.worker is None:
+            raise ConfigError("this agent runs no background worker (background=False)")
+        self.worker.drain(timeout)
+        return self.worker.results.get(job) if job else None  # type: ignore[return-value]
+
+    def pending_sessions(self, user_id: str | None = None) -> list[str]:
+        """Jobs of ended sessions not yet post-thought (also those queued by other processes)."""
+        return [j[0] for j in self.services.store.db.jobs(user_id)]
 
     def record_turns(self, *, user_id: str, turns: list[Turn], policy: str | None = None) -> int:
         """Add already-happened exchanges to the user's open session without answering them
@@ -248,19 +357,13 @@ class CaimAgent:
                 msgs.append(AIMessage(t.assistant, additional_kwargs={TIME_KEY: iso}))
         if msgs:
             with self._lock(user_id):
-                self.graph.invoke(
-                    {"messages": msgs, "record": True, "turn_time": self._when(turns[-1].at)},
-                    self._config(user_id),
-                    context=self._context(user_id, policy),
-                )
+                self._invoke(user_id, {"messages": msgs, "record": True, "turn_time": self._when(turns[-1].at)}, policy)
         return len(msgs)
 
     def discard_session(self, *, user_id: str) -> int:
         """Drop the user's open session without post-thinking; returns how many messages were dropped."""
         with self._lock(user_id):
-            out = self.graph.invoke(
-                {"discard_session": True}, self._config(user_id), context=self._context(user_id, None)
-            )
+            out = self._invoke(user_id, {"discard_session": True}, None)
         return int(out.get("discarded", 0))
 
     # ---- memory admin -----------------------------------------------------------------------
@@ -270,24 +373,42 @@ class CaimAgent:
     def memory(self, user_id: str, record_id: str) -> MemoryRecord | None:
         return self.services.store.get(user_id, record_id)
 
+    def history(self, user_id: str, record_id: str) -> list[dict[str, Any]]:
+        """A record's chain, oldest first: its own history and that of the records it superseded,
+        merged or extended (what changed, when, from which session, with which records)."""
+        return self.services.store.history(user_id, record_id)
+
     def forget(self, user_id: str, record_id: str) -> bool:
-        return self.services.store.delete(user_id, [record_id]) > 0
+        """Forget one record everywhere (vectors, lexical index, sources, history)."""
+        return self.services.store.delete(user_id, [record_id], compact=True) > 0
 
     def forget_user(self, user_id: str) -> int:
-        """Delete every record of the user and their conversation checkpoint."""
-        n = self.services.store.forget_user(user_id)
-        with contextlib.suppress(NotImplementedError):
-            self.checkpointer.delete_thread(self.thread_id(user_id))
+        """Delete every record of the user, their pending sessions and their conversation checkpoints."""
+        with self._lock(user_id):
+            threads = [self.thread_id(user_id)] + [json.loads(p)["thread_id"] for _, _, p, *_ in self.services.store.db.jobs(user_id)]
+            n = self.services.store.forget_user(user_id)
+            for tid in threads:
+                with contextlib.suppress(NotImplementedError):
+                    self.checkpointer.delete_thread(tid)
+            if isinstance(self._conn, sqlite3.Connection):  # no forgotten text left in free pages or the log
+                self._conn.execute("VACUUM")
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            with self._guard:
+                self._active.pop(user_id, None)
         return n
 
     def export_user(self, user_id: str) -> dict[str, Any]:
-        return {
-            "user_id": user_id,
-            "exported_at": utcnow().isoformat(),
-            "memories": [r.model_dump(mode="json") for r in self.memories(user_id)],
-        }
+        """Everything stored about the user, as one JSON-ready dict (``export_lines`` streams it)."""
+        return json.loads("".join(export_lines(self.services.store, user_id)))
+
+    def import_user(self, user_id: str, data: dict[str, Any] | list[dict[str, Any]]) -> int:
+        """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing)."""
+        return import_records(self.services.store, user_id, data)
 
     def close(self) -> None:
+        self._closed.set()
+        if self.worker is not None:
+            self.worker.stop()
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -295,20 +416,5 @@ class CaimAgent:
     def __enter__(self) -> CaimAgent:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _reply(out: dict[str, Any]) -> Reply:
-    last = out["messages"][-1]
-    return Reply(
-        text=str(last.content),
-        route=out.get("route", "none"),
-        memories=out.get("memories", []),
-        trace=out.get("trace", []),
-        notice=out.get("notice", ""),
-        decisions=out.get("decisions", {}),
-        tags=out.get("tags", []),
-        time_ranges=out.get("time_ranges", []),
-        candidates=out.get("candidates", []),
-    )

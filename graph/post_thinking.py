@@ -144,6 +144,11 @@ def _sources(t: Turn | None, prev: Turn | None) -> list[SourceTurn]:
 
 
 def write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    with env.svc.store.user_lock(env.user_id):  # one writer per user, across processes
+        return _write_thoughts(state, env, policy)
+
+
+def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     events = state.get("key_events", [])
     if not events:
         return {"stored": [], "ontology_added": [], "denied": 0}
@@ -238,7 +243,8 @@ def maintain(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     merged: list[Merge] = []
     changes: list[Change] = []
     if stored and policy.uses_memory:
-        merged, changes = _maintain(stored, env, policy, session)
+        with env.svc.store.user_lock(env.user_id):
+            merged, changes = _maintain(stored, env, policy, session)
     env.note(merged=merged, changes=changes)
     return {"merged": merged, "changes": changes, "turn_time": "", **session_reset()}
 

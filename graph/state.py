@@ -73,13 +73,15 @@ class Change(TypedDict):
 class InputState(TypedDict, total=False):
     """What a caller sends: a user message (optionally with its time), or one of the session
     commands - ``end_session`` (post-thinking), ``record`` (add the messages as turns that already
-    happened, without answering) or ``discard_session`` (drop the open session unprocessed)."""
+    happened, without answering; ``session_id`` may name the session they belong to) or
+    ``discard_session`` (drop the open session unprocessed)."""
 
     messages: Annotated[list[AnyMessage], add_messages]
     turn_time: str
     end_session: bool
     record: bool
     discard_session: bool
+    session_id: str
 
 
 class OutputState(TypedDict, total=False):
@@ -113,7 +115,6 @@ class OutputState(TypedDict, total=False):
 
 class State(InputState, total=False):
     action: Literal["turn", "empty", "end_session", "record", "discard"]
-    session_id: str
     session_started: str
     last_turn_at: str
     summary: str

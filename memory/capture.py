@@ -28,6 +28,9 @@ _NUMBER_OR_DATE = re.compile(r"\d|\b(january|february|march|april|may|june|july|
                              r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
 _SMALL_TALK = re.compile(r"^\s*(hi|hello|hey|thanks|thank you|ok|okay|bye|goodbye|good (morning|night|evening))\W*$", re.I)
 
+_NAMED_SUBJECT = re.compile(r"^\s*([A-Z][a-z]+)\s+(\w+)")
+_NOT_SUBJECTS = frozenset({"The", "This", "That", "It", "There", "Here", "What", "Which", "Who", "He", "She", "They",
+                           "You", "Your", "Yes", "No", "Thanks", "Hello", "Hi", "Hey", "Well", "So", "And", "But"})
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 #: Longest raw thought kept (the user's words, trimmed); the full turn stays in the sources.
@@ -42,10 +45,13 @@ def states_fact(text: str) -> bool:
     if len(t) < 8 or _SMALL_TALK.match(t):
         return False
     for sentence in _SENTENCE.split(t):
-        if not sentence.strip() or sentence.rstrip().endswith("?") or not _FIRST_PERSON.search(sentence):
+        if not sentence.strip() or sentence.rstrip().endswith("?"):
             continue
-        if _TELLING.search(sentence) or names(sentence) or _NUMBER_OR_DATE.search(sentence):
-            return True
+        if _FIRST_PERSON.search(sentence):
+            if _TELLING.search(sentence) or names(sentence) or _NUMBER_OR_DATE.search(sentence):
+                return True
+        elif (m := _NAMED_SUBJECT.match(sentence)) and _TELLING.fullmatch(m.group(2)) and m.group(1) not in _NOT_SUBJECTS:
+            return True  # "Clara got a puppy": someone in the user's life
     return False
 
 

@@ -70,6 +70,19 @@ CREATE TABLE IF NOT EXISTS record_names (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vector_deletes (id TEXT PRIMARY KEY, user_id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending',
+    owner TEXT NOT NULL DEFAULT '',
+    claimed_at REAL NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    not_before REAL NOT NULL DEFAULT 0,
+    error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS jobs_by_user ON jobs(user_id, seq);
 """
 
 #: Records per page when paging through a user's records (lists, exports).
@@ -120,6 +133,7 @@ class RecordDB:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(target, check_same_thread=False, timeout=30, isolation_level=None)
             self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA secure_delete=ON")  # forgotten text does not linger in free pages
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.executescript(SCHEMA)
             self.conn.execute("PRAGMA quick_check(1)").fetchone()
@@ -219,7 +233,7 @@ class RecordDB:
         with self._tx() as c:
             n = c.execute("SELECT count(*) FROM records WHERE user_id = ?", (user_id,)).fetchone()[0]
             c.execute("INSERT OR REPLACE INTO vector_deletes SELECT id, user_id FROM records WHERE user_id = ?", (user_id,))
-            for table in ("postings", "record_tags", "record_names", "records", "user_stats"):
+            for table in ("postings", "record_tags", "record_names", "records", "user_stats", "jobs"):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return int(n)
 
@@ -417,6 +431,63 @@ class RecordDB:
         )
         vecs = [unpack(v) for (v,) in rows if v is not None]
         return np.vstack(vecs) if vecs else np.zeros((0, 0), dtype=np.float32)
+
+    # ---- pending sessions (background post-thinking) ------------------------------------------------
+    def enqueue(self, job_id: str, user_id: str, payload: str) -> None:
+        with self._tx() as c:
+            c.execute("INSERT OR IGNORE INTO jobs (job_id, user_id, payload) VALUES (?, ?, ?)", (job_id, user_id, payload))
+
+    def claim(self, owner: str, now: float, stale_after: float) -> tuple[str, str, str, int] | None:
+        """The oldest job that may run now - never one whose user has an earlier job still running
+        (sessions of one user are processed in order) - marked as claimed by ``owner``; a claim
+        older than ``stale_after`` seconds (its process died) may be taken over."""
+        with self._tx() as c:
+            rows = c.execute(
+                "SELECT seq, job_id, user_id, payload, state, claimed_at, attempts, not_before FROM jobs "
+                "WHERE state IN ('pending', 'running') ORDER BY seq"
+            ).fetchall()
+            busy: set[str] = set()
+            for _seq, job_id, user_id, payload, state, claimed_at, attempts, not_before in rows:
+                running = state == "running" and now - claimed_at < stale_after
+                if user_id in busy or running:
+                    busy.add(user_id)
+                    continue
+                busy.add(user_id)
+                if not_before > now:
+                    continue
+                c.execute("UPDATE jobs SET state = 'running', owner = ?, claimed_at = ? WHERE job_id = ?", (owner, now, job_id))
+                return job_id, user_id, payload, int(attempts)
+        return None
+
+    def job_done(self, job_id: str) -> None:
+        with self._tx() as c:
+            c.execute("DELETE FROM jobs WHERE job_id = ?", (job_id,))
+
+    def job_failed(self, job_id: str, error: str, retry_at: float | None) -> None:
+        """Back to pending with a later start (``retry_at``), or ``failed`` (kept, retried at the next start)."""
+        with self._tx() as c:
+            if retry_at is None:
+                c.execute("UPDATE jobs SET state = 'failed', attempts = attempts + 1, error = ? WHERE job_id = ?",
+                          (error[:500], job_id))
+            else:
+                c.execute("UPDATE jobs SET state = 'pending', attempts = attempts + 1, not_before = ?, error = ?, "
+                          "owner = '' WHERE job_id = ?", (retry_at, error[:500], job_id))
+
+    def revive_failed(self) -> int:
+        with self._tx() as c:
+            return c.execute("UPDATE jobs SET state = 'pending', attempts = 0, not_before = 0 WHERE state = 'failed'").rowcount
+
+    def jobs(self, user_id: str | None = None) -> list[tuple[str, str, str, str, int, str]]:
+        """(job id, user, payload, state, attempts, error) of every job not finished, oldest first."""
+        sql = "SELECT job_id, user_id, payload, state, attempts, error FROM jobs"
+        rows = self._read(sql + " WHERE user_id = ? ORDER BY seq", (user_id,)) if user_id else self._read(sql + " ORDER BY seq")
+        return [(a, b, c, d, int(e), f) for a, b, c, d, e, f in rows]
+
+    def compact(self) -> None:
+        """Move the write-ahead log into the database file and empty it (after forgetting, so the
+        forgotten text lingers nowhere)."""
+        with self._lock:
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def get_meta(self, key: str) -> str | None:
         row = self._read("SELECT value FROM meta WHERE key = ?", (key,))

@@ -306,7 +306,22 @@ class Retriever:
                 who = f"{other.speaker}: " if other.speaker else ""
                 hit.context = f"{who}{other.thought}"
             hits.append(hit)
-        return hits
+        return self._with_links(user_id, hits, query)
+
+    def _with_links(self, user_id: str, hits: list[Hit], query: Query, most: int = 3) -> list[Hit]:
+        """Each hit followed by the records linked to it (the same person, pet, place or thing) that
+        did not rank: they become candidates beside it, so information split over sessions is
+        answered together."""
+        have = {h.record.id for h in hits}
+        wanted = list(dict.fromkeys(i for h in hits for i in h.record.links if i not in have))[:most]
+        linked = {r.id: r for r in self.store.get_many(user_id, wanted) if r.current or query.past}
+        out: list[Hit] = []
+        for h in hits:
+            out.append(h)
+            for i in h.record.links:
+                if i in linked:
+                    out.append(Hit(linked.pop(i), h.score, {"linked": 1.0}))
+        return out
 
     def _bm25(self, user_id: str, terms: list[str], n: int, avgdl: float) -> dict[int, float]:
         """BM25 (Lucene idf) of every record of the user that holds a query term."""

@@ -20,6 +20,7 @@ import numpy as np
 from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
 from caim.memory.db import RecordDB
+from caim.memory.locks import UserLocks
 from caim.memory.records import MemoryRecord, SourceTurn, as_aware
 from caim.memory.vectors import COLLECTION, VectorIndex
 
@@ -46,6 +47,7 @@ class MemoryStore:
         self.db = RecordDB(root / DB_FILE if root is not None else None)
         self.vectors = VectorIndex(root / CHROMA_DIR if root is not None else None, embedder, url=chroma_url,
                                    headers=chroma_headers)
+        self.locks = UserLocks(root / "locks" if root is not None else None)
         self._check_embedder()
         if root is not None:
             self._migrate_legacy()
@@ -137,17 +139,27 @@ class MemoryStore:
         self.add([keep])
         self.delete(keep.user_id, [i for i in remove_ids if i != keep.id])
 
-    def delete(self, user_id: str, ids: Sequence[str]) -> int:
+    def delete(self, user_id: str, ids: Sequence[str], *, compact: bool = False) -> int:
+        """Delete this user's records among ``ids``; ``compact``: also leave no trace in the files."""
         removed = self.db.delete(user_id, ids)
         if removed:
             self.vectors.delete(removed)
             self.db.clear_deletes(removed)
+            if compact:
+                self.db.compact()
         return len(removed)
 
     def forget_user(self, user_id: str) -> int:
+        """Delete every record of the user, in the database and the vector index, and compact the
+        database so no forgotten text is left in its files."""
         n = self.db.forget_user(user_id)
         self.repair()
+        self.db.compact()
         return n
+
+    def user_lock(self, user_id: str):  # type: ignore[no-untyped-def]
+        """Held while a user's records are read, decided on and written (post-thinking)."""
+        return self.locks.hold(user_id)
 
     def reembed(self, progress: Progress | None = None, batch: int = 256) -> int:
         """Re-embed every record with the current embedder (after switching models) and rebuild the index."""
@@ -204,6 +216,28 @@ class MemoryStore:
 
     def users(self) -> list[str]:
         return self.db.users()
+
+    def history(self, user_id: str, record_id: str) -> list[dict[str, object]]:
+        """A record's chain, oldest first: its history and that of the records it superseded,
+        merged or extended (those still stored), each entry naming its record."""
+        seen: set[str] = set()
+        out: list[dict[str, object]] = []
+        todo = [record_id]
+        while todo:
+            rid = todo.pop()
+            if rid in seen:
+                continue
+            seen.add(rid)
+            rec = self.get(user_id, rid)
+            if rec is None:
+                continue
+            for h in rec.history:
+                out.append({"record": rec.id, "thought": rec.thought, **h.model_dump(mode="json")})
+                if h.change in ("updated", "merged"):
+                    todo += h.others
+            todo += rec.supersedes
+        out.sort(key=lambda e: str(e["at"]))
+        return out
 
     def similar(self, user_id: str, text: str, k: int) -> list[tuple[MemoryRecord, float]]:
         """The ``k`` records of this user closest in meaning to ``text``, with cosine similarity."""

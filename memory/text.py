@@ -65,7 +65,9 @@ TIME_EXPRESSION = re.compile(
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 _NOT_NAMES = frozenset(
     {"I", "Hey", "Hi", "Hello", "Thanks", "Thank", "Wow", "Yeah", "Yes", "No", "Oh", "Great", "That", "It", "This",
-     "Sure", "Okay", "Ok", "Well", "So", "And", "But"}
+     "Sure", "Okay", "Ok", "Well", "So", "And", "But", "My", "Our", "Your", "The", "We", "You", "He", "She", "They",
+     "His", "Her", "Their", "Its", "A", "An", "What", "When", "Where", "Who", "How", "Why", "Do", "Did", "Can",
+     "User", "Assistant"}
 )
 _I_PAST = re.compile(
     r"\b(I|we|We)\b (just |recently |finally |also |even |actually )?(\w+ed|went|got|did|made|took|had|saw|"
@@ -204,7 +206,7 @@ _SELF_QUESTION = re.compile(
     r"\s+(i|we)\b|^\s*(do|did|am|was|have|had|were)\s+(i|we)\b",
     re.I,
 )
-_ASKS_PAST = re.compile(r"\b(before|used to|previously|formerly|back then|at the time|originally|earlier|old)\b", re.I)
+_ASKS_PAST = re.compile(r"\b(before|used to|use to|previously|formerly|back then|at the time|originally|earlier|old)\b", re.I)
 
 
 def memory_signals(text: str) -> dict[str, bool]:

@@ -33,21 +33,19 @@ T1 = "2025-05-01T10:05:00+00:00"
 T_END = "2025-05-01T11:00:00+00:00"
 T2 = "2025-05-03T09:00:00+00:00"
 
-# Answers per LLM role (core/scripted.py format). The controller answers its cascade in order:
-# turn 1 -> needs memory? B (route none); turn 2 -> A, B, A (route ltm); turn 3 (new session) -> A, B, A.
+# Answers per LLM role (core/scripted.py format). The plan answers in order: turn 1 -> no memory;
+# turn 2 -> past conversations; turn 3 (new session) -> past conversations.
+NO = {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []}
+PAST = {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []}
 SCRIPT = {
-    "controller": {"cycle": [{"answer": a} for a in ("B", "A", "B", "A", "A", "B", "A")]},
-    "tags": {"tags": ["hobbies"]},
-    "time": {"expressions": []},
+    "plan": {"cycle": [NO, PAST, PAST]},
     "relevance": {"relevant": [1]},
-    "respond": {
-        "cycle": ["Hiking sounds wonderful!", "I don't remember that yet.", "You love hiking in the mountains."]
-    },
+    "respond": {"cycle": ["Hiking sounds wonderful!", "I don't remember that yet.", "You love hiking in the mountains."]},
     "summarize": "Summary: the user talked about hiking.",
     "key_events": {"events": [{"turn": 1, "event": "The user loves hiking in the mountains."}]},
-    "ontology": {"covered": "yes", "new_terms": []},
-    "thoughts": {"thought": "The user loves hiking in the mountains.", "tags": ["hobbies"]},
-    "merge": {"groups": []},
+    "thoughts": {"thoughts": [{"event": 1, "thought": "The user loves hiking in the mountains.", "tags": ["hiking"]}],
+                 "new_terms": []},
+    "maintain": {"decisions": []},
 }
 
 BLOCKING_MARKERS = ("BlockingError", "identified a synchronous blocking call")
@@ -176,7 +174,12 @@ def dev_server(tmp_path):
 
 
 def _nodes(trace: list[dict]) -> list[str]:
-    return list(dict.fromkeys(e["node"] for e in trace))
+    """Nodes in the order they ran; the controller and the search run in parallel (listed sorted)."""
+    nodes = list(dict.fromkeys(e["node"] for e in trace))
+    if {"controller", "search"} <= set(nodes):
+        i = min(nodes.index("controller"), nodes.index("search"))
+        nodes[i : i + 2] = sorted(nodes[i : i + 2])
+    return nodes
 
 
 def _turn(client, thread_id: str, text: str, when: str) -> dict:
@@ -213,35 +216,27 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     assert st["route"] == "none"
     assert [m["type"] for m in st["messages"]] == ["human", "ai"]
     assert st["messages"][-1]["content"] == "Hiking sounds wonderful!"
-    assert _nodes(st["trace"]) == ["intake", "controller", "respond"]
+    assert _nodes(st["trace"]) == ["intake", "controller", "search", "retrieve", "respond"]
     llm = [e for e in st["trace"] if e["kind"] == "llm"]
-    assert [(e["node"], e["role"]) for e in llm] == [("controller", "controller"), ("respond", "respond")]
+    assert [(e["node"], e["role"]) for e in llm] == [("controller", "plan"), ("respond", "respond")]
     assert not any(e.get("fallback") for e in llm)
 
     # Turn 2: routed to LTM (nothing stored yet); the trace was reset for the new turn.
     st = _turn(client, tid, "Do you remember what I like?", T1)
     assert st["route"] == "ltm"
-    assert st["decisions"] == {"needs_memory": "A", "needs_both": "B", "past_only": "A"}
+    assert st["decisions"]["needs_memory"] == "yes" and st["decisions"]["memory"] == "past"
     assert len(st["messages"]) == 4
-    assert _nodes(st["trace"]) == [
-        "intake",
-        "controller",
-        "select_tags",
-        "resolve_time",
-        "fetch_candidates",
-        "filter_relevant",
-        "respond",
-    ]
-    assert st["tags"] == ["hobbies"] and st["candidates"] == [] and st["memories"] == []
+    assert _nodes(st["trace"]) == ["intake", "controller", "search", "retrieve", "respond"]
+    assert st["tags"] and st["candidates"] == [] and st["memories"] == []
 
     # Session end: post-thinking stores the key event for alice and clears the session.
     out = client.runs.wait(tid, "caim", input={"end_session": True, "turn_time": T_END}, context={"user_id": "alice"})
     assert [r["thought"] for r in out["stored"]] == ["The user loves hiking in the mountains."]
     st = client.threads.get_state(tid)["values"]
-    assert st["stored"] == out["stored"] and st["stored"][0]["tags"] == ["hobbies"]
+    assert st["stored"] == out["stored"] and st["stored"][0]["tags"] == ["hiking"]
     assert st["key_events"][0]["time"] == T0  # the event takes its turn's time
     assert st["messages"] == [] and st["end_session"] is False
-    assert _nodes(st["trace"]) == ["intake", "extract_key_events", "write_thoughts", "review_merge"]
+    assert _nodes(st["trace"]) == ["intake", "extract_key_events", "write_thoughts", "maintain"]
 
     # Next session on the same thread, streamed as Studio does: the memory is retrieved from Chroma
     # and kept, and the answer's tokens arrive from the respond node.
@@ -272,7 +267,7 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
         assert marker not in log, f"langgraph dev reported a blocking call:\n{log[-4000:]}"
 
     # The memory is on disk, under alice (the run context reached the nodes), not the default user.
-    store = MemoryStore(dev_server.data_dir / "chroma", MiniLMEmbedder.shared())
+    store = MemoryStore(dev_server.data_dir, MiniLMEmbedder.shared())
     records = store.list("alice")
     assert [r.thought for r in records] == ["The user loves hiking in the mountains."]
     assert records[0].sources[0].text == "I love hiking in the mountains."

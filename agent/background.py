@@ -1,0 +1,118 @@
+"""Post-thinking off the reply path: a durable queue of ended sessions and a worker that drains it.
+
+``CaimAgent.end_session(background=True)`` hands the session over and returns at once:
+
+1. the session's messages are copied to a thread of their own (``caim:<user>:ended:<session>``)
+   in the checkpointer - durable;
+2. a job naming that thread is added to the ``jobs`` table of the record database - durable;
+3. the user's conversation thread starts a new session.
+
+A crash between any two steps loses nothing: record ids come from (user, session, turn, event), so
+a session processed twice stores nothing twice. The worker (one thread per agent) claims the
+oldest job whose user has no earlier job running - sessions of one user are processed in order -
+runs post-thinking on its thread, then deletes job and thread. A job that raises is retried with
+backoff; after ``MAX_ATTEMPTS`` it is kept as failed and retried at the next start. At start, jobs
+left by a stopped process are resumed; a claim older than ``STALE_AFTER`` is taken over.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from caim.memory.db import RecordDB
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 5
+STALE_AFTER = 600.0  # seconds a claimed job may run before another worker takes it over
+BACKOFF = (1.0, 5.0, 30.0, 120.0)
+
+
+@dataclass(frozen=True)
+class Job:
+    job_id: str
+    user_id: str
+    thread_id: str
+    session_id: str
+    policy: str | None
+    at: str
+
+
+Runner = Callable[[Job], object]
+
+
+class PostThinkingWorker:
+    """Drains the job queue of a record database by calling ``run(job)`` for each job."""
+
+    def __init__(self, db: RecordDB, run: Runner, *, poll: float = 2.0):
+        self.db = db
+        self._run = run
+        self.poll = poll
+        self.owner = f"{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self.results: dict[str, object] = {}
+        self.db.revive_failed()
+        self._thread = threading.Thread(target=self._loop, name="caim-post-thinking", daemon=True)
+        self._thread.start()
+
+    def submit(self, job: Job) -> None:
+        payload = json.dumps({"thread_id": job.thread_id, "session_id": job.session_id, "policy": job.policy, "at": job.at})
+        self.db.enqueue(job.job_id, job.user_id, payload)
+        self._wake.set()
+
+    def _next(self) -> tuple[Job, int] | None:
+        got = self.db.claim(self.owner, time.time(), STALE_AFTER)
+        if got is None:
+            return None
+        job_id, user_id, payload, attempts = got
+        data = json.loads(payload)
+        return Job(job_id, user_id, data["thread_id"], data["session_id"], data.get("policy"), data["at"]), attempts
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                item = self._next()
+            except Exception:  # the database is briefly locked or gone: try again later
+                log.exception("cannot read the post-thinking queue")
+                item = None
+            if item is None:
+                self._wake.wait(self.poll)
+                self._wake.clear()
+                continue
+            job, attempts = item
+            try:
+                self.results[job.job_id] = self._run(job)
+                while len(self.results) > 256:  # keep the latest summaries for ``CaimAgent.wait``
+                    self.results.pop(next(iter(self.results)))
+                self.db.job_done(job.job_id)
+            except Exception as exc:
+                retry = None if attempts + 1 >= MAX_ATTEMPTS else time.time() + BACKOFF[min(attempts, len(BACKOFF) - 1)]
+                log.warning("post-thinking of session %s (user %s) failed: %s", job.session_id, job.user_id, exc)
+                self.db.job_failed(job.job_id, f"{type(exc).__name__}: {exc}", retry)
+
+    def pending(self, user_id: str | None = None) -> list[str]:
+        return [j[0] for j in self.db.jobs(user_id)]
+
+    def drain(self, timeout: float = 60.0) -> bool:
+        """Wait until no job of this queue is pending or running (True) or the timeout passes."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            open_jobs = [j for j in self.db.jobs() if j[3] in ("pending", "running")]
+            if not open_jobs:
+                return True
+            self._wake.set()
+            time.sleep(0.02)
+        return False
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=30)

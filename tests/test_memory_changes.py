@@ -1,0 +1,217 @@
+"""Memory that changes: maintenance decisions, past versus current, history, expiry, privacy bounds,
+linked facts, forgetting without a trace, export and import."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from caim.agent import CaimAgent
+from caim.core.trace import steps
+
+# A small scenario set of fact changes, in the project's own words: what the user said in a first
+# and a second session, what the maintenance step decides about the second fact, and how the
+# current and the earlier state are asked for.
+SCENARIOS = [
+    {
+        "name": "move",
+        "first": "I live in Paris with my partner.",
+        "second": "We moved to Berlin last month, I live in Berlin now.",
+        "decision": "update",
+        "now": ("Where do I live?", "Berlin", "Paris"),
+        "before": ("Where did I live before Berlin?", "Paris"),
+    },
+    {
+        "name": "job",
+        "first": "I work as a nurse at the city hospital.",
+        "second": "I quit the hospital and I work as a teacher now.",
+        "decision": "update",
+        "now": ("What is my job?", "teacher", "nurse"),
+        "before": ("What job did I have previously?", "nurse"),
+    },
+    {
+        "name": "diet",
+        "first": "I eat meat every day.",
+        "second": "I am vegetarian since January.",
+        "decision": "update",
+        "now": ("Do I eat meat?", "vegetarian", "every day"),
+        "before": ("What did I use to eat?", "meat"),
+    },
+]
+
+
+def decide(decision):
+    """A maintenance answer: ``decision`` about the first stored memory shown for new memory 1."""
+
+    def answer(messages, rf):
+        body = str(messages[-1].content)
+        m = re.search(r"stored \[(\d+)\]", body)
+        return {"decisions": [{"memory": 1, "decision": decision if m else "new", "target": int(m.group(1)) if m else 0}]}
+
+    return answer
+
+
+def two_sessions(agent, script, first, second, decision, user="ann"):
+    agent.chat(first, user_id=user, at="2023-03-01T09:00:00")
+    agent.end_session(user_id=user, at="2023-03-01T10:00:00")
+    script["maintain"] = decide(decision)
+    agent.chat(second, user_id=user, at="2023-06-01T09:00:00")
+    return agent.end_session(user_id=user, at="2023-06-01T10:00:00")
+
+
+@pytest.mark.parametrize("sc", SCENARIOS, ids=[s["name"] for s in SCENARIOS])
+def test_an_update_closes_the_old_fact_without_deleting_it(agent, scripted, sc):
+    _, calls, script = scripted
+    summary = two_sessions(agent, script, sc["first"], sc["second"], sc["decision"])
+    [change] = [c for c in summary.changes if c["change"] == "update"]
+    recs = {r.id: r for r in agent.memories("ann")}
+    new, old = recs[change["record"]], recs[change["others"][0]]
+    assert old.valid_until is not None and old.valid_until.isoformat().startswith("2023-06-01")
+    assert old.superseded_by == new.id and new.supersedes == [old.id] and new.current
+    question, current_word, old_word = sc["now"]
+    r = agent.chat(question, user_id="ann", at="2023-07-01T09:00:00")
+    assert any(current_word in c["thought"] for c in r.candidates)
+    assert not any(old_word in c["thought"] and current_word not in c["thought"] for c in r.candidates)
+    past_q, past_word = sc["before"]
+    calls.clear()
+    r = agent.chat(past_q, user_id="ann", at="2023-07-01T09:05:00")
+    assert any(past_word in c["thought"] for c in r.candidates)
+    final = str(next(c for c in calls if c["role"] == "respond")["messages"][-1].content)
+    if any(m.get("valid_until") for m in r.memories):
+        assert "(until 2023-06-01)" in final  # the answer sees when the old fact stopped holding
+
+
+def test_extends_appends_the_detail_to_the_stored_fact(agent, scripted):
+    _, _, script = scripted
+    summary = two_sessions(agent, script, "I adopted a cat from the shelter.", "My cat is called Miso.", "extends")
+    [rec] = agent.memories("ann")
+    assert "adopted a cat" in rec.thought and "Miso" in rec.thought
+    assert [c["change"] for c in summary.changes if c["change"] == "extends"] == ["extends"]
+    assert len(rec.sources) >= 2 and rec.history[-1].change == "extended"
+
+
+def test_contradicting_facts_both_stay_current_and_linked(agent, scripted):
+    _, _, script = scripted
+    two_sessions(agent, script, "I love running in the morning.", "I hate running, it bores me.", "contradicts")
+    recs = agent.memories("ann")
+    assert len(recs) == 2 and all(r.current for r in recs)
+    a, b = recs
+    assert b.id in a.links and a.id in b.links
+
+
+def test_history_shows_the_chain(agent, scripted):
+    _, _, script = scripted
+    summary = two_sessions(agent, script, "I live in Paris.", "I moved, I live in Berlin now.", "update")
+    new_id = next(c["record"] for c in summary.changes if c["change"] == "update")
+    chain = agent.history("ann", new_id)
+    assert [e["change"] for e in chain] == ["created", "superseded", "created", "updated"] or \
+        {"superseded", "updated", "created"} <= {e["change"] for e in chain}
+    assert any("Paris" in e["thought"] for e in chain) and all(e["session_id"] for e in chain)
+
+
+def test_records_about_the_same_entity_are_linked_and_retrieved_together(agent, scripted):
+    _, _, script = scripted
+    agent.chat("My sister Clara lives in Rome.", user_id="ann", at="2023-03-01T09:00:00")
+    agent.end_session(user_id="ann")
+    script["key_events"] = lambda m, rf: {"events": [{"turn": 1, "event": "The user's sister Clara got a puppy."}]}
+    agent.chat("Clara got a golden retriever puppy.", user_id="ann", at="2023-04-01T09:00:00")
+    summary = agent.end_session(user_id="ann")
+    assert any(c["change"] == "linked" and c["thought"] == "Clara" for c in summary.changes)
+    script["relevance"] = lambda m, rf: {"relevant": []}
+    r = agent.chat("Where does my sister live?", user_id="ann", at="2023-05-01T09:00:00")
+    ids = [c["id"] for c in r.candidates]
+    puppy = next(x.id for x in agent.memories("ann") if "puppy" in x.thought)
+    assert puppy in ids  # brought by the link, beside the record that ranked
+
+
+def test_expired_categories_are_listed_but_not_retrieved(settings, scripted):
+    models, _, script = scripted
+    script["thoughts"] = lambda m, rf: {"thoughts": [{"event": 1, "thought": "feels exhausted today", "tags": [
+        rf["json_schema"]["schema"]["$defs"]["Thought"]["properties"]["tags"]["items"]["enum"][0]]}], "new_terms": []}
+    with CaimAgent(settings, models=models) as probe:
+        probe.chat("I'm exhausted today.", user_id="ann", at="2023-03-01T09:00:00")
+        probe.end_session(user_id="ann")
+        tag = probe.memories("ann")[0].tags[0]
+    lifetimes = {tag: 3}
+    with CaimAgent(settings.model_copy(update={"lifetimes": lifetimes}), models=models) as a:
+        assert len(a.memories("ann")) == 1  # listed
+        soon = a.chat("Do you remember how I felt? exhausted", user_id="ann", at="2023-03-02T09:00:00")
+        assert soon.candidates
+        late = a.chat("Do you remember how I felt? exhausted", user_id="ann", at="2023-03-20T09:00:00")
+        assert late.candidates == []  # expired from retrieval
+
+
+def test_denied_categories_are_never_stored(settings, scripted):
+    models, _, _ = scripted
+    with CaimAgent(settings.model_copy(update={"deny_categories": ["health"]}), models=models) as a:
+        a.chat("My doctor says my blood pressure is too high.", user_id="ann")
+        a.chat("My favorite food is pizza.", user_id="ann")  # the scripted model tags by the words it sees
+        summary = a.end_session(user_id="ann")
+        assert summary.denied == 1
+        assert [r.thought for r in a.memories("ann")] == ["My favorite food is pizza."]
+        assert all(not a.services.ontology.current.path(t).startswith("health") for r in a.memories("ann") for t in r.tags)
+        assert steps(summary.trace, "write_thoughts")[0]["denied"] == 1
+
+
+def test_allow_list_keeps_only_its_categories(settings, scripted):
+    models, _, _ = scripted
+    with CaimAgent(settings.model_copy(update={"allow_categories": ["food"]}), models=models) as a:
+        a.chat("My favorite food is pizza.", user_id="ann")
+        a.chat("I love playing the violin.", user_id="ann")
+        summary = a.end_session(user_id="ann")
+        assert summary.denied == 1 and [r.thought for r in a.memories("ann")] == ["My favorite food is pizza."]
+
+
+def _files_containing(root: Path, needle: bytes) -> list[str]:
+    return [str(p) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_forget_user_leaves_no_trace_in_the_data_directory(settings, scripted):
+    models, _, _ = scripted
+    secret = "My secret diary code is zebra-42."
+    with CaimAgent(settings, models=models) as a:
+        a.chat(secret, user_id="ann")
+        a.end_session(user_id="ann")
+        a.chat("I also told you my locker is 17.", user_id="ann")  # an open session
+        a.chat("Keep this: zebra-42 again.", user_id="bob")
+        assert _files_containing(settings.data_dir, b"zebra-42")
+        assert a.forget_user("ann") == 1
+        assert a.memories("ann") == [] and a.state("ann").get("messages", []) == []
+        leftover = _files_containing(settings.data_dir, b"secret diary")
+        assert leftover == [], leftover
+        assert a.state("bob")["messages"]  # another user's session is untouched
+
+
+def test_forget_one_record_removes_it_everywhere(settings, scripted):
+    models, _, _ = scripted
+    with CaimAgent(settings, models=models) as a:
+        a.chat("My bank pin is 9931.", user_id="ann")
+        a.chat("My favourite food is pizza.", user_id="ann")
+        a.end_session(user_id="ann")
+        pin = next(r for r in a.memories("ann") if "9931" in r.thought)
+        assert a.forget("ann", pin.id)
+        assert not a.forget("ann", pin.id)
+        assert [r.id for r in a.memories("ann") if "9931" in r.thought] == []
+        assert _files_containing(settings.data_dir / "memory.sqlite", b"9931") == []
+        assert a.services.store.vectors.has([pin.id]) == set()
+
+
+def test_export_and_import_round_trip_is_idempotent(agent, scripted, settings):
+    _, _, script = scripted
+    two_sessions(agent, script, "I live in Paris.", "I moved, I live in Berlin now.", "update")
+    exported = agent.export_user("ann")
+    before = {r["id"]: r for r in exported["memories"]}
+    json.dumps(exported)  # plain JSON
+    agent.forget_user("ann")
+    assert agent.import_user("ann", exported) == len(before)
+    assert agent.import_user("ann", exported) == len(before)  # twice: nothing added
+    after = {r.id: r.model_dump(mode="json") for r in agent.memories("ann")}
+    assert set(after) == set(before)
+    for rid, rec in before.items():
+        for key in ("thought", "event_time", "valid_until", "superseded_by", "supersedes", "links", "history", "sources"):
+            assert after[rid][key] == rec[key], key
+    r = agent.chat("Where do I live?", user_id="ann", at="2023-07-01T09:00:00")
+    assert any("Berlin" in c["thought"] for c in r.candidates)
