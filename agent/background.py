@@ -12,7 +12,8 @@ a session processed twice stores nothing twice. The worker (one thread per agent
 oldest job whose user has no earlier job running - sessions of one user are processed in order -
 runs post-thinking on its thread, then deletes job and thread. A job that raises is retried with
 backoff; after ``MAX_ATTEMPTS`` it is kept as failed and retried at the next start. At start, jobs
-left by a stopped process are resumed; a claim older than ``STALE_AFTER`` is taken over.
+left by a stopped process are resumed; a claim whose process is gone (same host) or older than
+``STALE_AFTER`` is taken over.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import threading
 import time
 import uuid
@@ -55,7 +57,7 @@ class PostThinkingWorker:
         self.db = db
         self._run = run
         self.poll = poll
-        self.owner = f"{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._wake = threading.Event()
         self._stop = threading.Event()
         self.results: dict[str, object] = {}
@@ -68,8 +70,22 @@ class PostThinkingWorker:
         self.db.enqueue(job.job_id, job.user_id, payload)
         self._wake.set()
 
+    @staticmethod
+    def _alive(owner: str) -> bool:
+        """Whether the process that claimed a job still runs (known only for this host)."""
+        host, _, rest = owner.partition(":")
+        if host != socket.gethostname() or not rest:
+            return True
+        try:
+            os.kill(int(rest.split(":")[0]), 0)
+        except ProcessLookupError:
+            return False
+        except (PermissionError, ValueError):
+            return True
+        return True
+
     def _next(self) -> tuple[Job, int] | None:
-        got = self.db.claim(self.owner, time.time(), STALE_AFTER)
+        got = self.db.claim(self.owner, time.time(), STALE_AFTER, self._alive)
         if got is None:
             return None
         job_id, user_id, payload, attempts = got

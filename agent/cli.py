@@ -64,7 +64,9 @@ def _show_records(records: list[dict], title: str) -> None:
 @app.command()
 def chat(
     user: str = typer.Option(..., "--user", "-u", help="Whose memory to use."),
-    policy: str | None = typer.Option(None, help="Memory policy: caim, always, no-filter, none, single-call."),
+    policy: str | None = typer.Option(
+        None, help="Memory policy: caim, caim-cascade, always, no-filter, single-call, dense, none."
+    ),
     provider: str | None = typer.Option(None, help="local, openai (any OpenAI-compatible endpoint)."),
     model: str | None = typer.Option(None, help="Model name (OpenAI-compatible provider)."),
     base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint URL."),
@@ -72,6 +74,9 @@ def chat(
     data_dir: Path | None = DataDir,
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Show model load time, tokens/s, per-turn LLM calls and tokens."
+    ),
+    defer: bool = typer.Option(
+        False, "--defer", help="At the end, queue the session for post-thinking and quit at once (done at the next start)."
     ),
 ) -> None:
     """Chat with memory. Type /end (or end the input) to close the session and store what matters."""
@@ -113,7 +118,10 @@ def chat(
             out.print(f"[green]caim>[/green] {reply.text}")
             if verbose:
                 _verbose_turn(reply.trace, reply.route, time.perf_counter() - start)
-        if not ended:
+        if not ended and defer:
+            job = agent.end_session(user_id=user, background=True).job
+            out.print(f"session queued for post-thinking ({job or 'nothing to remember'}).", style="dim")
+        elif not ended:
             out.print("Ending the session: extracting what to remember…", style="dim")
             summary = agent.end_session(user_id=user)
             if summary.stored:
@@ -153,54 +161,203 @@ def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
         )
 
 
+def _agent(data_dir: Path | None):  # type: ignore[no-untyped-def]
+    """An agent for memory administration: no worker, no model loaded."""
+    from caim.agent.facade import CaimAgent
+
+    return CaimAgent(_settings(data_dir), background=False)
+
+
+def _resolve_id(agent, user: str, record_id: str) -> str | None:  # type: ignore[no-untyped-def]
+    """A full record id from an id or a unique prefix (as ``memories list`` shows them)."""
+    if agent.memory(user, record_id):
+        return record_id
+    matches = [r.id for r in agent.services.store.iter(user) if r.id.startswith(record_id)]
+    if len(matches) > 1:
+        raise CaimError(f"id prefix {record_id!r} matches {len(matches)} records of {user}; give more characters")
+    return matches[0] if matches else None
+
+
 @memories_app.command("list")
 def memories_list(
     user: str = typer.Option(..., "--user", "-u"),
-    as_json: bool = typer.Option(False, "--json", help="Full records as JSON (with sources)."),
+    as_json: bool = typer.Option(False, "--json", help="Full records as a JSON list (with sources and history)."),
     data_dir: Path | None = DataDir,
 ) -> None:
     """List a user's memories, oldest first."""
-    records = _store(_settings(data_dir)).list(user)
-    if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in records], indent=2, ensure_ascii=False))
-    elif not records:
+    with _agent(data_dir) as agent:
+        if as_json:  # streamed record by record
+            sys.stdout.write("[")
+            for i, rec in enumerate(agent.services.store.iter(user)):
+                sys.stdout.write(("," if i else "") + "\n" + rec.model_dump_json())
+            sys.stdout.write("\n]\n")
+            return
+        records = [r.brief() for r in agent.services.store.iter(user)]
+    if not records:
         out.print(f"no memories for {user}.")
     else:
-        _show_records([r.brief() for r in records], f"{len(records)} memories of {user}")
+        _show_records(records, f"{len(records)} memories of {user}")
 
 
 @memories_app.command("forget")
 def memories_forget(
     user: str = typer.Option(..., "--user", "-u"),
-    record_id: str | None = typer.Option(
-        None, "--id", help="Forget one record (its id, or a unique prefix as listed)."
-    ),
-    everything: bool = typer.Option(False, "--all", help="Forget every record of the user."),
+    record_id: str | None = typer.Option(None, "--id", help="Forget one record (its id, or a unique prefix as listed)."),
+    everything: bool = typer.Option(False, "--all", help="Forget every record, open session and pending session of the user."),
     data_dir: Path | None = DataDir,
 ) -> None:
-    """Forget one record (--id) or all of a user's records (--all)."""
-    store = _store(_settings(data_dir))
-    if everything:
-        out.print(f"forgot {store.forget_user(user)} records of {user}.")
-    elif record_id:
-        matches = [r.id for r in store.list(user) if r.id.startswith(record_id)]
-        if len(matches) > 1:
-            raise CaimError(f"id prefix {record_id!r} matches {len(matches)} records of {user}; give more characters")
-        n = store.delete(user, matches) if matches else 0
-        out.print("forgot 1 record." if n else f"no record {record_id} for {user}.")
-    else:
-        raise CaimError("say what to forget: --id RECORD_ID or --all")
+    """Forget one record (--id) or everything of a user (--all), leaving no trace in the data dir."""
+    with _agent(data_dir) as agent:
+        if everything:
+            out.print(f"forgot {agent.forget_user(user)} records of {user}.")
+        elif record_id:
+            full = _resolve_id(agent, user, record_id)
+            out.print("forgot 1 record." if full and agent.forget(user, full) else f"no record {record_id} for {user}.")
+        else:
+            raise CaimError("say what to forget: --id RECORD_ID or --all")
+
+
+@memories_app.command("history")
+def memories_history(
+    user: str = typer.Option(..., "--user", "-u"),
+    record_id: str = typer.Option(..., "--id", help="The record (its id, or a unique prefix)."),
+    as_json: bool = typer.Option(False, "--json"),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Show a record's chain: what it superseded, merged or extended, when, from which session."""
+    with _agent(data_dir) as agent:
+        full = _resolve_id(agent, user, record_id)
+        if full is None:
+            raise CaimError(f"no record {record_id} for {user}")
+        chain = agent.history(user, full)
+    if as_json:
+        typer.echo(json.dumps(chain, indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"history of {full[:8]}")
+    for col in ("when", "change", "record", "thought", "others", "session"):
+        table.add_column(col)
+    for e in chain:
+        table.add_row(str(e["at"])[:19], str(e["change"]), str(e["record"])[:8], str(e["thought"]),
+                      ", ".join(str(o)[:8] for o in e["others"]), str(e["session_id"]))  # type: ignore[union-attr]
+    out.print(table)
 
 
 @memories_app.command("export")
-def memories_export(user: str = typer.Option(..., "--user", "-u"), data_dir: Path | None = DataDir) -> None:
-    """Export a user's memories as JSON on standard output."""
-    records = _store(_settings(data_dir)).list(user)
-    typer.echo(
-        json.dumps(
-            {"user_id": user, "memories": [r.model_dump(mode="json") for r in records]}, indent=2, ensure_ascii=False
-        )
-    )
+def memories_export(
+    user: str = typer.Option(..., "--user", "-u"),
+    to: Path | None = typer.Option(None, "--out", "-o", help="Write to this file instead of standard output."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
+    from caim.memory.transfer import export_lines
+
+    with _agent(data_dir) as agent:
+        lines = export_lines(agent.services.store, user)
+        if to is None:
+            for piece in lines:
+                sys.stdout.write(piece)
+            return
+        with to.open("w", encoding="utf-8") as f:
+            f.writelines(lines)
+        out.print(f"exported {agent.services.store.count(user)} records of {user} to {to}.", style="dim")
+
+
+@memories_app.command("import")
+def memories_import(
+    file: Path = typer.Argument(..., help="A file written by `caim memories export`."),
+    user: str = typer.Option(..., "--user", "-u", help="Whose memories they become."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Import an export: ids, times, validity, links and history are kept; importing twice adds nothing."""
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CaimError(f"cannot read {file}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise CaimError(f"{file} is not JSON: {exc}") from None
+    with _agent(data_dir) as agent:
+        out.print(f"imported {agent.import_user(user, data)} records into {user}.")
+
+
+@memories_app.command("reindex")
+def memories_reindex(data_dir: Path | None = DataDir) -> None:
+    """Rebuild the vector index (Chroma) from the record database, e.g. after its directory was damaged."""
+    with _agent(data_dir) as agent:
+        out.print(f"reindexed {agent.services.store.reindex()} records.")
+
+
+@memories_app.command("reembed")
+def memories_reembed(data_dir: Path | None = DataDir) -> None:
+    """Embed every record again with the configured embedding model (after switching models)."""
+    from rich.progress import Progress
+
+    from caim.graph.services import default_embedder
+    from caim.memory.store import MemoryStore
+
+    settings = _settings(data_dir)
+    store = MemoryStore(settings.data_dir, default_embedder(settings), chroma_url=settings.chroma_url,
+                        chroma_headers=settings.chroma_headers, check_embedder=False)
+    with Progress(transient=False) as bar:
+        task = bar.add_task("re-embedding", total=None)
+        n = store.reembed(lambda done, total: bar.update(task, completed=done, total=total))
+    out.print(f"re-embedded {n} records with {store.embedder.name}.")
+
+
+@memories_app.command("pending")
+def memories_pending(data_dir: Path | None = DataDir) -> None:
+    """Sessions ended in the background and not yet post-thought (processed by the next caim start)."""
+    with _agent(data_dir) as agent:
+        jobs = agent.services.store.db.jobs()
+    if not jobs:
+        out.print("no pending sessions.")
+    for job_id, user, _payload, state, attempts, error in jobs:
+        out.print(f"{job_id}  user {user}  {state}  attempts {attempts}  {error}")
+
+
+@app.command()
+def doctor(data_dir: Path | None = DataDir, model_check: bool = typer.Option(True, "--model/--no-model",
+           help="Also check that the model endpoint answers (starts the local model).")) -> None:
+    """Show which stores and model caim uses and check that each answers."""
+    settings = _settings(data_dir)
+    failed = False
+
+    def report(name: str, what: str, check) -> None:  # type: ignore[no-untyped-def]
+        nonlocal failed
+        try:
+            detail = check()
+            out.print(f"[green]ok[/green]    {name}: {what}" + (f" - {detail}" if detail else ""))
+        except Exception as exc:  # every failure is reported, none stops the others
+            failed = True
+            msg = " ".join(str(exc).split()) or type(exc).__name__
+            out.print(f"[red]FAIL[/red]  {name}: {what} - {msg}", highlight=False)
+
+    from caim.agent.facade import CaimAgent
+
+    agent = None
+
+    def open_agent() -> str:
+        nonlocal agent
+        agent = CaimAgent(settings, background=False)
+        return f"{len(agent.services.store.users())} users"
+
+    report("data dir", str(settings.data_dir), open_agent)
+    if agent is None:
+        raise typer.Exit(1)
+    store = agent.services.store
+    report("records", str(store.db.path), lambda: f"{sum(store.count(u) for u in store.users())} records, "
+           f"{len(store.db.jobs())} pending sessions, embedder {store.embedder.name}")
+    report("vectors", f"Chroma {store.vectors.where}", lambda: f"{store.vectors.collection.count()} vectors")
+    where = settings.checkpoint_url or str(settings.data_dir / "checkpoints.sqlite")
+    report("checkpoints", f"{type(agent.checkpointer).__name__} {where.split('@')[-1]}",
+           lambda: agent.checkpointer.get_tuple({"configurable": {"thread_id": "caim:doctor"}}) and "")
+    models = agent.services.models
+    if model_check:
+        report("model", models.describe(), lambda: models.check())
+    else:
+        out.print(f"-     model: {models.describe()} (not checked)")
+    agent.close()
+    if failed:
+        raise typer.Exit(1)
 
 
 @ontology_app.command("show")

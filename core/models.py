@@ -9,9 +9,11 @@ server once per process and is reached through the same client. Tests inject cha
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 
 from caim.core.errors import ConfigError
@@ -65,6 +67,12 @@ class Models:
             return "scripted (deterministic test model)"
         where = self.settings.base_url or "api.openai.com"
         return f"openai-compatible: {self.settings.model or DEFAULT_OPENAI_MODEL} at {where}"
+
+    def check(self) -> str:
+        """One tiny call to the answering model: raises if it does not answer; says how long it took."""
+        started = time.perf_counter()
+        reply = self.for_role("respond").invoke([HumanMessage("Reply with the single word OK.")])
+        return f"answered in {time.perf_counter() - started:.2f}s ({str(reply.content).strip()[:20]!r})"
 
     def _build(self, role: Role) -> BaseChatModel:
         s = self.settings

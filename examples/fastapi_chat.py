@@ -15,10 +15,12 @@ Run it (models and data dir come from ``CAIM_*`` settings / ``OPENAI_API_KEY``, 
 Endpoints:
     POST   /chat                         {user_id, message, time?} -> {text, route, memories, notice}
     POST   /chat/stream                  same body -> the reply as a plain-text token stream
-    POST   /session/end                  {user_id, time?} -> what post-thinking stored and merged
+    POST   /session/end                  {user_id, time?, background?} -> what post-thinking stored and
+                                         changed; with background: the queued job, at once
     GET    /memories/{user_id}           the user's memory records
     DELETE /memories/{user_id}/{id}      forget one record (404 if unknown)
-    GET    /memories/{user_id}/export    everything stored about the user, as a JSON download
+    GET    /memories/{user_id}/{id}/history  the record's chain of changes
+    GET    /memories/{user_id}/export    everything stored about the user, as a streamed JSON download
 
 ``create_app(agent)`` takes a ready ``CaimAgent`` (tests inject one with scripted models); without one
 the app builds ``CaimAgent()`` at startup and closes it at shutdown.
@@ -35,6 +37,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from caim.agent import CaimAgent, CaimError
+from caim.memory.transfer import export_lines
 
 
 class ChatIn(BaseModel):
@@ -53,14 +56,18 @@ class ChatOut(BaseModel):
 class SessionIn(BaseModel):
     user_id: str = Field(min_length=1)
     time: datetime | None = None
+    background: bool = Field(default=False, description="Queue post-thinking and answer at once.")
 
 
 class SessionOut(BaseModel):
     stored: list[dict]
     merged: list[dict]
+    changes: list[dict]
     key_events: list[dict]
     ontology_added: list[str]
+    denied: int
     complete: bool
+    job: str = ""
 
 
 def create_app(agent: CaimAgent | None = None) -> FastAPI:
@@ -111,7 +118,7 @@ def create_app(agent: CaimAgent | None = None) -> FastAPI:
 
     @app.post("/session/end", response_model=SessionOut)
     async def end_session(body: SessionIn, request: Request) -> SessionOut:
-        s = await get_agent(request).aend_session(user_id=body.user_id, at=body.time)
+        s = await get_agent(request).aend_session(user_id=body.user_id, at=body.time, background=body.background)
         return SessionOut(**{k: v for k, v in asdict(s).items() if k != "trace"})
 
     # Memory admin calls Chroma synchronously: plain ``def`` endpoints run in FastAPI's thread pool.
@@ -125,11 +132,18 @@ def create_app(agent: CaimAgent | None = None) -> FastAPI:
             raise HTTPException(404, f"no memory {record_id} for user {user_id}")
         return {"deleted": record_id}
 
+    @app.get("/memories/{user_id}/{record_id}/history")
+    def history(user_id: str, record_id: str, request: Request) -> list[dict]:
+        if get_agent(request).memory(user_id, record_id) is None:
+            raise HTTPException(404, f"no memory {record_id} for user {user_id}")
+        return get_agent(request).history(user_id, record_id)
+
     @app.get("/memories/{user_id}/export")
-    def export(user_id: str, request: Request) -> JSONResponse:
+    def export(user_id: str, request: Request) -> StreamingResponse:
         filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user_id)
-        return JSONResponse(
-            get_agent(request).export_user(user_id),
+        return StreamingResponse(  # streamed record by record: constant memory for any size
+            export_lines(get_agent(request).services.store, user_id),
+            media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="caim-{filename}.json"'},
         )
 

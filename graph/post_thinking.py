@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -36,6 +37,7 @@ from caim.memory.text import names
 from caim.ontology import Ontology, Proposal
 
 CHUNK = 8
+_LIST_MARK = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")  # "2. ..." - small models number their sentences
 #: Raw records of earlier sessions refined per post-thinking run.
 REFINE_PER_SESSION = 8
 #: Cosine similarity at which two records are duplicates whatever the model says.
@@ -177,7 +179,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         raw = refined.get(e.get("record", ""))
         t = by_number.get(e["turn"]) if raw is None else None
         sources_text.append(raw.source_text() if raw else (_turn_text(t) if t else e["event"]))
-    written = [answers[i].thought.strip() if i in answers else "" for i in range(len(events))]
+    written = [_LIST_MARK.sub("", answers[i].thought).strip() if i in answers else "" for i in range(len(events))]
     check = [w for w in written if w]
     sims = env.svc.embedder.similarity(check + sources_text) if check else None
     records: list[MemoryRecord] = []

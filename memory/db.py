@@ -24,7 +24,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -276,6 +276,11 @@ class RecordDB:
             if state == 1
         }
 
+    def owner(self, record_id: str) -> str | None:
+        """Which user a record id belongs to (None: no such record)."""
+        row = self._read("SELECT user_id FROM records WHERE id = ?", (record_id,))
+        return row[0][0] if row else None
+
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
         if not ids:
             return []
@@ -437,18 +442,20 @@ class RecordDB:
         with self._tx() as c:
             c.execute("INSERT OR IGNORE INTO jobs (job_id, user_id, payload) VALUES (?, ?, ?)", (job_id, user_id, payload))
 
-    def claim(self, owner: str, now: float, stale_after: float) -> tuple[str, str, str, int] | None:
+    def claim(
+        self, owner: str, now: float, stale_after: float, alive: Callable[[str], bool] = lambda _: True
+    ) -> tuple[str, str, str, int] | None:
         """The oldest job that may run now - never one whose user has an earlier job still running
         (sessions of one user are processed in order) - marked as claimed by ``owner``; a claim
-        older than ``stale_after`` seconds (its process died) may be taken over."""
+        older than ``stale_after`` seconds, or whose owner is known to be dead, is taken over."""
         with self._tx() as c:
             rows = c.execute(
-                "SELECT seq, job_id, user_id, payload, state, claimed_at, attempts, not_before FROM jobs "
+                "SELECT seq, job_id, user_id, payload, state, claimed_at, attempts, not_before, owner FROM jobs "
                 "WHERE state IN ('pending', 'running') ORDER BY seq"
             ).fetchall()
             busy: set[str] = set()
-            for _seq, job_id, user_id, payload, state, claimed_at, attempts, not_before in rows:
-                running = state == "running" and now - claimed_at < stale_after
+            for _seq, job_id, user_id, payload, state, claimed_at, attempts, not_before, held_by in rows:
+                running = state == "running" and now - claimed_at < stale_after and alive(held_by)
                 if user_id in busy or running:
                     busy.add(user_id)
                     continue

@@ -41,14 +41,17 @@ class MemoryStore:
         *,
         chroma_url: str | None = None,
         chroma_headers: Mapping[str, str] | None = None,
+        check_embedder: bool = True,
     ):
+        """``check_embedder=False`` opens a store whose records another model embedded (to re-embed it)."""
         root = Path(data_dir) if data_dir is not None else None
         self.embedder = embedder
         self.db = RecordDB(root / DB_FILE if root is not None else None)
         self.vectors = VectorIndex(root / CHROMA_DIR if root is not None else None, embedder, url=chroma_url,
                                    headers=chroma_headers)
         self.locks = UserLocks(root / "locks" if root is not None else None)
-        self._check_embedder()
+        if check_embedder:
+            self._check_embedder()
         if root is not None:
             self._migrate_legacy()
         self.repair()

@@ -1,20 +1,21 @@
 """Export and import of a user's memories: every record with its times, validity, links and history.
 
 ``export_lines`` streams the export as JSON text, one record at a time, so a user with 100k
-records is exported in constant memory. ``import_records`` restores an export into a user (the
-same user, or another one when migrating); ids are kept, so importing twice adds nothing.
+records is exported in constant memory. ``import_records`` restores an export into a user: into
+the same user (a restore, a migration to another store) every id is kept; into another user of the
+same store ids are derived from the old ones. Either way importing twice adds nothing.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pydantic import ValidationError
 
 from caim.core.errors import CaimError
-from caim.memory.records import MemoryRecord, utcnow
+from caim.memory.records import MemoryRecord, stable_id, utcnow
 from caim.memory.store import MemoryStore
 
 FORMAT = 1
@@ -40,17 +41,40 @@ def _items(data: dict[str, Any] | list[Any]) -> Iterable[Any]:
     raise CaimError("not a caim export: expected an object with memories or a list of records")
 
 
+def _renamer(store: MemoryStore, user_id: str, source_user: str | None) -> Callable[[str], str]:
+    """Ids stay as exported when restoring into the same user; into another user (a copy on the
+    same store) each id becomes one derived from the new user and the old id - still the same on
+    every import, so importing twice adds nothing."""
+    if source_user is None or source_user == user_id:
+        return lambda rid: rid
+    return lambda rid: stable_id(user_id, "imported", rid)
+
+
+def _renamed(rec: MemoryRecord, new: Callable[[str], str]) -> MemoryRecord:
+    return rec.model_copy(update={
+        "id": new(rec.id),
+        "superseded_by": new(rec.superseded_by) if rec.superseded_by else None,
+        "supersedes": [new(i) for i in rec.supersedes],
+        "links": [new(i) for i in rec.links],
+        "history": [h.model_copy(update={"others": [new(i) for i in h.others]}) for h in rec.history],
+    })
+
+
 def import_records(store: MemoryStore, user_id: str, data: dict[str, Any] | list[Any]) -> int:
     """Write the export's records under ``user_id`` (replacing records with the same id); returns
     how many were written. A malformed record stops the import with a one-line error before anything
     of its batch is written."""
+    source = data.get("user_id") if isinstance(data, dict) else None
+    new = _renamer(store, user_id, str(source) if source is not None else None)
     n = 0
     batch: list[MemoryRecord] = []
     for i, item in enumerate(_items(data)):
         try:
-            rec = MemoryRecord.model_validate({**item, "user_id": user_id})
+            rec = _renamed(MemoryRecord.model_validate({**item, "user_id": user_id}), new)
         except (ValidationError, TypeError) as exc:
             raise CaimError(f"record {i + 1} of the import is not a memory record ({str(exc).splitlines()[0]})") from None
+        if store.db.owner(rec.id) not in (None, user_id):
+            raise CaimError(f"record {rec.id} of the import belongs to another user of this store; export that user first")
         batch.append(rec)
         if len(batch) >= BATCH:
             store.add(batch)

@@ -80,3 +80,31 @@ def test_misconfiguration_is_one_line_without_traceback(env, extra, needle):
     assert res.returncode == 2
     assert needle in res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_export_import_history_reindex_and_doctor(env, tmp_path):
+    assert run(["chat", "--user", "x"], env, "my favourite food is pizza\n/end\n").returncode == 0
+    dump = tmp_path / "x.json"
+    assert run(["memories", "export", "--user", "x", "--out", str(dump)], env).returncode == 0
+    data = json.loads(dump.read_text())
+    [rec] = data["memories"]
+    res = run(["memories", "history", "--user", "x", "--id", rec["id"][:8], "--json"], env)
+    assert [e["change"] for e in json.loads(res.stdout)] == ["created"]
+    for _ in range(2):  # importing twice adds nothing
+        res = run(["memories", "import", str(dump), "--user", "y"], env)
+        assert "imported 1 records into y" in res.stdout, res.stderr
+    assert len(json.loads(run(["memories", "list", "--user", "y", "--json"], env).stdout)) == 1
+    assert "reindexed 2 records" in run(["memories", "reindex"], env).stdout
+    doctor = run(["doctor"], env)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "records:" in doctor.stdout and "2 records" in doctor.stdout and "model:" in doctor.stdout
+    bad = run(["doctor"], {**env, "CAIM_PROVIDER": "openai", "CAIM_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert bad.returncode == 1 and "FAIL  model" in bad.stdout
+
+
+def test_deferred_session_end_is_processed_by_the_next_start(env):
+    res = run(["chat", "--user", "z", "--defer"], env, "my favourite food is pizza\n")
+    assert "session queued for post-thinking" in res.stdout, res.stderr
+    assert "z:" in run(["memories", "pending"], env).stdout or run(["memories", "list", "--user", "z", "--json"], env).stdout
+    run(["chat", "--user", "other"], env, "/quit\n")  # any start drains the queue
+    assert len(json.loads(run(["memories", "list", "--user", "z", "--json"], env).stdout)) == 1

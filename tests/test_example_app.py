@@ -99,6 +99,15 @@ def test_chat_stream_session_and_memory_admin(client, agent):
     export = r.json()
     assert export["user_id"] == "alice" and export["exported_at"]
     assert [m["thought"] for m in export["memories"]] == ["I love hiking in the mountains."]
+    hiking = export["memories"][0]["id"]
+    assert [e["change"] for e in client.get(f"/memories/alice/{hiking}/history").json()] == ["created"]
+
+    # Background session end: answers at once with the job; the worker stores the session.
+    client.post("/chat", json={"user_id": "alice", "message": "My favourite tea is jasmine.", "time": "2025-05-03T09:00:00Z"})
+    r = client.post("/session/end", json={"user_id": "alice", "background": True})
+    assert r.status_code == 200 and r.json()["job"] and r.json()["stored"] == []
+    assert agent.wait(r.json()["job"]).stored
+    assert any("jasmine" in m["thought"] for m in client.get("/memories/alice").json())
 
 
 def test_validation_and_config_errors(client, agent):
