@@ -26,6 +26,7 @@ from caim.core.trace import LLMCall
 from caim.core.types import Role
 
 T = TypeVar("T", bound=BaseModel)
+T2 = TypeVar("T2")
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
@@ -111,20 +112,55 @@ def _endpoint_error(exc: Exception, models: Models) -> EndpointError:
         return EndpointError(f"the model endpoint rejected the API key ({where}): check OPENAI_API_KEY / CAIM_API_KEY")
     if isinstance(exc, openai.NotFoundError):
         return EndpointError(f"model not found at {where}: check CAIM_MODEL")
+    if isinstance(exc, openai.RateLimitError):
+        return EndpointError(f"the model endpoint {where} is rate limiting requests (HTTP 429); try again later")
+    if isinstance(exc, openai.APIStatusError):
+        return EndpointError(f"the model endpoint {where} failed (HTTP {exc.status_code}); try again later")
     return EndpointError(
         f"cannot reach the model endpoint {where}: {type(exc).__name__}; check CAIM_BASE_URL and your network"
     )
 
 
-_FATAL = (openai.APIConnectionError, openai.AuthenticationError, openai.NotFoundError, openai.PermissionDeniedError)
+#: Faults no retry can mend: a wrong key, a wrong model name, a refused permission.
+_FATAL = (openai.AuthenticationError, openai.NotFoundError, openai.PermissionDeniedError)
+#: Faults that may pass: a timeout, a reset or refused connection, a cut stream, HTTP 429 and 5xx.
+_TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 
 
 class LLM:
-    """Role-aware LLM caller that records what it did in a trace list."""
+    """Role-aware LLM caller that records what it did in a trace list.
 
-    def __init__(self, models: Models, max_retries: int = 1):
+    ``max_retries``: further attempts after a malformed answer. ``endpoint_retries`` /
+    ``backoff``: further attempts after a transient endpoint fault, waiting ``backoff``, then twice
+    as long, ... Structured and summary calls that still fail return their fallback (``None`` / "")
+    and say so in the trace - the caller's code takes over; the answer itself raises a one-line
+    ``EndpointError`` (the user's turn is already kept in the checkpoint)."""
+
+    def __init__(self, models: Models, max_retries: int = 1, *, endpoint_retries: int = 2, backoff: float = 0.5):
         self.models = models
         self.max_retries = max_retries
+        self.endpoint_retries = endpoint_retries
+        self.backoff = backoff
+
+    @classmethod
+    def of(cls, models: Models) -> LLM:
+        """The client the models' settings describe (retries and backoff)."""
+        s = models.settings
+        return cls(models, s.max_retries, endpoint_retries=s.endpoint_retries, backoff=s.retry_backoff)
+
+    def _call(self, fn: Callable[[], T2], errors: list[str]) -> T2:
+        """``fn()`` with bounded retries on transient faults; fatal ones raise ``EndpointError`` at once."""
+        for attempt in range(self.endpoint_retries + 1):
+            try:
+                return fn()
+            except _FATAL as exc:
+                raise _endpoint_error(exc, self.models) from None
+            except _TRANSIENT as exc:
+                errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
+                if attempt == self.endpoint_retries:
+                    raise _endpoint_error(exc, self.models) from None
+                time.sleep(self.backoff * (2**attempt))
+        raise AssertionError("unreachable")
 
     def structured(
         self, role: Role, schema: type[T], messages: list[BaseMessage], *, trace: list, node: str
@@ -135,16 +171,15 @@ class LLM:
         errors: list[str] = []
         start = time.perf_counter()
         tok_in = tok_out = 0
-        for attempt in range(self.max_retries + 1):
+        attempts = 0
+        for _ in range(self.max_retries + 1):
+            attempts += 1
             try:
-                msg = model.invoke(messages)
-            except _FATAL as exc:
-                raise _endpoint_error(exc, self.models) from None
-            except (
-                openai.APIStatusError,
-                openai.LengthFinishReasonError,
-                openai.ContentFilterFinishReasonError,
-            ) as exc:
+                msg = self._call(lambda: model.invoke(messages), errors)
+            except EndpointError as exc:
+                errors.append(str(exc))
+                break  # the endpoint is down: the code fallback takes over
+            except (openai.APIStatusError, openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
                 # a 400 on a schema the endpoint refuses, or an answer cut at max_tokens: malformed output
                 errors.append(f"{type(exc).__name__}: {str(exc)[:160]}")
                 continue
@@ -159,40 +194,55 @@ class LLM:
             except ValueError as exc:
                 errors.append(f"malformed output: not JSON ({str(exc)[:120]})")
                 continue
-            trace.append(_entry(node, role, start, tok_in, tok_out, attempt + 1, None))
+            trace.append(_entry(node, role, start, tok_in, tok_out, attempts, None))
             return value
-        trace.append(
-            _entry(node, role, start, tok_in, tok_out, self.max_retries + 1, errors[-1] if errors else "failed")
-        )
+        trace.append(_entry(node, role, start, tok_in, tok_out, attempts, errors[-1] if errors else "failed"))
         return None
 
-    def text(self, role: Role, messages: list[BaseMessage], *, trace: list, node: str) -> str:
+    def text(self, role: Role, messages: list[BaseMessage], *, trace: list, node: str, fallback: str | None = None) -> str:
+        """Free text. After the retries: ``fallback`` when one is given (recorded), else ``EndpointError``."""
         model = self.models.for_role(role)
         start = time.perf_counter()
+        errors: list[str] = []
         try:
-            msg = model.invoke(messages)
-        except _FATAL as exc:
-            raise _endpoint_error(exc, self.models) from None
+            msg = self._call(lambda: model.invoke(messages), errors)
+        except EndpointError as exc:
+            if fallback is None:
+                raise
+            trace.append(_entry(node, role, start, 0, 0, len(errors), str(exc)))
+            return fallback
         a, b = _usage(msg)
-        trace.append(_entry(node, role, start, a, b, 1, None))
+        trace.append(_entry(node, role, start, a, b, len(errors) + 1, None))
         return str(msg.content).strip()
 
     def stream_text(
         self, role: Role, messages: list[BaseMessage], *, trace: list, node: str, on_piece: Callable[[str], None]
     ) -> str:
-        """Free text, streamed: ``on_piece`` gets each piece as it arrives; returns the whole text."""
+        """Free text, streamed: ``on_piece`` gets each piece as it arrives; returns the whole text.
+        A fault before the first piece is retried; a stream cut after it raises ``EndpointError``
+        (pieces already sent cannot be taken back)."""
         model = self.models.for_role(role)
         start = time.perf_counter()
-        whole: Any = None
-        try:
-            for chunk in model.stream(messages):
-                whole = chunk if whole is None else whole + chunk
-                if chunk.content:
-                    on_piece(str(chunk.content))
-        except _FATAL as exc:
-            raise _endpoint_error(exc, self.models) from None
+        errors: list[str] = []
+
+        def run() -> Any:
+            whole: Any = None
+            sent = False
+            try:
+                for chunk in model.stream(messages):
+                    whole = chunk if whole is None else whole + chunk
+                    if chunk.content:
+                        sent = True
+                        on_piece(str(chunk.content))
+            except _TRANSIENT as exc:
+                if sent:
+                    raise EndpointError(f"the model's answer was cut off ({type(exc).__name__}); please ask again") from None
+                raise
+            return whole
+
+        whole = self._call(run, errors)
         a, b = _usage(whole)
-        trace.append(_entry(node, role, start, a, b, 1, None))
+        trace.append(_entry(node, role, start, a, b, len(errors) + 1, None))
         return str(whole.content).strip() if whole is not None else ""
 
 

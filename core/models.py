@@ -106,7 +106,7 @@ class Models:
             base_url=s.base_url,
             temperature=s.temperature,
             timeout=s.request_timeout,
-            max_retries=2,
+            max_retries=0,  # caim's client retries (bounded, with backoff) and records it
             max_tokens=s.max_tokens,
             stream_usage=True,
         )

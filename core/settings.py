@@ -39,7 +39,9 @@ class Settings(BaseSettings):
     role_models: dict[str, str] = Field(default_factory=dict)
     temperature: float = 0.0
     request_timeout: float = 120.0
-    max_retries: int = 1
+    max_retries: int = 1  # further attempts after a malformed answer
+    endpoint_retries: int = 2  # further attempts after a timeout, reset, HTTP 429 or 5xx ...
+    retry_backoff: float = 0.5  # ... waiting this long, then twice as long, ...
     max_tokens: int | None = None  # generation cap per call; the local provider defaults to 512
 
     local_model: str | None = None

@@ -122,7 +122,7 @@ class Judge:
     ):
         settings = settings or Settings(_env_file=None)
         self.model = model
-        self.llm = LLM(Models(settings, overrides={"judge": model}), settings.max_retries)
+        self.llm = LLM.of(Models(settings, overrides={"judge": model}))
         self.label = label or model_label(model)
         self.history_tokens = history_tokens
         self.memory_tokens = memory_tokens

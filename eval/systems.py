@@ -210,7 +210,7 @@ class FullContextSystem(System):
         if context_tokens <= 0:
             raise ConfigError("--context-tokens must be positive")
         self.settings = settings
-        self.llm = LLM(Models(settings, overrides=models), settings.max_retries)
+        self.llm = LLM.of(Models(settings, overrides=models))
         self.context_tokens = context_tokens
         self.lines: list[str] = []
         self.conv: Conversation | None = None

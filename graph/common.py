@@ -32,5 +32,9 @@ def stm_window(state: State, env: Env, route: Route) -> dict[str, Any]:
     if cut <= upto:
         env.note(stm="summary reused", summary_upto=upto)
         return {"stm_mode": "summary"}
-    summary = env.text("summarize", summarize_prompt.messages(state.get("summary", ""), transcript(earlier[upto:cut])))
+    summary = env.text(
+        "summarize", summarize_prompt.messages(state.get("summary", ""), transcript(earlier[upto:cut])), fallback=""
+    )
+    if not summary:  # the model failed: keep what was summarised before (or the whole, clipped STM)
+        return {"stm_mode": "summary" if upto else "full"}
     return {"stm_mode": "summary", "summary": summary, "summary_upto": cut}

@@ -45,8 +45,8 @@ class Env:
         """A validated structured answer, or ``None`` (malformed after retries; the caller falls back)."""
         return self.svc.llm.structured(role, schema, messages, trace=self.trace, node=self.node)
 
-    def text(self, role: Role, messages: list[BaseMessage]) -> str:
-        return self.svc.llm.text(role, messages, trace=self.trace, node=self.node)
+    def text(self, role: Role, messages: list[BaseMessage], fallback: str | None = None) -> str:
+        return self.svc.llm.text(role, messages, trace=self.trace, node=self.node, fallback=fallback)
 
     def emit(self, piece: str) -> None:
         """Send a piece of the answer to callers streaming the run (``stream_mode="custom"``)."""

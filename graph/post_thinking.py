@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from caim.core import faultpoints
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State, session_reset
@@ -90,6 +91,7 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
         events.append({"turn": r.turn or 0, "event": r.thought, "time": as_aware(r.event_time).isoformat(),
                        "origin": "refine", "record": r.id})
     env.note(events=len(events), ok=ok, ungrounded=dropped, captured=captured, refining=min(len(refine), REFINE_PER_SESSION))
+    faultpoints.hit("after_key_events")
     return {"key_events": events, "complete": ok}
 
 
@@ -231,6 +233,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
             history=[HistoryEntry(change="created", session_id=session)],
         ))
     env.svc.store.add(records)
+    faultpoints.hit("after_store_thoughts")
     if retire:
         env.svc.store.delete(env.user_id, [r for r in retire if r not in {x.id for x in records}])
     env.note(stored_ids=[r.id for r in records], raw=sum(r.kind == "raw" for r in records), refined=retire,
@@ -248,6 +251,7 @@ def maintain(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         with env.svc.store.user_lock(env.user_id):
             merged, changes = _maintain(stored, env, policy, session)
     env.note(merged=merged, changes=changes)
+    faultpoints.hit("before_session_reset")
     return {"merged": merged, "changes": changes, "turn_time": "", **session_reset()}
 
 
@@ -259,12 +263,14 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
     for rec in new:
         hits = env.svc.retriever.search(env.user_id, Query(text=rec.thought, now=env.now, past=True),
                                         env.settings.maintain_k + len(new))
-        related[rec.id] = [(h.record, h.similarity) for h in hits if h.record.id not in new_ids][: env.settings.maintain_k]
+        others = [h.record for h in hits if h.record.id not in new_ids][: env.settings.maintain_k]
+        sims = env.svc.embedder.similarity([rec.thought] + [o.thought for o in others])[0, 1:] if others else []
+        related[rec.id] = [(o, float(sim)) for o, sim in zip(others, sims, strict=True)]
     decisions: dict[str, tuple[str, MemoryRecord | None]] = {}
-    # the code signal: near-identical records are the same whatever the model says
+    # the code signal: the same words, or near-identical meaning, are the same whatever the model says
     for rec in new:
         for other, sim in related[rec.id]:
-            if sim >= DUPLICATE:
+            if sim >= DUPLICATE or _same_words(rec.thought, other.thought):
                 decisions[rec.id] = ("same", other)
                 break
     groups_all = [rec for rec in new if related[rec.id]]
@@ -308,6 +314,7 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
                 continue  # refused: a confused model cannot merge unrelated facts
             keep = merge_group([old, rec], session)
             store.replace(keep, [rec.id, old.id])
+            faultpoints.hit("after_maintain_write")
             merged.append({"kept": keep.id, "removed": [i for i in (rec.id, old.id) if i != keep.id], "thought": keep.thought})
         elif decision == "update":
             closed, newer = apply_update(old, rec, session)
@@ -326,6 +333,10 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
             changes.append({"change": "contradicts", "record": b.id, "others": [a.id], "thought": b.thought})
     changes += _link(list(current.values()), env, session)
     return merged, changes
+
+
+def _same_words(a: str, b: str) -> bool:
+    return re.sub(r"\W+", " ", a).strip().casefold() == re.sub(r"\W+", " ", b).strip().casefold()
 
 
 def _link(new: list[MemoryRecord], env: Env, session: str) -> list[Change]:

@@ -75,7 +75,7 @@ class Services:
         )
         ontology = OntologyStore(settings.data_dir if persist else None)
         retriever = Retriever(store, full_scan=settings.full_scan)
-        return cls(settings, models, LLM(models, settings.max_retries), embedder, store, retriever, ontology,
+        return cls(settings, models, LLM.of(models), embedder, store, retriever, ontology,
                    TagIndex(embedder))
 
     def tuned(self, ctx: Context) -> Settings:

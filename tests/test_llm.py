@@ -30,15 +30,18 @@ def test_out_of_set_answer_is_retried_then_falls_back():
     assert answer is None and trace[-1]["fallback"] and "zebra" in trace[-1]["error"]
 
 
-def test_unreachable_endpoint_is_a_one_line_error():
+def test_unreachable_endpoint_falls_back_for_decisions_and_is_a_one_line_error_for_answers():
     settings = Settings(
         provider="openai", base_url="http://127.0.0.1:9/v1", api_key="x", request_timeout=3, _env_file=None
     )
-    llm = LLM(Models(settings))
+    llm = LLM(Models(settings), endpoint_retries=1, backoff=0.01)
+    trace: list = []
+    messages = controller.messages("needs_memory", "hi", "")
+    assert llm.structured("controller", controller.Choice, messages, trace=trace, node="controller") is None
+    assert trace[0]["fallback"] and "cannot reach the model endpoint" in trace[0]["error"]
+    assert llm.text("summarize", messages, trace=trace, node="x", fallback="") == ""
     with pytest.raises(EndpointError, match=r"cannot reach the model endpoint http://127\.0\.0\.1:9/v1"):
-        llm.structured(
-            "controller", controller.Choice, controller.messages("needs_memory", "hi", ""), trace=[], node="controller"
-        )
+        llm.text("respond", messages, trace=trace, node="respond")
 
 
 def test_provider_choice(monkeypatch):

@@ -1,0 +1,261 @@
+"""A simulated OpenAI-compatible endpoint on 127.0.0.1: answers, latency and faults on demand.
+
+For benchmarks and fault tests that need a real HTTP endpoint without a real model. Each request
+is answered from a table keyed by the response schema's name (``Plan``, ``Relevant``, ``KeyEvents``,
+``Thoughts``, ``MaintenancePlan``, ...) or, for free text, ``respond`` / ``summarize``; an entry is a
+fixed answer or a callable of the request. Without an entry, a minimal valid answer is generated
+from the JSON schema (first enum values, empty lists), so every role works out of the box.
+
+Latency follows a simple model - a fixed cost per call, plus per input token, plus per output
+token (streamed answers arrive token by token at that pace). ``faults`` may turn any request into a
+timeout, a reset connection, HTTP 429 or 500, a stream cut in the middle, or a malformed answer::
+
+    with SimulatedEndpoint(table={"respond": "Hello!"}, latency=Latency(per_call=0.35)) as ep:
+        settings = Settings(provider="openai", base_url=ep.base_url, api_key="sim")
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Answer = str | dict | list | Callable[["Request"], Any]
+FAULTS = ("timeout", "reset", "429", "500", "truncate", "malformed")
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Seconds per call, per input token and per output token (default: a typical hosted model)."""
+
+    per_call: float = 0.35
+    per_input_token: float = 0.00005
+    per_output_token: float = 0.012
+
+
+@dataclass
+class Request:
+    """What the endpoint saw: the role (schema name or free-text role), messages, streaming, time."""
+
+    role: str
+    messages: list[dict]
+    schema: dict | None
+    stream: bool
+    input_tokens: int
+    at: float = field(default_factory=time.monotonic)
+    fault: str | None = None
+    output_tokens: int = 0
+
+
+def estimate_tokens(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+def _free_text_role(messages: list[dict]) -> str:
+    system = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system").lower()
+    return "summarize" if system.startswith("summarise") or "summarise a conversation" in system else "respond"
+
+
+def minimal_answer(schema: dict, root: dict | None = None) -> Any:
+    """The smallest answer a JSON schema accepts: first enum value, empty list, empty string, 0."""
+    root = root or schema
+    ref = schema.get("$ref")
+    if ref:
+        return minimal_answer(root.get("$defs", {}).get(ref.split("/")[-1], {}), root)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    if "anyOf" in schema:
+        return minimal_answer(schema["anyOf"][0], root)
+    kind = schema.get("type")
+    if kind == "object":
+        return {k: minimal_answer(v, root) for k, v in schema.get("properties", {}).items()}
+    if kind == "array":
+        n = schema.get("minItems", 0)
+        return [minimal_answer(schema.get("items", {}), root) for _ in range(n)]
+    if kind == "string":
+        return "x" * schema.get("minLength", 0)
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    if kind == "boolean":
+        return False
+    return None
+
+
+class SimulatedEndpoint:
+    def __init__(
+        self,
+        table: dict[str, Answer] | None = None,
+        *,
+        latency: Latency | None = None,
+        faults: Callable[[Request], str | None] | None = None,
+        stall: float = 30.0,
+    ):
+        """``faults(request)`` names a fault for a request (or None); ``stall``: how long a simulated
+        timeout keeps the request waiting (longer than the client's timeout)."""
+        self.table = dict(table or {})
+        self.latency = latency or Latency(0.0, 0.0, 0.0)
+        self.faults = faults
+        self.stall = stall
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_args: object) -> None:  # quiet
+                return
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                body = json.dumps({"object": "list", "data": [{"id": "simulated", "object": "model"}]}).encode()
+                self._send(200, body)
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("content-length", 0))
+                payload = json.loads(self.rfile.read(length) or b"{}")
+                endpoint._serve(self, payload)
+
+            def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+                self.send_response(status)
+                self.send_header("content-type", ctype)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, name="caim-simulated-endpoint", daemon=True)
+        self._thread.start()
+
+    # ---- answering -----------------------------------------------------------------------------------
+    def _content(self, req: Request) -> str:
+        entry = self.table.get(req.role)
+        if entry is None and req.schema is not None:
+            entry = minimal_answer(req.schema)
+        elif entry is None:
+            entry = "OK."
+        if callable(entry):
+            entry = entry(req)
+        return entry if isinstance(entry, str) else json.dumps(entry)
+
+    def _serve(self, handler: Any, payload: dict) -> None:
+        messages = payload.get("messages", [])
+        rf = payload.get("response_format") or {}
+        schema = (rf.get("json_schema") or {}).get("schema") if rf.get("type") == "json_schema" else None
+        role = (rf.get("json_schema") or {}).get("name") if schema is not None else _free_text_role(messages)
+        text_in = " ".join(str(m.get("content", "")) for m in messages)
+        req = Request(str(role), messages, schema, bool(payload.get("stream")), estimate_tokens(text_in))
+        req.fault = self.faults(req) if self.faults else None
+        with self._lock:
+            self.requests.append(req)
+        if req.fault == "timeout":
+            time.sleep(self.stall)
+            return self._close(handler)
+        if req.fault == "reset":
+            return self._close(handler)
+        if req.fault in ("429", "500"):
+            err = json.dumps({"error": {"message": f"simulated HTTP {req.fault}", "type": "simulated"}}).encode()
+            return handler._send(int(req.fault), err)
+        content = "{not json" if req.fault == "malformed" else self._content(req)
+        out_tokens = max(1, estimate_tokens(content))
+        req.output_tokens = out_tokens
+        lat = self.latency
+        time.sleep(lat.per_call + lat.per_input_token * req.input_tokens)
+        usage = {"prompt_tokens": req.input_tokens, "completion_tokens": out_tokens,
+                 "total_tokens": req.input_tokens + out_tokens}
+        cid = "chatcmpl-" + uuid.uuid4().hex[:12]
+        if not req.stream:
+            time.sleep(lat.per_output_token * out_tokens)
+            if req.fault == "truncate":
+                return self._truncated(handler)
+            body = {"id": cid, "object": "chat.completion", "created": int(time.time()), "model": "simulated",
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                 "finish_reason": "stop"}], "usage": usage}
+            return handler._send(200, json.dumps(body).encode())
+        self._stream(handler, cid, content, usage, lat.per_output_token, cut=req.fault == "truncate")
+        return None
+
+    def _stream(self, handler: Any, cid: str, content: str, usage: dict, per_token: float, cut: bool) -> None:
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("transfer-encoding", "chunked")
+        handler.end_headers()
+
+        def send(data: bytes) -> None:
+            handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            handler.wfile.flush()
+
+        words = content.split(" ")
+        for i, w in enumerate(words):
+            piece = w if i == 0 else " " + w
+            chunk = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": "simulated",
+                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            time.sleep(per_token * max(1, estimate_tokens(piece)))
+            send(f"data: {json.dumps(chunk)}\n\n".encode())
+            if cut and i >= len(words) // 2:
+                return self._close(handler)  # no final chunk: the client sees an incomplete body
+        end = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": "simulated",
+               "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage}
+        send(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+        handler.wfile.write(b"0\r\n\r\n")
+        handler.wfile.flush()
+        return None
+
+    @staticmethod
+    def _truncated(handler: Any) -> None:
+        handler.send_response(200)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", "400")
+        handler.end_headers()
+        handler.wfile.write(b'{"id": "chatcmpl-cut", "choices": [{"index"')
+        SimulatedEndpoint._close(handler)
+
+    @staticmethod
+    def _close(handler: Any) -> None:
+        handler.close_connection = True
+        try:
+            handler.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    # ---- lifecycle ----------------------------------------------------------------------------------
+    def roles(self) -> list[str]:
+        with self._lock:
+            return [r.role for r in self.requests]
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> SimulatedEndpoint:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def fail_first(n: int, fault: str, roles: tuple[str, ...] = ()) -> Callable[[Request], str | None]:
+    """A fault plan: the first ``n`` requests (of ``roles``, if given) fail with ``fault``."""
+    if fault not in FAULTS:
+        raise ValueError(f"unknown fault {fault!r}; choose one of {FAULTS}")
+    count = {"n": 0}
+    lock = threading.Lock()
+
+    def plan(req: Request) -> str | None:
+        if roles and req.role not in roles:
+            return None
+        with lock:
+            count["n"] += 1
+            return fault if count["n"] <= n else None
+
+    return plan
