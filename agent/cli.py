@@ -346,7 +346,7 @@ def doctor(data_dir: Path | None = DataDir, model_check: bool = typer.Option(Tru
     store = agent.services.store
     report("records", str(store.db.path), lambda: f"{sum(store.count(u) for u in store.users())} records, "
            f"{len(store.db.jobs())} pending sessions, embedder {store.embedder.name}")
-    report("vectors", f"Chroma {store.vectors.where}", lambda: f"{store.vectors.collection.count()} vectors")
+    report("vectors", f"Chroma {store.vectors.where}", lambda: f"{store.vectors.count()} vectors")
     where = settings.checkpoint_url or str(settings.data_dir / "checkpoints.sqlite")
     report("checkpoints", f"{type(agent.checkpointer).__name__} {where.split('@')[-1]}",
            lambda: agent.checkpointer.get_tuple({"configurable": {"thread_id": "caim:doctor"}}) and "")

@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE INDEX IF NOT EXISTS records_user_time ON records(user_id, event_ts, rid);
 CREATE INDEX IF NOT EXISTS records_user_session ON records(user_id, session_id, turn);
-CREATE INDEX IF NOT EXISTS records_vec_pending ON records(vec_state) WHERE vec_state = 0;
+CREATE INDEX IF NOT EXISTS records_vec_pending ON records(user_id, vec_state) WHERE vec_state = 0;
 CREATE TABLE IF NOT EXISTS postings (
     user_id TEXT NOT NULL, term TEXT NOT NULL, rid INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
     PRIMARY KEY (user_id, term, rid)
@@ -249,6 +249,10 @@ class RecordDB:
         )
         return [(i, u, ts, vu is None, unpack(v)) for i, u, ts, vu, v in rows if v is not None]  # type: ignore[misc]
 
+    def pending_rids(self, user_id: str) -> list[int]:
+        """Row ids of the user's records the vector index does not hold yet (searched exactly)."""
+        return [r for (r,) in self._read("SELECT rid FROM records WHERE user_id = ? AND vec_state = 0", (user_id,))]
+
     def pending_deletes(self) -> list[tuple[str, str]]:
         return [(i, u) for i, u in self._read("SELECT id, user_id FROM vector_deletes")]
 
@@ -263,18 +267,16 @@ class RecordDB:
             return c.execute("UPDATE records SET vec_state = 0").rowcount
 
     # ---- reads --------------------------------------------------------------------------------------
-    def indexed_state(self, ids: Sequence[str]) -> dict[str, tuple[str, bool, np.ndarray | None]]:
-        """Per existing record id: its embedded document, whether it is current, its vector."""
+    def indexed_state(self, ids: Sequence[str]) -> dict[str, tuple[str, bool, np.ndarray | None, bool]]:
+        """Per existing record id: its embedded document, whether it is current, its vector, and
+        whether the vector index holds it."""
         if not ids:
             return {}
         rows = self._read(
             f"SELECT id, body, valid_until_ts, vec, vec_state FROM records WHERE id IN ({','.join('?' * len(ids))})", ids
         )
-        return {
-            i: (MemoryRecord.model_validate_json(b).document(), vu is None, unpack(v))
-            for i, b, vu, v, state in rows
-            if state == 1
-        }
+        return {i: (MemoryRecord.model_validate_json(b).document(), vu is None, unpack(v), state == 1)
+                for i, b, vu, v, state in rows}
 
     def owner(self, record_id: str) -> str | None:
         """Which user a record id belongs to (None: no such record)."""

@@ -196,9 +196,10 @@ class Retriever:
             feats = db.features(user_id)
         else:
             cand: set[int] = set(sorted(bm25, key=bm25.__getitem__, reverse=True)[: self.lexical_k])
-            near = self.store.vectors.nearest(user_id, qvec, self.dense_k, current_only=not query.past)
+            near = self.store.vectors.nearest(user_id, qvec, self.dense_k)
             near_feats = db.features(user_id, ids=[i for i, _ in near])
             cand |= {f.rid for f in near_feats}
+            cand |= set(db.pending_rids(user_id))  # written, not yet in the vector index
             for a, b in query.ranges:
                 cand |= set(db.in_range(user_id, a, b, self.lexical_k))
             cand |= set(db.with_names(user_id, query_names, self.lexical_k))

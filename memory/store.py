@@ -1,16 +1,18 @@
 """Long-term memory: the record database (source of truth, lexical index) and the Chroma vector index.
 
-``MemoryStore`` keeps the two consistent. A write goes to the database first (record, postings,
-vector, marked "not yet indexed"), then to Chroma, then is marked indexed; a delete removes the
-database rows and queues the vector deletion. A crash between the two steps is finished by
-``repair`` when the store opens, so the index never misses or keeps a record for long. Every read
-and delete is filtered by user id: one user's records are never visible to another.
+``MemoryStore`` keeps the two consistent. A write goes to the database (record, postings, vector,
+marked "not yet indexed") and is retrievable at once; an indexer thread then copies new vectors to
+Chroma in batches and marks them indexed (``flush`` waits for it). A delete removes the database
+rows and queues the vector deletion. Whatever a crash leaves undone is finished by ``repair`` when
+the store opens, so the index never misses or keeps a record for long. Every read and delete is
+filtered by user id: one user's records are never visible to another.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from datetime import UTC, datetime
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -22,11 +24,13 @@ from caim.core.errors import StorageError
 from caim.memory.db import RecordDB
 from caim.memory.locks import UserLocks
 from caim.memory.records import MemoryRecord, SourceTurn, as_aware
-from caim.memory.vectors import COLLECTION, VectorIndex
+from caim.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
 DB_FILE = "memory.sqlite"
+#: Where caim 0.1 kept records (in Chroma only); migrated into the database once.
+LEGACY_COLLECTION = "caim_memories"
 CHROMA_DIR = "chroma"
 Progress = Callable[[int, int], None]
 
@@ -49,6 +53,12 @@ class MemoryStore:
         self.db = RecordDB(root / DB_FILE if root is not None else None)
         self.vectors = VectorIndex(root / CHROMA_DIR if root is not None else None, embedder, url=chroma_url,
                                    headers=chroma_headers)
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._stop = threading.Event()
+        self._index_lock = threading.Lock()
+        self._indexer: threading.Thread | None = None
         self.locks = UserLocks(root / "locks" if root is not None else None)
         if check_embedder:
             self._check_embedder()
@@ -68,27 +78,55 @@ class MemoryStore:
             )
 
     def repair(self) -> tuple[int, int]:
-        """Finish vector writes and deletions a crash left undone: (indexed, deleted)."""
-        deletes = self.db.pending_deletes()
-        if deletes:
-            self.vectors.delete([i for i, _ in deletes])
-            self.db.clear_deletes([i for i, _ in deletes])
-        added = 0
-        while pending := self.db.pending_vectors(1000):
-            self.vectors.add(pending)
-            self.db.mark_indexed([p[0] for p in pending])
-            added += len(pending)
-        if added or deletes:
-            log.info("memory store repaired: %d vectors indexed, %d deleted", added, len(deletes))
+        """Apply vector writes and deletions not yet applied (after writes, or a crash): (indexed, deleted)."""
+        with self._index_lock:
+            deletes = self.db.pending_deletes()
+            if deletes:
+                self.vectors.delete(deletes)
+                self.db.clear_deletes([i for i, _ in deletes])
+            added = 0
+            while pending := self.db.pending_vectors(1000):
+                self.vectors.add(pending)
+                self.db.mark_indexed([p[0] for p in pending])
+                added += len(pending)
         return added, len(deletes)
+
+    def _index_loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(1.0)
+            self._wake.clear()
+            try:
+                self.repair()
+            except Exception:  # Chroma briefly unavailable: the rows stay pending, retried next round
+                log.exception("vector indexing failed; will retry")
+                self._stop.wait(1.0)
+            if not self._wake.is_set():
+                self._idle.set()
+
+    def _kick(self) -> None:
+        if self._indexer is None:
+            self._indexer = threading.Thread(target=self._index_loop, name="caim-indexer", daemon=True)
+            self._indexer.start()
+        self._idle.clear()
+        self._wake.set()
+
+    def flush(self, timeout: float = 60.0) -> None:
+        """Wait until the vector index holds every write made so far."""
+        if self._indexer is None:
+            self.repair()
+            return
+        self._wake.set()
+        self._idle.wait(timeout)
+        self.repair()
 
     def _migrate_legacy(self) -> None:
         """Records of caim 0.1 lived in Chroma only: copy them into the database once."""
         if self.db.get_meta("legacy_checked"):
             return
         try:
-            got = self.vectors.collection.get(include=["documents", "metadatas"], where={"sources": {"$ne": ""}})
-        except Exception:  # no legacy metadata: nothing to migrate
+            legacy = self.vectors.client.get_collection(LEGACY_COLLECTION)
+            got = legacy.get(include=["documents", "metadatas"])
+        except Exception:  # no collection of caim 0.1: nothing to migrate
             got = {"ids": []}
         records = []
         for rid, doc, meta in zip(got["ids"], got.get("documents") or [], got.get("metadatas") or [], strict=False):
@@ -127,15 +165,10 @@ class MemoryStore:
             todo = [r.document() for r, same in zip(records, unchanged, strict=True) if not same]
             fresh = iter(self.embed(todo)) if todo else iter(())
             vecs = np.vstack([before[r.id][2] if same else next(fresh) for r, same in zip(records, unchanged, strict=True)])
-        self.db.upsert(records, vecs, unchanged)
-        items = [
-            (r.id, r.user_id, as_aware(r.event_time).timestamp(), r.valid_until is None, v)
-            for r, v, same in zip(records, vecs, unchanged, strict=True)
-            if not same
-        ]
-        if items:
-            self.vectors.add(items)
-            self.db.mark_indexed([i[0] for i in items])
+        indexed = [same and before[r.id][3] for r, same in zip(records, unchanged, strict=True)]
+        self.db.upsert(records, vecs, indexed)
+        if not all(indexed):
+            self._kick()
 
     def replace(self, keep: MemoryRecord, remove_ids: Iterable[str]) -> None:
         """Write ``keep`` and delete ``remove_ids`` of the same user (merges)."""
@@ -146,9 +179,9 @@ class MemoryStore:
         """Delete this user's records among ``ids``; ``compact``: also leave no trace in the files."""
         removed = self.db.delete(user_id, ids)
         if removed:
-            self.vectors.delete(removed)
-            self.db.clear_deletes(removed)
+            self._kick()
             if compact:
+                self.flush()
                 self.db.compact()
         return len(removed)
 
@@ -156,7 +189,9 @@ class MemoryStore:
         """Delete every record of the user, in the database and the vector index, and compact the
         database so no forgotten text is left in its files."""
         n = self.db.forget_user(user_id)
-        self.repair()
+        with self._index_lock:
+            self.vectors.drop_user(user_id)
+            self.db.clear_deletes([i for i, u in self.db.pending_deletes() if u == user_id])
         self.db.compact()
         return n
 
@@ -192,7 +227,7 @@ class MemoryStore:
         """Rebuild the vector index from the database's vectors (a damaged Chroma directory)."""
         self.vectors.rebuild()
         n = self.db.reset_vector_state()
-        self.repair()
+        self.flush()
         return n
 
     # ---- reads ------------------------------------------------------------------------------------
@@ -246,11 +281,17 @@ class MemoryStore:
         """The ``k`` records of this user closest in meaning to ``text``, with cosine similarity."""
         if k <= 0 or not text.strip():
             return []
+        self.flush()
         hits = self.vectors.nearest(user_id, self.embed([text])[0], k)
         by_id = {r.id: r for r in self.db.get(user_id, [i for i, _ in hits])}
         return [(by_id[i], s) for i, s in hits if i in by_id]
 
     def close(self) -> None:
+        if self._indexer is not None:
+            self.flush()
+            self._stop.set()
+            self._wake.set()
+            self._indexer.join(timeout=30)
         self.db.close()
 
 
@@ -258,4 +299,4 @@ def _ts(x: float) -> datetime:
     return datetime.fromtimestamp(float(x), tz=UTC)
 
 
-__all__ = ["COLLECTION", "MemoryStore"]
+__all__ = ["MemoryStore"]

@@ -1,19 +1,23 @@
-"""The vector index on Chroma: nearest records by meaning, per user.
+"""The vector index on Chroma: nearest records by meaning, one collection per user.
 
-One collection holds every user's record vectors with ``user_id``, event time and ``current``
-(still valid) as metadata; every query and delete is filtered by ``user_id``. Chroma runs embedded
-(a directory in the data dir), in memory (tests, evaluation), or as a server (``chroma run``; an
-``http(s)://`` URL selects the HTTP client). Chroma always receives our vectors, so it never loads
-an embedding model of its own. The record database holds the same vectors: the index can be
-rebuilt from it at any time.
+Each user's record vectors live in a collection of their own (``caim_u_<hash of the user id>``):
+a query never needs a metadata filter - Chroma's filtered queries cost in proportion to the records
+they match (measured: p50 203 ms at 200 users × 1,000 records in one filtered collection, 1.6 ms
+with a collection per user) - and another user's vectors are not even in the searched index.
+Chroma runs embedded (a directory in the data dir), in memory (tests, evaluation), or as a server
+(``chroma run``; an ``http(s)://`` URL selects the HTTP client). Chroma always receives our vectors,
+so it never loads an embedding model of its own; documents are not stored in it (the record
+database holds them). The index can be rebuilt from the record database at any time.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import chromadb
@@ -23,13 +27,15 @@ from chromadb.config import Settings as ChromaSettings
 from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
 
-COLLECTION = "caim_memories"
+PREFIX = "caim_u_"
 _CLIENT_LOCK = threading.Lock()  # chromadb's client start-up is not safe from several threads at once
-#: Largest batch sent to Chroma in one call (its own limit is higher; smaller batches keep latency even).
+#: Largest batch sent to Chroma in one call.
 BATCH = 1000
 
+Item = tuple[str, str, float, bool, np.ndarray]  # id, user, event time, current, vector
 
-def _client(path: Path | None, url: str | None, headers: Mapping[str, str] | None) -> chromadb.api.ClientAPI:
+
+def _client(path: Path | None, url: str | None, headers: Mapping[str, str] | None) -> Any:
     settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     with _CLIENT_LOCK:
         if url:
@@ -37,10 +43,12 @@ def _client(path: Path | None, url: str | None, headers: Mapping[str, str] | Non
             if u.scheme not in ("http", "https") or not u.hostname:
                 raise StorageError(f"CAIM_CHROMA_URL {url!r} is not an http(s):// URL")
             try:
-                return chromadb.HttpClient(
+                client = chromadb.HttpClient(
                     host=u.hostname, port=u.port or (443 if u.scheme == "https" else 8000), ssl=u.scheme == "https",
                     headers=dict(headers or {}), settings=settings,
                 )
+                client.heartbeat()
+                return client
             except Exception as exc:  # connection refused, bad token: one line, not a traceback
                 raise StorageError(f"Chroma server at {url} does not answer ({type(exc).__name__}: {exc})") from None
         if path is None:
@@ -53,7 +61,8 @@ def _client(path: Path | None, url: str | None, headers: Mapping[str, str] | Non
 
 
 class VectorIndex:
-    """Record vectors in Chroma. ``path=None`` and no ``url``: in memory, a collection of its own."""
+    """Record vectors in Chroma, a collection per user. ``path=None`` and no ``url``: in memory, with
+    collection names of its own (the in-memory client is shared within a process)."""
 
     def __init__(
         self,
@@ -62,64 +71,97 @@ class VectorIndex:
         *,
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
-        collection: str | None = None,
     ):
         self.where = url or (str(path) if path is not None else "memory")
         self.client = _client(Path(path) if path is not None else None, url, headers)
-        # The in-memory client is shared within a process: each in-memory index gets its own collection.
-        name = collection or (COLLECTION if (path is not None or url) else f"{COLLECTION}_{uuid.uuid4().hex[:12]}")
-        self._embedder = embedder
-        self._name = name
-        self.collection = self._open()
+        self.prefix = PREFIX if (path is not None or url) else f"caim_{uuid.uuid4().hex[:8]}_"
+        self._function = embedder.chroma_function()
+        self._collections: dict[str, Any] = {}
         self._lock = threading.RLock()
 
-    def _open(self):  # type: ignore[no-untyped-def]
-        try:
-            return self.client.get_or_create_collection(
-                self._name, embedding_function=self._embedder.chroma_function(), metadata={"hnsw:space": "cosine"}
-            )
-        except Exception as exc:
-            raise StorageError(f"Chroma collection {self._name} at {self.where} cannot be opened ({exc})") from None
+    def _name(self, user_id: str) -> str:
+        return self.prefix + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
 
-    def add(self, items: Sequence[tuple[str, str, float, bool, np.ndarray]]) -> None:
+    def _collection(self, user_id: str, create: bool) -> Any:
+        with self._lock:
+            col = self._collections.get(user_id)
+            if col is not None:
+                return col
+            name = self._name(user_id)
+            try:
+                if create:
+                    col = self.client.get_or_create_collection(
+                        name, embedding_function=self._function, metadata={"hnsw:space": "cosine", "user_id": user_id}
+                    )
+                else:
+                    col = self.client.get_collection(name, embedding_function=self._function)
+            except Exception as exc:
+                if not create:
+                    return None  # no vectors for this user yet
+                raise StorageError(f"Chroma collection {name} at {self.where} cannot be opened ({exc})") from None
+            self._collections[user_id] = col
+            return col
+
+    def add(self, items: Sequence[Item]) -> None:
         """Upsert (id, user, event time, current, vector) items."""
-        for i in range(0, len(items), BATCH):
-            chunk = items[i : i + BATCH]
-            with self._lock:
-                self.collection.upsert(
+        by_user: dict[str, list[Item]] = {}
+        for it in items:
+            by_user.setdefault(it[1], []).append(it)
+        for user_id, its in by_user.items():
+            col = self._collection(user_id, create=True)
+            for i in range(0, len(its), BATCH):
+                chunk = its[i : i + BATCH]
+                col.upsert(
                     ids=[x[0] for x in chunk],
                     embeddings=[np.asarray(x[4], dtype=np.float32) for x in chunk],
-                    metadatas=[{"user_id": x[1], "ts": float(x[2]), "current": bool(x[3])} for x in chunk],
+                    metadatas=[{"ts": float(x[2]), "current": bool(x[3])} for x in chunk],
                 )
 
-    def delete(self, ids: Sequence[str]) -> None:
-        for i in range(0, len(ids), BATCH):
-            with self._lock:
-                self.collection.delete(ids=list(ids[i : i + BATCH]))
+    def delete(self, items: Sequence[tuple[str, str]]) -> None:
+        """Delete (id, user) items."""
+        by_user: dict[str, list[str]] = {}
+        for rid, user_id in items:
+            by_user.setdefault(user_id, []).append(rid)
+        for user_id, ids in by_user.items():
+            col = self._collection(user_id, create=False)
+            if col is not None:
+                for i in range(0, len(ids), BATCH):
+                    col.delete(ids=ids[i : i + BATCH])
 
-    def nearest(self, user_id: str, vector: np.ndarray, k: int, current_only: bool = False) -> list[tuple[str, float]]:
+    def drop_user(self, user_id: str) -> None:
+        with self._lock:
+            self._collections.pop(user_id, None)
+            try:
+                self.client.delete_collection(self._name(user_id))
+            except Exception:  # no collection: nothing to drop
+                pass
+
+    def nearest(self, user_id: str, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """(id, cosine similarity) of the user's ``k`` records nearest to ``vector``."""
-        if k <= 0:
+        col = self._collection(user_id, create=False)
+        if col is None or k <= 0:
             return []
-        where: dict = {"user_id": user_id}
-        if current_only:
-            where = {"$and": [where, {"current": True}]}
-        got = self.collection.query(
-            query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=k, where=where, include=["distances"]
-        )
+        got = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=k, include=["distances"])
         ids = got["ids"][0] if got["ids"] else []
         dists = got["distances"][0] if got.get("distances") else []
         return [(i, 1.0 - float(d)) for i, d in zip(ids, dists, strict=False)]
 
-    def has(self, ids: Sequence[str]) -> set[str]:
-        got = self.collection.get(ids=list(ids), include=[])
-        return set(got["ids"])
+    def has(self, user_id: str, ids: Sequence[str]) -> set[str]:
+        col = self._collection(user_id, create=False)
+        return set(col.get(ids=list(ids), include=[])["ids"]) if col is not None else set()
+
+    def count(self) -> int:
+        return sum(c.count() for c in self._own())
+
+    def _own(self) -> list[Any]:
+        return [self.client.get_collection(c.name if hasattr(c, "name") else c)
+                for c in self.client.list_collections() if str(getattr(c, "name", c)).startswith(self.prefix)]
 
     def rebuild(self) -> None:
-        """Drop and recreate the collection (``caim memories reindex``)."""
+        """Drop every collection of this index (``caim memories reindex`` then fills them again)."""
         with self._lock:
-            try:
-                self.client.delete_collection(self._name)
-            except Exception:  # already gone or unreadable: recreate anyway
-                pass
-            self.collection = self._open()
+            self._collections.clear()
+            for c in self.client.list_collections():
+                name = str(getattr(c, "name", c))
+                if name.startswith(self.prefix):
+                    self.client.delete_collection(name)

@@ -196,7 +196,7 @@ def test_forget_one_record_removes_it_everywhere(settings, scripted):
         assert not a.forget("ann", pin.id)
         assert [r.id for r in a.memories("ann") if "9931" in r.thought] == []
         assert _files_containing(settings.data_dir / "memory.sqlite", b"9931") == []
-        assert a.services.store.vectors.has([pin.id]) == set()
+        assert a.services.store.vectors.has("ann", [pin.id]) == set()
 
 
 def test_export_and_import_round_trip_is_idempotent(agent, scripted, settings):

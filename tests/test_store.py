@@ -87,15 +87,16 @@ def test_users_never_see_each_others_records():
 
 def test_a_crash_between_database_and_vector_index_is_repaired_at_start(tmp_path):
     store = MemoryStore(tmp_path, MiniLMEmbedder.shared())
-    r = rec("ann", "owns a cat called Miso", ["pets"])
-    vec = store.embed([r.document()])
-    store.db.upsert([r], vec)  # the database has it; the process dies before Chroma does
     gone = rec("ann", "likes tea", ["food"])
     store.add([gone])
+    store.flush()
+    r = rec("ann", "owns a cat called Miso", ["pets"])
+    vec = store.embed([r.document()])
+    store.db.upsert([r], vec)  # the database has it; the process dies before the indexer runs
     store.db.delete("ann", [gone.id])  # deleted in the database; the vector delete never happened
-    store.close()
-    again = MemoryStore(tmp_path, MiniLMEmbedder.shared())
-    assert again.vectors.has([r.id, gone.id]) == {r.id}
+    assert store.vectors.has("ann", [r.id, gone.id]) == {gone.id}
+    again = MemoryStore(tmp_path, MiniLMEmbedder.shared())  # "the next start" (the first one never closed)
+    assert again.vectors.has("ann", [r.id, gone.id]) == {r.id}
     assert again.db.pending_vectors() == [] and again.db.pending_deletes() == []
     assert [i for i, _ in again.vectors.nearest("ann", vec[0], 5)] == [r.id]
 
