@@ -57,12 +57,12 @@ def _expired(env: Env) -> Any:
     ontology = env.svc.ontology.current
     now = env.now.timestamp()
 
-    def expired(feat: Any, tags: set[str]) -> bool:
+    def expired(event_ts: float, tags: set[str]) -> bool:
         for tag in tags:
             path = ontology.path(tag)
             for root, days in lifetimes.items():
                 if (tag == root or path == root or path.startswith(root + "/") or f"/{root}/" in f"/{path}/") and (
-                    now - feat.event_ts > days * 86400
+                    now - event_ts > days * 86400
                 ):
                     return True
         return False

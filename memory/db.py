@@ -11,7 +11,8 @@ Tables (every row carries its ``user_id``; every query filters by it):
   length, the float16 vector) and ``vec_state`` (0 until the vector index has the record).
 - ``postings``: the lexical index - (user, term, record, tf, document length). BM25 is computed per
   user from these rows, so statistics are exact and per user; the same table works on PostgreSQL.
-- ``user_stats``: records and total document length per user (BM25's N and average length).
+- ``user_stats``: records and total document length per user (BM25's N and average length), and a
+  version that every write of the user's records increments (caches of other processes see it).
 - ``record_tags`` / ``record_names``: ontology tags and names (people, pets, places) per record.
 - ``vector_deletes``: vector-index deletions not yet applied (a crash between the two writes is
   finished at the next start).
@@ -26,8 +27,8 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,9 @@ CREATE TABLE IF NOT EXISTS postings (
     PRIMARY KEY (user_id, term, rid)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS postings_by_record ON postings(user_id, rid);
-CREATE TABLE IF NOT EXISTS user_stats (user_id TEXT PRIMARY KEY, n INTEGER NOT NULL, total_dl INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS user_stats (
+    user_id TEXT PRIMARY KEY, n INTEGER NOT NULL, total_dl INTEGER NOT NULL, version INTEGER NOT NULL DEFAULT 0
+);
 CREATE TABLE IF NOT EXISTS record_tags (
     user_id TEXT NOT NULL, tag TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (user_id, tag, rid)
 ) WITHOUT ROWID;
@@ -87,23 +90,6 @@ CREATE INDEX IF NOT EXISTS jobs_by_user ON jobs(user_id, seq);
 
 #: Records per page when paging through a user's records (lists, exports).
 PAGE = 500
-
-
-@dataclass(frozen=True)
-class Features:
-    """What ranking reads of one record, without parsing its JSON."""
-
-    rid: int
-    id: str
-    kind: str
-    event_ts: float
-    valid_until_ts: float | None
-    session_id: str
-    turn: int | None
-    speaker: str
-    prior: float
-    timex: bool
-    vec: np.ndarray | None
 
 
 def pack(vec: Sequence[float] | np.ndarray) -> bytes:
@@ -136,6 +122,9 @@ class RecordDB:
             self.conn.execute("PRAGMA secure_delete=ON")  # forgotten text does not linger in free pages
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.executescript(SCHEMA)
+            cols = {r[1] for r in self.conn.execute("PRAGMA table_info(user_stats)")}
+            if "version" not in cols:  # a database of an earlier caim
+                self.conn.execute("ALTER TABLE user_stats ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
             self.conn.execute("PRAGMA quick_check(1)").fetchone()
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"memory database {target} cannot be opened ({exc}); it is left as it is") from None
@@ -201,8 +190,9 @@ class RecordDB:
                 c.executemany("INSERT OR IGNORE INTO record_tags VALUES (?, ?, ?)", [(rec.user_id, t, rid) for t in rec.tags])
                 c.executemany("INSERT OR IGNORE INTO record_names VALUES (?, ?, ?)", [(rec.user_id, n.lower(), rid) for n in found])
                 c.execute(
-                    "INSERT INTO user_stats (user_id, n, total_dl) VALUES (?, 1, ?) "
-                    "ON CONFLICT(user_id) DO UPDATE SET n = n + 1, total_dl = total_dl + excluded.total_dl",
+                    "INSERT INTO user_stats (user_id, n, total_dl, version) VALUES (?, 1, ?, 1) "
+                    "ON CONFLICT(user_id) DO UPDATE SET n = n + 1, total_dl = total_dl + excluded.total_dl, "
+                    "version = version + 1",
                     (rec.user_id, len(terms)),
                 )
 
@@ -216,7 +206,8 @@ class RecordDB:
             c.execute("DELETE FROM record_tags WHERE user_id = ? AND rid = ?", (user_id, rid))
             c.execute("DELETE FROM record_names WHERE user_id = ? AND rid = ?", (user_id, rid))
             c.execute("DELETE FROM records WHERE rid = ?", (rid,))
-            c.execute("UPDATE user_stats SET n = n - 1, total_dl = total_dl - ? WHERE user_id = ?", (dl, user_id))
+            c.execute("UPDATE user_stats SET n = n - 1, total_dl = total_dl - ?, version = version + 1 WHERE user_id = ?",
+                      (dl, user_id))
             if tombstone:
                 c.execute("INSERT OR REPLACE INTO vector_deletes VALUES (?, ?)", (rid_id, user_id))
             removed.append(rid_id)
@@ -248,6 +239,12 @@ class RecordDB:
             "SELECT id, user_id, event_ts, valid_until_ts, vec FROM records WHERE vec_state = 0 LIMIT ?", (limit,)
         )
         return [(i, u, ts, vu is None, unpack(v)) for i, u, ts, vu, v in rows if v is not None]  # type: ignore[misc]
+
+    def rids_of(self, user_id: str, ids: Sequence[str]) -> list[int]:
+        if not ids:
+            return []
+        return [r for (r,) in self._read(
+            f"SELECT rid FROM records WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))]
 
     def pending_rids(self, user_id: str) -> list[int]:
         """Row ids of the user's records the vector index does not hold yet (searched exactly)."""
@@ -326,13 +323,43 @@ class RecordDB:
         rows = self._read("SELECT body FROM records WHERE user_id = ? ORDER BY event_ts, rid LIMIT 1", (user_id,))
         return MemoryRecord.model_validate_json(rows[0][0]) if rows else None
 
-    def stats(self, user_id: str) -> tuple[int, float]:
-        """(records, average document length) of the user's lexical index."""
-        row = self._read("SELECT n, total_dl FROM user_stats WHERE user_id = ?", (user_id,))
+    def stats(self, user_id: str) -> tuple[int, float, int]:
+        """(records, average document length, version) of the user's records."""
+        row = self._read("SELECT n, total_dl, version FROM user_stats WHERE user_id = ?", (user_id,))
         if not row or not row[0][0]:
-            return 0, 0.0
-        n, total = row[0]
-        return int(n), float(total) / int(n)
+            return 0, 0.0, row[0][2] if row else 0
+        n, total, version = row[0]
+        return int(n), float(total) / int(n), int(version)
+
+    def columns(self, user_id: str, rids: Sequence[int] | None = None) -> dict[str, Any]:
+        """Ranking columns as arrays - of the given records, or of all the user's records (one
+        query; the vectors come back as one matrix)."""
+        cols = "rid, session_id, turn, speaker, prior, timex, event_ts, valid_until_ts, kind, vec"
+        if rids is None:
+            rows = self._read(f"SELECT {cols} FROM records WHERE user_id = ? ORDER BY rid", (user_id,))
+        elif not rids:
+            rows = []
+        else:
+            rows = []
+            for i in range(0, len(rids), 900):  # SQLite's limit on parameters
+                part = rids[i : i + 900]
+                rows += self._read(f"SELECT {cols} FROM records WHERE user_id = ? AND rid IN ({','.join('?' * len(part))})",
+                                   (user_id, *part))
+        dim = next((len(r[9]) // 2 for r in rows if r[9] is not None), 0)
+        blob = b"".join(r[9] if r[9] is not None else bytes(2 * dim) for r in rows)
+        return {
+            "rid": np.array([r[0] for r in rows], dtype=np.int64),
+            "session": [r[1] or "" for r in rows],
+            "turn": np.array([-1 if r[2] is None else r[2] for r in rows], dtype=np.int64),
+            "speaker": [r[3] for r in rows],
+            "prior": np.array([r[4] for r in rows], dtype=np.float64),
+            "timex": np.array([bool(r[5]) for r in rows], dtype=bool),
+            "ts": np.array([r[6] for r in rows], dtype=np.float64),
+            "current": np.array([r[7] is None for r in rows], dtype=bool),
+            "raw": np.array([r[8] == "raw" for r in rows], dtype=bool),
+            "vec": np.frombuffer(blob, dtype=np.float16).astype(np.float32).reshape(len(rows), dim) if rows and dim
+            else np.zeros((len(rows), 0), dtype=np.float32),
+        }
 
     def postings(self, user_id: str, terms: Iterable[str]) -> list[tuple[str, int, int, int]]:
         """(term, rid, tf, document length) for each of the terms in this user's records."""
@@ -343,23 +370,6 @@ class RecordDB:
             f"SELECT term, rid, tf, dl FROM postings WHERE user_id = ? AND term IN ({','.join('?' * len(terms))})",
             (user_id, *terms),
         )
-
-    def features(self, user_id: str, rids: Sequence[int] | None = None, ids: Sequence[str] | None = None) -> list[Features]:
-        """Ranking columns of the given records (by row id or record id), or of all the user's records."""
-        cols = "rid, id, kind, event_ts, valid_until_ts, session_id, turn, speaker, prior, timex, vec"
-        if rids is not None:
-            if not rids:
-                return []
-            sql = f"SELECT {cols} FROM records WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})"
-            rows = self._read(sql, (user_id, *rids))
-        elif ids is not None:
-            if not ids:
-                return []
-            sql = f"SELECT {cols} FROM records WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})"
-            rows = self._read(sql, (user_id, *ids))
-        else:
-            rows = self._read(f"SELECT {cols} FROM records WHERE user_id = ?", (user_id,))
-        return [Features(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]), unpack(r[10])) for r in rows]
 
     def neighbours(self, user_id: str, keys: Iterable[tuple[str, int]]) -> list[int]:
         """Row ids of the records one turn before and after each (session, turn)."""

@@ -34,13 +34,14 @@ from __future__ import annotations
 import math
 import threading
 import time as _time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 
-from caim.memory.db import Features
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
 from caim.memory.store import MemoryStore
 from caim.memory.text import (
@@ -96,7 +97,7 @@ class Query:
     past: bool = False
     vector: np.ndarray | None = None
     decay_days: float | None = None
-    expired: Callable[[Features, set[str]], bool] | None = None
+    expired: Callable[[float, set[str]], bool] | None = None
 
 
 @dataclass
@@ -122,9 +123,39 @@ class Hit:
 @dataclass
 class _Stats:
     n: int
-    mean: np.ndarray
     sample: np.ndarray
     at: float
+
+
+class Columns:
+    """A set of records as arrays for ranking: row ids, sessions and turns (with each row's
+    neighbours within the set), speakers, prior, time-expression flag, event time, validity,
+    kind and the vector matrix."""
+
+    def __init__(self, raw: dict[str, Any]):
+        self.rid: np.ndarray = raw["rid"]
+        self.session: list[str] = raw["session"]
+        self.turn: np.ndarray = raw["turn"]
+        self.speaker: list[str] = raw["speaker"]
+        self.prior: np.ndarray = raw["prior"]
+        self.timex: np.ndarray = raw["timex"]
+        self.ts: np.ndarray = raw["ts"]
+        self.current: np.ndarray = raw["current"]
+        self.raw: np.ndarray = raw["raw"]
+        self.vec: np.ndarray = raw["vec"]
+        self.m = len(self.rid)
+        at = {(s, int(t)): i for i, (s, t) in enumerate(zip(self.session, self.turn, strict=True)) if s and t >= 0}
+        self.prev = np.array([at.get((s, int(t) - 1), -1) if s and t >= 0 else -1
+                              for s, t in zip(self.session, self.turn, strict=True)], dtype=np.int64)
+        self.next = np.array([at.get((s, int(t) + 1), -1) if s and t >= 0 else -1
+                              for s, t in zip(self.session, self.turn, strict=True)], dtype=np.int64)
+        keys = [s or f"#{r}" for s, r in zip(self.session, self.rid, strict=True)]
+        codes: dict[str, int] = {}
+        self.session_code = np.array([codes.setdefault(k, len(codes)) for k in keys], dtype=np.int64)
+        self.sessions = len(codes)
+        self.day = (self.ts // 86400).astype(np.int64)
+        self.index = {int(r): i for i, r in enumerate(self.rid)}
+        self.nbytes = self.vec.nbytes + 64 * self.m
 
 
 def _z(x: np.ndarray, mean: float, std: float) -> np.ndarray:
@@ -134,38 +165,51 @@ def _z(x: np.ndarray, mean: float, std: float) -> np.ndarray:
 class Retriever:
     """Ranked retrieval over a ``MemoryStore``.
 
-    ``full_scan``: users with at most this many records are scored over all their records;
-    ``lexical_k`` / ``dense_k``: candidates taken from each index past that size."""
+    ``full_scan``: users with at most this many records are scored over all their records (kept as
+    arrays in memory, up to ``cache_mb``, reloaded when another write changes the user's records);
+    past that size the candidates come from the indexes (``lexical_k`` / ``dense_k`` each)."""
 
     def __init__(self, store: MemoryStore, *, full_scan: int = 5000, lexical_k: int = 300, dense_k: int = 100,
-                 sample: int = 256):
+                 sample: int = 256, cache_mb: float = 256.0):
         self.store = store
         self.full_scan = full_scan
         self.lexical_k = lexical_k
         self.dense_k = dense_k
         self.sample = sample
+        self.cache_bytes = int(cache_mb * 1e6)
+        self._cache: OrderedDict[str, tuple[int, Columns]] = OrderedDict()
         self._stats: dict[str, _Stats] = {}
         self._speakers: dict[str, tuple[int, list[str]]] = {}
         self._lock = threading.Lock()
 
-    # ---- statistics caches -------------------------------------------------------------------------
+    # ---- caches -------------------------------------------------------------------------------------
+    def _all(self, user_id: str, version: int) -> Columns:
+        with self._lock:
+            hit = self._cache.get(user_id)
+            if hit is not None and hit[0] == version:
+                self._cache.move_to_end(user_id)
+                return hit[1]
+        cols = Columns(self.store.db.columns(user_id))
+        with self._lock:
+            self._cache[user_id] = (version, cols)
+            while sum(c.nbytes for _, c in self._cache.values()) > self.cache_bytes and len(self._cache) > 1:
+                self._cache.popitem(last=False)
+        return cols
+
     def _dense_stats(self, user_id: str, n: int) -> _Stats:
         with self._lock:
             st = self._stats.get(user_id)
-        if st is None or abs(st.n - n) > max(0.05 * st.n, 0) or _time.monotonic() - st.at > 3600:
-            sample = self.store.db.sample_vectors(user_id, self.sample)
-            mean = sample.mean(axis=0) if len(sample) else np.zeros(1, dtype=np.float32)
-            st = _Stats(n, mean, sample, _time.monotonic())
+        if st is None or abs(st.n - n) > 0.05 * st.n or _time.monotonic() - st.at > 3600:
+            st = _Stats(n, self.store.db.sample_vectors(user_id, self.sample), _time.monotonic())
             with self._lock:
                 self._stats[user_id] = st
         return st
 
-    def speakers(self, user_id: str) -> list[str]:
-        n = self.store.count(user_id)
+    def speakers(self, user_id: str, version: int) -> list[str]:
         with self._lock:
             cached = self._speakers.get(user_id)
-        if cached is None or cached[0] != n:
-            cached = (n, self.store.db.speakers(user_id))
+        if cached is None or cached[0] != version:
+            cached = (version, self.store.db.speakers(user_id))
             with self._lock:
                 self._speakers[user_id] = cached
         return cached[1]
@@ -173,7 +217,7 @@ class Retriever:
     # ---- search -------------------------------------------------------------------------------------
     def search(self, user_id: str, query: Query, k: int = 10, weights: Weights = DEFAULT_WEIGHTS) -> list[Hit]:
         db = self.store.db
-        n, avgdl = db.stats(user_id)
+        n, avgdl, version = db.stats(user_id)
         if n == 0 or k <= 0:
             return []
         w = weights
@@ -187,122 +231,103 @@ class Retriever:
         bm_mean = float(bm_vals.sum() / n)
         bm_std = math.sqrt(max(float((bm_vals**2).sum() / n) - bm_mean**2, 0.0))
 
-        speakers = self.speakers(user_id)
+        speakers = self.speakers(user_id, version)
         named = named_speakers(query.text, speakers)
         query_names = [x.lower() for x in names(query.text, frozenset(speakers))]
 
         full = n <= self.full_scan
         if full:
-            feats = db.features(user_id)
+            c = self._all(user_id, version)
         else:
             cand: set[int] = set(sorted(bm25, key=bm25.__getitem__, reverse=True)[: self.lexical_k])
-            near = self.store.vectors.nearest(user_id, qvec, self.dense_k)
-            near_feats = db.features(user_id, ids=[i for i, _ in near])
-            cand |= {f.rid for f in near_feats}
+            cand |= set(db.rids_of(user_id, [i for i, _ in self.store.vectors.nearest(user_id, qvec, self.dense_k)]))
             cand |= set(db.pending_rids(user_id))  # written, not yet in the vector index
             for a, b in query.ranges:
                 cand |= set(db.in_range(user_id, a, b, self.lexical_k))
             cand |= set(db.with_names(user_id, query_names, self.lexical_k))
-            base_feats = db.features(user_id, rids=sorted(cand))
-            extra = set(db.neighbours(user_id, {(f.session_id, f.turn) for f in base_feats if f.turn is not None})) - cand
-            feats = base_feats + db.features(user_id, rids=sorted(extra))
-        if not feats:
+            found = Columns(db.columns(user_id, sorted(cand)))
+            keys = {(s, int(t)) for s, t in zip(found.session, found.turn, strict=True) if s and t >= 0}
+            extra = set(db.neighbours(user_id, keys)) - cand
+            c = Columns(db.columns(user_id, sorted(cand | extra)))
+        if c.m == 0:
             return []
-
-        m = len(feats)
-        rids = np.array([f.rid for f in feats])
-        index = {int(r): i for i, r in enumerate(rids)}
-        vecs = np.vstack([f.vec if f.vec is not None else np.zeros_like(qvec) for f in feats])
-        cos = vecs @ qvec
+        m = c.m
+        cos = c.vec @ qvec if c.vec.shape[1] else np.zeros(m)
         if full:
             d_mean, d_std = float(cos.mean()), float(cos.std())
         else:
             st = self._dense_stats(user_id, n)
             sc = st.sample @ qvec if len(st.sample) else cos
             d_mean, d_std = float(sc.mean()), float(sc.std())
-        z_bm = _z(np.array([bm25.get(int(r), 0.0) for r in rids]), bm_mean, bm_std)
+        z_bm = _z(np.array([bm25.get(int(r), 0.0) for r in c.rid]), bm_mean, bm_std)
         z_dn = _z(cos, d_mean, d_std)
-        base = w.bm25 * z_bm + w.dense * z_dn
         parts: dict[str, np.ndarray] = {}
         if w.bm25:
             parts["bm25"] = w.bm25 * z_bm
         if w.dense:
             parts["dense"] = w.dense * z_dn
-
-        # neighbours: the turn before and after in the same session
-        where = {(f.session_id, f.turn): i for i, f in enumerate(feats) if f.turn is not None and f.session_id}
-        prev = np.array([where.get((f.session_id, (f.turn or 0) - 1), -1) if f.turn is not None else -1 for f in feats])
-        nxt = np.array([where.get((f.session_id, (f.turn or 0) + 1), -1) if f.turn is not None else -1 for f in feats])
+        base = np.sum(list(parts.values()), axis=0) if parts else np.zeros(m)
         if w.neighbour:
             pos = np.maximum(base, 0)
-            nb = np.maximum(np.where(prev >= 0, pos[prev], 0), np.where(nxt >= 0, pos[nxt], 0))
+            nb = np.maximum(np.where(c.prev >= 0, pos[c.prev], 0), np.where(c.next >= 0, pos[c.next], 0))
             parts["neighbour"] = w.neighbour * nb
-
         if w.speaker and len(named) == 1:
-            parts["speaker"] = w.speaker * np.array([f.speaker == named[0] for f in feats], dtype=np.float64)
+            parts["speaker"] = w.speaker * np.array([sp == named[0] for sp in c.speaker], dtype=np.float64)
         if w.name and query_names:
-            named_rids = db.names_of(user_id, [int(r) for r in rids])
+            named_rids = db.names_of(user_id, [int(r) for r in c.rid])
             qn = set(query_names)
-            parts["name"] = w.name * np.array([bool(named_rids.get(int(r), set()) & qn) for r in rids], dtype=np.float64)
+            parts["name"] = w.name * np.array([bool(named_rids.get(int(r), set()) & qn) for r in c.rid], dtype=np.float64)
         if w.timex and is_when_question(query.text):
-            parts["timex"] = w.timex * np.array([f.timex for f in feats], dtype=np.float64)
-        ts = np.array([f.event_ts for f in feats])
+            parts["timex"] = w.timex * c.timex
         windows = date_windows(query.text, query.now)
         if w.date and windows:
-            day = np.array([datetime.fromtimestamp(t, tz=UTC).replace(tzinfo=None) for t in ts])
             inside = np.zeros(m, dtype=bool)
             for a, b in windows:
-                inside |= np.array([a.date() <= d.date() <= b.date() for d in day])
+                lo = datetime(a.year, a.month, a.day, tzinfo=UTC).timestamp() // 86400
+                hi = datetime(b.year, b.month, b.day, tzinfo=UTC).timestamp() // 86400
+                inside |= (c.day >= lo) & (c.day <= hi)
             parts["date"] = w.date * inside
         in_range = np.zeros(m, dtype=bool)
         for a, b in query.ranges:
-            in_range |= (ts >= a) & (ts <= b)
+            in_range |= (c.ts >= a) & (c.ts <= b)
         if w.range and query.ranges and in_range.any():
             parts["range"] = w.range * in_range
         tags_of: dict[int, set[str]] = {}
-        if w.tag and query.tags or query.expired is not None:
-            tags_of = db.tags_of(user_id, [int(r) for r in rids])
+        if (w.tag and query.tags) or query.expired is not None:
+            tags_of = db.tags_of(user_id, [int(r) for r in c.rid])
         if w.tag and query.tags:
             qt = set(query.tags)
-            parts["tag"] = w.tag * np.array([len(tags_of.get(int(r), set()) & qt) / len(qt) for r in rids])
+            parts["tag"] = w.tag * np.array([len(tags_of.get(int(r), set()) & qt) / len(qt) for r in c.rid])
         if w.prior:
-            parts["prior"] = w.prior * np.array([f.prior for f in feats])
+            parts["prior"] = w.prior * c.prior
         if query.decay_days:
-            age = np.maximum(query.now.timestamp() - ts, 0) / 86400
+            age = np.maximum(query.now.timestamp() - c.ts, 0) / 86400
             parts["decay"] = -DECAY_WEIGHT * (1 - np.power(0.5, age / query.decay_days))
         if w.recency and m > 1:
-            span = max(ts.max() - ts.min(), 1.0)
-            parts["recency"] = w.recency * (ts - ts.min()) / span
-
+            span = max(float(c.ts.max() - c.ts.min()), 1.0)
+            parts["recency"] = w.recency * (c.ts - c.ts.min()) / span
         score = np.sum(list(parts.values()), axis=0) if parts else np.zeros(m)
         if w.session:
-            sessions: dict[str, float] = {}
-            for f, s in zip(feats, score, strict=True):
-                key = f.session_id or f"#{f.rid}"
-                sessions[key] = max(sessions.get(key, -np.inf), float(s))
-            best = np.array(list(sessions.values()))
-            zs = _z(best, float(best.mean()), float(best.std()))
-            by_session = dict(zip(sessions, zs, strict=True))
-            parts["session"] = w.session * np.array([by_session[f.session_id or f"#{f.rid}"] for f in feats])
+            best = np.full(c.sessions, -np.inf)
+            np.maximum.at(best, c.session_code, score)
+            parts["session"] = w.session * _z(best, float(best.mean()), float(best.std()))[c.session_code]
             score = score + parts["session"]
 
         # what may be returned: current records (unless the past is asked about), not expired
-        ok = np.ones(m, dtype=bool)
-        if not query.past:
-            ok &= np.array([f.valid_until_ts is None for f in feats])
+        ok = np.ones(m, dtype=bool) if query.past else c.current.copy()
         if query.expired is not None:
-            ok &= np.array([not query.expired(f, tags_of.get(f.rid, set())) for f in feats])
-        order = [i for i in np.argsort(-score, kind="stable") if ok[i]][:k]
-        partner = {i: self._partner(feats, i, int(prev[i]), int(nxt[i])) for i in order}
-        wanted = [int(rids[i]) for i in order] + [int(rids[j]) for j in partner.values() if j >= 0]
+            ok &= np.array([not query.expired(float(t), tags_of.get(int(r), set())) for t, r in zip(c.ts, c.rid, strict=True)])
+        order = [int(i) for i in np.argsort(-score, kind="stable") if ok[i]][:k]
+        partner = {i: self._partner(c, i) for i in order}
+        wanted = [int(c.rid[i]) for i in order] + [int(c.rid[j]) for j in partner.values() if j >= 0]
         records = db.by_rid(user_id, wanted)
         hits = []
         for i in order:
-            rec = records.get(int(rids[i]))
+            rec = records.get(int(c.rid[i]))
             if rec is None:
                 continue
             hit = Hit(rec, float(score[i]), {name: float(v[i]) for name, v in parts.items()}, float(cos[i]))
-            other = records.get(int(rids[partner[i]])) if partner[i] >= 0 else None
+            other = records.get(int(c.rid[partner[i]])) if partner[i] >= 0 else None
             if other is not None:
                 who = f"{other.speaker}: " if other.speaker else ""
                 hit.context = f"{who}{other.thought}"
@@ -338,14 +363,12 @@ class Retriever:
         return scores
 
     @staticmethod
-    def _partner(feats: list[Features], i: int, prev: int, nxt: int) -> int:
-        """The other half of an exchange, or -1: the turn before when another speaker said it (a
-        question this record answers), or the turn after when this record is itself a question."""
-        me = feats[i]
-        if prev >= 0 and feats[prev].speaker != me.speaker:
-            return prev
-        if nxt >= 0 and feats[nxt].speaker != me.speaker and me.kind == "raw":
-            return nxt
+    def _partner(c: Columns, i: int) -> int:
+        """The other half of an exchange, or -1: the neighbouring turn when another speaker said it
+        (the turn before first: a question this record answers)."""
+        for j in (int(c.prev[i]), int(c.next[i])):
+            if j >= 0 and c.speaker[j] != c.speaker[i]:
+                return j
         return -1
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from datetime import UTC, datetime
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,7 @@ from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
 from caim.memory.db import RecordDB
 from caim.memory.locks import UserLocks
-from caim.memory.records import MemoryRecord, SourceTurn, as_aware
+from caim.memory.records import MemoryRecord, SourceTurn
 from caim.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)

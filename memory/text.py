@@ -20,13 +20,150 @@ from functools import lru_cache
 import Stemmer
 
 STOPWORDS = frozenset(
-    """a about above after again against all am an and any are aren't as at be because been before
-being below between both but by can could did didn't do does doesn't doing don't down during each few for from
-further had has have having he her here hers herself him himself his how i if in into is isn't it it's its itself
-just let me more most my myself no nor not now of off on once only or other our ours ourselves out over own same
-she should so some such than that the their theirs them themselves then there these they this those through to
-too under until up very was wasn't we were what when where which while who whom why will with would you your yours
-yourself yourselves s t don ll m re ve d""".split()
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "aren't",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "didn't",
+        "do",
+        "does",
+        "doesn't",
+        "doing",
+        "don't",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "isn't",
+        "it",
+        "it's",
+        "its",
+        "itself",
+        "just",
+        "let",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "wasn't",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "don",
+        "ll",
+        "m",
+        "re",
+        "ve",
+        "d",
+    ]
 )
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -64,10 +201,56 @@ TIME_EXPRESSION = re.compile(
 
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 _NOT_NAMES = frozenset(
-    {"I", "Hey", "Hi", "Hello", "Thanks", "Thank", "Wow", "Yeah", "Yes", "No", "Oh", "Great", "That", "It", "This",
-     "Sure", "Okay", "Ok", "Well", "So", "And", "But", "My", "Our", "Your", "The", "We", "You", "He", "She", "They",
-     "His", "Her", "Their", "Its", "A", "An", "What", "When", "Where", "Who", "How", "Why", "Do", "Did", "Can",
-     "User", "Assistant"}
+    {
+        "I",
+        "Hey",
+        "Hi",
+        "Hello",
+        "Thanks",
+        "Thank",
+        "Wow",
+        "Yeah",
+        "Yes",
+        "No",
+        "Oh",
+        "Great",
+        "That",
+        "It",
+        "This",
+        "Sure",
+        "Okay",
+        "Ok",
+        "Well",
+        "So",
+        "And",
+        "But",
+        "My",
+        "Our",
+        "Your",
+        "The",
+        "We",
+        "You",
+        "He",
+        "She",
+        "They",
+        "His",
+        "Her",
+        "Their",
+        "Its",
+        "A",
+        "An",
+        "What",
+        "When",
+        "Where",
+        "Who",
+        "How",
+        "Why",
+        "Do",
+        "Did",
+        "Can",
+        "User",
+        "Assistant",
+    }
 )
 _I_PAST = re.compile(
     r"\b(I|we|We)\b (just |recently |finally |also |even |actually )?(\w+ed|went|got|did|made|took|had|saw|"
@@ -115,8 +298,20 @@ def has_time_expression(text: str) -> bool:
 
 
 # ---- query signals -------------------------------------------------------------------------------
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH_RE = "|".join(_MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _MONTH_NO = {m: i + 1 for i, m in enumerate(_MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
 _WHEN = re.compile(
@@ -132,7 +327,9 @@ def named_speakers(question: str, speakers: list[str]) -> list[str]:
     out = []
     for s in speakers:
         low = s.lower()
-        if re.search(r"\b" + re.escape(low) + r"\b", q) or (len(low) > 4 and re.search(r"\b" + re.escape(low[:3]) + r"\b", q)):
+        if re.search(r"\b" + re.escape(low) + r"\b", q) or (
+            len(low) > 4 and re.search(r"\b" + re.escape(low[:3]) + r"\b", q)
+        ):
             out.append(s)
     return out
 
@@ -143,7 +340,7 @@ def is_when_question(question: str) -> bool:
 
 
 def is_aggregate_question(question: str) -> bool:
-    """"What books has X read?", "How many ...": the answer is collected across many sessions."""
+    """ "What books has X read?", "How many ...": the answer is collected across many sessions."""
     return bool(_AGGREGATE.search(question))
 
 
@@ -206,7 +403,9 @@ _SELF_QUESTION = re.compile(
     r"\s+(i|we)\b|^\s*(do|did|am|was|have|had|were)\s+(i|we)\b",
     re.I,
 )
-_ASKS_PAST = re.compile(r"\b(before|used to|use to|previously|formerly|back then|at the time|originally|earlier|old)\b", re.I)
+_ASKS_PAST = re.compile(
+    r"\b(before|used to|use to|previously|formerly|back then|at the time|originally|earlier|old)\b", re.I
+)
 
 
 def memory_signals(text: str) -> dict[str, bool]:
