@@ -225,6 +225,8 @@ class LLM:
         start = time.perf_counter()
         errors: list[str] = []
 
+        first: list[float] = []
+
         def run() -> Any:
             whole: Any = None
             sent = False
@@ -232,6 +234,8 @@ class LLM:
                 for chunk in model.stream(messages):
                     whole = chunk if whole is None else whole + chunk
                     if chunk.content:
+                        if not sent:
+                            first.append(round((time.perf_counter() - start) * 1000, 1))
                         sent = True
                         on_piece(str(chunk.content))
             except _TRANSIENT as exc:
@@ -242,7 +246,10 @@ class LLM:
 
         whole = self._call(run, errors)
         a, b = _usage(whole)
-        trace.append(_entry(node, role, start, a, b, len(errors) + 1, None))
+        entry = _entry(node, role, start, a, b, len(errors) + 1, None)
+        if first:
+            entry["first_ms"] = first[-1]  # time to the first piece of the answer
+        trace.append(entry)
         return str(whole.content).strip() if whole is not None else ""
 
 

@@ -23,6 +23,7 @@ class LLMCall(TypedDict):
     attempts: int
     fallback: NotRequired[bool]
     error: NotRequired[str]
+    first_ms: NotRequired[float]
 
 
 class Step(TypedDict):
