@@ -1,8 +1,8 @@
 """How the memory store scales: insert rate, ranked retrieval, list and export latency, export memory.
 
-Fills a fresh data directory with synthetic records - chat-like sentences drawn from a Zipf
-vocabulary, synthetic unit vectors (the fill does not embed; every query is embedded for real with
-the configured embedder) - for one user with ``--records N`` and optionally ``--users M`` more users
+Fills a fresh data directory with synthetic records - sentences over a made-up vocabulary of 20,000
+words drawn by Zipf's law, with function words between them; synthetic vectors (the fill does not
+embed; every query is embedded for real with the configured embedder) - for one user with ``--records N`` and optionally ``--users M`` more users
 with ``--per-user K`` records each, then measures:
 
 - insert rate (records/s into the record database: durable and retrievable once written) and the
@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -44,55 +43,54 @@ from caim.memory.retrieval import Query, Retriever
 from caim.memory.store import MemoryStore
 from caim.memory.transfer import export_lines
 
-WORDS = (
-    "pizza jazz piano hiking mountains sister brother mother father cat dog garden cooking painting book novel "
-    "movie concert guitar running swimming yoga coffee tea breakfast dinner vacation beach city train flight "
-    "doctor office project meeting deadline birthday wedding friend neighbor school university exam recipe "
-    "bakery museum gallery photography camera bicycle car apartment house kitchen plants flowers tomatoes "
-    "soccer tennis basketball marathon podcast album song lyrics poem story theater festival market"
-).split()
-NAMES = "Anna Ben Clara David Emma Felix Grace Henry Iris Jonas Lena Max Nora Oscar Paula".split()
-TEMPLATES = (
-    "I {v} {a} {b} with {n} last week.",
-    "My favourite {a} is the {b} near the {c}.",
-    "{n} told me about a {a} and a {b}.",
-    "We went to the {a} and saw a {b} yesterday.",
-    "I started learning {a} because of {n}.",
-    "The {a} was great, but the {b} was too loud.",
-)
-VERBS = "enjoyed visited planned cooked watched bought found loved tried booked".split()
-QUESTIONS = (
-    "What did I do with {n}?",
-    "Do you remember my favourite {a}?",
-    "When did we go to the {a}?",
-    "What did {n} tell me about the {a}?",
-    "Why did I start learning {a}?",
-)
+SYLLABLES = ["ka", "lo", "mi", "ren", "ta", "vo", "su", "pe", "dri", "an", "el", "or", "tu", "ni", "sa", "be", "gu", "ly", "fa", "zo"]
+FUNCTION_WORDS = ["i", "we", "my", "the", "a", "to", "and", "of", "in", "with", "at", "for", "on", "was", "is", "it", "that", "about", "last"]
+QUESTION_STARTS = ("What did I say about", "Do you remember the", "When did we talk about", "Who told me about")
 
 
-def zipf_word(rng: random.Random) -> str:
-    return WORDS[min(int(rng.paretovariate(1.1)) - 1, len(WORDS) - 1)] if rng.random() < 0.7 else rng.choice(WORDS)
+def vocabulary(n: int, rng: random.Random) -> list[str]:
+    """``n`` distinct made-up content words (chat vocabulary follows Zipf's law over thousands of words)."""
+    words: dict[str, None] = {}
+    while len(words) < n:
+        words["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))] = None
+    return list(words)
 
 
-def sentence(rng: random.Random, template: tuple[str, ...] = TEMPLATES) -> str:
-    return rng.choice(template).format(v=rng.choice(VERBS), a=zipf_word(rng), b=zipf_word(rng), c=zipf_word(rng),
-                                       n=rng.choice(NAMES))
+class Text:
+    """Chat-like sentences over a Zipf-distributed vocabulary, and questions about them."""
+
+    def __init__(self, rng: random.Random, size: int = 20_000):
+        self.rng = rng
+        self.words = vocabulary(size, rng)
+        weights = 1.0 / np.arange(1, size + 1)
+        self.cdf = np.cumsum(weights / weights.sum())
+
+    def word(self) -> str:
+        return self.words[min(int(np.searchsorted(self.cdf, self.rng.random())), len(self.words) - 1)]
+
+    def sentence(self) -> str:
+        parts = [self.rng.choice(FUNCTION_WORDS) if self.rng.random() < 0.45 else self.word()
+                 for _ in range(self.rng.randint(8, 20))]
+        return " ".join(parts).capitalize() + "."
+
+    def question(self) -> str:
+        return f"{self.rng.choice(QUESTION_STARTS)} {self.word()} and {self.word()}?"
 
 
-def fill(store: MemoryStore, user: str, n: int, rng: random.Random, dim: int, batch: int, bar, task) -> float:
+def fill(store: MemoryStore, user: str, n: int, text: Text, dim: int, batch: int, bar, task) -> float:
     """Write ``n`` synthetic records for ``user``; returns the seconds spent writing."""
     t0 = datetime(2020, 1, 1, tzinfo=UTC)
     spent = 0.0
     for start in range(0, n, batch):
         recs = []
         for i in range(start, min(start + batch, n)):
-            text = sentence(rng)
+            said = text.sentence()
             when = t0 + timedelta(minutes=17 * i)
             recs.append(MemoryRecord(
-                user_id=user, thought=text, kind="raw", tags=["personal"], event_time=when, speaker="user",
-                session_id=f"s{i // 20}", turn=i % 20, sources=[SourceTurn(role="user", text=text, time=when)],
+                user_id=user, thought=said, kind="raw", tags=["personal"], event_time=when, speaker="user",
+                session_id=f"s{i // 20}", turn=i % 20, sources=[SourceTurn(role="user", text=said, time=when)],
             ))
-        vecs = np.asarray([rng.gauss(0, 1) for _ in range(len(recs) * dim)], dtype=np.float32).reshape(len(recs), dim)
+        vecs = np.random.default_rng(len(recs) + start).standard_normal((len(recs), dim)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         t = time.perf_counter()
         store.add(recs, vectors=vecs)
@@ -137,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args(argv)
     rng = random.Random(7)
+    text = Text(rng)
     root = args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-"))
     embedder = MiniLMEmbedder.shared()
     dim = len(embedder.embed(["probe"])[0])
@@ -145,9 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns) as bar:
         task = bar.add_task("insert", total=total)
-        spent = fill(store, "u0", args.records, rng, dim, args.batch, bar, task)
+        spent = fill(store, "u0", args.records, text, dim, args.batch, bar, task)
         for u in range(1, args.users + 1):
-            spent += fill(store, f"u{u}", args.per_user, rng, dim, args.batch, bar, task)
+            spent += fill(store, f"u{u}", args.per_user, text, dim, args.batch, bar, task)
         drain = bar.add_task("vector index", total=total)
         t = time.perf_counter()
         store._kick()
@@ -164,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     users = ["u0"] if not args.users else ["u0"] + [f"u{i}" for i in range(1, args.users + 1)]
     for i in range(args.queries):
         user = users[i % len(users)] if args.users else "u0"
-        q = sentence(rng, QUESTIONS)
+        q = text.question()
         t = time.perf_counter()
         retriever.search(user, Query(q, now), 20)  # query embedding included
         lat.append((time.perf_counter() - t) * 1000)

@@ -276,6 +276,48 @@ def locomo(
     _show(run_benchmark(bench, out, settings, config=config, judge_settings=judge_settings), out)
 
 
+@eval_app.command("retrieval")
+def retrieval(
+    data: Path = typer.Option(..., "--data", help="LoCoMo JSON file (a list of samples)."),
+    out: Path = typer.Option(Path("eval-out/retrieval"), "--out", help="Output folder (results.json, report.md, report.png)."),
+    systems: str = typer.Option("dense,bm25,tags+time,caim", "--systems", help="Comma-separated retrieval systems."),
+    samples: str | None = typer.Option(None, "--samples", help="Comma-separated sample ids (default: all)."),
+    plot: bool = PLOT,
+    quiet: bool = QUIET,
+) -> None:
+    """Retrieval only, no LLM: capture each conversation verbatim, rank, score evidence recall@5/10/20."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from caim.eval import retrieval as bench
+    from caim.eval.runner import require_matplotlib
+    from caim.graph.services import default_embedder
+
+    if plot:
+        require_matplotlib()
+    settings = _settings(None, None, None, None)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, disable=quiet) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done)
+
+        summary = bench.run(data, out, default_embedder(settings), systems=_split(systems) or [],
+                            samples=_split(samples), progress=progress, plot=plot)
+    table = Table(title=f"LoCoMo retrieval, {summary['questions'].get('all', 0)} questions: recall@10")
+    labels = ["all", *bench.CATEGORIES.values()]
+    table.add_column("system")
+    for label in labels:
+        table.add_column(label, justify="right")
+    table.add_column("p95 ms", justify="right")
+    for name, entry in summary["systems"].items():
+        table.add_row(name, *(bench.fmt(entry["recall@10"][lab]) for lab in labels), str(entry["latency_ms"]["p95"]))
+    Console(soft_wrap=True).print(table)
+    console.print(f"report: {out / 'report.md'}", style="dim")
+
+
 @eval_app.command("report")
 def report(out: Path = OUT, plot: bool = PLOT) -> None:
     """Rebuild results.json, report.md and report.png from an output folder (also after a kill)."""

@@ -285,7 +285,7 @@ def render(summary: dict, plot_file: str | None) -> str:
     for k in KS:
         lines += [f"## recall@{k}", "", "| system | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
         for name, entry in summary["systems"].items():
-            cells = [_fmt(entry[f"recall@{k}"][label]) for label in labels]
+            cells = [fmt(entry[f"recall@{k}"][label]) for label in labels]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
     lines += ["## Latency per search (query embedding included)", "", "| system | p50 ms | p95 ms |", "|---|---|---|"]
@@ -296,7 +296,7 @@ def render(summary: dict, plot_file: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _fmt(x: float | None) -> str:
+def fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
 

@@ -1,0 +1,62 @@
+"""The benchmarks run (quick settings, scripted or simulated models) and report what they promise."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from caim.core.models import Models
+from caim.core.scripted import scripted_models
+from caim.graph.services import Services
+from tests.scripts import SCRIPT
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"caim_bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_local_models_benchmark_measures_every_role(settings):
+    bench = load("local_models")
+    probes = json.loads(bench.PROBES.read_text())
+    models, _ = scripted_models(dict(SCRIPT))
+    services = Services.create(settings, models=Models(settings, overrides=models), persist=False)
+    run = bench.run_model("scripted", services, probes)
+    assert all(run.roles[r].calls >= 1 for r in bench.ROLES), {r: s.calls for r, s in run.roles.items()}
+    assert run.roles["plan"].items == len(probes["plan"]) and run.roles["plan"].sensible >= 3  # the general questions
+    assert run.roles["key_events"].sensible >= 1
+    text = bench.report([run], __import__("datetime").datetime.now(), 1.0)
+    assert "## scripted" in text and "**scripted**" in text
+
+
+def test_latency_benchmark_reports_every_policy(tmp_path):
+    bench = load("latency")
+    out = tmp_path / "lat"
+    assert bench.main(["--turns", "2", "--records", "30", "--per-call", "0.01", "--per-output-token", "0",
+                       "--out", str(out)]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert set(results["policies"]) == set(bench.POLICIES)
+    assert results["policies"]["caim"]["round_trips_before_first_token"] == 2
+    assert results["policies"]["caim-cascade"]["round_trips_before_first_token"] == 6
+    assert results["policies"]["none"]["round_trips_before_first_token"] == 0
+    for r in results["policies"].values():
+        assert {"p50", "p95"} <= set(r["ttft_ms"]) and r["input_tokens_per_turn"] > 0
+    assert results["post_thinking"]["calls"] <= results["post_thinking"]["budget"]
+    assert (out / "results.md").read_text().startswith("# Latency")
+
+
+def test_store_scale_benchmark_prints_its_last_line(tmp_path, capsys):
+    bench = load("store_scale")
+    assert bench.main(["--records", "300", "--users", "2", "--per-user", "50", "--queries", "10",
+                       "--data-dir", str(tmp_path / "d"), "--json", str(tmp_path / "s.json")]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("retrieval p95 ") and last.endswith("ms at 300 records (+2 users x 50)")
+    figures = json.loads((tmp_path / "s.json").read_text())
+    assert figures["listed"] == 300 and figures["insert_records_per_s"] > 0
