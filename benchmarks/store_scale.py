@@ -5,8 +5,8 @@ words drawn by Zipf's law, with function words between them; synthetic vectors (
 embed; every query is embedded for real with the configured embedder) - for one user with ``--records N`` and optionally ``--users M`` more users
 with ``--per-user K`` records each, then measures:
 
-- insert rate (records/s into the record database: durable and retrievable once written) and the
-  vector-index drain rate (Chroma, in the background);
+- insert rate (records/s into the record database: durable and searchable once written), and the
+  rate with the vector index (Chroma, filled in the background) caught up;
 - ranked retrieval p50/p95 for realistic questions (query embedding included);
 - list (all records of the user, paged) and export (streamed) time, and the export's peak memory,
   measured in a child process running ``caim memories export`` against the same process for an
@@ -144,18 +144,17 @@ def main(argv: list[str] | None = None) -> int:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns) as bar:
         task = bar.add_task("insert", total=total)
+        wall = time.perf_counter()
         spent = fill(store, "u0", args.records, text, dim, args.batch, bar, task)
         for u in range(1, args.users + 1):
             spent += fill(store, f"u{u}", args.per_user, text, dim, args.batch, bar, task)
-        drain = bar.add_task("vector index", total=total)
-        t = time.perf_counter()
-        store._kick()
+        drain = bar.add_task("vector index (catching up)", total=total)
         while (left := len(store.db.pending_vectors(total))) > 0:
             bar.update(drain, completed=total - left)
             time.sleep(0.5)
         store.flush()
         bar.update(drain, completed=total)
-        index_s = time.perf_counter() - t
+        index_s = time.perf_counter() - wall  # the indexer runs beside the writes: writes and indexing together
     insert_rate = total / spent
     retriever = Retriever(store)
     now = datetime(2030, 1, 1, tzinfo=UTC)
@@ -178,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     rss, base = export_rss(root, "u0")
     figures = {
         "records_u0": args.records, "users": 1 + args.users, "records_total": total,
-        "insert_records_per_s": round(insert_rate, 1), "vector_index_records_per_s": round(total / index_s, 1),
+        "insert_records_per_s": round(insert_rate, 1), "indexed_records_per_s": round(total / index_s, 1),
         "retrieval_ms": {"p50": round(pct(lat, 50), 1), "p95": round(pct(lat, 95), 1), "mean": round(statistics.mean(lat), 1)},
         "list_s": round(list_s, 2), "listed": n_list, "export_s": round(export_s, 2), "export_mb": round(size / 1e6, 1),
         "export_peak_rss_mb": round(rss, 1), "export_baseline_rss_mb": round(base, 1),
@@ -188,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     scope = f"{args.records} records" + (f" (+{args.users} users x {args.per_user})" if args.users else "")
-    print(f"insert {insert_rate:.0f} records/s, vector index {total / index_s:.0f} records/s; list {list_s:.2f} s, "
+    print(f"insert {insert_rate:.0f} records/s (written and searchable), {total / index_s:.0f} records/s with the vector "
+          f"index caught up; list {list_s:.2f} s, "
           f"export {export_s:.2f} s (peak RSS {rss:.0f} MB, {rss - base:+.0f} MB over an empty export)")
     print(f"retrieval p95 {pct(lat, 95):.1f} ms at {scope}")
     return 0

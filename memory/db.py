@@ -11,6 +11,8 @@ Tables (every row carries its ``user_id``; every query filters by it):
   length, the float16 vector) and ``vec_state`` (0 until the vector index has the record).
 - ``postings``: the lexical index - (user, term, record, tf, document length). BM25 is computed per
   user from these rows, so statistics are exact and per user; the same table works on PostgreSQL.
+- ``term_df``: in how many of the user's records each term occurs (which query terms are too common
+  to be worth reading all their postings in a large memory).
 - ``user_stats``: records and total document length per user (BM25's N and average length), and a
   version that every write of the user's records increments (caches of other processes see it).
 - ``record_tags`` / ``record_names``: ontology tags and names (people, pets, places) per record.
@@ -62,6 +64,9 @@ CREATE TABLE IF NOT EXISTS postings (
     PRIMARY KEY (user_id, term, rid)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS postings_by_record ON postings(user_id, rid);
+CREATE TABLE IF NOT EXISTS term_df (
+    user_id TEXT NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, PRIMARY KEY (user_id, term)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS user_stats (
     user_id TEXT PRIMARY KEY, n INTEGER NOT NULL, total_dl INTEGER NOT NULL, version INTEGER NOT NULL DEFAULT 0
 );
@@ -71,6 +76,8 @@ CREATE TABLE IF NOT EXISTS record_tags (
 CREATE TABLE IF NOT EXISTS record_names (
     user_id TEXT NOT NULL, name TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (user_id, name, rid)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS record_tags_by_record ON record_tags(user_id, rid);
+CREATE INDEX IF NOT EXISTS record_names_by_record ON record_names(user_id, rid);
 CREATE TABLE IF NOT EXISTS vector_deletes (id TEXT PRIMARY KEY, user_id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS jobs (
@@ -125,6 +132,10 @@ class RecordDB:
             cols = {r[1] for r in self.conn.execute("PRAGMA table_info(user_stats)")}
             if "version" not in cols:  # a database of an earlier caim
                 self.conn.execute("ALTER TABLE user_stats ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+            if self.conn.execute("SELECT 1 FROM postings LIMIT 1").fetchone() and not self.conn.execute(
+                "SELECT 1 FROM term_df LIMIT 1"
+            ).fetchone():  # postings written before term_df existed
+                self.conn.execute("INSERT INTO term_df SELECT user_id, term, count(*) FROM postings GROUP BY user_id, term")
             self.conn.execute("PRAGMA quick_check(1)").fetchone()
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"memory database {target} cannot be opened ({exc}); it is left as it is") from None
@@ -183,9 +194,15 @@ class RecordDB:
                     ),
                 )
                 rid = cur.lastrowid
+                counts = Counter(terms)
                 c.executemany(
                     "INSERT INTO postings (user_id, term, rid, tf, dl) VALUES (?, ?, ?, ?, ?)",
-                    [(rec.user_id, t, rid, tf, len(terms)) for t, tf in Counter(terms).items()],
+                    [(rec.user_id, t, rid, tf, len(terms)) for t, tf in counts.items()],
+                )
+                c.executemany(
+                    "INSERT INTO term_df (user_id, term, df) VALUES (?, ?, 1) "
+                    "ON CONFLICT(user_id, term) DO UPDATE SET df = df + 1",
+                    [(rec.user_id, t) for t in counts],
                 )
                 c.executemany("INSERT OR IGNORE INTO record_tags VALUES (?, ?, ?)", [(rec.user_id, t, rid) for t in rec.tags])
                 c.executemany("INSERT OR IGNORE INTO record_names VALUES (?, ?, ?)", [(rec.user_id, n.lower(), rid) for n in found])
@@ -199,9 +216,14 @@ class RecordDB:
     def _remove(self, c: sqlite3.Connection, user_id: str, ids: Sequence[str], *, tombstone: bool) -> list[str]:
         removed = []
         for rid, rid_id, dl in c.execute(
-            f"SELECT rid, id, dl FROM records WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})",
+            f"SELECT rid, id, dl FROM records WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
             (user_id, *ids),
         ).fetchall():
+            c.execute(
+                "UPDATE term_df SET df = df - 1 WHERE user_id = ? AND term IN "
+                "(SELECT term FROM postings WHERE user_id = ? AND rid = ?)",
+                (user_id, user_id, rid),
+            )
             c.execute("DELETE FROM postings WHERE user_id = ? AND rid = ?", (user_id, rid))
             c.execute("DELETE FROM record_tags WHERE user_id = ? AND rid = ?", (user_id, rid))
             c.execute("DELETE FROM record_names WHERE user_id = ? AND rid = ?", (user_id, rid))
@@ -224,7 +246,7 @@ class RecordDB:
         with self._tx() as c:
             n = c.execute("SELECT count(*) FROM records WHERE user_id = ?", (user_id,)).fetchone()[0]
             c.execute("INSERT OR REPLACE INTO vector_deletes SELECT id, user_id FROM records WHERE user_id = ?", (user_id,))
-            for table in ("postings", "record_tags", "record_names", "records", "user_stats", "jobs"):
+            for table in ("postings", "term_df", "record_tags", "record_names", "records", "user_stats", "jobs"):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return int(n)
 
@@ -244,7 +266,7 @@ class RecordDB:
         if not ids:
             return []
         return [r for (r,) in self._read(
-            f"SELECT rid FROM records WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))]
+            f"SELECT rid FROM records WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))]
 
     def pending_rids(self, user_id: str) -> list[int]:
         """Row ids of the user's records the vector index does not hold yet (searched exactly)."""
@@ -284,7 +306,7 @@ class RecordDB:
         if not ids:
             return []
         rows = self._read(
-            f"SELECT id, body FROM records WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids)
+            f"SELECT id, body FROM records WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids)
         )
         by_id = {i: MemoryRecord.model_validate_json(b) for i, b in rows}
         return [by_id[i] for i in dict.fromkeys(ids) if i in by_id]
@@ -293,7 +315,7 @@ class RecordDB:
         if not rids:
             return {}
         rows = self._read(
-            f"SELECT rid, body FROM records WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})", (user_id, *rids)
+            f"SELECT rid, body FROM records WHERE +user_id = ? AND rid IN ({','.join('?' * len(rids))})", (user_id, *rids)
         )
         return {r: MemoryRecord.model_validate_json(b) for r, b in rows}
 
@@ -343,7 +365,7 @@ class RecordDB:
             rows = []
             for i in range(0, len(rids), 900):  # SQLite's limit on parameters
                 part = rids[i : i + 900]
-                rows += self._read(f"SELECT {cols} FROM records WHERE user_id = ? AND rid IN ({','.join('?' * len(part))})",
+                rows += self._read(f"SELECT {cols} FROM records WHERE +user_id = ? AND rid IN ({','.join('?' * len(part))})",
                                    (user_id, *part))
         dim = next((len(r[9]) // 2 for r in rows if r[9] is not None), 0)
         blob = b"".join(r[9] if r[9] is not None else bytes(2 * dim) for r in rows)
@@ -373,19 +395,38 @@ class RecordDB:
 
     def neighbours(self, user_id: str, keys: Iterable[tuple[str, int]]) -> list[int]:
         """Row ids of the records one turn before and after each (session, turn)."""
+        wanted = sorted({(s, t + d) for s, t in keys for d in (-1, 1) if s})
         out: list[int] = []
-        wanted = {(s, t + d) for s, t in keys for d in (-1, 1) if s}
-        by_session: dict[str, list[int]] = {}
-        for s, t in wanted:
-            by_session.setdefault(s, []).append(t)
-        for session, turns in by_session.items():
-            out += [
-                r for (r,) in self._read(
-                    f"SELECT rid FROM records WHERE user_id = ? AND session_id = ? AND turn IN ({','.join('?' * len(turns))})",
-                    (user_id, session, *turns),
-                )
-            ]
+        for i in range(0, len(wanted), 400):  # two parameters per pair, within SQLite's limit
+            part = wanted[i : i + 400]
+            values = ",".join("(?, ?)" for _ in part)
+            out += [r for (r,) in self._read(
+                f"WITH w(s, t) AS (VALUES {values}) SELECT r.rid FROM w JOIN records r "
+                "ON r.user_id = ? AND r.session_id = w.s AND r.turn = w.t",
+                (*[x for pair in part for x in pair], user_id),
+            )]
         return out
+
+    def turns_of(self, user_id: str, rids: Sequence[int]) -> list[tuple[str, int]]:
+        """(session, turn) of the given records that have both."""
+        out: list[tuple[str, int]] = []
+        for i in range(0, len(rids), 900):
+            part = rids[i : i + 900]
+            out += self._read(
+                f"SELECT session_id, turn FROM records WHERE +user_id = ? AND rid IN ({','.join('?' * len(part))}) "
+                "AND session_id != '' AND turn IS NOT NULL",
+                (user_id, *part),
+            )
+        return out
+
+    def document_frequency(self, user_id: str, terms: Iterable[str]) -> dict[str, int]:
+        terms = list(dict.fromkeys(terms))
+        if not terms:
+            return {}
+        return dict(self._read(
+            f"SELECT term, df FROM term_df WHERE user_id = ? AND term IN ({','.join('?' * len(terms))})",
+            (user_id, *terms),
+        ))
 
     def in_range(self, user_id: str, start: float, end: float, limit: int) -> list[int]:
         return [r for (r,) in self._read(

@@ -35,6 +35,7 @@ import math
 import threading
 import time as _time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -55,6 +56,10 @@ from caim.memory.text import (
 
 BM25_K1 = 1.2
 BM25_B = 0.3
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="caim-retrieval")
+
+#: In a memory too large for a full scan, query terms in more than this share of records are not read.
+MAX_DF = 0.05
 #: Most a record loses to age when ``decay_days`` is set (reached asymptotically; half at the half-life).
 DECAY_WEIGHT = 2.0
 
@@ -223,31 +228,30 @@ class Retriever:
         w = weights
         if is_aggregate_question(query.text):
             w = replace(w, neighbour=0.0, session=0.0)
-        qvec = query.vector if query.vector is not None else self.store.embed([query.text])[0]
-
-        # lexical: exact per-user BM25 over every record holding a query term
-        bm25 = self._bm25(user_id, tokenize(query.text), n, avgdl)
-        bm_vals = np.fromiter(bm25.values(), dtype=np.float64, count=len(bm25))
+        # the query's vector is computed while the lexical part reads the database (both release the GIL)
+        pending = None if query.vector is not None else _POOL.submit(self.store.embedder.embed_query, query.text)
+        full = n <= self.full_scan
+        # lexical: per-user BM25 over every record holding a query term
+        bm_rids, bm_vals = self._bm25(user_id, tokenize(query.text), n, avgdl, prune=not full)
         bm_mean = float(bm_vals.sum() / n)
         bm_std = math.sqrt(max(float((bm_vals**2).sum() / n) - bm_mean**2, 0.0))
 
+        qvec = query.vector if pending is None else pending.result()
         speakers = self.speakers(user_id, version)
         named = named_speakers(query.text, speakers)
         query_names = [x.lower() for x in names(query.text, frozenset(speakers))]
 
-        full = n <= self.full_scan
         if full:
             c = self._all(user_id, version)
         else:
-            cand: set[int] = set(sorted(bm25, key=bm25.__getitem__, reverse=True)[: self.lexical_k])
+            top = np.argsort(-bm_vals)[: self.lexical_k]
+            cand: set[int] = {int(r) for r in bm_rids[top]}
             cand |= set(db.rids_of(user_id, [i for i, _ in self.store.vectors.nearest(user_id, qvec, self.dense_k)]))
             cand |= set(db.pending_rids(user_id))  # written, not yet in the vector index
             for a, b in query.ranges:
                 cand |= set(db.in_range(user_id, a, b, self.lexical_k))
             cand |= set(db.with_names(user_id, query_names, self.lexical_k))
-            found = Columns(db.columns(user_id, sorted(cand)))
-            keys = {(s, int(t)) for s, t in zip(found.session, found.turn, strict=True) if s and t >= 0}
-            extra = set(db.neighbours(user_id, keys)) - cand
+            extra = set(db.neighbours(user_id, db.turns_of(user_id, sorted(cand)))) - cand
             c = Columns(db.columns(user_id, sorted(cand | extra)))
         if c.m == 0:
             return []
@@ -259,7 +263,11 @@ class Retriever:
             st = self._dense_stats(user_id, n)
             sc = st.sample @ qvec if len(st.sample) else cos
             d_mean, d_std = float(sc.mean()), float(sc.std())
-        z_bm = _z(np.array([bm25.get(int(r), 0.0) for r in c.rid]), bm_mean, bm_std)
+        at = np.searchsorted(bm_rids, c.rid)
+        hit = (at < len(bm_rids)) & (bm_rids[np.minimum(at, max(len(bm_rids) - 1, 0))] == c.rid) if len(bm_rids) else (
+            np.zeros(m, dtype=bool))
+        lexical = np.where(hit, bm_vals[np.minimum(at, max(len(bm_rids) - 1, 0))] if len(bm_rids) else 0.0, 0.0)
+        z_bm = _z(lexical, bm_mean, bm_std)
         z_dn = _z(cos, d_mean, d_std)
         parts: dict[str, np.ndarray] = {}
         if w.bm25:
@@ -349,18 +357,29 @@ class Retriever:
                     out.append(Hit(linked.pop(i), h.score, {"linked": 1.0}))
         return out
 
-    def _bm25(self, user_id: str, terms: list[str], n: int, avgdl: float) -> dict[int, float]:
-        """BM25 (Lucene idf) of every record of the user that holds a query term."""
-        rows = self.store.db.postings(user_id, terms)
-        df: dict[str, int] = {}
-        for term, *_ in rows:
-            df[term] = df.get(term, 0) + 1
-        scores: dict[int, float] = {}
-        for term, rid, tf, dl in rows:
-            idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1e-9))
-            scores[rid] = scores.get(rid, 0.0) + idf * tf * (BM25_K1 + 1) / (tf + norm)
-        return scores
+    def _bm25(self, user_id: str, terms: list[str], n: int, avgdl: float, prune: bool) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 (Lucene idf) of every record of the user that holds a query term: (sorted row ids,
+        scores). ``prune``: in a large memory, terms in more than ``MAX_DF`` of the records are
+        left out (they weigh little and would cost reading a large share of the postings)."""
+        db = self.store.db
+        terms = list(dict.fromkeys(terms))
+        if prune and terms:
+            df = db.document_frequency(user_id, terms)
+            terms = [t for t in terms if 0 < df.get(t, 0) <= max(MAX_DF * n, 1000)]
+        rows = db.postings(user_id, terms)
+        if not rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        term_of = {t: i for i, t in enumerate(dict.fromkeys(r[0] for r in rows))}
+        t_idx = np.fromiter((term_of[r[0]] for r in rows), dtype=np.int64, count=len(rows))
+        rid = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        tf = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
+        dl = np.fromiter((r[3] for r in rows), dtype=np.float64, count=len(rows))
+        df_arr = np.bincount(t_idx, minlength=len(term_of)).astype(np.float64)
+        idf = np.log(1 + (n - df_arr + 0.5) / (df_arr + 0.5))
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1e-9))
+        part = idf[t_idx] * tf * (BM25_K1 + 1) / (tf + norm)
+        rids, inverse = np.unique(rid, return_inverse=True)
+        return rids, np.bincount(inverse, weights=part, minlength=len(rids))
 
     @staticmethod
     def _partner(c: Columns, i: int) -> int:
