@@ -17,8 +17,10 @@ LangGraph's ``(state, runtime)``. ``graph`` (module level, no custom checkpointe
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
@@ -49,11 +51,23 @@ STEPS: tuple[Step, ...] = (
 )
 
 
-def as_node(step: Step, services: Services | None) -> Callable[[State, Runtime[Context]], dict[str, Any]]:
-    """Wrap a step ``(state, env, policy) -> update`` as a LangGraph node of ``(state, runtime)``."""
+def authenticated_user(config: RunnableConfig) -> str | None:
+    """The user a LangGraph server authenticated for this run (custom auth), if any."""
+    conf = config.get("configurable") or {}
+    if conf.get("langgraph_auth_user") is None:
+        return None
+    user = conf.get("langgraph_auth_user_id")
+    return str(user) if user else None
 
-    def node(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+
+def as_node(step: Step, services: Services | None) -> Callable[..., dict[str, Any]]:
+    """Wrap a step ``(state, env, policy) -> update`` as a LangGraph node of ``(state, config, runtime)``.
+    Behind a server with authentication the user id is the authenticated one, whatever the context says."""
+
+    def node(state: State, config: RunnableConfig, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
+        if (user := authenticated_user(config)) is not None and user != ctx.user_id:
+            ctx = replace(ctx, user_id=user)
         svc = services or services_for(ctx)
         env = Env(
             svc,

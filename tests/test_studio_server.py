@@ -60,19 +60,23 @@ def _langgraph_cli() -> str | None:
     return str(local) if local.exists() else None
 
 
-def _absolute_config() -> dict:
-    """The project's langgraph.json with its relative graph paths and dependencies made absolute."""
-    config = json.loads((ROOT / "langgraph.json").read_text())
+def _absolute_config(path: Path) -> dict:
+    """A langgraph.json with its relative graph, auth and dependency paths made absolute."""
+    config = json.loads(path.read_text())
     assert "caim" in config["graphs"]
 
     def absolute(p: str) -> str:
-        return str((ROOT / p).resolve()) if p.startswith(".") else p
+        return str((path.parent / p).resolve()) if p.startswith(".") else p
 
-    config["graphs"] = {
-        name: absolute(spec.rsplit(":", 1)[0]) + ":" + spec.rsplit(":", 1)[1] for name, spec in config["graphs"].items()
-    }
+    def absolute_spec(spec: str) -> str:
+        file, _, attr = spec.rpartition(":")
+        return absolute(file) + ":" + attr
+
+    config["graphs"] = {name: absolute_spec(spec) for name, spec in config["graphs"].items()}
     assert Path(config["graphs"]["caim"].split(":")[0]).is_file()
     config["dependencies"] = [absolute(d) for d in config.get("dependencies", [])]
+    if "auth" in config:
+        config["auth"]["path"] = absolute_spec(config["auth"]["path"])
     return config
 
 
@@ -83,7 +87,7 @@ def _free_port() -> int:
 
 
 class DevServer:
-    def __init__(self, exe: str, tmp_path: Path):
+    def __init__(self, exe: str, tmp_path: Path, config_file: Path = ROOT / "langgraph.json", **extra_env: str):
         self.data_dir = tmp_path / "data"
         self.log_path = tmp_path / "server.log"
         script = tmp_path / "script.json"
@@ -99,9 +103,10 @@ class DevServer:
             LANGGRAPH_NO_VERSION_CHECK="true",
             LANGSMITH_TRACING="false",
             PYTHONUNBUFFERED="1",
+            **extra_env,
         )
         config = tmp_path / "langgraph.json"
-        config.write_text(json.dumps(_absolute_config()))
+        config.write_text(json.dumps(_absolute_config(config_file)))
         self.requested_port = _free_port()
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop(), after the server exits
         self.proc = subprocess.Popen(
@@ -272,3 +277,54 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     assert [r.thought for r in records] == ["The user loves hiking in the mountains."]
     assert records[0].sources[0].text == "I love hiking in the mountains."
     assert store.list("default") == []
+
+
+TOKENS = {"token-alice": "alice", "token-bob": "bob"}
+
+
+def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_it(tmp_path):
+    """deploy/langgraph.json with caim's auth: two users, each trying to reach the other's memory."""
+    exe = _langgraph_cli()
+    if exe is None:
+        pytest.skip("langgraph CLI not installed (pip install 'langgraph-cli[inmem]')")
+    import httpx
+    from langgraph_sdk import get_sync_client
+
+    from caim.core.embeddings import MiniLMEmbedder
+    from caim.memory.store import MemoryStore
+
+    server = DevServer(exe, tmp_path, ROOT / "deploy" / "langgraph.json", CAIM_AUTH_TOKENS=json.dumps(TOKENS))
+    try:
+        url = server.wait_ready()
+        alice = get_sync_client(url=url, api_key=None, headers={"Authorization": "Bearer token-alice"})
+        bob = get_sync_client(url=url, api_key=None, headers={"Authorization": "Bearer token-bob"})
+        assert httpx.post(f"{url}/threads", json={}).status_code == 401  # no token
+        assert httpx.post(f"{url}/threads", json={}, headers={"Authorization": "Bearer forged"}).status_code == 401
+
+        # alice tells a fact and ends the session, claiming to be bob in the run context
+        ta = alice.threads.create()["thread_id"]
+        alice.runs.wait(ta, "caim", input={"messages": [{"role": "user", "content": "I love hiking in the mountains."}],
+                                            "turn_time": T0}, context={"user_id": "bob"})
+        alice.runs.wait(ta, "caim", input={"end_session": True, "turn_time": T_END}, context={"user_id": "bob"})
+
+        # bob cannot see alice's thread, its state or its runs
+        assert [t["thread_id"] for t in bob.threads.search()] == []
+        for call in (lambda: bob.threads.get(ta), lambda: bob.threads.get_state(ta), lambda: bob.runs.list(ta)):
+            with pytest.raises(httpx.HTTPStatusError) as err:
+                call()
+            assert err.value.response.status_code == 404
+        with pytest.raises(httpx.HTTPStatusError):
+            bob.runs.wait(ta, "caim", input={"messages": [{"role": "user", "content": "hi"}]})
+
+        # bob asks in his own thread, naming alice in the context: he finds nothing of hers
+        tb = bob.threads.create()["thread_id"]
+        bob.runs.wait(tb, "caim", input={"messages": [{"role": "user", "content": "Do you remember what I like?"}],
+                                          "turn_time": T2}, context={"user_id": "alice"})
+        st = bob.threads.get_state(tb)["values"]
+        assert st["candidates"] == [] and st["memories"] == []
+        bob.runs.wait(tb, "caim", input={"discard_session": True}, context={"user_id": "alice"})
+    finally:
+        server.stop()
+    store = MemoryStore(server.data_dir, MiniLMEmbedder.shared())
+    assert [r.thought for r in store.list("alice")] == ["The user loves hiking in the mountains."]
+    assert store.list("bob") == []
