@@ -16,6 +16,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
+from urllib.parse import quote
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -37,6 +38,7 @@ from caim.graph.state import ANSWER, Change, Context, KeyEvent
 from caim.memory.merge import Merge
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware, utcnow
 from caim.memory.stm import TIME_KEY
+from caim.memory.text import storable
 from caim.memory.timeref import TimeSpan
 from caim.memory.transfer import export_lines, import_records
 
@@ -116,6 +118,20 @@ def _reply(out: dict[str, Any]) -> Reply:
     )
 
 
+MAX_USER_ID = 256
+
+
+def check_user(user_id: str) -> str:
+    """A usable user id, or a one-line ``ConfigError`` (empty, too long, control characters)."""
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise ConfigError("a user id is required (a non-empty string)")
+    if len(user_id) > MAX_USER_ID:
+        raise ConfigError(f"user id of {len(user_id)} characters; at most {MAX_USER_ID} are allowed")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in user_id):
+        raise ConfigError("user id contains control characters")
+    return user_id
+
+
 def open_checkpointer(settings: Settings, persist: bool) -> tuple[BaseCheckpointSaver, Any]:
     """The checkpointer the settings ask for, and what must be closed with it: PostgreSQL
     (``checkpoint_url``), SQLite in the data dir, or in memory."""
@@ -182,14 +198,16 @@ class CaimAgent:
     # ---- plumbing ---------------------------------------------------------------------------
     @staticmethod
     def thread_id(user_id: str) -> str:
-        return f"caim:{user_id}"
+        """The user's conversation thread. The id is quoted, so no user id can name another
+        user's thread (or a thread of ended sessions, ``caim:<user>:ended:<session>``)."""
+        return f"caim:{quote(check_user(user_id), safe='')}"
 
     @staticmethod
     def _config(thread_id: str) -> dict:
         return {"configurable": {"thread_id": thread_id}}
 
     def _context(self, user_id: str, policy: str | None) -> Context:
-        return Context(user_id=user_id, policy=policy or self.settings.policy)
+        return Context(user_id=check_user(user_id), policy=policy or self.settings.policy)
 
     def _lock(self, user_id: str) -> threading.RLock:
         with self._guard:
@@ -352,9 +370,9 @@ class CaimAgent:
         msgs: list[HumanMessage | AIMessage] = []
         for t in turns:
             iso = self._when(t.at)
-            msgs.append(HumanMessage(t.user, id=t.id, additional_kwargs={TIME_KEY: iso}))
+            msgs.append(HumanMessage(storable(t.user), id=t.id, additional_kwargs={TIME_KEY: iso}))
             if t.assistant:
-                msgs.append(AIMessage(t.assistant, additional_kwargs={TIME_KEY: iso}))
+                msgs.append(AIMessage(storable(t.assistant), additional_kwargs={TIME_KEY: iso}))
         if msgs:
             with self._lock(user_id):
                 self._invoke(user_id, {"messages": msgs, "record": True, "turn_time": self._when(turns[-1].at)}, policy)
@@ -368,10 +386,10 @@ class CaimAgent:
 
     # ---- memory admin -----------------------------------------------------------------------
     def memories(self, user_id: str) -> list[MemoryRecord]:
-        return self.services.store.list(user_id)
+        return self.services.store.list(check_user(user_id))
 
     def memory(self, user_id: str, record_id: str) -> MemoryRecord | None:
-        return self.services.store.get(user_id, record_id)
+        return self.services.store.get(check_user(user_id), record_id)
 
     def history(self, user_id: str, record_id: str) -> list[dict[str, Any]]:
         """A record's chain, oldest first: its own history and that of the records it superseded,

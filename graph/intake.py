@@ -24,6 +24,7 @@ from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import RESET, State, session_reset
 from caim.memory.stm import TIME_KEY, message_time
+from caim.memory.text import storable
 
 EMPTY_REPLY = "I didn't get a message - please type something and I'll answer."
 
@@ -94,7 +95,9 @@ def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         return update
     last = messages[-1]
     stamped = HumanMessage(
-        content=last.content, id=last.id, additional_kwargs={**last.additional_kwargs, TIME_KEY: env.now.isoformat()}
+        content=storable(str(last.content)),
+        id=last.id,
+        additional_kwargs={**last.additional_kwargs, TIME_KEY: env.now.isoformat()},
     )
     update["messages"] = [stamped]
     update["last_turn_at"] = env.now.isoformat()

@@ -174,6 +174,16 @@ def _stem():  # type: ignore[no-untyped-def]
     return Stemmer.Stemmer("english").stemWord
 
 
+def storable(text: str) -> str:
+    """The text as valid UTF-8: a lone surrogate (broken input from a client) becomes U+FFFD, so
+    the turn can be stored and sent to a model instead of failing."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace")
+
+
 def tokenize(text: str) -> list[str]:
     """Index terms of a text (stems, stopwords removed), in order, with repeats."""
     stem = _stem()

@@ -14,10 +14,11 @@ DATA_RULE = (
 
 
 def quote(text: str, limit: int = 2000) -> str:
-    """A JSON string literal of ``text``, clipped: memory text reaches prompts as data."""
+    """A JSON string literal of ``text``, clipped: memory text reaches prompts as data. Angle
+    brackets are escaped (``\u003c``), so quoted text can never close or open a tag of the prompt."""
     if len(text) > limit:
         text = text[:limit] + " …[truncated]"
-    return json.dumps(text, ensure_ascii=False)
+    return json.dumps(text, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def data_block(lines: list[str]) -> str:
