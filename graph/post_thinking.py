@@ -314,6 +314,7 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
                 continue  # refused: a confused model cannot merge unrelated facts
             keep = merge_group([old, rec], session)
             store.replace(keep, [rec.id, old.id])
+            current.pop(rid, None)
             faultpoints.hit("after_maintain_write")
             merged.append({"kept": keep.id, "removed": [i for i in (rec.id, old.id) if i != keep.id], "thought": keep.thought})
         elif decision == "update":
@@ -343,8 +344,10 @@ def _link(new: list[MemoryRecord], env: Env, session: str) -> list[Change]:
     """Link each new record to stored records naming the same entity."""
     store = env.svc.store
     out: list[Change] = []
-    for rec in new:
-        rec = store.get(env.user_id, rec.id) or rec
+    for fresh in new:
+        rec = store.get(env.user_id, fresh.id)
+        if rec is None:  # folded into another record meanwhile
+            continue
         for name in rec.entities:
             rids = store.db.with_names(env.user_id, [name], 5)
             for other in store.db.by_rid(env.user_id, rids).values():

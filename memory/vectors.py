@@ -12,10 +12,14 @@ database holds them). The index can be rebuilt from the record database at any t
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
+import os
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -78,6 +82,8 @@ class VectorIndex:
         self._function = embedder.chroma_function()
         self._collections: dict[str, Any] = {}
         self._lock = threading.RLock()
+        # Chroma's embedded store takes one writing process at a time: writers on one directory queue here
+        self._writers = Path(path) / ".writer.lock" if path is not None and not url else None
 
     def _name(self, user_id: str) -> str:
         return self.prefix + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
@@ -102,11 +108,28 @@ class VectorIndex:
             self._collections[user_id] = col
             return col
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        if self._writers is None:
+            yield
+            return
+        fd = os.open(self._writers, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
     def add(self, items: Sequence[Item]) -> None:
         """Upsert (id, user, event time, current, vector) items."""
         by_user: dict[str, list[Item]] = {}
         for it in items:
             by_user.setdefault(it[1], []).append(it)
+        with self._writing():
+            self._add(by_user)
+
+    def _add(self, by_user: dict[str, list[Item]]) -> None:
         for user_id, its in by_user.items():
             col = self._collection(user_id, create=True)
             for i in range(0, len(its), BATCH):
@@ -122,19 +145,17 @@ class VectorIndex:
         by_user: dict[str, list[str]] = {}
         for rid, user_id in items:
             by_user.setdefault(user_id, []).append(rid)
-        for user_id, ids in by_user.items():
-            col = self._collection(user_id, create=False)
-            if col is not None:
-                for i in range(0, len(ids), BATCH):
-                    col.delete(ids=ids[i : i + BATCH])
+        with self._writing():
+            for user_id, ids in by_user.items():
+                col = self._collection(user_id, create=False)
+                if col is not None:
+                    for i in range(0, len(ids), BATCH):
+                        col.delete(ids=ids[i : i + BATCH])
 
     def drop_user(self, user_id: str) -> None:
-        with self._lock:
+        with self._lock, self._writing(), contextlib.suppress(Exception):  # no collection: nothing to drop
             self._collections.pop(user_id, None)
-            try:
-                self.client.delete_collection(self._name(user_id))
-            except Exception:  # no collection: nothing to drop
-                pass
+            self.client.delete_collection(self._name(user_id))
 
     def nearest(self, user_id: str, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """(id, cosine similarity) of the user's ``k`` records nearest to ``vector``."""

@@ -60,3 +60,13 @@ def test_store_scale_benchmark_prints_its_last_line(tmp_path, capsys):
     assert last.startswith("retrieval p95 ") and last.endswith("ms at 300 records (+2 users x 50)")
     figures = json.loads((tmp_path / "s.json").read_text())
     assert figures["listed"] == 300 and figures["insert_records_per_s"] > 0
+
+
+def test_faults_benchmark_counts_no_losses(tmp_path):
+    bench = load("faults")
+    malformed = bench.malformed(tmp_path, 2)
+    assert malformed.runs == 2 * len(bench.ROLES) and malformed.losses == 0 and malformed.found == malformed.expected
+    writers = bench.many_writers(tmp_path, 2)
+    assert writers.runs == 2 and writers.losses == 0 and writers.found == writers.expected == 3
+    text = bench.markdown([malformed, writers], __import__("argparse").Namespace(quick=True), bench.datetime.now(), 1)
+    assert "**0**" in text

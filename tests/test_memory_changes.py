@@ -215,3 +215,11 @@ def test_export_and_import_round_trip_is_idempotent(agent, scripted, settings):
             assert after[rid][key] == rec[key], key
     r = agent.chat("Where do I live?", user_id="ann", at="2023-07-01T09:00:00")
     assert any("Berlin" in c["thought"] for c in r.candidates)
+
+
+def test_a_merged_record_is_not_brought_back_by_linking(agent):
+    for day in ("27", "28"):
+        agent.chat("My sister Clara lives in Rome.", user_id="ann", at=f"2023-04-{day}T09:00:00")
+        summary = agent.end_session(user_id="ann", at=f"2023-04-{day}T10:00:00")
+    assert summary.merged
+    assert [r.thought for r in agent.memories("ann")] == ["My sister Clara lives in Rome."]
