@@ -145,12 +145,15 @@ def open_checkpointer(settings: Settings, persist: bool) -> tuple[BaseCheckpoint
             from psycopg.rows import dict_row
         except ImportError:
             raise ConfigError("PostgreSQL checkpoints need the postgres extra: pip install 'caim[postgres]'") from None
+        ns = settings.namespace
         try:
             conn = Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ns}")  # the deployment's schema, beside its records
+            conn.execute(f"SET search_path TO {ns}")
+            saver = PostgresSaver(conn)
+            saver.setup()
         except Exception as exc:
-            raise ConfigError(f"cannot connect to the checkpoint database ({type(exc).__name__}: {exc})") from None
-        saver = PostgresSaver(conn)
-        saver.setup()
+            raise ConfigError(f"cannot use the checkpoint database ({type(exc).__name__}: {' '.join(str(exc).split())})") from None
         return saver, conn
     if persist:
         conn = sqlite3.connect(str(settings.data_dir / "checkpoints.sqlite"), check_same_thread=False)
@@ -176,6 +179,7 @@ class CaimAgent:
         silence (on a timer, and before a late turn); ``background=False`` starts no worker
         (``end_session(background=True)`` then queues sessions for another process's worker)."""
         self.settings = settings or Settings()
+        self._owns_services = services is None
         self.services = services or Services.create(
             self.settings, models=Models(self.settings, overrides=models), persist=persist
         )
@@ -214,8 +218,9 @@ class CaimAgent:
             return self._locks.setdefault(user_id, threading.RLock())
 
     def state(self, user_id: str) -> dict[str, Any]:
-        """The user's thread state (open session, last run's output) - for inspection and tests."""
-        return dict(self.graph.get_state(self._config(self.thread_id(user_id))).values)
+        """The user's thread state (the open session's messages, the last run's output) - for
+        inspection and tests. A closed session's checkpoints are dropped: then only ``messages: []``."""
+        return {"messages": [], **self.graph.get_state(self._config(self.thread_id(user_id))).values}
 
     @staticmethod
     def _when(at: datetime | str | None) -> str:
@@ -305,9 +310,17 @@ class CaimAgent:
         await worker
 
     # ---- sessions ---------------------------------------------------------------------------
+    def _forget_history(self, thread_id: str) -> None:
+        """Drop a thread's checkpoints once its session is closed: the words of a closed session live
+        on only in the memories made of them (which ``forget`` can remove), not in old checkpoints."""
+        with contextlib.suppress(NotImplementedError):
+            self.checkpointer.delete_thread(thread_id)
+
     def _end(self, user_id: str, when: str, policy: str | None, *, background: bool) -> SessionSummary:
         if not background:
-            return _summary(self._invoke(user_id, {"end_session": True, "turn_time": when}, policy))
+            summary = _summary(self._invoke(user_id, {"end_session": True, "turn_time": when}, policy))
+            self._forget_history(self.thread_id(user_id))
+            return summary
         st = self.state(user_id)
         messages, session = st.get("messages") or [], st.get("session_id") or ""
         if not messages:
@@ -325,6 +338,7 @@ class CaimAgent:
             self.services.store.db.enqueue(job.job_id, user_id, json.dumps(
                 {"thread_id": job.thread_id, "session_id": session, "policy": policy, "at": when}))
         self._invoke(user_id, {"discard_session": True}, policy)
+        self._forget_history(self.thread_id(user_id))
         return SessionSummary([], [], [], [], [], complete=True, job=job.job_id)
 
     def _run_job(self, job: Job) -> SessionSummary:
@@ -334,8 +348,7 @@ class CaimAgent:
             self._config(job.thread_id),
             context=self._context(job.user_id, job.policy),
         )
-        with contextlib.suppress(NotImplementedError):
-            self.checkpointer.delete_thread(job.thread_id)
+        self._forget_history(job.thread_id)
         return _summary(out)
 
     def end_session(
@@ -430,6 +443,8 @@ class CaimAgent:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        if self._owns_services:
+            self.services.store.close()
 
     def __enter__(self) -> CaimAgent:
         return self

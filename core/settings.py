@@ -7,6 +7,7 @@ selects the OpenAI-compatible provider; otherwise the bundled ``local`` model is
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -54,6 +55,8 @@ class Settings(BaseSettings):
     chroma_url: str | None = None  # a Chroma server (``chroma run``) instead of the embedded directory
     chroma_headers: dict[str, str] = Field(default_factory=dict)  # e.g. {"Authorization": "Bearer ..."}
     checkpoint_url: str | None = None  # postgresql://... for a PostgreSQL checkpointer
+    database_url: str | None = None  # postgresql://... for the record database, shared by several workers
+    namespace: str = "caim"  # schema (PostgreSQL) and collection prefix (Chroma) of this deployment
 
     policy: str = "caim"
     # controller: how the model's route and the code signals combine (see caim.graph.retrieval)
@@ -81,6 +84,13 @@ class Settings(BaseSettings):
     allow_categories: list[str] = Field(default_factory=list)  # if set, only these subtrees are stored
     lifetimes: dict[str, float] = Field(default_factory=dict)  # days a tag's records stay retrievable
     decay_days: float | None = None  # half-life of an age penalty in ranking (None: off)
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, v: str) -> str:  # noqa: N805
+        if not re.fullmatch(r"[a-z][a-z0-9_]{0,40}", v):
+            raise ValueError("namespace must be lowercase letters, digits and _, starting with a letter")
+        return v
 
     @field_validator("data_dir", mode="before")
     @classmethod

@@ -72,6 +72,8 @@ class Services:
             embedder,
             chroma_url=settings.chroma_url,
             chroma_headers=settings.chroma_headers,
+            database_url=settings.database_url,
+            namespace=settings.namespace,
         )
         ontology = OntologyStore(settings.data_dir if persist else None)
         retriever = Retriever(store, full_scan=settings.full_scan)

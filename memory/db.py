@@ -24,18 +24,16 @@ Every write is one transaction: a record, its postings and its statistics change
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from caim.core.errors import StorageError
 from caim.memory.records import MemoryRecord, as_aware
+from caim.memory.sql import Cursor, Postgres, SQLite
 from caim.memory.text import has_time_expression, names, prior, tokenize
 
 SCHEMA = """
@@ -115,60 +113,44 @@ def _indexed(rec: MemoryRecord) -> tuple[list[str], float, bool, list[str]]:
     return tokenize(text), prior(rec.thought, rec.turn, speakers), has_time_expression(rec.thought), found
 
 
-class RecordDB:
-    """SQLite record database (``path=None``: in memory, for tests and evaluation runs)."""
+def postgres_schema(schema: str) -> str:
+    """The schema in PostgreSQL's types."""
+    out = schema.replace("rid INTEGER PRIMARY KEY,", "rid BIGSERIAL PRIMARY KEY,")
+    out = out.replace("seq INTEGER PRIMARY KEY AUTOINCREMENT", "seq BIGSERIAL PRIMARY KEY")
+    out = out.replace(") WITHOUT ROWID;", ");").replace(" REAL", " DOUBLE PRECISION").replace(" BLOB", " BYTEA")
+    return out.replace("rid INTEGER NOT NULL", "rid BIGINT NOT NULL")
 
-    def __init__(self, path: Path | str | None):
+
+class RecordDB:
+    """The record database: SQLite in the data dir (``path=None``: in memory, for tests and
+    evaluation runs), or PostgreSQL (``url``), shared by several workers, in schema ``namespace``."""
+
+    def __init__(self, path: Path | str | None, *, url: str | None = None, namespace: str = "caim"):
         self.path = Path(path) if path is not None else None
-        target = str(self.path) if self.path is not None else ":memory:"
-        try:
-            if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(target, check_same_thread=False, timeout=30, isolation_level=None)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA secure_delete=ON")  # forgotten text does not linger in free pages
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.executescript(SCHEMA)
-            cols = {r[1] for r in self.conn.execute("PRAGMA table_info(user_stats)")}
-            if "version" not in cols:  # a database of an earlier caim
-                self.conn.execute("ALTER TABLE user_stats ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
-            if self.conn.execute("SELECT 1 FROM postings LIMIT 1").fetchone() and not self.conn.execute(
-                "SELECT 1 FROM term_df LIMIT 1"
-            ).fetchone():  # postings written before term_df existed
-                self.conn.execute("INSERT INTO term_df SELECT user_id, term, count(*) FROM postings GROUP BY user_id, term")
-            self.conn.execute("PRAGMA quick_check(1)").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(f"memory database {target} cannot be opened ({exc}); it is left as it is") from None
-        except OSError as exc:
-            raise StorageError(f"memory database {target} cannot be created ({exc.strerror})") from None
-        self._lock = threading.RLock()
+        self.conn: SQLite | Postgres = (
+            Postgres(url, postgres_schema(SCHEMA), namespace) if url else SQLite(self.path, SCHEMA)
+        )
+        self.where = self.conn.where
+        if "version" not in self.conn.columns("user_stats"):  # a database of an earlier caim
+            self.conn.execute("ALTER TABLE user_stats ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+        if self.conn.read("SELECT 1 FROM postings LIMIT 1") and not self.conn.read("SELECT 1 FROM term_df LIMIT 1"):
+            # postings written before term_df existed
+            self.conn.execute("INSERT INTO term_df SELECT user_id, term, count(*) FROM postings GROUP BY user_id, term")
+
+    @property
+    def shared(self) -> bool:
+        """Whether other machines may use this database (PostgreSQL)."""
+        return isinstance(self.conn, Postgres)
 
     # ---- plumbing -----------------------------------------------------------------------------------
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                self.conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StorageError(f"memory database {self.path} is not writable ({exc})") from None
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            try:
-                self.conn.execute("COMMIT")
-            except sqlite3.OperationalError as exc:  # disk full, read-only file system
-                self.conn.execute("ROLLBACK")
-                raise StorageError(f"memory database {self.path}: write failed ({exc}); nothing was changed") from None
+    def _tx(self) -> AbstractContextManager[Cursor]:
+        return self.conn.tx()
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
-        with self._lock:
-            return self.conn.execute(sql, params).fetchall()
+        return self.conn.read(sql, params)
 
     def close(self) -> None:
-        with self._lock:
-            self.conn.close()
+        self.conn.close()
 
     # ---- writes -------------------------------------------------------------------------------------
     def upsert(
@@ -183,9 +165,9 @@ class RecordDB:
         with self._tx() as c:
             for rec, vec, terms, pri, timex, found, done in rows:
                 self._remove(c, rec.user_id, [rec.id], tombstone=False)
-                cur = c.execute(
+                row = c.one(
                     "INSERT INTO records (id, user_id, kind, event_ts, valid_until_ts, session_id, turn, speaker, prior,"
-                    " timex, dl, body, vec, vec_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " timex, dl, body, vec, vec_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid",
                     (
                         rec.id, rec.user_id, rec.kind, as_aware(rec.event_time).timestamp(),
                         as_aware(rec.valid_until).timestamp() if rec.valid_until else None,
@@ -193,7 +175,7 @@ class RecordDB:
                         rec.model_dump_json(), pack(vec), done,
                     ),
                 )
-                rid = cur.lastrowid
+                rid = row[0] if row else None
                 counts = Counter(terms)
                 c.executemany(
                     "INSERT INTO postings (user_id, term, rid, tf, dl) VALUES (?, ?, ?, ?, ?)",
@@ -201,19 +183,24 @@ class RecordDB:
                 )
                 c.executemany(
                     "INSERT INTO term_df (user_id, term, df) VALUES (?, ?, 1) "
-                    "ON CONFLICT(user_id, term) DO UPDATE SET df = df + 1",
+                    "ON CONFLICT(user_id, term) DO UPDATE SET df = term_df.df + 1",
                     [(rec.user_id, t) for t in counts],
                 )
-                c.executemany("INSERT OR IGNORE INTO record_tags VALUES (?, ?, ?)", [(rec.user_id, t, rid) for t in rec.tags])
-                c.executemany("INSERT OR IGNORE INTO record_names VALUES (?, ?, ?)", [(rec.user_id, n.lower(), rid) for n in found])
+                c.executemany(
+                    "INSERT INTO record_tags VALUES (?, ?, ?) ON CONFLICT DO NOTHING", [(rec.user_id, t, rid) for t in rec.tags]
+                )
+                c.executemany(
+                    "INSERT INTO record_names VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                    list(dict.fromkeys((rec.user_id, n.lower(), rid) for n in found)),
+                )
                 c.execute(
                     "INSERT INTO user_stats (user_id, n, total_dl, version) VALUES (?, 1, ?, 1) "
-                    "ON CONFLICT(user_id) DO UPDATE SET n = n + 1, total_dl = total_dl + excluded.total_dl, "
-                    "version = version + 1",
+                    "ON CONFLICT(user_id) DO UPDATE SET n = user_stats.n + 1, "
+                    "total_dl = user_stats.total_dl + excluded.total_dl, version = user_stats.version + 1",
                     (rec.user_id, len(terms)),
                 )
 
-    def _remove(self, c: sqlite3.Connection, user_id: str, ids: Sequence[str], *, tombstone: bool) -> list[str]:
+    def _remove(self, c: Cursor, user_id: str, ids: Sequence[str], *, tombstone: bool) -> list[str]:
         removed = []
         for rid, rid_id, dl in c.execute(
             f"SELECT rid, id, dl FROM records WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
@@ -225,13 +212,17 @@ class RecordDB:
                 (user_id, user_id, rid),
             )
             c.execute("DELETE FROM postings WHERE user_id = ? AND rid = ?", (user_id, rid))
+            c.execute("DELETE FROM term_df WHERE user_id = ? AND df <= 0", (user_id,))
             c.execute("DELETE FROM record_tags WHERE user_id = ? AND rid = ?", (user_id, rid))
             c.execute("DELETE FROM record_names WHERE user_id = ? AND rid = ?", (user_id, rid))
             c.execute("DELETE FROM records WHERE rid = ?", (rid,))
             c.execute("UPDATE user_stats SET n = n - 1, total_dl = total_dl - ?, version = version + 1 WHERE user_id = ?",
                       (dl, user_id))
             if tombstone:
-                c.execute("INSERT OR REPLACE INTO vector_deletes VALUES (?, ?)", (rid_id, user_id))
+                c.execute(
+                    "INSERT INTO vector_deletes VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id",
+                    (rid_id, user_id),
+                )
             removed.append(rid_id)
         return removed
 
@@ -245,7 +236,11 @@ class RecordDB:
     def forget_user(self, user_id: str) -> int:
         with self._tx() as c:
             n = c.execute("SELECT count(*) FROM records WHERE user_id = ?", (user_id,)).fetchone()[0]
-            c.execute("INSERT OR REPLACE INTO vector_deletes SELECT id, user_id FROM records WHERE user_id = ?", (user_id,))
+            c.execute(
+                "INSERT INTO vector_deletes SELECT id, user_id FROM records WHERE user_id = ? "
+                "ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id",
+                (user_id,),
+            )
             for table in ("postings", "term_df", "record_tags", "record_names", "records", "user_stats", "jobs"):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return int(n)
@@ -439,8 +434,8 @@ class RecordDB:
         if not tags:
             return []
         return [r for (r,) in self._read(
-            f"SELECT DISTINCT t.rid FROM record_tags t JOIN records r ON r.rid = t.rid WHERE t.user_id = ? AND t.tag IN "
-            f"({','.join('?' * len(tags))}) ORDER BY r.event_ts DESC LIMIT ?",
+            f"SELECT t.rid FROM record_tags t JOIN records r ON r.rid = t.rid WHERE t.user_id = ? AND t.tag IN "
+            f"({','.join('?' * len(tags))}) GROUP BY t.rid ORDER BY max(r.event_ts) DESC LIMIT ?",
             (user_id, *tags, limit),
         )]
 
@@ -460,8 +455,8 @@ class RecordDB:
             return []
         low = [n.lower() for n in found]
         return [r for (r,) in self._read(
-            f"SELECT DISTINCT n.rid FROM record_names n JOIN records r ON r.rid = n.rid WHERE n.user_id = ? AND n.name IN "
-            f"({','.join('?' * len(low))}) ORDER BY r.event_ts DESC LIMIT ?",
+            f"SELECT n.rid FROM record_names n JOIN records r ON r.rid = n.rid WHERE n.user_id = ? AND n.name IN "
+            f"({','.join('?' * len(low))}) GROUP BY n.rid ORDER BY max(r.event_ts) DESC LIMIT ?",
             (user_id, *low, limit),
         )]
 
@@ -483,7 +478,7 @@ class RecordDB:
         n = self.count(user_id)
         step = max(n // k, 1)
         rows = self._read(
-            "SELECT vec FROM (SELECT vec, row_number() OVER (ORDER BY rid) AS i FROM records WHERE user_id = ?) "
+            "SELECT vec FROM (SELECT vec, row_number() OVER (ORDER BY rid) AS i FROM records WHERE user_id = ?) AS s "
             "WHERE i % ? = 0 LIMIT ?",
             (user_id, step, k),
         )
@@ -493,7 +488,9 @@ class RecordDB:
     # ---- pending sessions (background post-thinking) ------------------------------------------------
     def enqueue(self, job_id: str, user_id: str, payload: str) -> None:
         with self._tx() as c:
-            c.execute("INSERT OR IGNORE INTO jobs (job_id, user_id, payload) VALUES (?, ?, ?)", (job_id, user_id, payload))
+            c.execute(
+                "INSERT INTO jobs (job_id, user_id, payload) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", (job_id, user_id, payload)
+            )
 
     def claim(
         self, owner: str, now: float, stale_after: float, alive: Callable[[str], bool] = lambda _: True
@@ -502,6 +499,8 @@ class RecordDB:
         (sessions of one user are processed in order) - marked as claimed by ``owner``; a claim
         older than ``stale_after`` seconds, or whose owner is known to be dead, is taken over."""
         with self._tx() as c:
+            if self.conn.dialect == "postgres":  # one claimer at a time, across workers
+                c.execute("LOCK TABLE jobs IN SHARE ROW EXCLUSIVE MODE")
             rows = c.execute(
                 "SELECT seq, job_id, user_id, payload, state, claimed_at, attempts, not_before, owner FROM jobs "
                 "WHERE state IN ('pending', 'running') ORDER BY seq"
@@ -544,10 +543,8 @@ class RecordDB:
         return [(a, b, c, d, int(e), f) for a, b, c, d, e, f in rows]
 
     def compact(self) -> None:
-        """Move the write-ahead log into the database file and empty it (after forgetting, so the
-        forgotten text lingers nowhere)."""
-        with self._lock:
-            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        """After forgetting: leave no forgotten text in the database's files (or reclaim its space)."""
+        self.conn.compact()
 
     def get_meta(self, key: str) -> str | None:
         row = self._read("SELECT value FROM meta WHERE key = ?", (key,))
@@ -555,4 +552,4 @@ class RecordDB:
 
     def set_meta(self, key: str, value: str) -> None:
         with self._tx() as c:
-            c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            c.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from contextlib import AbstractContextManager
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
 from caim.memory.db import RecordDB
 from caim.memory.locks import UserLocks
+from caim.memory.sql import Postgres
 from caim.memory.records import MemoryRecord, SourceTurn
 from caim.memory.vectors import VectorIndex
 
@@ -45,20 +47,28 @@ class MemoryStore:
         *,
         chroma_url: str | None = None,
         chroma_headers: Mapping[str, str] | None = None,
+        database_url: str | None = None,
+        namespace: str = "caim",
         check_embedder: bool = True,
     ):
-        """``check_embedder=False`` opens a store whose records another model embedded (to re-embed it)."""
+        """Embedded: a database file and a Chroma directory in ``data_dir`` (``None``: in memory).
+        Shared: ``database_url`` (PostgreSQL) and ``chroma_url`` (a Chroma server), both needed so
+        that every worker sees the same records and vectors; ``namespace`` separates deployments.
+        ``check_embedder=False`` opens a store whose records another model embedded (to re-embed it)."""
         root = Path(data_dir) if data_dir is not None else None
+        if database_url and not chroma_url and root is not None:
+            raise StorageError("CAIM_DATABASE_URL needs CAIM_CHROMA_URL too (a vector index every worker shares)")
         self.embedder = embedder
-        self.db = RecordDB(root / DB_FILE if root is not None else None)
+        self.db = RecordDB(root / DB_FILE if root is not None else None, url=database_url, namespace=namespace)
         self.vectors = VectorIndex(root / CHROMA_DIR if root is not None else None, embedder, url=chroma_url,
-                                   headers=chroma_headers)
+                                   headers=chroma_headers, namespace=namespace)
         self._wake = threading.Event()
         self._idle = threading.Event()
         self._idle.set()
         self._stop = threading.Event()
         self._index_lock = threading.Lock()
         self._indexer: threading.Thread | None = None
+        self._closed = False
         self.locks = UserLocks(root / "locks" if root is not None else None)
         if check_embedder:
             self._check_embedder()
@@ -195,8 +205,11 @@ class MemoryStore:
         self.db.compact()
         return n
 
-    def user_lock(self, user_id: str):  # type: ignore[no-untyped-def]
-        """Held while a user's records are read, decided on and written (post-thinking)."""
+    def user_lock(self, user_id: str) -> AbstractContextManager[None]:
+        """Held while a user's records are read, decided on and written (post-thinking): across
+        threads and processes on one data dir, or across machines with a shared database."""
+        if isinstance(self.db.conn, Postgres):
+            return self.db.conn.advisory(f"user:{user_id}")
         return self.locks.hold(user_id)
 
     def reembed(self, progress: Progress | None = None, batch: int = 256) -> int:
@@ -211,12 +224,13 @@ class MemoryStore:
             for rec in self.db.iter_user(user):
                 chunk.append(rec)
                 if len(chunk) >= batch:
-                    self.add(chunk)
+                    self.add(chunk, vectors=self.embed([r.document() for r in chunk]))
                     done += len(chunk)
                     chunk = []
                     if progress:
                         progress(done, total)
-            self.add(chunk)
+            if chunk:
+                self.add(chunk, vectors=self.embed([r.document() for r in chunk]))
             done += len(chunk)
             if progress:
                 progress(done, total)
@@ -287,6 +301,9 @@ class MemoryStore:
         return [(by_id[i], s) for i, s in hits if i in by_id]
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         if self._indexer is not None:
             self.flush()
             self._stop.set()

@@ -1,6 +1,6 @@
 """The vector index on Chroma: nearest records by meaning, one collection per user.
 
-Each user's record vectors live in a collection of their own (``caim_u_<hash of the user id>``):
+Each user's record vectors live in a collection of their own (``<namespace>_u_<hash of the user id>``):
 a query never needs a metadata filter - Chroma's filtered queries cost in proportion to the records
 they match (measured: p50 203 ms at 200 users × 1,000 records in one filtered collection, 1.6 ms
 with a collection per user) - and another user's vectors are not even in the searched index.
@@ -31,7 +31,6 @@ from chromadb.config import Settings as ChromaSettings
 from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
 
-PREFIX = "caim_u_"
 _CLIENT_LOCK = threading.Lock()  # chromadb's client start-up is not safe from several threads at once
 #: Largest batch sent to Chroma in one call.
 BATCH = 1000
@@ -75,10 +74,12 @@ class VectorIndex:
         *,
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
+        namespace: str = "caim",
     ):
         self.where = url or (str(path) if path is not None else "memory")
         self.client = _client(Path(path) if path is not None else None, url, headers)
-        self.prefix = PREFIX if (path is not None or url) else f"caim_{uuid.uuid4().hex[:8]}_"
+        shared = path is not None or url
+        self.prefix = f"{namespace}_u_" if shared else f"{namespace}_{uuid.uuid4().hex[:8]}_"
         self._function = embedder.chroma_function()
         self._collections: dict[str, Any] = {}
         self._lock = threading.RLock()

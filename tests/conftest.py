@@ -1,14 +1,64 @@
-"""Shared fixtures: a scripted-model agent on a temporary data dir, and a no-network guard."""
+"""Shared fixtures: a scripted-model agent on a temporary data dir, a no-network guard, and the
+storage backends.
+
+Store, graph and facade tests run twice when the servers are there: ``embedded`` (SQLite and a
+Chroma directory in the data dir) and ``server`` (PostgreSQL for records and checkpoints, a Chroma
+server for vectors), each test in a namespace of its own that is dropped afterwards.
+``.ci/run`` starts both servers and sets ``CAIM_TEST_DATABASE_URL`` / ``CAIM_TEST_CHROMA_URL``;
+without them the ``server`` runs are skipped with that reason.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
+import uuid
 
 import pytest
 
 from caim.agent import CaimAgent, Settings
 from caim.core.scripted import scripted_models
 from tests.scripts import SCRIPT
+
+#: Test modules whose tests run against both backends.
+BOTH_BACKENDS = {"test_store", "test_graph", "test_sessions", "test_memory_changes", "test_background", "test_crash"}
+DATABASE_URL = os.environ.get("CAIM_TEST_DATABASE_URL")
+CHROMA_URL = os.environ.get("CAIM_TEST_CHROMA_URL")
+
+
+def pytest_generate_tests(metafunc):
+    if "backend" in metafunc.fixturenames and metafunc.module.__name__.split(".")[-1] in BOTH_BACKENDS:
+        metafunc.parametrize("backend", ["embedded", "server"], indirect=True)
+
+
+@pytest.fixture
+def backend(request):
+    """``embedded`` or ``server`` - the servers' settings, in a namespace of this test's own."""
+    kind = getattr(request, "param", "embedded")
+    if kind == "embedded":
+        yield {}
+        return
+    if not (DATABASE_URL and CHROMA_URL):
+        pytest.skip("server backend: set CAIM_TEST_DATABASE_URL and CAIM_TEST_CHROMA_URL (.ci/run starts both)")
+    ns = "t" + uuid.uuid4().hex[:12]
+    yield {"database_url": DATABASE_URL, "chroma_url": CHROMA_URL, "checkpoint_url": DATABASE_URL, "namespace": ns}
+    drop_namespace(ns)
+
+
+def drop_namespace(ns: str) -> None:
+    import chromadb
+    import psycopg
+
+    with contextlib.suppress(Exception), psycopg.connect(DATABASE_URL, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {ns} CASCADE")
+    with contextlib.suppress(Exception):
+        host, port = CHROMA_URL.split("//")[1].rstrip("/").split(":")
+        client = chromadb.HttpClient(host=host, port=int(port))
+        for c in client.list_collections():
+            name = str(getattr(c, "name", c))
+            if name.startswith(ns + "_"):
+                client.delete_collection(name)
 
 
 @pytest.fixture(autouse=True)
@@ -18,9 +68,7 @@ def no_network(monkeypatch):
 
     def guarded(self, address):
         host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and not (
-            host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/")
-        ):
+        if isinstance(host, str) and not (host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/")):
             raise AssertionError(f"test tried to reach the network: {address!r}")
         return real_connect(self, address)
 
@@ -28,10 +76,10 @@ def no_network(monkeypatch):
 
 
 @pytest.fixture
-def settings(tmp_path, monkeypatch):
+def settings(tmp_path, monkeypatch, backend):
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CAIM_PROVIDER", "CAIM_MODEL", "CAIM_BASE_URL", "CAIM_API_KEY"):
         monkeypatch.delenv(var, raising=False)
-    return Settings(data_dir=tmp_path / "data", _env_file=None)
+    return Settings(data_dir=tmp_path / "data", _env_file=None, **backend)
 
 
 @pytest.fixture

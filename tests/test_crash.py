@@ -51,11 +51,12 @@ def run(env, step, day, point=None):
 
 
 @pytest.fixture
-def env(tmp_path):
+def env(tmp_path, backend):
     (tmp_path / "script.json").write_text(json.dumps(SCRIPT))
     e = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_"))}
     e.update({"CAIM_PROVIDER": "scripted", "CAIM_SCRIPT": str(tmp_path / "script.json"),
               "CAIM_DATA_DIR": str(tmp_path / "data")})
+    e.update({f"CAIM_{k.upper()}": v for k, v in backend.items()})  # the server backend, if this run uses it
     return e
 
 
@@ -66,7 +67,8 @@ def session(env, day, point=None):
 
 def reference(tmp_path, env):
     """What uninterrupted runs store: two sessions, the second repeating the first's facts."""
-    clean = dict(env, CAIM_DATA_DIR=str(tmp_path / "clean"))
+    clean = {k: v for k, v in env.items() if not k.endswith(("_URL", "NAMESPACE"))}
+    clean["CAIM_DATA_DIR"] = str(tmp_path / "clean")
     assert session(clean, "27").returncode == 0
     done = session(clean, "28")
     assert done.returncode == 0, done.stderr

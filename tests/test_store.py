@@ -16,6 +16,24 @@ from caim.memory.store import MemoryStore
 T0 = datetime(2023, 5, 1, 12, tzinfo=UTC)
 
 
+@pytest.fixture
+def open_store(settings):
+    """Opens stores on the test's backend (embedded in the data dir, or the servers)."""
+    opened = []
+
+    def make(embedder=None, *, check_embedder=True):
+        store = MemoryStore(
+            settings.data_dir, embedder or MiniLMEmbedder.shared(), chroma_url=settings.chroma_url,
+            database_url=settings.database_url, namespace=settings.namespace, check_embedder=check_embedder,
+        )
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        store.close()
+
+
 def rec(user, thought, tags, days=0, **kw):
     return MemoryRecord(user_id=user, thought=thought, tags=tags, event_time=T0 + timedelta(days=days), **kw)
 
@@ -39,21 +57,21 @@ class CountingEmbedder(Embedder):
         return out
 
 
-def test_records_persist_on_disk_with_sources(tmp_path):
-    store = MemoryStore(tmp_path, MiniLMEmbedder.shared())
+def test_records_persist_with_sources(open_store):
+    store = open_store()
     r = rec("ann", "favourite food is pizza", ["food", "favorite"], sources=[SourceTurn(role="user", text="I love pizza", time=T0)])
     store.add([r])
     store.close()
-    again = MemoryStore(tmp_path, MiniLMEmbedder.shared())
+    again = open_store()
     [got] = again.list("ann")
     assert got.id == r.id and got.tags == ["food", "favorite"] and got.event_time == T0
     assert got.sources[0].text == "I love pizza"
     assert [h.record.id for h in Retriever(again).search("ann", Query("pizza", T0), 3)] == [r.id]
 
 
-def test_writing_the_same_id_again_replaces_it_and_unchanged_text_is_not_re_embedded(tmp_path):
+def test_writing_the_same_id_again_replaces_it_and_unchanged_text_is_not_re_embedded(open_store):
     emb = CountingEmbedder()
-    store = MemoryStore(tmp_path, emb)
+    store = open_store(emb)
     r = rec("ann", "likes jazz", ["music"])
     store.add([r])
     store.add([r.model_copy(update={"links": ["x"]})])  # metadata only
@@ -62,8 +80,8 @@ def test_writing_the_same_id_again_replaces_it_and_unchanged_text_is_not_re_embe
     assert emb.count == 2 and [x.thought for x in store.list("ann")] == ["loves jazz"]
 
 
-def test_list_export_and_count_have_no_cap(tmp_path):
-    store = MemoryStore(None, CountingEmbedder())
+def test_list_export_and_count_have_no_cap(open_store):
+    store = open_store(CountingEmbedder())
     store.add([rec("ann", f"fact number {i}", ["personal"], days=i % 50) for i in range(2600)])
     listed = list(store.iter("ann"))
     assert len(listed) == store.count("ann") == 2600
@@ -72,8 +90,8 @@ def test_list_export_and_count_have_no_cap(tmp_path):
     assert store.forget_user("ann") == 2600 and store.count("ann") == 0
 
 
-def test_users_never_see_each_others_records():
-    store = MemoryStore(None, MiniLMEmbedder.shared())
+def test_users_never_see_each_others_records(open_store):
+    store = open_store()
     a = rec("ann", "ann likes jazz", ["music"])
     b = rec("bob", "bob likes jazz", ["music"])
     store.add([a, b])
@@ -85,8 +103,8 @@ def test_users_never_see_each_others_records():
     assert store.forget_user("ann") == 1 and store.count("bob") == 1
 
 
-def test_a_crash_between_database_and_vector_index_is_repaired_at_start(tmp_path):
-    store = MemoryStore(tmp_path, MiniLMEmbedder.shared())
+def test_a_crash_between_database_and_vector_index_is_repaired_at_start(open_store):
+    store = open_store()
     gone = rec("ann", "likes tea", ["food"])
     store.add([gone])
     store.flush()
@@ -95,20 +113,26 @@ def test_a_crash_between_database_and_vector_index_is_repaired_at_start(tmp_path
     store.db.upsert([r], vec)  # the database has it; the process dies before the indexer runs
     store.db.delete("ann", [gone.id])  # deleted in the database; the vector delete never happened
     assert store.vectors.has("ann", [r.id, gone.id]) == {gone.id}
-    again = MemoryStore(tmp_path, MiniLMEmbedder.shared())  # "the next start" (the first one never closed)
+    again = open_store()  # "the next start" (the first one never closed)
     assert again.vectors.has("ann", [r.id, gone.id]) == {r.id}
     assert again.db.pending_vectors() == [] and again.db.pending_deletes() == []
     assert [i for i, _ in again.vectors.nearest("ann", vec[0], 5)] == [r.id]
 
 
-def test_switching_embedder_without_reembedding_is_a_clear_error(tmp_path):
-    MemoryStore(tmp_path, MiniLMEmbedder.shared()).add([rec("ann", "likes jazz", ["music"])])
+def test_switching_embedder_without_reembedding_is_a_clear_error_and_reembed_switches(open_store):
+    open_store().add([rec("ann", "likes jazz", ["music"])])
     with pytest.raises(StorageError, match="caim memories reembed"):
-        MemoryStore(tmp_path, CountingEmbedder())
+        open_store(CountingEmbedder())
+    emb = CountingEmbedder()
+    store = open_store(emb, check_embedder=False)
+    seen = []
+    assert store.reembed(lambda done, total: seen.append((done, total))) == 1
+    assert emb.count == 1 and seen[-1] == (1, 1)
+    open_store(CountingEmbedder())  # the store now belongs to the new model
 
 
-def test_merge_removes_only_group_members():
-    store = MemoryStore(None, MiniLMEmbedder.shared())
+def test_merge_removes_only_group_members(open_store):
+    store = open_store()
     a = rec("ann", "likes pizza", ["food"], days=1, sources=[SourceTurn(role="user", text="I like pizza")])
     b = rec("ann", "really likes pizza", ["food", "likes"], days=3, sources=[SourceTurn(role="user", text="pizza is great")])
     c = rec("ann", "owns a cat", ["pets"], days=2)
@@ -143,8 +167,8 @@ def conversation(store):
     return recs
 
 
-def test_ranking_finds_the_answer_turn_through_its_neighbour_and_shows_the_question():
-    store = MemoryStore(None, MiniLMEmbedder.shared())
+def test_ranking_finds_the_answer_turn_through_its_neighbour_and_shows_the_question(open_store):
+    store = open_store()
     recs = conversation(store)
     hits = Retriever(store).search("u", Query("What is the name of Ann's kitten?", T0 + timedelta(days=1)), 3)
     ids = [h.record.id for h in hits]
@@ -154,8 +178,8 @@ def test_ranking_finds_the_answer_turn_through_its_neighbour_and_shows_the_quest
     assert miso.scores["neighbour"] > 0 and "total" in miso.brief()["scores"]
 
 
-def test_named_speaker_and_plain_dense_weights():
-    store = MemoryStore(None, MiniLMEmbedder.shared())
+def test_named_speaker_and_plain_dense_weights(open_store):
+    store = open_store()
     recs = conversation(store)
     hits = Retriever(store).search("u", Query("Where did Bob go hiking?", T0 + timedelta(days=1)), 2)
     assert hits[0].record.id == recs[3].id and hits[0].scores["speaker"] > 0
@@ -163,8 +187,8 @@ def test_named_speaker_and_plain_dense_weights():
     assert all(set(h.scores) == {"dense"} for h in plain)
 
 
-def test_superseded_records_only_answer_questions_about_the_past():
-    store = MemoryStore(None, MiniLMEmbedder.shared())
+def test_superseded_records_only_answer_questions_about_the_past(open_store):
+    store = open_store()
     old = rec("ann", "lives in Paris", ["location"], valid_until=T0 + timedelta(days=30), superseded_by="x")
     new = rec("ann", "lives in Berlin", ["location"], days=30, id="x", supersedes=[old.id])
     store.add([old, new])
@@ -175,8 +199,8 @@ def test_superseded_records_only_answer_questions_about_the_past():
     assert {h.record.id for h in past} == {old.id, new.id}
 
 
-def test_large_users_are_ranked_from_index_candidates(tmp_path):
-    store = MemoryStore(None, CountingEmbedder())
+def test_large_users_are_ranked_from_index_candidates(open_store):
+    store = open_store(CountingEmbedder())
     store.add([rec("ann", f"filler note {i} about nothing much", ["personal"], days=i % 30) for i in range(300)])
     target = rec("ann", "my sister Clara plays the cello", ["family"], days=5)
     store.add([target])
