@@ -66,7 +66,9 @@ class PostThinkingWorker:
         self._thread.start()
 
     def submit(self, job: Job) -> None:
-        payload = json.dumps({"thread_id": job.thread_id, "session_id": job.session_id, "policy": job.policy, "at": job.at})
+        payload = json.dumps(
+            {"thread_id": job.thread_id, "session_id": job.session_id, "policy": job.policy, "at": job.at}
+        )
         self.db.enqueue(job.job_id, job.user_id, payload)
         self._wake.set()
 

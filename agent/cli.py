@@ -76,7 +76,9 @@ def chat(
         False, "--verbose", "-v", help="Show model load time, tokens/s, per-turn LLM calls and tokens."
     ),
     defer: bool = typer.Option(
-        False, "--defer", help="At the end, queue the session for post-thinking and quit at once (done at the next start)."
+        False,
+        "--defer",
+        help="At the end, queue the session for post-thinking and quit at once (done at the next start).",
     ),
 ) -> None:
     """Chat with memory. Type /end (or end the input) to close the session and store what matters."""
@@ -135,11 +137,16 @@ def chat(
             if summary.ontology_added:
                 out.print(f"ontology extended: {', '.join(summary.ontology_added)}", style="dim")
             if summary.denied:
-                out.print(f"{summary.denied} facts not stored: their categories are outside the privacy bounds", style="dim")
+                out.print(
+                    f"{summary.denied} facts not stored: their categories are outside the privacy bounds", style="dim"
+                )
             if not summary.complete:
                 raw = sum(1 for r in summary.stored if r.get("kind") == "raw")
-                out.print(f"the model could not extract key events; {raw} turns stored in your words, "
-                          "to be refined at a later session end", style="yellow")
+                out.print(
+                    f"the model could not extract key events; {raw} turns stored in your words, "
+                    "to be refined at a later session end",
+                    style="yellow",
+                )
             if verbose:
                 _verbose_turn(summary.trace, "post-thinking", None)
     finally:
@@ -161,14 +168,14 @@ def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
         )
 
 
-def _agent(data_dir: Path | None):  # type: ignore[no-untyped-def]
+def _agent(data_dir: Path | None):
     """An agent for memory administration: no worker, no model loaded."""
     from caim.agent.facade import CaimAgent
 
     return CaimAgent(_settings(data_dir), background=False)
 
 
-def _resolve_id(agent, user: str, record_id: str) -> str | None:  # type: ignore[no-untyped-def]
+def _resolve_id(agent, user: str, record_id: str) -> str | None:
     """A full record id from an id or a unique prefix (as ``memories list`` shows them)."""
     if agent.memory(user, record_id):
         return record_id
@@ -202,8 +209,12 @@ def memories_list(
 @memories_app.command("forget")
 def memories_forget(
     user: str = typer.Option(..., "--user", "-u"),
-    record_id: str | None = typer.Option(None, "--id", help="Forget one record (its id, or a unique prefix as listed)."),
-    everything: bool = typer.Option(False, "--all", help="Forget every record, open session and pending session of the user."),
+    record_id: str | None = typer.Option(
+        None, "--id", help="Forget one record (its id, or a unique prefix as listed)."
+    ),
+    everything: bool = typer.Option(
+        False, "--all", help="Forget every record, open session and pending session of the user."
+    ),
     data_dir: Path | None = DataDir,
 ) -> None:
     """Forget one record (--id) or everything of a user (--all), leaving no trace in the data dir."""
@@ -237,8 +248,14 @@ def memories_history(
     for col in ("when", "change", "record", "thought", "others", "session"):
         table.add_column(col)
     for e in chain:
-        table.add_row(str(e["at"])[:19], str(e["change"]), str(e["record"])[:8], str(e["thought"]),
-                      ", ".join(str(o)[:8] for o in e["others"]), str(e["session_id"]))  # type: ignore[union-attr]
+        table.add_row(
+            str(e["at"])[:19],
+            str(e["change"]),
+            str(e["record"])[:8],
+            str(e["thought"]),
+            ", ".join(str(o)[:8] for o in e["others"]),
+            str(e["session_id"]),
+        )
     out.print(table)
 
 
@@ -295,8 +312,13 @@ def memories_reembed(data_dir: Path | None = DataDir) -> None:
     from caim.memory.store import MemoryStore
 
     settings = _settings(data_dir)
-    store = MemoryStore(settings.data_dir, default_embedder(settings), chroma_url=settings.chroma_url,
-                        chroma_headers=settings.chroma_headers, check_embedder=False)
+    store = MemoryStore(
+        settings.data_dir,
+        default_embedder(settings),
+        chroma_url=settings.chroma_url,
+        chroma_headers=settings.chroma_headers,
+        check_embedder=False,
+    )
     with Progress(transient=False) as bar:
         task = bar.add_task("re-embedding", total=None)
         n = store.reembed(lambda done, total: bar.update(task, completed=done, total=total))
@@ -315,13 +337,17 @@ def memories_pending(data_dir: Path | None = DataDir) -> None:
 
 
 @app.command()
-def doctor(data_dir: Path | None = DataDir, model_check: bool = typer.Option(True, "--model/--no-model",
-           help="Also check that the model endpoint answers (starts the local model).")) -> None:
+def doctor(
+    data_dir: Path | None = DataDir,
+    model_check: bool = typer.Option(
+        True, "--model/--no-model", help="Also check that the model endpoint answers (starts the local model)."
+    ),
+) -> None:
     """Show which stores and model caim uses and check that each answers."""
     settings = _settings(data_dir)
     failed = False
 
-    def report(name: str, what: str, check) -> None:  # type: ignore[no-untyped-def]
+    def report(name: str, what: str, check) -> None:
         nonlocal failed
         try:
             detail = check()
@@ -344,12 +370,21 @@ def doctor(data_dir: Path | None = DataDir, model_check: bool = typer.Option(Tru
     if agent is None:
         raise typer.Exit(1)
     store = agent.services.store
-    report("records", str(store.db.path), lambda: f"{sum(store.count(u) for u in store.users())} records, "
-           f"{len(store.db.jobs())} pending sessions, embedder {store.embedder.name}")
+    report(
+        "records",
+        str(store.db.path),
+        lambda: (
+            f"{sum(store.count(u) for u in store.users())} records, "
+            f"{len(store.db.jobs())} pending sessions, embedder {store.embedder.name}"
+        ),
+    )
     report("vectors", f"Chroma {store.vectors.where}", lambda: f"{store.vectors.count()} vectors")
     where = settings.checkpoint_url or str(settings.data_dir / "checkpoints.sqlite")
-    report("checkpoints", f"{type(agent.checkpointer).__name__} {where.split('@')[-1]}",
-           lambda: agent.checkpointer.get_tuple({"configurable": {"thread_id": "caim:doctor"}}) and "")
+    report(
+        "checkpoints",
+        f"{type(agent.checkpointer).__name__} {where.split('@')[-1]}",
+        lambda: agent.checkpointer.get_tuple({"configurable": {"thread_id": "caim:doctor"}}) and "",
+    )
     models = agent.services.models
     if model_check:
         report("model", models.describe(), lambda: models.check())

@@ -16,10 +16,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
-from urllib.parse import quote
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
@@ -153,12 +153,14 @@ def open_checkpointer(settings: Settings, persist: bool) -> tuple[BaseCheckpoint
             saver = PostgresSaver(conn)
             saver.setup()
         except Exception as exc:
-            raise ConfigError(f"cannot use the checkpoint database ({type(exc).__name__}: {' '.join(str(exc).split())})") from None
+            raise ConfigError(
+                f"cannot use the checkpoint database ({type(exc).__name__}: {' '.join(str(exc).split())})"
+            ) from None
         return saver, conn
     if persist:
-        conn = sqlite3.connect(str(settings.data_dir / "checkpoints.sqlite"), check_same_thread=False)
-        conn.execute("PRAGMA secure_delete=ON")  # a forgotten session leaves no text in free pages
-        return SqliteSaver(conn), conn
+        lite = sqlite3.connect(str(settings.data_dir / "checkpoints.sqlite"), check_same_thread=False)
+        lite.execute("PRAGMA secure_delete=ON")  # a forgotten session leaves no text in free pages
+        return SqliteSaver(lite), lite
     return InMemorySaver(), None
 
 
@@ -213,9 +215,14 @@ class CaimAgent:
     def _context(self, user_id: str, policy: str | None) -> Context:
         return Context(user_id=check_user(user_id), policy=policy or self.settings.policy)
 
-    def _lock(self, user_id: str) -> threading.RLock:
+    @contextlib.contextmanager
+    def _lock(self, user_id: str) -> Iterator[None]:
+        """One run at a time on a user's conversation thread: across this process's threads, and
+        across processes (and, with a shared database, machines) serving the same user."""
         with self._guard:
-            return self._locks.setdefault(user_id, threading.RLock())
+            local = self._locks.setdefault(user_id, threading.RLock())
+        with local, self.services.store.lock(f"thread:{user_id}"):
+            yield
 
     def state(self, user_id: str) -> dict[str, Any]:
         """The user's thread state (the open session's messages, the last run's output) - for
@@ -237,8 +244,10 @@ class CaimAgent:
         if self.idle_timeout is not None:
             st = self.state(user_id)
             last = st.get("last_turn_at")
-            quiet = last and datetime.fromisoformat(when) - datetime.fromisoformat(last) > timedelta(seconds=self.idle_timeout)
-            if st.get("messages") and quiet:
+            quiet = last and datetime.fromisoformat(when) - datetime.fromisoformat(last) > timedelta(
+                seconds=self.idle_timeout
+            )
+            if st.get("messages") and last and quiet:
                 self._end(user_id, last, policy, background=False)
         with self._guard:
             self._active[user_id] = (time.monotonic(), policy)
@@ -267,10 +276,14 @@ class CaimAgent:
             out = self._invoke(user_id, {"messages": [HumanMessage(text)], "turn_time": when}, policy)
         return _reply(out)
 
-    async def achat(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Reply:
+    async def achat(
+        self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+    ) -> Reply:
         return await asyncio.to_thread(self.chat, text, user_id=user_id, at=at, policy=policy)
 
-    def stream(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Iterator[str]:
+    def stream(
+        self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+    ) -> Iterator[str]:
         """Yield the reply's text piece by piece as the model produces it (the graph's answer events)."""
         when = self._when(at)
         with self._lock(user_id):
@@ -284,7 +297,9 @@ class CaimAgent:
                 if isinstance(event, dict) and event.get(ANSWER):
                     yield str(event[ANSWER])
 
-    async def astream(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> AsyncIterator[str]:
+    async def astream(
+        self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
+    ) -> AsyncIterator[str]:
         """Async token stream: the synchronous graph runs in a worker thread, tokens cross a queue."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
@@ -335,8 +350,11 @@ class CaimAgent:
         if self.worker is not None:
             self.worker.submit(job)
         else:
-            self.services.store.db.enqueue(job.job_id, user_id, json.dumps(
-                {"thread_id": job.thread_id, "session_id": session, "policy": policy, "at": when}))
+            self.services.store.db.enqueue(
+                job.job_id,
+                user_id,
+                json.dumps({"thread_id": job.thread_id, "session_id": session, "policy": policy, "at": when}),
+            )
         self._invoke(user_id, {"discard_session": True}, policy)
         self._forget_history(self.thread_id(user_id))
         return SessionSummary([], [], [], [], [], complete=True, job=job.job_id)
@@ -371,7 +389,7 @@ class CaimAgent:
         if self.worker is None:
             raise ConfigError("this agent runs no background worker (background=False)")
         self.worker.drain(timeout)
-        return self.worker.results.get(job) if job else None  # type: ignore[return-value]
+        return self.worker.results.get(job) if job else None
 
     def pending_sessions(self, user_id: str | None = None) -> list[str]:
         """Jobs of ended sessions not yet post-thought (also those queued by other processes)."""
@@ -416,7 +434,9 @@ class CaimAgent:
     def forget_user(self, user_id: str) -> int:
         """Delete every record of the user, their pending sessions and their conversation checkpoints."""
         with self._lock(user_id):
-            threads = [self.thread_id(user_id)] + [json.loads(p)["thread_id"] for _, _, p, *_ in self.services.store.db.jobs(user_id)]
+            threads = [self.thread_id(user_id)] + [
+                json.loads(p)["thread_id"] for _, _, p, *_ in self.services.store.db.jobs(user_id)
+            ]
             n = self.services.store.forget_user(user_id)
             for tid in threads:
                 with contextlib.suppress(NotImplementedError):

@@ -101,10 +101,17 @@ SESSION = textwrap.dedent(
 )
 
 
-def session(env: dict, step: str, user: str, day: str, facts: list[str], point: str | None = None) -> subprocess.CompletedProcess:
+def session(
+    env: dict, step: str, user: str, day: str, facts: list[str], point: str | None = None
+) -> subprocess.CompletedProcess:
     e = dict(env, CAIM_FAULT_POINT=point) if point else env
-    return subprocess.run([sys.executable, "-c", SESSION, step, user, day, json.dumps(facts)], capture_output=True,
-                          text=True, env=e, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", SESSION, step, user, day, json.dumps(facts)],
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=300,
+    )
 
 
 def kills(root: Path, rounds: int) -> Scenario:
@@ -138,8 +145,17 @@ BROKEN = st.one_of(
     st.text(max_size=200),
     JSONISH.map(json.dumps),
     JSONISH.map(lambda v: json.dumps(v)[:-1]),
-    st.sampled_from(['{"needs_memory": "maybe"}', '{"relevant": [99, -1]}', '{"events": [{"turn": 99}]}',
-                     '{"thoughts": [{"event": 1, "thought": 5}]}', '{"decisions": "all"}', "```json\n{```", "x" * 5000]),
+    st.sampled_from(
+        [
+            '{"needs_memory": "maybe"}',
+            '{"relevant": [99, -1]}',
+            '{"events": [{"turn": 99}]}',
+            '{"thoughts": [{"event": 1, "thought": 5}]}',
+            '{"decisions": "all"}',
+            "```json\n{```",
+            "x" * 5000,
+        ]
+    ),
 )
 ROLES = ("plan", "relevance", "respond", "key_events", "thoughts", "maintain", "summarize")
 
@@ -157,11 +173,15 @@ def malformed(root: Path, examples: int) -> Scenario:
     return sc
 
 
-def _fuzz(role: str, seen: dict, sc: Scenario, root: Path, examples: int):  # type: ignore[no-untyped-def]
+def _fuzz(role: str, seen: dict, sc: Scenario, root: Path, examples: int):
     """A hypothesis test: ``role`` answers with generated broken output; the session must survive."""
 
-    @settings(max_examples=examples, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
     @given(answer=BROKEN)
     def run(answer: str) -> None:
         seen["n"] += 1
@@ -198,14 +218,24 @@ def endpoint_faults(root: Path, sessions: int, rate: float) -> Scenario:
         with lock:
             return rng.choice(FAULTS) if rng.random() < rate else None
 
-    table = {"Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
-             "respond": "Noted, thank you for telling me.",
-             "KeyEvents": {"events": [{"turn": i + 1, "event": f"The user said: {f}"} for i, f in enumerate(FACTS)]}}
+    table = {
+        "Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
+        "respond": "Noted, thank you for telling me.",
+        "KeyEvents": {"events": [{"turn": i + 1, "event": f"The user said: {f}"} for i, f in enumerate(FACTS)]},
+    }
     kept = failed_answers = 0
     with SimulatedEndpoint(table, faults=faults, stall=2.5) as ep:
         for i in range(sessions):
-            settings_ = Settings(provider="openai", base_url=ep.base_url, api_key="sim", model="sim",
-                                 data_dir=root / f"ep-{i}", request_timeout=1.0, retry_backoff=0.01, _env_file=None)
+            settings_ = Settings(
+                provider="openai",
+                base_url=ep.base_url,
+                api_key="sim",
+                model="sim",
+                data_dir=root / f"ep-{i}",
+                request_timeout=1.0,
+                retry_backoff=0.01,
+                _env_file=None,
+            )
             with CaimAgent(settings_, background=False) as agent:
                 for fact in FACTS:
                     try:
@@ -256,8 +286,12 @@ def many_writers(root: Path, writers: int) -> Scenario:
     script = dict(STATIC)
     script["key_events"] = {"events": [{"turn": 1, "event": "The user's favourite food is pizza."}]}
     env = env_for(data, script)
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(i)], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for i in range(1, writers + 1)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(i)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for i in range(1, writers + 1)
+    ]
     for p in procs:
         _, err = p.communicate(timeout=600)
         sc.runs += 1
@@ -287,16 +321,40 @@ def many_users(root: Path, users: int) -> Scenario:
     import httpx
 
     sc = Scenario(f"{users} users at once through the FastAPI example")
-    table = {"Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
-             "respond": "ok", "Relevant": {"relevant": [1]}}
+    table = {
+        "Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
+        "respond": "ok",
+        "Relevant": {"relevant": [1]},
+    }
     with SimulatedEndpoint(table) as ep:
         port = _port()
-        env = {**env_for(root / "api"), "CAIM_PROVIDER": "openai", "CAIM_BASE_URL": ep.base_url, "CAIM_API_KEY": "sim",
-               "CAIM_MODEL": "sim"}
+        env = {
+            **env_for(root / "api"),
+            "CAIM_PROVIDER": "openai",
+            "CAIM_BASE_URL": ep.base_url,
+            "CAIM_API_KEY": "sim",
+            "CAIM_MODEL": "sim",
+        }
         server = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "examples.fastapi_chat:create_app", "--factory", "--host", "127.0.0.1",
-             "--port", str(port), "--log-level", "warning"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "examples.fastapi_chat:create_app",
+                "--factory",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 120
@@ -312,12 +370,16 @@ def many_users(root: Path, users: int) -> Scenario:
 
             def user(i: int) -> tuple[int, int]:
                 with httpx.Client(base_url=base, timeout=120) as c:
-                    c.post("/chat", json={"user_id": f"user-{i}", "message": f"My secret word is zq{i}x."}).raise_for_status()
+                    c.post(
+                        "/chat", json={"user_id": f"user-{i}", "message": f"My secret word is zq{i}x."}
+                    ).raise_for_status()
                     c.post("/session/end", json={"user_id": f"user-{i}"}).raise_for_status()
                     mems = c.get(f"/memories/user-{i}").json()
                     mine = sum(1 for m in mems if f"zq{i}x" in m["thought"])
                     other = sum(1 for m in mems if "zq" in m["thought"] and f"zq{i}x" not in m["thought"])
-                    r = c.post("/chat", json={"user_id": f"user-{i}", "message": "Do you remember my secret word?"}).json()
+                    r = c.post(
+                        "/chat", json={"user_id": f"user-{i}", "message": "Do you remember my secret word?"}
+                    ).json()
                     other += sum(1 for m in r["memories"] if f"zq{i}x" not in m["thought"] and "zq" in m["thought"])
                     return mine, other
 
@@ -351,8 +413,10 @@ def markdown(scenarios: list[Scenario], args: argparse.Namespace, started: datet
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for sc in scenarios:
-        lines.append(f"| {sc.name} | {sc.runs} | {sc.expected} | {sc.found} | {sc.duplicates} | {sc.crashes} | "
-                     f"{sc.cross_user} | **{sc.losses}** | {sc.seconds:.0f} |")
+        lines.append(
+            f"| {sc.name} | {sc.runs} | {sc.expected} | {sc.found} | {sc.duplicates} | {sc.crashes} | "
+            f"{sc.cross_user} | **{sc.losses}** | {sc.seconds:.0f} |"
+        )
     lines += [""]
     for sc in scenarios:
         if sc.extra:

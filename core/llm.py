@@ -179,7 +179,11 @@ class LLM:
             except EndpointError as exc:
                 errors.append(str(exc))
                 break  # the endpoint is down: the code fallback takes over
-            except (openai.APIStatusError, openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
+            except (
+                openai.APIStatusError,
+                openai.LengthFinishReasonError,
+                openai.ContentFilterFinishReasonError,
+            ) as exc:
                 # a 400 on a schema the endpoint refuses, or an answer cut at max_tokens: malformed output
                 errors.append(f"{type(exc).__name__}: {str(exc)[:160]}")
                 continue
@@ -199,7 +203,9 @@ class LLM:
         trace.append(_entry(node, role, start, tok_in, tok_out, attempts, errors[-1] if errors else "failed"))
         return None
 
-    def text(self, role: Role, messages: list[BaseMessage], *, trace: list, node: str, fallback: str | None = None) -> str:
+    def text(
+        self, role: Role, messages: list[BaseMessage], *, trace: list, node: str, fallback: str | None = None
+    ) -> str:
         """Free text. After the retries: ``fallback`` when one is given (recorded), else ``EndpointError``."""
         model = self.models.for_role(role)
         start = time.perf_counter()
@@ -240,7 +246,9 @@ class LLM:
                         on_piece(str(chunk.content))
             except _TRANSIENT as exc:
                 if sent:
-                    raise EndpointError(f"the model's answer was cut off ({type(exc).__name__}); please ask again") from None
+                    raise EndpointError(
+                        f"the model's answer was cut off ({type(exc).__name__}); please ask again"
+                    ) from None
                 raise
             return whole
 

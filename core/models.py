@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
 from caim.core.errors import ConfigError
 from caim.core.local_llm import LocalServer, get_server, resolve_model_path
@@ -85,12 +86,12 @@ class Models:
             free_text = role in FREE_TEXT_ROLES
             return ChatOpenAI(
                 base_url=server.base_url,
-                api_key="local",
+                api_key=SecretStr("local"),
                 model=server.model_name,
                 temperature=s.temperature,
                 timeout=s.request_timeout,
                 max_retries=0,
-                max_tokens=local_max_tokens(s, role),
+                max_completion_tokens=local_max_tokens(s, role),
                 # small models loop in free text; llama.cpp's repeat penalty keeps replies readable
                 extra_body={"repeat_penalty": 1.2, "repeat_last_n": 128} if free_text else None,
                 stream_usage=True,
@@ -102,11 +103,11 @@ class Models:
             )
         return ChatOpenAI(
             model=s.model_for(role) or DEFAULT_OPENAI_MODEL,
-            api_key=s.api_key or "not-needed",
+            api_key=SecretStr(s.api_key or "not-needed"),
             base_url=s.base_url,
             temperature=s.temperature,
             timeout=s.request_timeout,
             max_retries=0,  # caim's client retries (bounded, with backoff) and records it
-            max_tokens=s.max_tokens,
+            max_completion_tokens=s.max_tokens,
             stream_usage=True,
         )

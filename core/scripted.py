@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,7 @@ class ScriptedChatModel(BaseChatModel):
                 self._counters[self.role] = i + 1
             seq = entry["cycle"]
             entry = seq[min(i, len(seq) - 1)] if entry.get("stick_last") else seq[i % len(seq)]
-        if isinstance(entry, Callable):
+        if callable(entry):
             entry = entry(messages, response_format)
         return entry if isinstance(entry, str) else json.dumps(entry)
 
@@ -92,7 +92,7 @@ class ScriptedChatModel(BaseChatModel):
         words = str(message.content).split(" ")
         for i, w in enumerate(words):
             piece = w if i == 0 else " " + w
-            usage = message.usage_metadata if i == len(words) - 1 else None
+            usage = getattr(message, "usage_metadata", None) if i == len(words) - 1 else None
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)

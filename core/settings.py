@@ -87,7 +87,7 @@ class Settings(BaseSettings):
 
     @field_validator("namespace")
     @classmethod
-    def _namespace(cls, v: str) -> str:  # noqa: N805
+    def _namespace(cls, v: str) -> str:
         if not re.fullmatch(r"[a-z][a-z0-9_]{0,40}", v):
             raise ValueError("namespace must be lowercase letters, digits and _, starting with a letter")
         return v

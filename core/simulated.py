@@ -16,6 +16,7 @@ timeout, a reset connection, HTTP 429 or 500, a stream cut in the middle, or a m
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -114,11 +115,11 @@ class SimulatedEndpoint:
             def log_message(self, *_args: object) -> None:  # quiet
                 return
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            def do_GET(self) -> None:
                 body = json.dumps({"object": "list", "data": [{"id": "simulated", "object": "model"}]}).encode()
                 self._send(200, body)
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 payload = json.loads(self.rfile.read(length) or b"{}")
                 endpoint._serve(self, payload)
@@ -171,16 +172,26 @@ class SimulatedEndpoint:
         req.output_tokens = out_tokens
         lat = self.latency
         time.sleep(lat.per_call + lat.per_input_token * req.input_tokens)
-        usage = {"prompt_tokens": req.input_tokens, "completion_tokens": out_tokens,
-                 "total_tokens": req.input_tokens + out_tokens}
+        usage = {
+            "prompt_tokens": req.input_tokens,
+            "completion_tokens": out_tokens,
+            "total_tokens": req.input_tokens + out_tokens,
+        }
         cid = "chatcmpl-" + uuid.uuid4().hex[:12]
         if not req.stream:
             time.sleep(lat.per_output_token * out_tokens)
             if req.fault == "truncate":
                 return self._truncated(handler)
-            body = {"id": cid, "object": "chat.completion", "created": int(time.time()), "model": "simulated",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                 "finish_reason": "stop"}], "usage": usage}
+            body = {
+                "id": cid,
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": "simulated",
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                ],
+                "usage": usage,
+            }
             return handler._send(200, json.dumps(body).encode())
         self._stream(handler, cid, content, usage, lat.per_output_token, cut=req.fault == "truncate")
         return None
@@ -198,14 +209,25 @@ class SimulatedEndpoint:
         words = content.split(" ")
         for i, w in enumerate(words):
             piece = w if i == 0 else " " + w
-            chunk = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": "simulated",
-                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            chunk = {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": "simulated",
+                "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+            }
             time.sleep(per_token * max(1, estimate_tokens(piece)))
             send(f"data: {json.dumps(chunk)}\n\n".encode())
             if cut and i >= len(words) // 2:
                 return self._close(handler)  # no final chunk: the client sees an incomplete body
-        end = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": "simulated",
-               "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage}
+        end = {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": "simulated",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            "usage": usage,
+        }
         send(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
         handler.wfile.write(b"0\r\n\r\n")
         handler.wfile.flush()
@@ -223,10 +245,8 @@ class SimulatedEndpoint:
     @staticmethod
     def _close(handler: Any) -> None:
         handler.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             handler.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     # ---- lifecycle ----------------------------------------------------------------------------------
     def roles(self) -> list[str]:

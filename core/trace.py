@@ -78,5 +78,5 @@ def add_usage(total: dict[str, Any], trace: Iterable[Mapping[str, Any]]) -> None
     """Add a trace's counts to a running total (calls, tokens, fallbacks, milliseconds)."""
     u = usage(trace)
     for k in ("llm_calls", "input_tokens", "output_tokens", "fallbacks"):
-        total[k] = total.get(k, 0) + u[k]  # type: ignore[literal-required]
+        total[k] = total.get(k, 0) + u[k]
     total["llm_ms"] = round(total.get("llm_ms", 0.0) + u["llm_ms"], 1)

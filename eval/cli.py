@@ -279,14 +279,16 @@ def locomo(
 @eval_app.command("retrieval")
 def retrieval(
     data: Path = typer.Option(..., "--data", help="LoCoMo JSON file (a list of samples)."),
-    out: Path = typer.Option(Path("eval-out/retrieval"), "--out", help="Output folder (results.json, report.md, report.png)."),
+    out: Path = typer.Option(
+        Path("eval-out/retrieval"), "--out", help="Output folder (results.json, report.md, report.png)."
+    ),
     systems: str = typer.Option("dense,bm25,tags+time,caim", "--systems", help="Comma-separated retrieval systems."),
     samples: str | None = typer.Option(None, "--samples", help="Comma-separated sample ids (default: all)."),
     plot: bool = PLOT,
     quiet: bool = QUIET,
 ) -> None:
     """Retrieval only, no LLM: capture each conversation verbatim, rank, score evidence recall@5/10/20."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     from caim.eval import retrieval as bench
     from caim.eval.runner import require_matplotlib
@@ -297,15 +299,22 @@ def retrieval(
     settings = _settings(None, None, None, None)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, disable=quiet) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def progress(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
                 tasks[stage] = bar.add_task(stage, total=total)
             bar.update(tasks[stage], completed=done)
 
-        summary = bench.run(data, out, default_embedder(settings), systems=_split(systems) or [],
-                            samples=_split(samples), progress=progress, plot=plot)
+        summary = bench.run(
+            data,
+            out,
+            default_embedder(settings),
+            systems=_split(systems) or [],
+            samples=_split(samples),
+            progress=progress,
+            plot=plot,
+        )
     table = Table(title=f"LoCoMo retrieval, {summary['questions'].get('all', 0)} questions: recall@10")
     labels = ["all", *bench.CATEGORIES.values()]
     table.add_column("system")

@@ -428,6 +428,7 @@ def plot_summary(summary: dict, path: str | Path) -> Path:
             if "%" in title:
                 ax.set_ylim(0, 100)
             ax.grid(axis="y", alpha=0.3)
+    assert first_ax is not None
     handles, labels = first_ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=min(len(systems), 6), fontsize=8)
     fig.suptitle(f"CAIM memory benchmark: {summary['benchmark']}", fontsize=11)

@@ -94,19 +94,31 @@ def load(path: str | Path, samples: Sequence[str] | None = None) -> list[Convers
             continue
         conv = sample.get("conversation") or {}
         a, b = str(conv.get("speaker_a") or "A"), str(conv.get("speaker_b") or "B")
-        numbers = sorted(int(k.split("_")[1]) for k in conv if k.startswith("session_") and k.count("_") == 1
-                         and isinstance(conv[k], list))
+        numbers = sorted(
+            int(k.split("_")[1])
+            for k in conv
+            if k.startswith("session_") and k.count("_") == 1 and isinstance(conv[k], list)
+        )
         turns: list[Turn] = []
         last = None
         for n in numbers:
             start = parse_locomo_datetime(conv.get(f"session_{n}_date_time", "")) or (
-                (last + timedelta(days=1)) if last else datetime(2023, 1, 1, 9))
+                (last + timedelta(days=1)) if last else datetime(2023, 1, 1, 9)
+            )
             last = start
             for j, t in enumerate(conv[f"session_{n}"]):
                 text = locomo_turn_text(t)
                 if text:
-                    turns.append(Turn(str(t.get("dia_id", "")).strip(), str(t.get("speaker", "")).strip(), text,
-                                      start + timedelta(minutes=j), f"session_{n}", j))
+                    turns.append(
+                        Turn(
+                            str(t.get("dia_id", "")).strip(),
+                            str(t.get("speaker", "")).strip(),
+                            text,
+                            start + timedelta(minutes=j),
+                            f"session_{n}",
+                            j,
+                        )
+                    )
         if not turns:
             continue
         questions = []
@@ -119,7 +131,8 @@ def load(path: str | Path, samples: Sequence[str] | None = None) -> list[Convers
             if cat in CATEGORIES and ev and str(qa.get("question", "")).strip():
                 questions.append(Question(str(qi), " ".join(str(qa["question"]).split()), cat, ev))
         probe = datetime.combine(turns[-1].time.date() + timedelta(days=1), datetime.min.time()).replace(
-            hour=12, tzinfo=turns[-1].time.tzinfo)
+            hour=12, tzinfo=turns[-1].time.tzinfo
+        )
         out.append(Conversation(sid, (a, b), turns, questions, probe))
     if samples:
         missing = set(samples) - {c.sample_id for c in out}
@@ -130,18 +143,28 @@ def load(path: str | Path, samples: Sequence[str] | None = None) -> list[Convers
     return out
 
 
-def capture(store: MemoryStore, tagger: TagIndex, ontology: Ontology, conv: Conversation, user_id: str,
-            batch: int = 256) -> int:
+def capture(
+    store: MemoryStore, tagger: TagIndex, ontology: Ontology, conv: Conversation, user_id: str, batch: int = 256
+) -> int:
     """Store every turn of the conversation as a raw record (one embedding per turn)."""
     count = 0
     for i in range(0, len(conv.turns), batch):
         chunk = conv.turns[i : i + batch]
         records: list[MemoryRecord] = []
         for t in chunk:
-            records.append(raw_record(
-                user_id=user_id, session_id=t.session, turn=t.number, text=t.text, when=t.time, tags=[],
-                speaker=t.speaker, turn_id=t.dia_id, role="user" if t.speaker == conv.speakers[0] else "assistant",
-            ))
+            records.append(
+                raw_record(
+                    user_id=user_id,
+                    session_id=t.session,
+                    turn=t.number,
+                    text=t.text,
+                    when=t.time,
+                    tags=[],
+                    speaker=t.speaker,
+                    turn_id=t.dia_id,
+                    role="user" if t.speaker == conv.speakers[0] else "assistant",
+                )
+            )
         vecs = store.embed([r.document() for r in records])
         for rec, tags in zip(records, tagger.nearest(ontology, vecs, 3), strict=True):
             rec.tags = [t for t, _ in tags] or ["personal"]
@@ -188,7 +211,9 @@ def run(
     """Capture, search, score and report; returns the summary written to ``results.json``."""
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown or not systems:
-        raise ConfigError(f"unknown retrieval system(s) {', '.join(unknown) or '(none)'}; choose from: {', '.join(SYSTEMS)}")
+        raise ConfigError(
+            f"unknown retrieval system(s) {', '.join(unknown) or '(none)'}; choose from: {', '.join(SYSTEMS)}"
+        )
     convs = load(data, samples)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -201,7 +226,7 @@ def run(
     total_turns = sum(len(c.turns) for c in convs)
     done = 0
     capture_s = 0.0
-    for ci, conv in enumerate(convs):
+    for conv in convs:
         user = f"locomo:{conv.sample_id}"
         t0 = time.perf_counter()
         done += capture(store, tagger, ontology, conv, user)
@@ -228,12 +253,19 @@ def run(
             asked += 1
             if progress:
                 progress("questions", asked, total_q)
-    summary = summarize(scores, {
-        "data": str(data), "conversations": [c.sample_id for c in convs], "turns": total_turns, "questions": total_q,
-        "embedder": embedder.name, "capture_seconds": round(capture_s, 1),
-        "capture_per_second": round(total_turns / capture_s, 1) if capture_s else None,
-        "seconds": round(time.perf_counter() - started, 1),
-    })
+    summary = summarize(
+        scores,
+        {
+            "data": str(data),
+            "conversations": [c.sample_id for c in convs],
+            "turns": total_turns,
+            "questions": total_q,
+            "embedder": embedder.name,
+            "capture_seconds": round(capture_s, 1),
+            "capture_per_second": round(total_turns / capture_s, 1) if capture_s else None,
+            "seconds": round(time.perf_counter() - started, 1),
+        },
+    )
     (out / "results.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     (out / "report.md").write_text(render(summary, "report.png" if plot else None), encoding="utf-8")
     if plot:
@@ -251,7 +283,10 @@ def summarize(scores: dict[str, Scores], info: dict) -> dict:
             for cat, label in CATEGORIES.items():
                 cell[label] = _mean([v for c, v in vals if c == cat])
             entry[f"recall@{k}"] = cell
-        entry["latency_ms"] = {"p50": _round(percentile(sc.latency_ms, 50)), "p95": _round(percentile(sc.latency_ms, 95))}
+        entry["latency_ms"] = {
+            "p50": _round(percentile(sc.latency_ms, 50)),
+            "p95": _round(percentile(sc.latency_ms, 95)),
+        }
         systems[name] = entry
     counts = {}
     first = next(iter(scores.values()), None)

@@ -30,7 +30,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from caim.core.errors import ConfigError
 from caim.core.models import Models
@@ -147,9 +155,26 @@ def describe_models(settings: Settings, models) -> str:
 
 def _settings_info(s: Settings) -> dict:
     keys = (
-        "provider", "model", "base_url", "role_models", "temperature", "local_model", "local_ctx", "route_rule",
-        "similar_memory", "stm_token_budget", "stm_keep_recent", "search_k", "candidate_cap", "max_kept", "keep_top",
-        "max_input_chars", "ground_overlap", "ground_similarity", "merge_min_similarity", "embedding_model",
+        "provider",
+        "model",
+        "base_url",
+        "role_models",
+        "temperature",
+        "local_model",
+        "local_ctx",
+        "route_rule",
+        "similar_memory",
+        "stm_token_budget",
+        "stm_keep_recent",
+        "search_k",
+        "candidate_cap",
+        "max_kept",
+        "keep_top",
+        "max_input_chars",
+        "ground_overlap",
+        "ground_similarity",
+        "merge_min_similarity",
+        "embedding_model",
     )
     info = {k: getattr(s, k) for k in keys}
     info["provider"] = s.resolved_provider()
@@ -182,19 +207,20 @@ class _Run:
         self.results = JsonlLog(out / RESULTS_FILE)
         self.memory = JsonlLog(out / MEMORY_FILE)
         self.progress: Progress | None = None
-        self.total_task = None
+        self.total_task: TaskID | None = None
 
     # ---- one (conversation, system) pair ----------------------------------------------------
     def run_pair(self, conv: Conversation, name: str, todo: list[Question]) -> None:
         system = make_system(name, self.settings, self.models, context_tokens=self.config.context_tokens)
-        task = None
-        if self.progress is not None:
-            task = self.progress.add_task(f"  {name} · {conv.user}: replay", total=len(conv.sessions))
+        progress = self.progress
+        task = (
+            None if progress is None else progress.add_task(f"  {name} · {conv.user}: replay", total=len(conv.sessions))
+        )
         try:
 
             def step(done: int, total: int) -> None:
-                if task is not None:
-                    self.progress.update(task, completed=done)
+                if progress is not None and task is not None:
+                    progress.update(task, completed=done)
 
             replay = system.replay(conv, self.config.replay, step)
             records = system.memory()
@@ -209,20 +235,19 @@ class _Run:
                     "records": records,
                 }
             )
-            if task is not None:
-                self.progress.update(
-                    task, description=f"  {name} · {conv.user}: questions", completed=0, total=len(todo)
-                )
+            if progress is not None and task is not None:
+                progress.update(task, description=f"  {name} · {conv.user}: questions", completed=0, total=len(todo))
             for i, q in enumerate(todo):
                 answer = system.ask(q.prompt, conv.probe_time)
                 self.results.append(self.score(conv, q, name, system, answer, records))
-                if task is not None:
-                    self.progress.update(task, completed=i + 1)
-                    self.progress.advance(self.total_task)
+                if progress is not None and task is not None:
+                    progress.update(task, completed=i + 1)
+                    if self.total_task is not None:
+                        progress.advance(self.total_task)
         finally:
             system.close()
-            if task is not None:
-                self.progress.remove_task(task)
+            if progress is not None and task is not None:
+                progress.remove_task(task)
 
     def score(
         self, conv: Conversation, q: Question, name: str, system: System, answer: Answer, records: list[dict]
@@ -294,7 +319,9 @@ class _Run:
                 if failed:
                     for f in pending:
                         f.cancel()
-                    raise failed[0].exception()
+                    exc = failed[0].exception()
+                    assert exc is not None
+                    raise exc
 
 
 def selection(bench: Benchmark, limit: int | None) -> dict[str, list[str]]:

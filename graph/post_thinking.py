@@ -74,8 +74,13 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
         sims = env.svc.embedder.similarity(texts) if got else np.zeros((0, 0))
         for i, e in enumerate(got):
             source = _turn_text(by_number[e["turn"]])
-            if grounded(e["event"], source, float(sims[i, len(got) + i]), min_overlap=env.settings.ground_overlap,
-                        min_similarity=env.settings.ground_similarity):
+            if grounded(
+                e["event"],
+                source,
+                float(sims[i, len(got) + i]),
+                min_overlap=env.settings.ground_overlap,
+                min_similarity=env.settings.ground_similarity,
+            ):
                 events.append(e)
             else:
                 dropped.append(e["event"])
@@ -83,14 +88,29 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     captured = 0
     for t in all_turns:
         if t.number not in covered and states_fact(t.user):
-            events.append({"turn": t.number, "event": clip(" ".join(t.user.split()), 600),
-                           "time": (t.time or env.now).isoformat(), "origin": "capture"})
+            events.append(
+                {
+                    "turn": t.number,
+                    "event": clip(" ".join(t.user.split()), 600),
+                    "time": (t.time or env.now).isoformat(),
+                    "origin": "capture",
+                }
+            )
             captured += 1
     refine = [r for r in env.svc.store.iter(env.user_id) if r.kind == "raw" and r.session_id != state.get("session_id")]
     for r in refine[:REFINE_PER_SESSION]:
-        events.append({"turn": r.turn or 0, "event": r.thought, "time": as_aware(r.event_time).isoformat(),
-                       "origin": "refine", "record": r.id})
-    env.note(events=len(events), ok=ok, ungrounded=dropped, captured=captured, refining=min(len(refine), REFINE_PER_SESSION))
+        events.append(
+            {
+                "turn": r.turn or 0,
+                "event": r.thought,
+                "time": as_aware(r.event_time).isoformat(),
+                "origin": "refine",
+                "record": r.id,
+            }
+        )
+    env.note(
+        events=len(events), ok=ok, ungrounded=dropped, captured=captured, refining=min(len(refine), REFINE_PER_SESSION)
+    )
     faultpoints.hit("after_key_events")
     return {"key_events": events, "complete": ok}
 
@@ -177,7 +197,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
             added += _accept_terms(list(answer.new_terms), chunk, env)
     ontology = env.svc.ontology.current
     sources_text = []
-    for i, e in enumerate(events):
+    for e in events:
         raw = refined.get(e.get("record", ""))
         t = by_number.get(e["turn"]) if raw is None else None
         sources_text.append(raw.source_text() if raw else (_turn_text(t) if t else e["event"]))
@@ -197,8 +217,13 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         if thought:
             sim = float(sims[ci, len(check) + i]) if sims is not None else 0.0
             ci += 1
-            ok_thought = grounded(thought, sources_text[i], sim, min_overlap=env.settings.ground_overlap,
-                                  min_similarity=env.settings.ground_similarity)
+            ok_thought = grounded(
+                thought,
+                sources_text[i],
+                sim,
+                min_overlap=env.settings.ground_overlap,
+                min_similarity=env.settings.ground_similarity,
+            )
         model_tags = [t for t in (answers[i].tags if i in answers else []) if t in ontology]
         tags = list(dict.fromkeys(model_tags or [t for t, _ in nearest[i]]))[:3] or ["personal"]
         if not _allowed(ontology, tags, env):
@@ -208,36 +233,64 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         if raw is not None:  # refining an earlier raw capture
             if not ok_thought:
                 continue
-            rec = raw.model_copy(update={
-                "id": stable_id(env.user_id, raw.session_id, raw.turn, 0), "kind": "thought", "thought": clip(thought, 500),
-                "tags": tags, "history": [*raw.history, HistoryEntry(change="refined", session_id=session, others=[raw.id])],
-            })
+            rec = raw.model_copy(
+                update={
+                    "id": stable_id(env.user_id, raw.session_id, raw.turn, 0),
+                    "kind": "thought",
+                    "thought": clip(thought, 500),
+                    "tags": tags,
+                    "history": [*raw.history, HistoryEntry(change="refined", session_id=session, others=[raw.id])],
+                }
+            )
             records.append(rec)
             retire.append(raw.id)
             continue
         t = by_number.get(e["turn"])
         if origin == "capture" and not ok_thought:
-            records.append(raw_record(
-                user_id=env.user_id, session_id=session, turn=e["turn"], text=t.user if t else e["event"], when=when,
-                tags=tags, speaker="user", reply=t.assistant if t else "", turn_id=t.user_id if t else None,
-            ).model_copy(update={"history": [HistoryEntry(change="captured", session_id=session)]}))
+            records.append(
+                raw_record(
+                    user_id=env.user_id,
+                    session_id=session,
+                    turn=e["turn"],
+                    text=t.user if t else e["event"],
+                    when=when,
+                    tags=tags,
+                    speaker="user",
+                    reply=t.assistant if t else "",
+                    turn_id=t.user_id if t else None,
+                ).model_copy(update={"history": [HistoryEntry(change="captured", session_id=session)]})
+            )
             continue
         k = per_turn.get(e["turn"], 0)
         per_turn[e["turn"]] = k + 1
         text = thought if ok_thought else e["event"]
         prev = by_number.get(e["turn"] - 1)
-        records.append(MemoryRecord(
-            id=stable_id(env.user_id, session, e["turn"], k), user_id=env.user_id, thought=clip(text, 500), tags=tags,
-            event_time=as_aware(when), session_id=session, turn=e["turn"], speaker="user",
-            entities=names(e["event"]), sources=_sources(t, prev),
-            history=[HistoryEntry(change="created", session_id=session)],
-        ))
+        records.append(
+            MemoryRecord(
+                id=stable_id(env.user_id, session, e["turn"], k),
+                user_id=env.user_id,
+                thought=clip(text, 500),
+                tags=tags,
+                event_time=as_aware(when),
+                session_id=session,
+                turn=e["turn"],
+                speaker="user",
+                entities=names(e["event"]),
+                sources=_sources(t, prev),
+                history=[HistoryEntry(change="created", session_id=session)],
+            )
+        )
     env.svc.store.add(records)
     faultpoints.hit("after_store_thoughts")
     if retire:
         env.svc.store.delete(env.user_id, [r for r in retire if r not in {x.id for x in records}])
-    env.note(stored_ids=[r.id for r in records], raw=sum(r.kind == "raw" for r in records), refined=retire,
-             denied=denied, thoughts_from_model=len(answers))
+    env.note(
+        stored_ids=[r.id for r in records],
+        raw=sum(r.kind == "raw" for r in records),
+        refined=retire,
+        denied=denied,
+        thoughts_from_model=len(answers),
+    )
     return {"stored": [r.brief() for r in records], "ontology_added": added, "denied": denied}
 
 
@@ -261,8 +314,9 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
     new_ids = {r.id for r in new}
     related: dict[str, list[tuple[MemoryRecord, float]]] = {}
     for rec in new:
-        hits = env.svc.retriever.search(env.user_id, Query(text=rec.thought, now=env.now, past=True),
-                                        env.settings.maintain_k + len(new))
+        hits = env.svc.retriever.search(
+            env.user_id, Query(text=rec.thought, now=env.now, past=True), env.settings.maintain_k + len(new)
+        )
         others = [h.record for h in hits if h.record.id not in new_ids][: env.settings.maintain_k]
         sims = env.svc.embedder.similarity([rec.thought] + [o.thought for o in others])[0, 1:] if others else []
         related[rec.id] = [(o, float(sim)) for o, sim in zip(others, sims, strict=True)]
@@ -316,7 +370,9 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
             store.replace(keep, [rec.id, old.id])
             current.pop(rid, None)
             faultpoints.hit("after_maintain_write")
-            merged.append({"kept": keep.id, "removed": [i for i in (rec.id, old.id) if i != keep.id], "thought": keep.thought})
+            merged.append(
+                {"kept": keep.id, "removed": [i for i in (rec.id, old.id) if i != keep.id], "thought": keep.thought}
+            )
         elif decision == "update":
             closed, newer = apply_update(old, rec, session)
             store.add([closed, newer])

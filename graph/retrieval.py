@@ -70,7 +70,9 @@ def _expired(env: Env) -> Any:
     return expired
 
 
-def _search(env: Env, policy: MemoryPolicy, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[MemoryBrief]:
+def _search(
+    env: Env, policy: MemoryPolicy, text: str, tags: list[str], spans: list[TimeSpan], k: int
+) -> list[MemoryBrief]:
     query = Query(
         text=text,
         now=env.now,
@@ -127,7 +129,12 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     rule = env.settings.route_rule
     route: Route = combine(plan, signals, rule) if policy.uses_memory else "none"
     decisions: dict[str, Any] = {**(plan["decisions"] if plan else {"plan": "none: code signals"}), "rule": rule}
-    update: dict[str, Any] = {"route": route, "decisions": decisions, "signals": signals, **stm_window(state, env, route)}
+    update: dict[str, Any] = {
+        "route": route,
+        "decisions": decisions,
+        "signals": signals,
+        **stm_window(state, env, route),
+    }
     if "ltm" not in route:
         env.note(route=route, signals=signals)
         return {**update, "candidates": []}

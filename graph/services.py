@@ -75,10 +75,14 @@ class Services:
             database_url=settings.database_url,
             namespace=settings.namespace,
         )
-        ontology = OntologyStore(settings.data_dir if persist else None)
+        shared = persist and settings.database_url is not None  # workers share the ontology too
+        ontology = OntologyStore(
+            settings.data_dir if persist else None,
+            shared=store.db if shared else None,
+            lock=store.lock if shared else None,
+        )
         retriever = Retriever(store, full_scan=settings.full_scan)
-        return cls(settings, models, LLM.of(models), embedder, store, retriever, ontology,
-                   TagIndex(embedder))
+        return cls(settings, models, LLM.of(models), embedder, store, retriever, ontology, TagIndex(embedder))
 
     def tuned(self, ctx: Context) -> Settings:
         """Settings with the context's per-run overrides applied (budgets, caps)."""

@@ -10,11 +10,11 @@ never checkpoint internals. ``Context`` is the per-run configuration LangGraph S
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from caim.core.trace import TraceEntry
 from caim.core.types import Route

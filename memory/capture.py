@@ -24,13 +24,44 @@ _TELLING = re.compile(
     r"allergic|can't|cannot|don't|never|always|usually|every)\b",
     re.I,
 )
-_NUMBER_OR_DATE = re.compile(r"\d|\b(january|february|march|april|may|june|july|august|september|october|"
-                             r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
-_SMALL_TALK = re.compile(r"^\s*(hi|hello|hey|thanks|thank you|ok|okay|bye|goodbye|good (morning|night|evening))\W*$", re.I)
+_NUMBER_OR_DATE = re.compile(
+    r"\d|\b(january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    re.I,
+)
+_SMALL_TALK = re.compile(
+    r"^\s*(hi|hello|hey|thanks|thank you|ok|okay|bye|goodbye|good (morning|night|evening))\W*$", re.I
+)
 
 _NAMED_SUBJECT = re.compile(r"^\s*([A-Z][a-z]+)\s+(\w+)")
-_NOT_SUBJECTS = frozenset({"The", "This", "That", "It", "There", "Here", "What", "Which", "Who", "He", "She", "They",
-                           "You", "Your", "Yes", "No", "Thanks", "Hello", "Hi", "Hey", "Well", "So", "And", "But"})
+_NOT_SUBJECTS = frozenset(
+    {
+        "The",
+        "This",
+        "That",
+        "It",
+        "There",
+        "Here",
+        "What",
+        "Which",
+        "Who",
+        "He",
+        "She",
+        "They",
+        "You",
+        "Your",
+        "Yes",
+        "No",
+        "Thanks",
+        "Hello",
+        "Hi",
+        "Hey",
+        "Well",
+        "So",
+        "And",
+        "But",
+    }
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 #: Longest raw thought kept (the user's words, trimmed); the full turn stays in the sources.
@@ -40,7 +71,11 @@ RAW_CHARS = 600
 def states_fact(text: str) -> bool:
     """Does this user turn state something about the user (worth remembering even unprocessed)?
     True when one of its sentences, not a question, is in the first person and tells something, or
-    names someone or something, or holds a number or a date."""
+    names someone or something, or holds a number or a date.
+
+    >>> states_fact("My sister lives in Lisbon."), states_fact("ok thanks!"), states_fact("Where is Lisbon?")
+    (True, False, False)
+    """
     t = " ".join(text.split())
     if len(t) < 8 or _SMALL_TALK.match(t):
         return False
@@ -50,7 +85,9 @@ def states_fact(text: str) -> bool:
         if _FIRST_PERSON.search(sentence):
             if _TELLING.search(sentence) or names(sentence) or _NUMBER_OR_DATE.search(sentence):
                 return True
-        elif (m := _NAMED_SUBJECT.match(sentence)) and _TELLING.fullmatch(m.group(2)) and m.group(1) not in _NOT_SUBJECTS:
+        elif (
+            (m := _NAMED_SUBJECT.match(sentence)) and _TELLING.fullmatch(m.group(2)) and m.group(1) not in _NOT_SUBJECTS
+        ):
             return True  # "Clara got a puppy": someone in the user's life
     return False
 
@@ -74,10 +111,14 @@ def raw_record(
     words = " ".join(text.split())
     sources = []
     if asked:
-        sources.append(SourceTurn(role="assistant" if role == "user" else "user", text=asked, time=when, turn=turn - 1,
-                                  context=True))
-    sources.append(SourceTurn(role="user" if role == "user" else "assistant", text=text, time=when, turn_id=turn_id,
-                              turn=turn))
+        sources.append(
+            SourceTurn(
+                role="assistant" if role == "user" else "user", text=asked, time=when, turn=turn - 1, context=True
+            )
+        )
+    sources.append(
+        SourceTurn(role="user" if role == "user" else "assistant", text=text, time=when, turn_id=turn_id, turn=turn)
+    )
     if reply:
         sources.append(SourceTurn(role="assistant" if role == "user" else "user", text=reply, time=when, turn=turn))
     return MemoryRecord(

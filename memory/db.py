@@ -159,20 +159,31 @@ class RecordDB:
         """Insert or replace records with their vectors, postings, tags and names (one transaction).
         ``indexed``: per record, whether the vector index already holds its vector as it is."""
         rows = []
-        for rec, vec, done in zip(records, vectors, indexed or [False] * len(records), strict=True):
+        for rec, vec, was_indexed in zip(records, vectors, indexed or [False] * len(records), strict=True):
             terms, pri, timex, found = _indexed(rec)
-            rows.append((rec, vec, terms, pri, timex, found, int(done)))
+            rows.append((rec, vec, terms, pri, timex, found, int(was_indexed)))
         with self._tx() as c:
             for rec, vec, terms, pri, timex, found, done in rows:
                 self._remove(c, rec.user_id, [rec.id], tombstone=False)
                 row = c.one(
-                    "INSERT INTO records (id, user_id, kind, event_ts, valid_until_ts, session_id, turn, speaker, prior,"
-                    " timex, dl, body, vec, vec_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid",
+                    "INSERT INTO records (id, user_id, kind, event_ts, valid_until_ts, session_id, turn, speaker,"
+                    " prior, timex, dl, body, vec, vec_state)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid",
                     (
-                        rec.id, rec.user_id, rec.kind, as_aware(rec.event_time).timestamp(),
+                        rec.id,
+                        rec.user_id,
+                        rec.kind,
+                        as_aware(rec.event_time).timestamp(),
                         as_aware(rec.valid_until).timestamp() if rec.valid_until else None,
-                        rec.session_id, rec.turn, rec.speaker, pri, int(timex), len(terms),
-                        rec.model_dump_json(), pack(vec), done,
+                        rec.session_id,
+                        rec.turn,
+                        rec.speaker,
+                        pri,
+                        int(timex),
+                        len(terms),
+                        rec.model_dump_json(),
+                        pack(vec),
+                        done,
                     ),
                 )
                 rid = row[0] if row else None
@@ -187,7 +198,8 @@ class RecordDB:
                     [(rec.user_id, t) for t in counts],
                 )
                 c.executemany(
-                    "INSERT INTO record_tags VALUES (?, ?, ?) ON CONFLICT DO NOTHING", [(rec.user_id, t, rid) for t in rec.tags]
+                    "INSERT INTO record_tags VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                    [(rec.user_id, t, rid) for t in rec.tags],
                 )
                 c.executemany(
                     "INSERT INTO record_names VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
@@ -216,8 +228,10 @@ class RecordDB:
             c.execute("DELETE FROM record_tags WHERE user_id = ? AND rid = ?", (user_id, rid))
             c.execute("DELETE FROM record_names WHERE user_id = ? AND rid = ?", (user_id, rid))
             c.execute("DELETE FROM records WHERE rid = ?", (rid,))
-            c.execute("UPDATE user_stats SET n = n - 1, total_dl = total_dl - ?, version = version + 1 WHERE user_id = ?",
-                      (dl, user_id))
+            c.execute(
+                "UPDATE user_stats SET n = n - 1, total_dl = total_dl - ?, version = version + 1 WHERE user_id = ?",
+                (dl, user_id),
+            )
             if tombstone:
                 c.execute(
                     "INSERT INTO vector_deletes VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id",
@@ -260,8 +274,12 @@ class RecordDB:
     def rids_of(self, user_id: str, ids: Sequence[str]) -> list[int]:
         if not ids:
             return []
-        return [r for (r,) in self._read(
-            f"SELECT rid FROM records WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))]
+        return [
+            r
+            for (r,) in self._read(
+                f"SELECT rid FROM records WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids)
+            )
+        ]
 
     def pending_rids(self, user_id: str) -> list[int]:
         """Row ids of the user's records the vector index does not hold yet (searched exactly)."""
@@ -287,10 +305,13 @@ class RecordDB:
         if not ids:
             return {}
         rows = self._read(
-            f"SELECT id, body, valid_until_ts, vec, vec_state FROM records WHERE id IN ({','.join('?' * len(ids))})", ids
+            f"SELECT id, body, valid_until_ts, vec, vec_state FROM records WHERE id IN ({','.join('?' * len(ids))})",
+            ids,
         )
-        return {i: (MemoryRecord.model_validate_json(b).document(), vu is None, unpack(v), state == 1)
-                for i, b, vu, v, state in rows}
+        return {
+            i: (MemoryRecord.model_validate_json(b).document(), vu is None, unpack(v), state == 1)
+            for i, b, vu, v, state in rows
+        }
 
     def owner(self, record_id: str) -> str | None:
         """Which user a record id belongs to (None: no such record)."""
@@ -310,7 +331,8 @@ class RecordDB:
         if not rids:
             return {}
         rows = self._read(
-            f"SELECT rid, body FROM records WHERE +user_id = ? AND rid IN ({','.join('?' * len(rids))})", (user_id, *rids)
+            f"SELECT rid, body FROM records WHERE +user_id = ? AND rid IN ({','.join('?' * len(rids))})",
+            (user_id, *rids),
         )
         return {r: MemoryRecord.model_validate_json(b) for r, b in rows}
 
@@ -319,8 +341,8 @@ class RecordDB:
         last: tuple[float, int] = (float("-inf"), -1)
         while True:
             rows = self._read(
-                "SELECT event_ts, rid, body FROM records WHERE user_id = ? AND (event_ts > ? OR (event_ts = ? AND rid > ?))"
-                " ORDER BY event_ts, rid LIMIT ?",
+                "SELECT event_ts, rid, body FROM records"
+                " WHERE user_id = ? AND (event_ts > ? OR (event_ts = ? AND rid > ?)) ORDER BY event_ts, rid LIMIT ?",
                 (user_id, last[0], last[0], last[1], page),
             )
             if not rows:
@@ -360,8 +382,10 @@ class RecordDB:
             rows = []
             for i in range(0, len(rids), 900):  # SQLite's limit on parameters
                 part = rids[i : i + 900]
-                rows += self._read(f"SELECT {cols} FROM records WHERE +user_id = ? AND rid IN ({','.join('?' * len(part))})",
-                                   (user_id, *part))
+                rows += self._read(
+                    f"SELECT {cols} FROM records WHERE +user_id = ? AND rid IN ({','.join('?' * len(part))})",
+                    (user_id, *part),
+                )
         dim = next((len(r[9]) // 2 for r in rows if r[9] is not None), 0)
         blob = b"".join(r[9] if r[9] is not None else bytes(2 * dim) for r in rows)
         return {
@@ -374,7 +398,8 @@ class RecordDB:
             "ts": np.array([r[6] for r in rows], dtype=np.float64),
             "current": np.array([r[7] is None for r in rows], dtype=bool),
             "raw": np.array([r[8] == "raw" for r in rows], dtype=bool),
-            "vec": np.frombuffer(blob, dtype=np.float16).astype(np.float32).reshape(len(rows), dim) if rows and dim
+            "vec": np.frombuffer(blob, dtype=np.float16).astype(np.float32).reshape(len(rows), dim)
+            if rows and dim
             else np.zeros((len(rows), 0), dtype=np.float32),
         }
 
@@ -395,11 +420,14 @@ class RecordDB:
         for i in range(0, len(wanted), 400):  # two parameters per pair, within SQLite's limit
             part = wanted[i : i + 400]
             values = ",".join("(?, ?)" for _ in part)
-            out += [r for (r,) in self._read(
-                f"WITH w(s, t) AS (VALUES {values}) SELECT r.rid FROM w JOIN records r "
-                "ON r.user_id = ? AND r.session_id = w.s AND r.turn = w.t",
-                (*[x for pair in part for x in pair], user_id),
-            )]
+            out += [
+                r
+                for (r,) in self._read(
+                    f"WITH w(s, t) AS (VALUES {values}) SELECT r.rid FROM w JOIN records r "
+                    "ON r.user_id = ? AND r.session_id = w.s AND r.turn = w.t",
+                    (*[x for pair in part for x in pair], user_id),
+                )
+            ]
         return out
 
     def turns_of(self, user_id: str, rids: Sequence[int]) -> list[tuple[str, int]]:
@@ -418,33 +446,42 @@ class RecordDB:
         terms = list(dict.fromkeys(terms))
         if not terms:
             return {}
-        return dict(self._read(
-            f"SELECT term, df FROM term_df WHERE user_id = ? AND term IN ({','.join('?' * len(terms))})",
-            (user_id, *terms),
-        ))
+        return dict(
+            self._read(
+                f"SELECT term, df FROM term_df WHERE user_id = ? AND term IN ({','.join('?' * len(terms))})",
+                (user_id, *terms),
+            )
+        )
 
     def in_range(self, user_id: str, start: float, end: float, limit: int) -> list[int]:
-        return [r for (r,) in self._read(
-            "SELECT rid FROM records WHERE user_id = ? AND event_ts BETWEEN ? AND ? ORDER BY event_ts DESC LIMIT ?",
-            (user_id, start, end, limit),
-        )]
+        return [
+            r
+            for (r,) in self._read(
+                "SELECT rid FROM records WHERE user_id = ? AND event_ts BETWEEN ? AND ? ORDER BY event_ts DESC LIMIT ?",
+                (user_id, start, end, limit),
+            )
+        ]
 
     def with_tags(self, user_id: str, tags: Sequence[str], limit: int) -> list[int]:
         """Row ids of records sharing any of the tags, newest first."""
         if not tags:
             return []
-        return [r for (r,) in self._read(
-            f"SELECT t.rid FROM record_tags t JOIN records r ON r.rid = t.rid WHERE t.user_id = ? AND t.tag IN "
-            f"({','.join('?' * len(tags))}) GROUP BY t.rid ORDER BY max(r.event_ts) DESC LIMIT ?",
-            (user_id, *tags, limit),
-        )]
+        return [
+            r
+            for (r,) in self._read(
+                f"SELECT t.rid FROM record_tags t JOIN records r ON r.rid = t.rid WHERE t.user_id = ? AND t.tag IN "
+                f"({','.join('?' * len(tags))}) GROUP BY t.rid ORDER BY max(r.event_ts) DESC LIMIT ?",
+                (user_id, *tags, limit),
+            )
+        ]
 
     def tags_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
         if not rids:
             return {}
         out: dict[int, set[str]] = {}
         for rid, tag in self._read(
-            f"SELECT rid, tag FROM record_tags WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})", (user_id, *rids)
+            f"SELECT rid, tag FROM record_tags WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})",
+            (user_id, *rids),
         ):
             out.setdefault(rid, set()).add(tag)
         return out
@@ -454,24 +491,33 @@ class RecordDB:
         if not found:
             return []
         low = [n.lower() for n in found]
-        return [r for (r,) in self._read(
-            f"SELECT n.rid FROM record_names n JOIN records r ON r.rid = n.rid WHERE n.user_id = ? AND n.name IN "
-            f"({','.join('?' * len(low))}) GROUP BY n.rid ORDER BY max(r.event_ts) DESC LIMIT ?",
-            (user_id, *low, limit),
-        )]
+        return [
+            r
+            for (r,) in self._read(
+                f"SELECT n.rid FROM record_names n JOIN records r ON r.rid = n.rid WHERE n.user_id = ? AND n.name IN "
+                f"({','.join('?' * len(low))}) GROUP BY n.rid ORDER BY max(r.event_ts) DESC LIMIT ?",
+                (user_id, *low, limit),
+            )
+        ]
 
     def names_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
         if not rids:
             return {}
         out: dict[int, set[str]] = {}
         for rid, name in self._read(
-            f"SELECT rid, name FROM record_names WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})", (user_id, *rids)
+            f"SELECT rid, name FROM record_names WHERE user_id = ? AND rid IN ({','.join('?' * len(rids))})",
+            (user_id, *rids),
         ):
             out.setdefault(rid, set()).add(name)
         return out
 
     def speakers(self, user_id: str) -> list[str]:
-        return [s for (s,) in self._read("SELECT DISTINCT speaker FROM records WHERE user_id = ? AND speaker != ''", (user_id,))]
+        return [
+            s
+            for (s,) in self._read(
+                "SELECT DISTINCT speaker FROM records WHERE user_id = ? AND speaker != ''", (user_id,)
+            )
+        ]
 
     def sample_vectors(self, user_id: str, k: int) -> np.ndarray:
         """Up to ``k`` of the user's vectors, spread over the whole history (for score statistics)."""
@@ -482,14 +528,15 @@ class RecordDB:
             "WHERE i % ? = 0 LIMIT ?",
             (user_id, step, k),
         )
-        vecs = [unpack(v) for (v,) in rows if v is not None]
+        vecs = [u for (v,) in rows if v is not None and (u := unpack(v)) is not None]
         return np.vstack(vecs) if vecs else np.zeros((0, 0), dtype=np.float32)
 
     # ---- pending sessions (background post-thinking) ------------------------------------------------
     def enqueue(self, job_id: str, user_id: str, payload: str) -> None:
         with self._tx() as c:
             c.execute(
-                "INSERT INTO jobs (job_id, user_id, payload) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", (job_id, user_id, payload)
+                "INSERT INTO jobs (job_id, user_id, payload) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (job_id, user_id, payload),
             )
 
     def claim(
@@ -514,7 +561,10 @@ class RecordDB:
                 busy.add(user_id)
                 if not_before > now:
                     continue
-                c.execute("UPDATE jobs SET state = 'running', owner = ?, claimed_at = ? WHERE job_id = ?", (owner, now, job_id))
+                c.execute(
+                    "UPDATE jobs SET state = 'running', owner = ?, claimed_at = ? WHERE job_id = ?",
+                    (owner, now, job_id),
+                )
                 return job_id, user_id, payload, int(attempts)
         return None
 
@@ -526,20 +576,31 @@ class RecordDB:
         """Back to pending with a later start (``retry_at``), or ``failed`` (kept, retried at the next start)."""
         with self._tx() as c:
             if retry_at is None:
-                c.execute("UPDATE jobs SET state = 'failed', attempts = attempts + 1, error = ? WHERE job_id = ?",
-                          (error[:500], job_id))
+                c.execute(
+                    "UPDATE jobs SET state = 'failed', attempts = attempts + 1, error = ? WHERE job_id = ?",
+                    (error[:500], job_id),
+                )
             else:
-                c.execute("UPDATE jobs SET state = 'pending', attempts = attempts + 1, not_before = ?, error = ?, "
-                          "owner = '' WHERE job_id = ?", (retry_at, error[:500], job_id))
+                c.execute(
+                    "UPDATE jobs SET state = 'pending', attempts = attempts + 1, not_before = ?, error = ?, "
+                    "owner = '' WHERE job_id = ?",
+                    (retry_at, error[:500], job_id),
+                )
 
     def revive_failed(self) -> int:
         with self._tx() as c:
-            return c.execute("UPDATE jobs SET state = 'pending', attempts = 0, not_before = 0 WHERE state = 'failed'").rowcount
+            return c.execute(
+                "UPDATE jobs SET state = 'pending', attempts = 0, not_before = 0 WHERE state = 'failed'"
+            ).rowcount
 
     def jobs(self, user_id: str | None = None) -> list[tuple[str, str, str, str, int, str]]:
         """(job id, user, payload, state, attempts, error) of every job not finished, oldest first."""
         sql = "SELECT job_id, user_id, payload, state, attempts, error FROM jobs"
-        rows = self._read(sql + " WHERE user_id = ? ORDER BY seq", (user_id,)) if user_id else self._read(sql + " ORDER BY seq")
+        rows = (
+            self._read(sql + " WHERE user_id = ? ORDER BY seq", (user_id,))
+            if user_id
+            else self._read(sql + " ORDER BY seq")
+        )
         return [(a, b, c, d, int(e), f) for a, b, c, d, e, f in rows]
 
     def compact(self) -> None:
@@ -552,4 +613,6 @@ class RecordDB:
 
     def set_meta(self, key: str, value: str) -> None:
         with self._tx() as c:
-            c.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+            c.execute(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value)
+            )

@@ -40,7 +40,7 @@ def grounded(claim: str, source: str, similarity: float, *, min_overlap: float, 
 
 
 def _note(rec: MemoryRecord, change: str, session_id: str, others: Sequence[str], note: str = "") -> MemoryRecord:
-    entry = HistoryEntry(change=change, session_id=session_id, others=list(others), note=note)  # type: ignore[arg-type]
+    entry = HistoryEntry(change=change, session_id=session_id, others=list(others), note=note)
     return rec.model_copy(update={"history": [*rec.history, entry], "updated_at": utcnow()})
 
 
@@ -50,14 +50,20 @@ def apply_update(old: MemoryRecord, new: MemoryRecord, session_id: str) -> tuple
     closed = _note(old, "superseded", session_id, [new.id], f"superseded by: {new.thought[:120]}")
     closed = closed.model_copy(update={"valid_until": until, "superseded_by": new.id})
     newer = _note(new, "updated", session_id, [old.id], f"supersedes: {old.thought[:120]}")
-    newer = newer.model_copy(update={"supersedes": list(dict.fromkeys([*new.supersedes, old.id])),
-                                     "valid_from": new.valid_from or new.event_time})
+    newer = newer.model_copy(
+        update={
+            "supersedes": list(dict.fromkeys([*new.supersedes, old.id])),
+            "valid_from": new.valid_from or new.event_time,
+        }
+    )
     return closed, newer
 
 
 def apply_extend(old: MemoryRecord, new: MemoryRecord, session_id: str) -> MemoryRecord:
     """Append the new detail to the old record; the new record is folded into it."""
-    thought = old.thought if new.thought.lower() in old.thought.lower() else f"{old.thought.rstrip('. ')}; {new.thought}"
+    thought = (
+        old.thought if new.thought.lower() in old.thought.lower() else f"{old.thought.rstrip('. ')}; {new.thought}"
+    )
     seen = {(s.role, s.text) for s in old.sources}
     sources = [*old.sources, *(s for s in new.sources if (s.role, s.text) not in seen)]
     tags = list(dict.fromkeys([*old.tags, *new.tags]))[:3]
@@ -70,8 +76,10 @@ def apply_contradiction(a: MemoryRecord, b: MemoryRecord, session_id: str) -> tu
     """Both may hold: both stay current, linked, with the disagreement in their history."""
     a2 = _note(a, "contradicted", session_id, [b.id], b.thought[:120])
     b2 = _note(b, "contradicted", session_id, [a.id], a.thought[:120])
-    return (a2.model_copy(update={"links": list(dict.fromkeys([*a.links, b.id]))}),
-            b2.model_copy(update={"links": list(dict.fromkeys([*b.links, a.id]))}))
+    return (
+        a2.model_copy(update={"links": list(dict.fromkeys([*a.links, b.id]))}),
+        b2.model_copy(update={"links": list(dict.fromkeys([*b.links, a.id]))}),
+    )
 
 
 def link(a: MemoryRecord, b: MemoryRecord, session_id: str, name: str) -> tuple[MemoryRecord, MemoryRecord]:

@@ -60,8 +60,14 @@ def merge_group(records: Sequence[MemoryRecord], session_id: str = "") -> Memory
     keeper = by_created[0]
     ids = {r.id for r in records}
     history = [h for r in by_created for h in r.history]
-    history.append(HistoryEntry(change="merged", session_id=session_id, others=[r.id for r in by_created[1:]],
-                                note=" | ".join(r.thought[:80] for r in by_created[1:])))
+    history.append(
+        HistoryEntry(
+            change="merged",
+            session_id=session_id,
+            others=[r.id for r in by_created[1:]],
+            note=" | ".join(r.thought[:80] for r in by_created[1:]),
+        )
+    )
     return keeper.model_copy(
         update={
             "thought": newest.thought,

@@ -20,7 +20,16 @@ from typing_extensions import TypedDict
 
 RecordKind = Literal["thought", "raw"]
 Change = Literal[
-    "created", "captured", "refined", "merged", "updated", "superseded", "extended", "contradicted", "linked", "imported"
+    "created",
+    "captured",
+    "refined",
+    "merged",
+    "updated",
+    "superseded",
+    "extended",
+    "contradicted",
+    "linked",
+    "imported",
 ]
 
 
@@ -118,7 +127,9 @@ class MemoryRecord(BaseModel):
     def lexical_text(self) -> str:
         """The text the lexical index holds: the document plus the user's own words from the
         sources (a concise thought leaves details out)."""
-        said = " ".join(s.text for s in self.sources if s.role == "user" and not s.context and s.text not in self.thought)
+        said = " ".join(
+            s.text for s in self.sources if s.role == "user" and not s.context and s.text not in self.thought
+        )
         return f"{self.document()} {said}".strip()
 
     def source_text(self) -> str:

@@ -35,8 +35,8 @@ import math
 import threading
 import time as _time
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -85,8 +85,9 @@ class Weights:
 #: The ranking caim uses.
 DEFAULT_WEIGHTS = Weights()
 #: Plain retrievers, for comparison.
-DENSE_ONLY = Weights(bm25=0, dense=1, neighbour=0, speaker=0, name=0, timex=0, date=0, range=0, tag=0, prior=0,
-                     recency=0, session=0)
+DENSE_ONLY = Weights(
+    bm25=0, dense=1, neighbour=0, speaker=0, name=0, timex=0, date=0, range=0, tag=0, prior=0, recency=0, session=0
+)
 LEXICAL_ONLY = replace(DENSE_ONLY, bm25=1, dense=0)
 
 
@@ -150,10 +151,14 @@ class Columns:
         self.vec: np.ndarray = raw["vec"]
         self.m = len(self.rid)
         at = {(s, int(t)): i for i, (s, t) in enumerate(zip(self.session, self.turn, strict=True)) if s and t >= 0}
-        self.prev = np.array([at.get((s, int(t) - 1), -1) if s and t >= 0 else -1
-                              for s, t in zip(self.session, self.turn, strict=True)], dtype=np.int64)
-        self.next = np.array([at.get((s, int(t) + 1), -1) if s and t >= 0 else -1
-                              for s, t in zip(self.session, self.turn, strict=True)], dtype=np.int64)
+        self.prev = np.array(
+            [at.get((s, int(t) - 1), -1) if s and t >= 0 else -1 for s, t in zip(self.session, self.turn, strict=True)],
+            dtype=np.int64,
+        )
+        self.next = np.array(
+            [at.get((s, int(t) + 1), -1) if s and t >= 0 else -1 for s, t in zip(self.session, self.turn, strict=True)],
+            dtype=np.int64,
+        )
         keys = [s or f"#{r}" for s, r in zip(self.session, self.rid, strict=True)]
         codes: dict[str, int] = {}
         self.session_code = np.array([codes.setdefault(k, len(codes)) for k in keys], dtype=np.int64)
@@ -174,8 +179,16 @@ class Retriever:
     arrays in memory, up to ``cache_mb``, reloaded when another write changes the user's records);
     past that size the candidates come from the indexes (``lexical_k`` / ``dense_k`` each)."""
 
-    def __init__(self, store: MemoryStore, *, full_scan: int = 5000, lexical_k: int = 300, dense_k: int = 100,
-                 sample: int = 256, cache_mb: float = 256.0):
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        full_scan: int = 5000,
+        lexical_k: int = 300,
+        dense_k: int = 100,
+        sample: int = 256,
+        cache_mb: float = 256.0,
+    ):
         self.store = store
         self.full_scan = full_scan
         self.lexical_k = lexical_k
@@ -264,8 +277,11 @@ class Retriever:
             sc = st.sample @ qvec if len(st.sample) else cos
             d_mean, d_std = float(sc.mean()), float(sc.std())
         at = np.searchsorted(bm_rids, c.rid)
-        hit = (at < len(bm_rids)) & (bm_rids[np.minimum(at, max(len(bm_rids) - 1, 0))] == c.rid) if len(bm_rids) else (
-            np.zeros(m, dtype=bool))
+        hit = (
+            (at < len(bm_rids)) & (bm_rids[np.minimum(at, max(len(bm_rids) - 1, 0))] == c.rid)
+            if len(bm_rids)
+            else (np.zeros(m, dtype=bool))
+        )
         lexical = np.where(hit, bm_vals[np.minimum(at, max(len(bm_rids) - 1, 0))] if len(bm_rids) else 0.0, 0.0)
         z_bm = _z(lexical, bm_mean, bm_std)
         z_dn = _z(cos, d_mean, d_std)
@@ -284,7 +300,9 @@ class Retriever:
         if w.name and query_names:
             named_rids = db.names_of(user_id, [int(r) for r in c.rid])
             qn = set(query_names)
-            parts["name"] = w.name * np.array([bool(named_rids.get(int(r), set()) & qn) for r in c.rid], dtype=np.float64)
+            parts["name"] = w.name * np.array(
+                [bool(named_rids.get(int(r), set()) & qn) for r in c.rid], dtype=np.float64
+            )
         if w.timex and is_when_question(query.text):
             parts["timex"] = w.timex * c.timex
         windows = date_windows(query.text, query.now)
@@ -324,7 +342,9 @@ class Retriever:
         # what may be returned: current records (unless the past is asked about), not expired
         ok = np.ones(m, dtype=bool) if query.past else c.current.copy()
         if query.expired is not None:
-            ok &= np.array([not query.expired(float(t), tags_of.get(int(r), set())) for t, r in zip(c.ts, c.rid, strict=True)])
+            ok &= np.array(
+                [not query.expired(float(t), tags_of.get(int(r), set())) for t, r in zip(c.ts, c.rid, strict=True)]
+            )
         order = [int(i) for i in np.argsort(-score, kind="stable") if ok[i]][:k]
         partner = {i: self._partner(c, i) for i in order}
         wanted = [int(c.rid[i]) for i in order] + [int(c.rid[j]) for j in partner.values() if j >= 0]

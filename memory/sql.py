@@ -26,12 +26,13 @@ class Connection:
     """A locked connection: ``read`` (rows), ``tx`` (a transaction), ``execute`` outside one."""
 
     dialect = "sqlite"
+    _raw: Any  # a DB-API connection, set by the subclass
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self.where = ""
 
-    # subclasses provide: _raw (a DB-API connection), _sql(sql) -> sql, _errors (exception types)
+    # subclasses provide: _raw, _sql(sql) -> sql, _errors (exception types)
     _errors: tuple[type[BaseException], ...] = ()
 
     def _sql(self, sql: str) -> str:
@@ -68,7 +69,9 @@ class Connection:
                 self._raw.execute("COMMIT")
             except self._errors as exc:  # disk full, read-only file system
                 self._raw.execute("ROLLBACK")
-                raise StorageError(f"memory database {self.where}: write failed ({_one_line(exc)}); nothing was changed") from None
+                raise StorageError(
+                    f"memory database {self.where}: write failed ({_one_line(exc)}); nothing was changed"
+                ) from None
 
     def close(self) -> None:
         """Close the connection (again: nothing happens)."""
@@ -122,7 +125,9 @@ class SQLite(Connection):
             self._raw.executescript(schema)
             self._raw.execute("PRAGMA quick_check(1)").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise StorageError(f"memory database {target} cannot be opened ({_one_line(exc)}); it is left as it is") from None
+            raise StorageError(
+                f"memory database {target} cannot be opened ({_one_line(exc)}); it is left as it is"
+            ) from None
         except OSError as exc:
             raise StorageError(f"memory database {target} cannot be created ({exc.strerror})") from None
 
@@ -143,7 +148,9 @@ class Postgres(Connection):
         try:
             import psycopg
         except ImportError:
-            raise StorageError("a PostgreSQL memory database needs the postgres extra: pip install 'caim[postgres]'") from None
+            raise StorageError(
+                "a PostgreSQL memory database needs the postgres extra: pip install 'caim[postgres]'"
+            ) from None
         self._errors = (psycopg.Error,)
         self.where = url.split("@")[-1]
         self.namespace = namespace
@@ -174,8 +181,10 @@ class Postgres(Connection):
                 self._raw.execute(f"VACUUM {table}")
 
     def columns(self, table: str) -> set[str]:
-        rows = self.read("SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
-                         (self.namespace, table))
+        rows = self.read(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
+            (self.namespace, table),
+        )
         return {r[0] for r in rows}
 
     @contextmanager

@@ -10,11 +10,12 @@ filtered by user id: one user's records are never visible to another.
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import threading
-from contextlib import AbstractContextManager
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,8 +25,8 @@ from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
 from caim.memory.db import RecordDB
 from caim.memory.locks import UserLocks
-from caim.memory.sql import Postgres
 from caim.memory.records import MemoryRecord, SourceTurn
+from caim.memory.sql import Postgres
 from caim.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -60,8 +61,13 @@ class MemoryStore:
             raise StorageError("CAIM_DATABASE_URL needs CAIM_CHROMA_URL too (a vector index every worker shares)")
         self.embedder = embedder
         self.db = RecordDB(root / DB_FILE if root is not None else None, url=database_url, namespace=namespace)
-        self.vectors = VectorIndex(root / CHROMA_DIR if root is not None else None, embedder, url=chroma_url,
-                                   headers=chroma_headers, namespace=namespace)
+        self.vectors = VectorIndex(
+            root / CHROMA_DIR if root is not None else None,
+            embedder,
+            url=chroma_url,
+            headers=chroma_headers,
+            namespace=namespace,
+        )
         self._wake = threading.Event()
         self._idle = threading.Event()
         self._idle.set()
@@ -141,12 +147,19 @@ class MemoryStore:
         records = []
         for rid, doc, meta in zip(got["ids"], got.get("documents") or [], got.get("metadatas") or [], strict=False):
             try:
-                records.append(MemoryRecord(
-                    id=rid, user_id=meta["user_id"], thought=doc, tags=list(meta.get("tags") or ["personal"]),
-                    event_time=_ts(meta["ts"]), created_at=_ts(meta.get("created", meta["ts"])),
-                    updated_at=_ts(meta.get("updated", meta["ts"])), session_id=meta.get("session_id", ""),
-                    sources=[SourceTurn.model_validate(s) for s in json.loads(meta.get("sources") or "[]")],
-                ))
+                records.append(
+                    MemoryRecord(
+                        id=rid,
+                        user_id=meta["user_id"],
+                        thought=doc,
+                        tags=list(meta.get("tags") or ["personal"]),
+                        event_time=_ts(meta["ts"]),
+                        created_at=_ts(meta.get("created", meta["ts"])),
+                        updated_at=_ts(meta.get("updated", meta["ts"])),
+                        session_id=meta.get("session_id", ""),
+                        sources=[SourceTurn.model_validate(s) for s in json.loads(meta.get("sources") or "[]")],
+                    )
+                )
             except (KeyError, ValueError) as exc:
                 log.warning("legacy record %s not migrated: %s", rid, exc)
         if records:
@@ -158,14 +171,18 @@ class MemoryStore:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
 
-    def add(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]] | None = None) -> None:
+    def add(
+        self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]] | np.ndarray | None = None
+    ) -> None:
         """Insert or replace records (same id: replaced, never duplicated). A record whose embedded
         document and validity did not change keeps its vector: no embedding, no vector-index write."""
         if not records:
             return
         before = self.db.indexed_state([r.id for r in records]) if vectors is None else {}
         unchanged = [
-            r.id in before and before[r.id][0] == r.document() and before[r.id][1] == (r.valid_until is None)
+            r.id in before
+            and before[r.id][0] == r.document()
+            and before[r.id][1] == (r.valid_until is None)
             and before[r.id][2] is not None
             for r in records
         ]
@@ -174,7 +191,9 @@ class MemoryStore:
         else:
             todo = [r.document() for r, same in zip(records, unchanged, strict=True) if not same]
             fresh = iter(self.embed(todo)) if todo else iter(())
-            vecs = np.vstack([before[r.id][2] if same else next(fresh) for r, same in zip(records, unchanged, strict=True)])
+            vecs = np.vstack(
+                [before[r.id][2] if same else next(fresh) for r, same in zip(records, unchanged, strict=True)]
+            )
         indexed = [same and before[r.id][3] for r, same in zip(records, unchanged, strict=True)]
         self.db.upsert(records, vecs, indexed)
         if not all(indexed):
@@ -206,11 +225,15 @@ class MemoryStore:
         return n
 
     def user_lock(self, user_id: str) -> AbstractContextManager[None]:
-        """Held while a user's records are read, decided on and written (post-thinking): across
-        threads and processes on one data dir, or across machines with a shared database."""
+        """Held while a user's records are read, decided on and written (post-thinking)."""
+        return self.lock(f"user:{user_id}")
+
+    def lock(self, key: str) -> AbstractContextManager[None]:
+        """A named lock across threads and processes on one data dir, or across machines with a
+        shared database (a PostgreSQL advisory lock)."""
         if isinstance(self.db.conn, Postgres):
-            return self.db.conn.advisory(f"user:{user_id}")
-        return self.locks.hold(user_id)
+            return self.db.conn.advisory(key)
+        return self.locks.hold(key)
 
     def reembed(self, progress: Progress | None = None, batch: int = 256) -> int:
         """Re-embed every record with the current embedder (after switching models) and rebuild the index."""
@@ -266,10 +289,10 @@ class MemoryStore:
         """This user's earliest record by event time ("our first conversation")."""
         return self.db.first(user_id)
 
-    def users(self) -> list[str]:
+    def users(self) -> builtins.list[str]:
         return self.db.users()
 
-    def history(self, user_id: str, record_id: str) -> list[dict[str, object]]:
+    def history(self, user_id: str, record_id: str) -> builtins.list[dict[str, object]]:
         """A record's chain, oldest first: its history and that of the records it superseded,
         merged or extended (those still stored), each entry naming its record."""
         seen: set[str] = set()
@@ -291,7 +314,7 @@ class MemoryStore:
         out.sort(key=lambda e: str(e["at"]))
         return out
 
-    def similar(self, user_id: str, text: str, k: int) -> list[tuple[MemoryRecord, float]]:
+    def similar(self, user_id: str, text: str, k: int) -> builtins.list[tuple[MemoryRecord, float]]:
         """The ``k`` records of this user closest in meaning to ``text``, with cosine similarity."""
         if k <= 0 or not text.strip():
             return []

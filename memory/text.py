@@ -170,7 +170,7 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 @lru_cache(maxsize=1)
-def _stem():  # type: ignore[no-untyped-def]
+def _stem():
     return Stemmer.Stemmer("english").stemWord
 
 
@@ -185,7 +185,11 @@ def storable(text: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """Index terms of a text (stems, stopwords removed), in order, with repeats."""
+    """Index terms of a text (stems, stopwords removed), in order, with repeats.
+
+    >>> tokenize("I adopted two puppies last Sunday!")
+    ['adopt', 'two', 'puppi', 'last', 'sunday']
+    """
     stem = _stem()
     out = []
     for w in _WORD.findall(text.lower().replace("\u2019", "'")):

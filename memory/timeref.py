@@ -121,18 +121,18 @@ def _rules(text: str, base: datetime) -> tuple[datetime, datetime] | None:
         return datetime(base.year - 1, 1, 1, tzinfo=base.tzinfo), datetime(
             base.year, 1, 1, tzinfo=base.tzinfo
         ) - timedelta(microseconds=1)
-    m = re.fullmatch(
+    ago = re.fullmatch(
         r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several) (day|week|month)s? ago", t
     )
-    if m:
-        n = _count(m.group(1)) or 1
-        unit = {"day": 1, "week": 7, "month": 30}[m.group(2)]
+    if ago:
+        n = _count(ago.group(1)) or 1
+        unit = {"day": 1, "week": 7, "month": 30}[ago.group(2)]
         if unit == 1:
             return _day(base - timedelta(days=n))
         return _span(base, n * unit + unit // 2, max(n * unit - unit // 2, 0))
-    m = re.fullmatch(r"(?:last |past )?(\w+)", t)
-    if m and m.group(1) in _WEEKDAYS:
-        back = (base.weekday() - _WEEKDAYS.index(m.group(1))) % 7 or 7
+    day = re.fullmatch(r"(?:last |past )?(\w+)", t)
+    if day and day.group(1) in _WEEKDAYS:
+        back = (base.weekday() - _WEEKDAYS.index(day.group(1))) % 7 or 7
         return _day(base - timedelta(days=back))
     return None
 
@@ -169,7 +169,15 @@ def _dateparser(text: str, base: datetime) -> tuple[datetime, datetime] | None:
 
 
 def resolve(expression: str, base: datetime) -> TimeRange | None:
-    """A range for one expression relative to ``base`` (the turn's time), or None."""
+    """A range for one expression relative to ``base`` (the turn's time), or None.
+
+    >>> from datetime import UTC, datetime
+    >>> r = resolve("last week", datetime(2023, 5, 8, 12, tzinfo=UTC))
+    >>> r.start.date().isoformat(), r.end.date().isoformat()
+    ('2023-05-01', '2023-05-08')
+    >>> resolve("whenever", datetime(2023, 5, 8, tzinfo=UTC)) is None
+    True
+    """
     if not expression or not expression.strip() or len(expression) > 80:
         return None
     base = as_aware(base)
@@ -194,5 +202,9 @@ _CANDIDATE = re.compile(
 
 
 def find_expressions(text: str) -> list[str]:
-    """Code-only detection of common time phrases (used to cross-check and as the LLM fallback)."""
+    """Code-only detection of common time phrases (used to cross-check and as the LLM fallback).
+
+    >>> find_expressions("We met yesterday and again last week")
+    ['yesterday', 'last week']
+    """
     return list(dict.fromkeys(m.group(0) for m in _CANDIDATE.finditer(text)))

@@ -51,13 +51,15 @@ def _renamer(store: MemoryStore, user_id: str, source_user: str | None) -> Calla
 
 
 def _renamed(rec: MemoryRecord, new: Callable[[str], str]) -> MemoryRecord:
-    return rec.model_copy(update={
-        "id": new(rec.id),
-        "superseded_by": new(rec.superseded_by) if rec.superseded_by else None,
-        "supersedes": [new(i) for i in rec.supersedes],
-        "links": [new(i) for i in rec.links],
-        "history": [h.model_copy(update={"others": [new(i) for i in h.others]}) for h in rec.history],
-    })
+    return rec.model_copy(
+        update={
+            "id": new(rec.id),
+            "superseded_by": new(rec.superseded_by) if rec.superseded_by else None,
+            "supersedes": [new(i) for i in rec.supersedes],
+            "links": [new(i) for i in rec.links],
+            "history": [h.model_copy(update={"others": [new(i) for i in h.others]}) for h in rec.history],
+        }
+    )
 
 
 def import_records(store: MemoryStore, user_id: str, data: dict[str, Any] | list[Any]) -> int:
@@ -72,9 +74,13 @@ def import_records(store: MemoryStore, user_id: str, data: dict[str, Any] | list
         try:
             rec = _renamed(MemoryRecord.model_validate({**item, "user_id": user_id}), new)
         except (ValidationError, TypeError) as exc:
-            raise CaimError(f"record {i + 1} of the import is not a memory record ({str(exc).splitlines()[0]})") from None
+            raise CaimError(
+                f"record {i + 1} of the import is not a memory record ({str(exc).splitlines()[0]})"
+            ) from None
         if store.db.owner(rec.id) not in (None, user_id):
-            raise CaimError(f"record {rec.id} of the import belongs to another user of this store; export that user first")
+            raise CaimError(
+                f"record {rec.id} of the import belongs to another user of this store; export that user first"
+            )
         batch.append(rec)
         if len(batch) >= BATCH:
             store.add(batch)

@@ -47,8 +47,11 @@ def _client(path: Path | None, url: str | None, headers: Mapping[str, str] | Non
                 raise StorageError(f"CAIM_CHROMA_URL {url!r} is not an http(s):// URL")
             try:
                 client = chromadb.HttpClient(
-                    host=u.hostname, port=u.port or (443 if u.scheme == "https" else 8000), ssl=u.scheme == "https",
-                    headers=dict(headers or {}), settings=settings,
+                    host=u.hostname,
+                    port=u.port or (443 if u.scheme == "https" else 8000),
+                    ssl=u.scheme == "https",
+                    headers=dict(headers or {}),
+                    settings=settings,
                 )
                 client.heartbeat()
                 return client
@@ -176,8 +179,11 @@ class VectorIndex:
         return sum(c.count() for c in self._own())
 
     def _own(self) -> list[Any]:
-        return [self.client.get_collection(c.name if hasattr(c, "name") else c)
-                for c in self.client.list_collections() if str(getattr(c, "name", c)).startswith(self.prefix)]
+        return [
+            self.client.get_collection(c.name if hasattr(c, "name") else c)
+            for c in self.client.list_collections()
+            if str(getattr(c, "name", c)).startswith(self.prefix)
+        ]
 
     def rebuild(self) -> None:
         """Drop every collection of this index (``caim memories reindex`` then fills them again)."""

@@ -2,8 +2,9 @@
 
 The default ontology ships as ``default.json`` and is never modified. Extensions proposed by the
 ontology LLM role are validated here (one lowercase word, not already anywhere in the ontology,
-under an existing parent, a few per call) and persisted as a new numbered version in the data dir.
-Invalid proposals are dropped with a log line; extension never fails a turn.
+under an existing parent, a few per call) and persisted as a new numbered version: in the data dir,
+or - when several workers share one record database - in that database, so every worker sees the
+extensions of the others. Invalid proposals are dropped with a log line; extension never fails a turn.
 """
 
 from __future__ import annotations
@@ -13,9 +14,13 @@ import json
 import logging
 import re
 import threading
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Protocol
 
 log = logging.getLogger(__name__)
 
@@ -129,15 +134,46 @@ class Ontology:
         return Ontology(tree, self.version + 1)
 
 
-class OntologyStore:
-    """The current ontology of a data dir; extensions are saved as ``ontology/v{N}.json``."""
+class SharedMeta(Protocol):
+    """Key-value settings in a database several workers share (the record database provides it)."""
 
-    def __init__(self, data_dir: Path | None):
-        self.dir = Path(data_dir) / "ontology" if data_dir else None
+    def get_meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
+
+class OntologyStore:
+    """The current ontology: extensions saved as ``ontology/v{N}.json`` in the data dir, or - with
+    ``shared`` (a database every worker uses) - as ``ontology:v{N}`` entries there, where another
+    worker's extension is picked up within ``refresh_s`` seconds. ``lock(key)`` (the record
+    store's cross-worker lock) keeps two workers from writing the same version number.
+
+    >>> store = OntologyStore(None)
+    >>> accepted, _ = store.extend([Proposal("personal/hobbies", "origami")])
+    >>> [p.term for p in accepted], "origami" in store.current
+    (['origami'], True)
+    """
+
+    VERSION_KEY = "ontology:version"
+
+    def __init__(
+        self,
+        data_dir: Path | None,
+        shared: SharedMeta | None = None,
+        lock: Callable[[str], AbstractContextManager[object]] | None = None,
+        refresh_s: float = 2.0,
+    ):
+        self.dir = Path(data_dir) / "ontology" if data_dir and shared is None else None
+        self.shared = shared
+        self._cross_lock = lock
+        self.refresh_s = refresh_s
         self._lock = threading.Lock()
+        self._checked = time.monotonic()
         self._current = self._load()
 
     def _load(self) -> Ontology:
+        if self.shared is not None:
+            return self._load_shared() or Ontology.default()
         if self.dir and self.dir.is_dir():
             versions = sorted((int(p.stem[1:]), p) for p in self.dir.glob("v*.json") if p.stem[1:].isdigit())
             for version, path in reversed(versions):
@@ -147,20 +183,45 @@ class OntologyStore:
                     log.warning("skipping unreadable ontology file %s: %s", path, exc)
         return Ontology.default()
 
+    def _load_shared(self) -> Ontology | None:
+        assert self.shared is not None
+        raw = self.shared.get_meta(self.VERSION_KEY)
+        if not raw or not raw.isdigit():
+            return None
+        tree = self.shared.get_meta(f"ontology:v{raw}")
+        try:
+            return Ontology(json.loads(tree), int(raw)) if tree else None
+        except ValueError as exc:
+            log.warning("skipping unreadable shared ontology v%s: %s", raw, exc)
+            return None
+
     @property
     def current(self) -> Ontology:
+        if self.shared is not None and time.monotonic() - self._checked >= self.refresh_s:
+            self._checked = time.monotonic()
+            latest = self._load_shared()
+            if latest is not None and latest.version > self._current.version:
+                self._current = latest
         return self._current
 
     def extend(self, proposals: list[Proposal]) -> tuple[list[Proposal], list[str]]:
         """Validate, apply and persist proposals. Returns (accepted, rejection reasons)."""
-        with self._lock:
+        guard = self._cross_lock("ontology") if self._cross_lock else nullcontext()
+        with self._lock, guard:
+            if self.shared is not None:  # another worker may have extended it since
+                latest = self._load_shared()
+                if latest is not None and latest.version > self._current.version:
+                    self._current = latest
             accepted, rejected = self._current.validate(proposals)
             for reason in rejected:
                 log.info("ontology proposal dropped: %s", reason)
             if not accepted:
                 return accepted, rejected
             new = self._current.extended(accepted)
-            if self.dir:
+            if self.shared is not None:
+                self.shared.set_meta(f"ontology:v{new.version}", json.dumps(new.tree))
+                self.shared.set_meta(self.VERSION_KEY, str(new.version))
+            elif self.dir:
                 self.dir.mkdir(parents=True, exist_ok=True)
                 tmp = self.dir / f".v{new.version}.json.tmp"
                 tmp.write_text(json.dumps(new.tree, indent=1), encoding="utf-8")

@@ -1,6 +1,7 @@
 """Memory controller role: three separate two-option decisions (the CAIM cascade).
 
-VERSION 2 (the message is quoted as a JSON string). Each question gets its own short call whose answer is constrained to "A" or "B".
+VERSION 2 (the message is quoted as a JSON string). Each question gets its own short call whose
+answer is constrained to "A" or "B".
 """
 
 from __future__ import annotations

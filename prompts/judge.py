@@ -41,7 +41,7 @@ class RetrievalAccuracy(BaseModel):
 
 class ResponseCorrectness(BaseModel):
     reason: str = Field(description=_REASON)
-    score: Literal[0, 0.5, 1] = Field(
+    score: Literal[0, 0.5, 1] = Field(  # type: ignore[valid-type]
         description="1: correct and complete; 0.5: partly correct; 0: wrong, invented or missing.",
         json_schema_extra={"type": "number"},
     )
@@ -49,7 +49,7 @@ class ResponseCorrectness(BaseModel):
 
 class ContextualCoherence(BaseModel):
     reason: str = Field(description=_REASON)
-    score: Literal[0, 0.5, 1] = Field(
+    score: Literal[0, 0.5, 1] = Field(  # type: ignore[valid-type]
         description="1: fluent, coherent and on topic; 0.5: partly; 0: incoherent or off topic.",
         json_schema_extra={"type": "number"},
     )
@@ -57,7 +57,7 @@ class ContextualCoherence(BaseModel):
 
 class MemoryStorage(BaseModel):
     reason: str = Field(description=_REASON)
-    score: Literal[0, 0.5, 1] = Field(
+    score: Literal[0, 0.5, 1] = Field(  # type: ignore[valid-type]
         description="1: the memory holds all needed information; 0.5: some of it; 0: none of it.",
         json_schema_extra={"type": "number"},
     )

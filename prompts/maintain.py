@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
-from caim.prompts.common import DATA_RULE, data_block, literal, quote
+from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote
 
 VERSION = 1
 Decision = Literal["new", "same", "update", "extends", "contradicts"]
@@ -35,13 +35,13 @@ INSTRUCTIONS = (
 
 
 def schema(new: list[int], stored: list[int]) -> type[BaseModel]:
-    item = create_model(
+    item = dynamic_model(
         "Maintenance",
         memory=(literal(new), Field(description="Number of the new memory.")),
         decision=(Decision, Field(description="How it relates to the stored memories.")),
         target=(literal([0, *stored]), Field(description="Number of the stored memory it concerns, 0 for 'new'.")),
     )
-    return create_model("MaintenancePlan", decisions=(list[item], Field(max_length=len(new))))  # type: ignore[valid-type]
+    return dynamic_model("MaintenancePlan", decisions=(list_of(item), Field(max_length=len(new))))
 
 
 def messages(groups: list[tuple[int, str, str, list[tuple[int, str, str]]]]) -> list[BaseMessage]:

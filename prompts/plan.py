@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
-from caim.prompts.common import DATA_RULE, literal, quote
+from caim.prompts.common import DATA_RULE, dynamic_model, list_of, literal, quote
 
 VERSION = 1
 
@@ -30,11 +30,11 @@ INSTRUCTIONS = (
 
 def schema(tags: list[str]) -> type[BaseModel]:
     tag_type = literal(tags) if tags else str
-    return create_model(
+    return dynamic_model(
         "Plan",
         needs_memory=(Literal["yes", "no"], Field(description="Does the answer depend on earlier information?")),
         memory=(Literal["past", "current", "both"], Field(description="Which memory the answer needs.")),
-        tags=(list[tag_type], Field(max_length=3, description="Tags to look for, from the offered ones.")),  # type: ignore[valid-type]
+        tags=(list_of(tag_type), Field(max_length=3, description="Tags to look for, from the offered ones.")),
         time_expressions=(list[str], Field(max_length=3, description="Time expressions copied from the message.")),
     )
 

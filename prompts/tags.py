@@ -1,6 +1,7 @@
 """Tag selection role: two or three ontology tags that summarise the user's message.
 
-VERSION 2 (the message is quoted as a JSON string). The schema enumerates the current ontology, so only existing tags can be returned.
+VERSION 2 (the message is quoted as a JSON string). The schema enumerates the current ontology,
+so only existing tags can be returned.
 """
 
 from __future__ import annotations

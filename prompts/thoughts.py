@@ -8,9 +8,9 @@ new single-word terms under an enumerated parent; code decides whether they are 
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
-from caim.prompts.common import DATA_RULE, data_block, literal, quote
+from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote
 
 VERSION = 2
 MAX_NEW_TERMS = 2
@@ -24,24 +24,24 @@ INSTRUCTIONS = (
 
 
 def schema(events: list[int], tags: list[str], parents: list[str]) -> type[BaseModel]:
-    thought = create_model(
+    thought = dynamic_model(
         "Thought",
         event=(literal(events), Field(description="Number of the fact.")),
         thought=(
             str,
             Field(max_length=300, description="The fact as a concise sentence, e.g. 'favourite food is pizza'."),
         ),
-        tags=(list[literal(tags)], Field(min_length=1, max_length=3, description="One to three offered tags.")),  # type: ignore[misc]
+        tags=(list_of(literal(tags)), Field(min_length=1, max_length=3, description="One to three offered tags.")),
     )
-    term = create_model(
+    term = dynamic_model(
         "NewTerm",
         parent=(literal(parents), Field(description="An offered parent.")),
         term=(str, Field(max_length=24, description="One new lowercase English word.")),
     )
-    return create_model(
+    return dynamic_model(
         "Thoughts",
-        thoughts=(list[thought], Field(max_length=len(events))),  # type: ignore[valid-type]
-        new_terms=(list[term], Field(max_length=MAX_NEW_TERMS)),  # type: ignore[valid-type]
+        thoughts=(list_of(thought), Field(max_length=len(events))),
+        new_terms=(list_of(term), Field(max_length=MAX_NEW_TERMS)),
     )
 
 

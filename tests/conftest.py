@@ -68,7 +68,9 @@ def no_network(monkeypatch):
 
     def guarded(self, address):
         host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and not (host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/")):
+        if isinstance(host, str) and not (
+            host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/")
+        ):
             raise AssertionError(f"test tried to reach the network: {address!r}")
         return real_connect(self, address)
 

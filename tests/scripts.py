@@ -28,8 +28,19 @@ def user_message(messages: list[BaseMessage]) -> str:
     return m.group(1) if m else _last(messages)
 
 
-MEMORY_WORDS = ("remember", "told you", "did i", "my favourite", "my favorite", "what do i", "recommend", "right?",
-                "yesterday", "last week", "first conversation")
+MEMORY_WORDS = (
+    "remember",
+    "told you",
+    "did i",
+    "my favourite",
+    "my favorite",
+    "what do i",
+    "recommend",
+    "right?",
+    "yesterday",
+    "last week",
+    "first conversation",
+)
 TIME_PHRASES = ("yesterday", "last week", "on May 4th", "April 27th")
 
 

@@ -71,18 +71,33 @@ CHILD = textwrap.dedent(
 
 def test_a_queued_session_survives_a_kill_and_is_resumed_at_the_next_start(tmp_path, monkeypatch, backend):
     script = {k: v for k, v in SCRIPT.items() if not callable(v)}
-    script.update({
-        "plan": {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []},
-        "respond": "ok",
-        "key_events": {"cycle": [{"events": [{"turn": 1, "event": "The user's favourite food is pizza."},
-                                             {"turn": 2, "event": "The user loves jazz."}]}]},
-        "thoughts": {"thoughts": [], "new_terms": []},
-        "maintain": {"decisions": []},
-    })
+    script.update(
+        {
+            "plan": {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []},
+            "respond": "ok",
+            "key_events": {
+                "cycle": [
+                    {
+                        "events": [
+                            {"turn": 1, "event": "The user's favourite food is pizza."},
+                            {"turn": 2, "event": "The user loves jazz."},
+                        ]
+                    }
+                ]
+            },
+            "thoughts": {"thoughts": [], "new_terms": []},
+            "maintain": {"decisions": []},
+        }
+    )
     (tmp_path / "script.json").write_text(json.dumps(script))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_"))}
-    env.update({"CAIM_PROVIDER": "scripted", "CAIM_SCRIPT": str(tmp_path / "script.json"),
-                "CAIM_DATA_DIR": str(tmp_path / "data")})
+    env.update(
+        {
+            "CAIM_PROVIDER": "scripted",
+            "CAIM_SCRIPT": str(tmp_path / "script.json"),
+            "CAIM_DATA_DIR": str(tmp_path / "data"),
+        }
+    )
     env.update({f"CAIM_{k.upper()}": v for k, v in backend.items()})
     child = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, env=env, timeout=120)
     assert child.returncode == -signal.SIGKILL, child.stderr

@@ -39,8 +39,12 @@ def test_local_models_benchmark_measures_every_role(settings):
 def test_latency_benchmark_reports_every_policy(tmp_path):
     bench = load("latency")
     out = tmp_path / "lat"
-    assert bench.main(["--turns", "2", "--records", "30", "--per-call", "0.01", "--per-output-token", "0",
-                       "--out", str(out)]) == 0
+    assert (
+        bench.main(
+            ["--turns", "2", "--records", "30", "--per-call", "0.01", "--per-output-token", "0", "--out", str(out)]
+        )
+        == 0
+    )
     results = json.loads((out / "results.json").read_text())
     assert set(results["policies"]) == set(bench.POLICIES)
     assert results["policies"]["caim"]["round_trips_before_first_token"] == 2
@@ -54,12 +58,50 @@ def test_latency_benchmark_reports_every_policy(tmp_path):
 
 def test_store_scale_benchmark_prints_its_last_line(tmp_path, capsys):
     bench = load("store_scale")
-    assert bench.main(["--records", "300", "--users", "2", "--per-user", "50", "--queries", "10",
-                       "--data-dir", str(tmp_path / "d"), "--json", str(tmp_path / "s.json")]) == 0
+    assert (
+        bench.main(
+            [
+                "--records",
+                "300",
+                "--users",
+                "2",
+                "--per-user",
+                "50",
+                "--queries",
+                "10",
+                "--data-dir",
+                str(tmp_path / "d"),
+                "--json",
+                str(tmp_path / "s.json"),
+            ]
+        )
+        == 0
+    )
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("retrieval p95 ") and last.endswith("ms at 300 records (+2 users x 50)")
     figures = json.loads((tmp_path / "s.json").read_text())
     assert figures["listed"] == 300 and figures["insert_records_per_s"] > 0
+
+
+def test_embeddings_benchmark_compares_batch_shapes(tmp_path, capsys):
+    bench = load("embeddings")
+    out = bench.main(["--texts", "48", "--batches", "16", "--threads", "1", "--json", str(tmp_path / "e.json")])
+    modes = {(r["mode"], r["batch"]) for r in out["rows"]}
+    assert modes == {("single", 48), ("unsorted", 16), ("bucketed", 16)}
+    assert all(r["texts_per_s"] > 0 for r in out["rows"])
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("embedding ") and last.endswith("(batch 16, 1 thread(s)) on 48 texts")
+    assert json.loads((tmp_path / "e.json").read_text())["texts"] == 48
+
+
+def test_bucketed_embedding_matches_one_text_at_a_time():
+    from caim.core.embeddings import MiniLMEmbedder
+
+    texts = ["hi", "a much longer sentence about the lake trip with my sister last July", "", "we got a dog"]
+    emb = MiniLMEmbedder(batch_size=2)
+    together = emb.embed(texts)
+    for text, vec in zip(texts, together, strict=True):
+        assert max(abs(a - b) for a, b in zip(vec, emb.embed([text])[0], strict=True)) < 1e-5
 
 
 def test_faults_benchmark_counts_no_losses(tmp_path):
@@ -70,3 +112,17 @@ def test_faults_benchmark_counts_no_losses(tmp_path):
     assert writers.runs == 2 and writers.losses == 0 and writers.found == writers.expected == 3
     text = bench.markdown([malformed, writers], __import__("argparse").Namespace(quick=True), bench.datetime.now(), 1)
     assert "**0**" in text
+
+
+def test_workers_benchmark_serves_users_without_losses(tmp_path, capsys):
+    import os
+
+    bench = load("workers")
+    server = bool(os.environ.get("CAIM_TEST_DATABASE_URL") and os.environ.get("CAIM_TEST_CHROMA_URL"))
+    modes = "embedded,server" if server else "embedded"
+    argv = ["--users", "3", "--turns", "2", "--latency", "0", "--modes", modes, "--json", str(tmp_path / "w.json")]
+    assert bench.main(argv) == 0
+    results = json.loads((tmp_path / "w.json").read_text())["results"]
+    assert [r["mode"] for r in results] == modes.split(",")
+    assert all(r["stored"] == r["facts"] == 6 and r["losses"] == 0 for r in results)
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("workers: ")

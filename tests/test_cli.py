@@ -12,7 +12,10 @@ import pytest
 SCRIPT = {
     "plan": {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []},
     "key_events": {"events": [{"turn": 1, "event": "The user's favourite food is pizza."}]},
-    "thoughts": {"thoughts": [{"event": 1, "thought": "favourite food is pizza", "tags": ["favorite"]}], "new_terms": []},
+    "thoughts": {
+        "thoughts": [{"event": 1, "thought": "favourite food is pizza", "tags": ["favorite"]}],
+        "new_terms": [],
+    },
     "maintain": {"decisions": []},
     "respond": "Nice to meet you!",
 }
@@ -105,6 +108,9 @@ def test_export_import_history_reindex_and_doctor(env, tmp_path):
 def test_deferred_session_end_is_processed_by_the_next_start(env):
     res = run(["chat", "--user", "z", "--defer"], env, "my favourite food is pizza\n")
     assert "session queued for post-thinking" in res.stdout, res.stderr
-    assert "z:" in run(["memories", "pending"], env).stdout or run(["memories", "list", "--user", "z", "--json"], env).stdout
+    assert (
+        "z:" in run(["memories", "pending"], env).stdout
+        or run(["memories", "list", "--user", "z", "--json"], env).stdout
+    )
     run(["chat", "--user", "other"], env, "/quit\n")  # any start drains the queue
     assert len(json.loads(run(["memories", "list", "--user", "z", "--json"], env).stdout)) == 1

@@ -18,8 +18,12 @@ from caim.core.faultpoints import POINTS
 SCRIPT = {
     "plan": {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []},
     "respond": "ok",
-    "key_events": {"events": [{"turn": 1, "event": "The user's favourite food is pizza."},
-                              {"turn": 2, "event": "The user plays the piano every evening."}]},
+    "key_events": {
+        "events": [
+            {"turn": 1, "event": "The user's favourite food is pizza."},
+            {"turn": 2, "event": "The user plays the piano every evening."},
+        ]
+    },
     "thoughts": {"thoughts": [], "new_terms": []},
     "maintain": {"decisions": []},
 }
@@ -54,8 +58,13 @@ def run(env, step, day, point=None):
 def env(tmp_path, backend):
     (tmp_path / "script.json").write_text(json.dumps(SCRIPT))
     e = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_"))}
-    e.update({"CAIM_PROVIDER": "scripted", "CAIM_SCRIPT": str(tmp_path / "script.json"),
-              "CAIM_DATA_DIR": str(tmp_path / "data")})
+    e.update(
+        {
+            "CAIM_PROVIDER": "scripted",
+            "CAIM_SCRIPT": str(tmp_path / "script.json"),
+            "CAIM_DATA_DIR": str(tmp_path / "data"),
+        }
+    )
     e.update({f"CAIM_{k.upper()}": v for k, v in backend.items()})  # the server backend, if this run uses it
     return e
 

@@ -286,9 +286,11 @@ def test_probing_does_not_write_memory_and_sessions_are_fresh(tmp_path, settings
             assert answer.trace and not system.agent.state(system.uid).get("messages")
         assert system.agent.services.store.count(system.uid) == n
         uid = system.uid
+        store, close_agent, left = system.agent.services.store, system.agent.close, []
+        system.agent.close = lambda: (left.append(store.count(uid)), close_agent())  # type: ignore[method-assign]
     finally:
         system.close()
-    assert system.agent.services.store.count(uid) == 0  # forgotten on close
+    assert left == [0]  # forgotten on close, before the agent (and its in-memory store) closed
 
 
 def test_live_replay_lets_the_agent_answer(tmp_path, settings):
@@ -629,8 +631,13 @@ def test_retrieval_eval_captures_verbatim_and_scores_each_system(tmp_path):
 
     data = write_locomo(tmp_path / "locomo.json")
     seen = []
-    summary = retrieval.run(data, tmp_path / "out", MiniLMEmbedder.shared(), plot=True,
-                            progress=lambda stage, done, total: seen.append(stage))
+    summary = retrieval.run(
+        data,
+        tmp_path / "out",
+        MiniLMEmbedder.shared(),
+        plot=True,
+        progress=lambda stage, done, total: seen.append(stage),
+    )
     assert {"capture", "questions"} <= set(seen)
     assert summary["info"]["turns"] == 6 and summary["questions"]["all"] == 3  # category 5 is left out
     for name in retrieval.SYSTEMS:
@@ -651,8 +658,21 @@ def test_retrieval_eval_cli(tmp_path):
     from caim.agent.cli import app
 
     data = write_locomo(tmp_path / "locomo.json")
-    res = CliRunner().invoke(app, ["eval", "retrieval", "--data", str(data), "--out", str(tmp_path / "o"),
-                                   "--systems", "bm25,caim", "--no-plot", "--quiet"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "retrieval",
+            "--data",
+            str(data),
+            "--out",
+            str(tmp_path / "o"),
+            "--systems",
+            "bm25,caim",
+            "--no-plot",
+            "--quiet",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert set(json.loads((tmp_path / "o" / "results.json").read_text())["systems"]) == {"bm25", "caim"}
     bad = CliRunner().invoke(app, ["eval", "retrieval", "--data", str(data), "--systems", "nope", "--no-plot"])

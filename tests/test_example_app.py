@@ -103,7 +103,9 @@ def test_chat_stream_session_and_memory_admin(client, agent):
     assert [e["change"] for e in client.get(f"/memories/alice/{hiking}/history").json()] == ["created"]
 
     # Background session end: answers at once with the job; the worker stores the session.
-    client.post("/chat", json={"user_id": "alice", "message": "My favourite tea is jasmine.", "time": "2025-05-03T09:00:00Z"})
+    client.post(
+        "/chat", json={"user_id": "alice", "message": "My favourite tea is jasmine.", "time": "2025-05-03T09:00:00Z"}
+    )
     r = client.post("/session/end", json={"user_id": "alice", "background": True})
     assert r.status_code == 200 and r.json()["job"] and r.json()["stored"] == []
     assert agent.wait(r.json()["job"]).stored

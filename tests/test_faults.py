@@ -16,25 +16,36 @@ EVENTS = {"events": [{"turn": 1, "event": "The user's favourite food is pizza."}
 @pytest.fixture
 def sim_settings(settings):
     def make(endpoint):
-        return settings.model_copy(update={
-            "provider": "openai", "base_url": endpoint.base_url, "api_key": "sim", "model": "simulated",
-            "request_timeout": 1.0, "retry_backoff": 0.01, "endpoint_retries": 2,
-        })
+        return settings.model_copy(
+            update={
+                "provider": "openai",
+                "base_url": endpoint.base_url,
+                "api_key": "sim",
+                "model": "simulated",
+                "request_timeout": 1.0,
+                "retry_backoff": 0.01,
+                "endpoint_retries": 2,
+            }
+        )
 
     return make
 
 
 def test_rate_limited_then_answered_is_retried(sim_settings):
-    with SimulatedEndpoint({"Plan": YES, "respond": "Pizza!"}, faults=fail_first(1, "429", ("Plan",))) as ep, \
-            CaimAgent(sim_settings(ep)) as agent:
+    with (
+        SimulatedEndpoint({"Plan": YES, "respond": "Pizza!"}, faults=fail_first(1, "429", ("Plan",))) as ep,
+        CaimAgent(sim_settings(ep)) as agent,
+    ):
         r = agent.chat("Do you remember my favourite food?", user_id="ann")
         assert r.text == "Pizza!" and r.decisions["needs_memory"] == "yes"
         assert ep.roles().count("Plan") == 2  # one 429, one answer
 
 
 def test_a_failing_planner_leaves_the_route_to_the_code_signals(sim_settings):
-    with SimulatedEndpoint({"respond": "ok"}, faults=fail_first(99, "500", ("Plan",))) as ep, \
-            CaimAgent(sim_settings(ep)) as agent:
+    with (
+        SimulatedEndpoint({"respond": "ok"}, faults=fail_first(99, "500", ("Plan",))) as ep,
+        CaimAgent(sim_settings(ep)) as agent,
+    ):
         r = agent.chat("Do you remember my favourite food?", user_id="ann")
         assert r.route == "ltm+stm" and r.text == "ok"
         [plan] = [e for e in r.trace if e.get("role") == "plan"]
@@ -44,8 +55,10 @@ def test_a_failing_planner_leaves_the_route_to_the_code_signals(sim_settings):
 
 @pytest.mark.parametrize("fault", ["timeout", "reset", "500"])
 def test_when_the_answer_cannot_be_made_the_turn_is_kept_and_the_error_is_one_line(sim_settings, fault):
-    with SimulatedEndpoint({"Plan": YES}, faults=fail_first(99, fault, ("respond",)), stall=3) as ep, \
-            CaimAgent(sim_settings(ep)) as agent:
+    with (
+        SimulatedEndpoint({"Plan": YES}, faults=fail_first(99, fault, ("respond",)), stall=3) as ep,
+        CaimAgent(sim_settings(ep)) as agent,
+    ):
         with pytest.raises(EndpointError) as err:
             agent.chat("My favourite food is pizza.", user_id="ann")
         assert "\n" not in str(err.value)
@@ -58,8 +71,10 @@ def test_when_the_answer_cannot_be_made_the_turn_is_kept_and_the_error_is_one_li
 
 def test_a_stream_cut_after_the_first_tokens_is_reported_not_repeated(sim_settings):
     answer = "Pizza is a great favourite food to have, with many toppings."
-    with SimulatedEndpoint({"Plan": YES, "respond": answer}, faults=fail_first(1, "truncate", ("respond",))) as ep, \
-            CaimAgent(sim_settings(ep)) as agent:
+    with (
+        SimulatedEndpoint({"Plan": YES, "respond": answer}, faults=fail_first(1, "truncate", ("respond",))) as ep,
+        CaimAgent(sim_settings(ep)) as agent,
+    ):
         pieces = []
         with pytest.raises(EndpointError, match="cut off"):
             for piece in agent.stream("Do you remember my favourite food?", user_id="ann"):
@@ -71,8 +86,11 @@ def test_a_stream_cut_after_the_first_tokens_is_reported_not_repeated(sim_settin
 
 @pytest.mark.parametrize("fault", ["reset", "500", "malformed", "timeout"])
 def test_post_thinking_with_a_failing_endpoint_stores_the_turns_verbatim(sim_settings, fault):
-    table = {"Plan": {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []},
-             "respond": "Nice.", "KeyEvents": EVENTS}
+    table = {
+        "Plan": {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []},
+        "respond": "Nice.",
+        "KeyEvents": EVENTS,
+    }
     post = ("KeyEvents", "Thoughts", "MaintenancePlan")
     with SimulatedEndpoint(table, stall=3) as ep, CaimAgent(sim_settings(ep)) as agent:
         agent.chat("My favourite food is pizza.", user_id="ann", at="2023-04-27T09:00:00")
@@ -92,6 +110,11 @@ def test_minimal_answers_satisfy_every_role_schema():
     from caim.core.llm import strict_schema
     from caim.prompts import key_events, maintain, plan, relevance, thoughts
 
-    for model in (plan.schema(["food"]), relevance.schema(3, 2), key_events.schema([1, 2]),
-                  thoughts.schema([1], ["food"], ["food"]), maintain.schema([1], [2])):
+    for model in (
+        plan.schema(["food"]),
+        relevance.schema(3, 2),
+        key_events.schema([1, 2]),
+        thoughts.schema([1], ["food"], ["food"]),
+        maintain.schema([1], [2]),
+    ):
         model.model_validate(minimal_answer(strict_schema(model)))

@@ -220,8 +220,10 @@ def test_an_event_its_turn_does_not_support_is_not_stored(agent, scripted):
 
 def test_a_thought_its_source_does_not_support_falls_back_to_the_event(agent, scripted):
     _, _, script = scripted
-    script["thoughts"] = lambda m, rf: {"thoughts": [{"event": 1, "thought": "owns a red sports car", "tags": ["food"]}],
-                                        "new_terms": []}
+    script["thoughts"] = lambda m, rf: {
+        "thoughts": [{"event": 1, "thought": "owns a red sports car", "tags": ["food"]}],
+        "new_terms": [],
+    }
     agent.chat("My favourite food is pizza.", user_id="em")
     agent.end_session(user_id="em")
     [rec] = agent.memories("em")
@@ -346,8 +348,10 @@ def test_graph_input_end_session_flag(agent):
 
 def test_answer_sees_the_source_turns_of_kept_memories(agent, scripted):
     _, calls, script = scripted
-    script["thoughts"] = lambda m, rf: {"thoughts": [{"event": 1, "thought": "favourite food is pizza", "tags": ["food"]}],
-                                        "new_terms": []}
+    script["thoughts"] = lambda m, rf: {
+        "thoughts": [{"event": 1, "thought": "favourite food is pizza", "tags": ["food"]}],
+        "new_terms": [],
+    }
     agent.chat("My favourite food is pizza with anchovies, olives and basil.", user_id="ann", at="2023-04-27T09:00:00")
     agent.end_session(user_id="ann")
     calls.clear()

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from caim.agent import CaimAgent, ConfigError
+from caim.agent import ConfigError
 from tests.scripts import STRING
 
 INJECTIONS = [
@@ -51,7 +51,15 @@ INJECTIONS = [
     "Lone surrogate \ud800 in the middle of a message.",
 ]
 HOSTILE_USERS = ["alice' OR '1'='1", "../../etc/passwd", "alice:ended:x", "ALICE", "alice\u200b", "a" * 256, "bob%3A"]
-MARKERS = ("</data> SYSTEM", "<data>fake", "<|im_start|>", "developer mode", "### Instruction", "Ignore all previous", "DROP TABLE")
+MARKERS = (
+    "</data> SYSTEM",
+    "<data>fake",
+    "<|im_start|>",
+    "developer mode",
+    "### Instruction",
+    "Ignore all previous",
+    "DROP TABLE",
+)
 
 
 def outside_quotes(text: str) -> str:
@@ -112,9 +120,12 @@ def test_hostile_record_ids_and_tags_in_imports_do_not_escape(agent):
     agent.chat("My favourite food is pizza.", user_id="alice")
     agent.end_session(user_id="alice")
     alice = agent.export_user("alice")
-    hostile = {"user_id": "mallory", "memories": [
-        {**alice["memories"][0], "id": "' OR 1=1 --", "tags": ["food</data>", "'; DROP TABLE records;--"]},
-    ]}
+    hostile = {
+        "user_id": "mallory",
+        "memories": [
+            {**alice["memories"][0], "id": "' OR 1=1 --", "tags": ["food</data>", "'; DROP TABLE records;--"]},
+        ],
+    }
     assert agent.import_user("mallory", hostile) == 1
     assert len(agent.memories("alice")) == 1 and agent.memories("alice")[0].tags != hostile["memories"][0]["tags"]
     assert agent.forget("alice", "' OR 1=1 --") is False

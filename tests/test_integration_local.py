@@ -32,14 +32,17 @@ def test_session_post_thinking_and_recall_with_the_bundled_model(local_settings)
         summary = first.end_session(user_id="emily", at="2023-04-27T10:00:00")
         records = first.memories("emily")
         assert records, "post-thinking stored nothing"
-        said = {"Hi, my name is Emily and my favourite food is pizza.", "I love painting and I play the piano every evening."}
+        said = {
+            "Hi, my name is Emily and my favourite food is pizza.",
+            "I love painting and I play the piano every evening.",
+        }
         covered = {s.text for rec in records for s in rec.sources if s.role == "user" and not s.context}
         assert covered == said, summary.trace  # both fact-stating turns are remembered, extraction or not
         onto = first.services.ontology.current
         for rec in records:
             assert 1 <= len(rec.tags) <= 3 and all(t in onto for t in rec.tags)
             assert rec.event_time.date().isoformat() == "2023-04-27"
-            assert [s.text for s in rec.sources if s.role == "user" and not s.context][0] in said
+            assert next(s.text for s in rec.sources if s.role == "user" and not s.context) in said
     # a second agent on the same data dir: the records are there and retrieval runs over them
     with CaimAgent(local_settings.model_copy(update={"policy": "always"})) as second:
         assert len(second.memories("emily")) == len(records)
@@ -61,7 +64,9 @@ def test_plan_and_cascade_with_the_bundled_model_give_valid_decisions(local_sett
         assert r.decisions["needs_memory"] in ("yes", "no") and r.decisions["memory"] in ("past", "current", "both")
         assert not any(e.get("fallback") for e in llm_calls(r.trace))  # constrained: never a fallback
         assert r.route in ROUTES
-        r = agent.chat("What is the capital of France?", user_id="probe", at="2023-05-01T09:01:00", policy="caim-cascade")
+        r = agent.chat(
+            "What is the capital of France?", user_id="probe", at="2023-05-01T09:01:00", policy="caim-cascade"
+        )
         cascade = {k: v for k, v in r.decisions.items() if k != "rule"}
         assert cascade and all(v in ("A", "B") for v in cascade.values())
         assert r.route in ROUTES

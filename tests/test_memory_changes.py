@@ -49,7 +49,9 @@ def decide(decision):
     def answer(messages, rf):
         body = str(messages[-1].content)
         m = re.search(r"stored \[(\d+)\]", body)
-        return {"decisions": [{"memory": 1, "decision": decision if m else "new", "target": int(m.group(1)) if m else 0}]}
+        return {
+            "decisions": [{"memory": 1, "decision": decision if m else "new", "target": int(m.group(1)) if m else 0}]
+        }
 
     return answer
 
@@ -107,8 +109,11 @@ def test_history_shows_the_chain(agent, scripted):
     summary = two_sessions(agent, script, "I live in Paris.", "I moved, I live in Berlin now.", "update")
     new_id = next(c["record"] for c in summary.changes if c["change"] == "update")
     chain = agent.history("ann", new_id)
-    assert [e["change"] for e in chain] == ["created", "superseded", "created", "updated"] or \
-        {"superseded", "updated", "created"} <= {e["change"] for e in chain}
+    assert [e["change"] for e in chain] == ["created", "superseded", "created", "updated"] or {
+        "superseded",
+        "updated",
+        "created",
+    } <= {e["change"] for e in chain}
     assert any("Paris" in e["thought"] for e in chain) and all(e["session_id"] for e in chain)
 
 
@@ -129,8 +134,16 @@ def test_records_about_the_same_entity_are_linked_and_retrieved_together(agent, 
 
 def test_expired_categories_are_listed_but_not_retrieved(settings, scripted):
     models, _, script = scripted
-    script["thoughts"] = lambda m, rf: {"thoughts": [{"event": 1, "thought": "feels exhausted today", "tags": [
-        rf["json_schema"]["schema"]["$defs"]["Thought"]["properties"]["tags"]["items"]["enum"][0]]}], "new_terms": []}
+    script["thoughts"] = lambda m, rf: {
+        "thoughts": [
+            {
+                "event": 1,
+                "thought": "feels exhausted today",
+                "tags": [rf["json_schema"]["schema"]["$defs"]["Thought"]["properties"]["tags"]["items"]["enum"][0]],
+            }
+        ],
+        "new_terms": [],
+    }
     with CaimAgent(settings, models=models) as probe:
         probe.chat("I'm exhausted today.", user_id="ann", at="2023-03-01T09:00:00")
         probe.end_session(user_id="ann")
@@ -152,7 +165,9 @@ def test_denied_categories_are_never_stored(settings, scripted):
         summary = a.end_session(user_id="ann")
         assert summary.denied == 1
         assert [r.thought for r in a.memories("ann")] == ["My favorite food is pizza."]
-        assert all(not a.services.ontology.current.path(t).startswith("health") for r in a.memories("ann") for t in r.tags)
+        assert all(
+            not a.services.ontology.current.path(t).startswith("health") for r in a.memories("ann") for t in r.tags
+        )
         assert steps(summary.trace, "write_thoughts")[0]["denied"] == 1
 
 
@@ -178,15 +193,28 @@ def _stored_anywhere(settings, needle: bytes) -> list[str]:
 
         with psycopg.connect(settings.database_url) as conn:
             conn.execute(f"SET search_path TO {settings.namespace}")
-            tables = [r[0] for r in conn.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (settings.namespace,))]
+            tables = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (settings.namespace,)
+                )
+            ]
             for table in tables:
-                cols = [r[0] for r in conn.execute(
-                    "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = %s "
-                    "AND data_type IN ('text', 'bytea', 'jsonb', 'json')", (settings.namespace, table))]
+                cols = [
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT column_name FROM information_schema.columns"
+                        " WHERE table_schema = %s AND table_name = %s"
+                        " AND data_type IN ('text', 'bytea', 'jsonb', 'json')",
+                        (settings.namespace, table),
+                    )
+                ]
                 for col in cols:
-                    hit = conn.execute(f"SELECT 1 FROM {table} WHERE position(%s in convert_to({col}::text, 'UTF8')) > 0 "
-                                       f"OR position(%s in {col}::text::bytea) > 0 LIMIT 1", (needle, needle)).fetchone()
+                    hit = conn.execute(
+                        f"SELECT 1 FROM {table} WHERE position(%s in convert_to({col}::text, 'UTF8')) > 0 "
+                        f"OR position(%s in {col}::text::bytea) > 0 LIMIT 1",
+                        (needle, needle),
+                    ).fetchone()
                     if hit:
                         found.append(f"{table}.{col}")
     return found
@@ -234,10 +262,45 @@ def test_export_and_import_round_trip_is_idempotent(agent, scripted, settings):
     after = {r.id: r.model_dump(mode="json") for r in agent.memories("ann")}
     assert set(after) == set(before)
     for rid, rec in before.items():
-        for key in ("thought", "event_time", "valid_until", "superseded_by", "supersedes", "links", "history", "sources"):
+        for key in (
+            "thought",
+            "event_time",
+            "valid_until",
+            "superseded_by",
+            "supersedes",
+            "links",
+            "history",
+            "sources",
+        ):
             assert after[rid][key] == rec[key], key
     r = agent.chat("Where do I live?", user_id="ann", at="2023-07-01T09:00:00")
     assert any("Berlin" in c["thought"] for c in r.candidates)
+
+
+def test_moving_from_an_embedded_store_keeps_every_record_time_validity_and_link(settings, scripted, tmp_path):
+    """Export from an embedded data dir, import into this test's store (the server store when the
+    backend is ``server``): every record comes over with its times, validity, links and history."""
+    from caim.agent import Settings
+
+    models, _, script = scripted
+    old_settings = Settings(data_dir=tmp_path / "old-embedded", _env_file=None)
+    with CaimAgent(old_settings, models=models) as old:
+        two_sessions(old, script, "I live in Paris.", "I moved, I live in Berlin now.", "update", user="ann")
+        two_sessions(old, script, "I love running.", "I hate running, it bores me.", "contradicts", user="bob")
+        exported = {u: old.export_user(u) for u in ("ann", "bob")}
+    assert any(m["links"] for m in exported["bob"]["memories"])
+    assert any(m["valid_until"] for m in exported["ann"]["memories"])
+    with CaimAgent(settings, models=models) as new:
+        for user, dump in exported.items():
+            assert new.import_user(user, dump) == len(dump["memories"])
+            after = {r.id: r.model_dump(mode="json") for r in new.memories(user)}
+            before = {m["id"]: m for m in dump["memories"]}
+            assert set(after) == set(before)
+            for rid, rec in before.items():
+                for key in ("thought", "event_time", "valid_until", "superseded_by", "supersedes", "links", "tags"):
+                    assert after[rid][key] == rec[key], (user, key)
+        r = new.chat("Where do I live?", user_id="ann", at="2023-07-01T09:00:00")
+        assert any("Berlin" in c["thought"] for c in r.candidates)
 
 
 def test_a_merged_record_is_not_brought_back_by_linking(agent):

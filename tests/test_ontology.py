@@ -45,3 +45,20 @@ def test_at_most_three_new_terms_per_call(tmp_path):
         [Proposal("personal/hobbies", w) for w in ("knitting", "pottery", "origami", "quilting")]
     )
     assert len(accepted) == 3 and len(rejected) == 1
+
+
+def test_workers_sharing_a_database_share_the_ontology(tmp_path):
+    from caim.memory.db import RecordDB
+
+    db = RecordDB(tmp_path / "records.sqlite")
+    a = OntologyStore(tmp_path / "worker-a", shared=db, refresh_s=0)
+    b = OntologyStore(tmp_path / "worker-b", shared=db, refresh_s=0)
+    accepted, _ = a.extend([Proposal("personal/hobbies", "knitting")])
+    assert [p.term for p in accepted] == ["knitting"]
+    assert "knitting" in b.current  # the other worker sees it, with nothing in its data dir
+    assert not (tmp_path / "worker-a" / "ontology").exists()
+    # b extends from the latest version, so a's term is kept and the version numbers do not collide
+    b.extend([Proposal("food", "pizza")])
+    assert "knitting" in a.current and "pizza" in a.current
+    assert a.current.version == b.current.version == Ontology.default().version + 2
+    assert "pizza" in OntologyStore(None, shared=db).current  # a restarted worker

@@ -96,8 +96,13 @@ def test_policy_defined_outside_the_package_can_be_registered(agent):
         name = "recent-only"
 
         def plan(self, state, env, shortlist):
-            return {"route": "ltm", "decisions": {"controller": "recent-only"}, "tags": [],
-                    "time_expressions": ["last week"], "model": True}
+            return {
+                "route": "ltm",
+                "decisions": {"controller": "recent-only"},
+                "tags": [],
+                "time_expressions": ["last week"],
+                "model": True,
+            }
 
     register_policy(RecentOnly())
     try:

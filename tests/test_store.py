@@ -23,8 +23,12 @@ def open_store(settings):
 
     def make(embedder=None, *, check_embedder=True):
         store = MemoryStore(
-            settings.data_dir, embedder or MiniLMEmbedder.shared(), chroma_url=settings.chroma_url,
-            database_url=settings.database_url, namespace=settings.namespace, check_embedder=check_embedder,
+            settings.data_dir,
+            embedder or MiniLMEmbedder.shared(),
+            chroma_url=settings.chroma_url,
+            database_url=settings.database_url,
+            namespace=settings.namespace,
+            check_embedder=check_embedder,
         )
         opened.append(store)
         return store
@@ -59,7 +63,12 @@ class CountingEmbedder(Embedder):
 
 def test_records_persist_with_sources(open_store):
     store = open_store()
-    r = rec("ann", "favourite food is pizza", ["food", "favorite"], sources=[SourceTurn(role="user", text="I love pizza", time=T0)])
+    r = rec(
+        "ann",
+        "favourite food is pizza",
+        ["food", "favorite"],
+        sources=[SourceTurn(role="user", text="I love pizza", time=T0)],
+    )
     store.add([r])
     store.close()
     again = open_store()
@@ -134,7 +143,9 @@ def test_switching_embedder_without_reembedding_is_a_clear_error_and_reembed_swi
 def test_merge_removes_only_group_members(open_store):
     store = open_store()
     a = rec("ann", "likes pizza", ["food"], days=1, sources=[SourceTurn(role="user", text="I like pizza")])
-    b = rec("ann", "really likes pizza", ["food", "likes"], days=3, sources=[SourceTurn(role="user", text="pizza is great")])
+    b = rec(
+        "ann", "really likes pizza", ["food", "likes"], days=3, sources=[SourceTurn(role="user", text="pizza is great")]
+    )
     c = rec("ann", "owns a cat", ["pets"], days=2)
     store.add([a, b, c])
     records = {r.id: r for r in store.list("ann")}
@@ -161,8 +172,19 @@ def conversation(store):
         ("Bob", "I went hiking in the Alps yesterday."),
         ("Ann", "How was the weather up there?"),
     ]
-    recs = [raw_record(user_id="u", session_id="s1", turn=i, text=t, when=T0 + timedelta(minutes=i), tags=["personal"],
-                       speaker=who, turn_id=f"D1:{i}") for i, (who, t) in enumerate(turns)]
+    recs = [
+        raw_record(
+            user_id="u",
+            session_id="s1",
+            turn=i,
+            text=t,
+            when=T0 + timedelta(minutes=i),
+            tags=["personal"],
+            speaker=who,
+            turn_id=f"D1:{i}",
+        )
+        for i, (who, t) in enumerate(turns)
+    ]
     store.add(recs)
     return recs
 

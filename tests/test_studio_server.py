@@ -40,11 +40,15 @@ PAST = {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions":
 SCRIPT = {
     "plan": {"cycle": [NO, PAST, PAST]},
     "relevance": {"relevant": [1]},
-    "respond": {"cycle": ["Hiking sounds wonderful!", "I don't remember that yet.", "You love hiking in the mountains."]},
+    "respond": {
+        "cycle": ["Hiking sounds wonderful!", "I don't remember that yet.", "You love hiking in the mountains."]
+    },
     "summarize": "Summary: the user talked about hiking.",
     "key_events": {"events": [{"turn": 1, "event": "The user loves hiking in the mountains."}]},
-    "thoughts": {"thoughts": [{"event": 1, "thought": "The user loves hiking in the mountains.", "tags": ["hiking"]}],
-                 "new_terms": []},
+    "thoughts": {
+        "thoughts": [{"event": 1, "thought": "The user loves hiking in the mountains.", "tags": ["hiking"]}],
+        "new_terms": [],
+    },
     "maintain": {"decisions": []},
 }
 
@@ -303,8 +307,12 @@ def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_i
 
         # alice tells a fact and ends the session, claiming to be bob in the run context
         ta = alice.threads.create()["thread_id"]
-        alice.runs.wait(ta, "caim", input={"messages": [{"role": "user", "content": "I love hiking in the mountains."}],
-                                            "turn_time": T0}, context={"user_id": "bob"})
+        alice.runs.wait(
+            ta,
+            "caim",
+            input={"messages": [{"role": "user", "content": "I love hiking in the mountains."}], "turn_time": T0},
+            context={"user_id": "bob"},
+        )
         alice.runs.wait(ta, "caim", input={"end_session": True, "turn_time": T_END}, context={"user_id": "bob"})
 
         # bob cannot see alice's thread, its state or its runs
@@ -318,8 +326,12 @@ def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_i
 
         # bob asks in his own thread, naming alice in the context: he finds nothing of hers
         tb = bob.threads.create()["thread_id"]
-        bob.runs.wait(tb, "caim", input={"messages": [{"role": "user", "content": "Do you remember what I like?"}],
-                                          "turn_time": T2}, context={"user_id": "alice"})
+        bob.runs.wait(
+            tb,
+            "caim",
+            input={"messages": [{"role": "user", "content": "Do you remember what I like?"}], "turn_time": T2},
+            context={"user_id": "alice"},
+        )
         st = bob.threads.get_state(tb)["values"]
         assert st["candidates"] == [] and st["memories"] == []
         bob.runs.wait(tb, "caim", input={"discard_session": True}, context={"user_id": "alice"})

@@ -14,5 +14,10 @@ class AlwaysPolicy(CaimPolicy):
     description = "No controller: every turn retrieves from LTM and uses the whole STM."
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
-        return {"route": "ltm+stm", "decisions": {"controller": "skipped (always)"}, "tags": list(shortlist[:3]),
-                "time_expressions": [], "model": False}
+        return {
+            "route": "ltm+stm",
+            "decisions": {"controller": "skipped (always)"},
+            "tags": list(shortlist[:3]),
+            "time_expressions": [],
+            "model": False,
+        }

@@ -47,9 +47,7 @@ class MemoryPolicy(ABC):
         turns are then captured verbatim)."""
 
     @abstractmethod
-    def thoughts(
-        self, env: Env, events: list[KeyEvent], tags: list[str], parents: list[str]
-    ) -> BaseModel | None:
+    def thoughts(self, env: Env, events: list[KeyEvent], tags: list[str], parents: list[str]) -> BaseModel | None:
         """One memory sentence and tags per event, and proposed ontology terms (``prompts.thoughts``
         schema); ``None``: the events' own words are stored, tagged by meaning."""
 

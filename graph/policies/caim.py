@@ -30,8 +30,12 @@ from caim.prompts import relevance as relevance_prompt
 from caim.prompts import thoughts as thoughts_prompt
 
 _ROUTES: dict[tuple[str, str], Route] = {
-    ("no", "past"): "none", ("no", "current"): "none", ("no", "both"): "none",
-    ("yes", "past"): "ltm", ("yes", "current"): "stm", ("yes", "both"): "ltm+stm",
+    ("no", "past"): "none",
+    ("no", "current"): "none",
+    ("no", "both"): "none",
+    ("yes", "past"): "ltm",
+    ("yes", "current"): "stm",
+    ("yes", "both"): "ltm+stm",
 }
 
 
@@ -85,8 +89,9 @@ class CaimPolicy(MemoryPolicy):
                 continue
             seen.add(text.lower())
             t = by_number[e.turn]
-            events.append({"turn": t.number, "event": clip(text, 500), "time": (t.time or env.now).isoformat(),
-                           "origin": "model"})
+            events.append(
+                {"turn": t.number, "event": clip(text, 500), "time": (t.time or env.now).isoformat(), "origin": "model"}
+            )
         return events
 
     def thoughts(self, env: Env, events: list[KeyEvent], tags: list[str], parents: list[str]) -> BaseModel | None:

@@ -30,7 +30,9 @@ class CascadePolicy(CaimPolicy):
         decisions: dict[str, Any] = {}
 
         def ask(name: str) -> str | None:
-            choice = env.structured("controller", controller_prompt.Choice, controller_prompt.messages(name, text, recent))
+            choice = env.structured(
+                "controller", controller_prompt.Choice, controller_prompt.messages(name, text, recent)
+            )
             decisions[name] = choice.answer if choice else "fallback"
             return choice.answer if choice else None
 
@@ -55,7 +57,9 @@ class CascadePolicy(CaimPolicy):
         expressions: list[str] = []
         if "ltm" in route:
             ontology = env.svc.ontology.current
-            answer = env.structured("tags", tags_prompt.schema(ontology.tags), tags_prompt.messages(text, ontology.outline()))
+            answer = env.structured(
+                "tags", tags_prompt.schema(ontology.tags), tags_prompt.messages(text, ontology.outline())
+            )
             tags = list(dict.fromkeys(answer.tags))[:3] if answer else []
             found = env.structured("time", time_prompt.TimeRefs, time_prompt.messages(text, env.now.date().isoformat()))
             expressions = [e for e in (found.expressions if found else []) if e and e.lower() in text.lower()]

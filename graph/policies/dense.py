@@ -21,8 +21,13 @@ class DensePolicy(CaimPolicy):
     weights = DENSE_ONLY
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
-        return {"route": "ltm+stm", "decisions": {"controller": "skipped (dense)"}, "tags": [],
-                "time_expressions": [], "model": False}
+        return {
+            "route": "ltm+stm",
+            "decisions": {"controller": "skipped (dense)"},
+            "tags": [],
+            "time_expressions": [],
+            "model": False,
+        }
 
     def filter(self, state: State, env: Env, candidates: list[MemoryBrief]) -> list[MemoryBrief] | None:
         return None

@@ -16,5 +16,10 @@ class NoMemoryPolicy(CaimPolicy):
     extend_ontology = False
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
-        return {"route": "none", "decisions": {"controller": "skipped (no memory)"}, "tags": [],
-                "time_expressions": [], "model": False}
+        return {
+            "route": "none",
+            "decisions": {"controller": "skipped (no memory)"},
+            "tags": [],
+            "time_expressions": [],
+            "model": False,
+        }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Start (or stop) the servers the server-backend tests use, on free loopback ports:
+# a PostgreSQL cluster in a temporary directory and a Chroma server (`chroma run`, from the venv).
+#   eval "$(.ci/servers.sh start)"   # prints the exports: CAIM_TEST_DATABASE_URL, CAIM_TEST_CHROMA_URL, ...
+#   .ci/servers.sh stop
+# PostgreSQL comes from Debian's packages; it is installed here when missing (root, or sudo).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+STATE="${CAIM_SERVERS_STATE:-/tmp/caim-ci-servers}"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+pg_bin() {
+  local d
+  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/initdb" ] && { echo "$d"; return; }; done
+  return 1
+}
+
+install_postgres() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing PostgreSQL from Debian's packages" >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >&2
+}
+
+start() {
+  mkdir -p "$STATE"
+  local bin; bin="$(pg_bin)" || { install_postgres; bin="$(pg_bin)"; }
+  local pgport chromaport run_as=()
+  pgport="$(free_port)"; chromaport="$(free_port)"
+  local pgdata="$STATE/pgdata"
+  rm -rf "$pgdata"; mkdir -p "$pgdata"
+  if [ "$(id -u)" -eq 0 ]; then  # initdb refuses to run as root
+    chown -R postgres:postgres "$STATE"
+    run_as=(runuser -u postgres --)
+  fi
+  "${run_as[@]}" "$bin/initdb" -D "$pgdata" -A trust -U caim >/dev/null
+  "${run_as[@]}" "$bin/pg_ctl" -D "$pgdata" -w -l "$STATE/postgres.log" \
+    -o "-p $pgport -k $STATE -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >&2
+  mkdir -p "$STATE/chroma"
+  nohup "$ROOT/.venv/bin/chroma" run --path "$STATE/chroma" --host 127.0.0.1 --port "$chromaport" \
+    >"$STATE/chroma.log" 2>&1 &
+  echo $! >"$STATE/chroma.pid"
+  for _ in $(seq 1 120); do
+    curl -sf "http://127.0.0.1:$chromaport/api/v2/heartbeat" >/dev/null && break
+    sleep 0.5
+  done
+  curl -sf "http://127.0.0.1:$chromaport/api/v2/heartbeat" >/dev/null || { cat "$STATE/chroma.log" >&2; exit 1; }
+  echo "$bin" >"$STATE/pgbin"
+  echo "export CAIM_TEST_DATABASE_URL=postgresql://caim@127.0.0.1:$pgport/postgres"
+  echo "export CAIM_TEST_CHROMA_URL=http://127.0.0.1:$chromaport"
+}
+
+stop() {
+  [ -f "$STATE/chroma.pid" ] && kill "$(cat "$STATE/chroma.pid")" 2>/dev/null || true
+  if [ -f "$STATE/pgbin" ]; then
+    local run_as=()
+    [ "$(id -u)" -eq 0 ] && run_as=(runuser -u postgres --)
+    "${run_as[@]}" "$(cat "$STATE/pgbin")/pg_ctl" -D "$STATE/pgdata" -m fast stop >&2 || true
+  fi
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+esac
