@@ -131,6 +131,11 @@ def summarize(run: dict, records: list[dict], memory_lines: list[dict]) -> dict:
                 )
             },
             "seconds": round(sum(p.get("seconds", 0.0) or 0.0 for p in rp), 1),
+            # sessions that left at least one record (a session that states facts should never leave none)
+            "sessions_with_records": sum(
+                len({r.get("session_id") for r in m.get("records") or [] if r.get("session_id")}) for m in lines
+            ),
+            "ontology_added": sorted({t for p in rp for t in p.get("ontology_added") or []}),
         }
         sized = [m for m in lines if m.get("memory_size") is not None]
         if not sized:
@@ -299,10 +304,14 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
         ["input tokens", *(_num(rp[s]["input_tokens"]) for s in systems)],
         ["output tokens", *(_num(rp[s]["output_tokens"]) for s in systems)],
         ["records stored / merged", *(f"{_num(rp[s]['stored'])} / {_num(rp[s]['merged'])}" for s in systems)],
+        ["sessions that left a record", *(_num(rp[s].get("sessions_with_records")) for s in systems)],
         ["failed post-thinking sessions", *(_num(rp[s]["failed_sessions"]) for s in systems)],
         ["seconds", *(_num(rp[s]["seconds"]) for s in systems)],
     ]
     out += [_table(["", *systems], rows), ""]
+    added = {s: rp[s].get("ontology_added") or [] for s in systems if rp[s].get("ontology_added")}
+    for s, terms in added.items():
+        out += [f"Ontology terms added by `{s}`: {', '.join(terms)}.", ""]
     ju = summary.get("judge_usage") or {}
     if judge:
         out += [

@@ -220,10 +220,13 @@ def test_gvd_smoke_writes_every_output_and_resumes(tmp_path, settings):
     assert summary["judged"]["memory_storage"]["caim"]["mean"] == 0.0
     assert summary["judged"]["retrieval_accuracy"]["none"]["n"] == 0
     assert summary["memory"]["caim"]["users"] == 2 and "none" not in summary["memory"]
+    stored_sessions = {(m["user"], r["session_id"]) for m in mem if m["system"] == "caim" for r in m["records"]}
+    assert summary["replay"]["caim"]["sessions_with_records"] == len(stored_sessions) > 0
+    assert summary["replay"]["none"]["sessions_with_records"] == 0
     assert json.loads((out / "results.json").read_text())["systems"] == list(DEFAULT_SYSTEMS)
     report = (out / "report.md").read_text()
     assert "| metric | " + " | ".join(DEFAULT_SYSTEMS) + " |" in report
-    assert "## Memory size" in report and "report.png" in report
+    assert "## Memory size" in report and "report.png" in report and "sessions that left a record" in report
     run = json.loads((out / "run.json").read_text())
     assert run["judge"]["prompt_version"] == judge_prompt.VERSION
     assert run["judge"]["prompt_hash"] == judge_prompt.prompt_hash()
