@@ -11,7 +11,8 @@ def test_default_is_three_levels_of_single_lowercase_words():
     for tag in o.tags:
         assert tag.isalpha() and tag.islower(), tag
     assert len(o.tags) == len(set(o.tags))
-    assert o.path("pizza") == "pizza" or "pizza" not in o
+    assert "pizza" not in o and o.path("pizza") == "pizza"  # an unknown term is its own path
+    assert "tea" in o and o.path("tea") == "food/drinks/tea"
     assert o.path("name") == "personal/identity/name"
 
 
