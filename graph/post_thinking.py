@@ -43,6 +43,8 @@ _LIST_MARK = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")  # "2. ..." - small models 
 REFINE_PER_SESSION = 8
 #: Cosine similarity at which two records are duplicates whatever the model says.
 DUPLICATE = 0.95
+#: Further search hits the code checks for stored copies of a new memory (beyond those the model sees).
+COPIES = 8
 #: Cosine similarity a proposed ontology term needs to the events it is meant for (when it does not occur in them).
 TERM_FIT = 0.3
 
@@ -310,23 +312,28 @@ def maintain(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
 
 def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tuple[list[Merge], list[Change]]:
     store = env.svc.store
-    new = store.get_many(env.user_id, [r["id"] for r in stored])
+    new, merged = _merge_new_copies(store.get_many(env.user_id, [r["id"] for r in stored]), env, session)
     new_ids = {r.id for r in new}
     related: dict[str, list[tuple[MemoryRecord, float]]] = {}
+    decisions: dict[str, tuple[str, MemoryRecord | None]] = {}
+    # the code signal: the same words, or near-identical meaning, are the same whatever the model says;
+    # every stored copy is merged (sessions ended at once elsewhere may each have stored one), so the
+    # code looks further than the few related records the model is shown
+    also_same: dict[str, list[MemoryRecord]] = {}
     for rec in new:
         hits = env.svc.retriever.search(
-            env.user_id, Query(text=rec.thought, now=env.now, past=True), env.settings.maintain_k + len(new)
+            env.user_id, Query(text=rec.thought, now=env.now, past=True), env.settings.maintain_k + len(new) + COPIES
         )
-        others = [h.record for h in hits if h.record.id not in new_ids][: env.settings.maintain_k]
+        others = [h.record for h in hits if h.record.id not in new_ids]
         sims = env.svc.embedder.similarity([rec.thought] + [o.thought for o in others])[0, 1:] if others else []
-        related[rec.id] = [(o, float(sim)) for o, sim in zip(others, sims, strict=True)]
-    decisions: dict[str, tuple[str, MemoryRecord | None]] = {}
-    # the code signal: the same words, or near-identical meaning, are the same whatever the model says
-    for rec in new:
-        for other, sim in related[rec.id]:
-            if sim >= DUPLICATE or _same_words(rec.thought, other.thought):
-                decisions[rec.id] = ("same", other)
-                break
+        scored = [(o, float(sim)) for o, sim in zip(others, sims, strict=True)]
+        related[rec.id] = scored[: env.settings.maintain_k]
+        same = [other for other, sim in scored if _duplicate(rec.thought, other.thought, sim)]
+        if same:
+            decisions[rec.id] = ("same", same[0])
+            also_same[rec.id] = same[1:]
+            if same[0].id not in {o.id for o, _ in related[rec.id]}:
+                related[rec.id] = [next(x for x in scored if x[0].id == same[0].id), *related[rec.id]]
     groups_all = [rec for rec in new if related[rec.id]]
     for chunk in _chunks(groups_all):
         numbering: dict[int, MemoryRecord] = {}
@@ -352,7 +359,6 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
             if target.id not in {o.id for o, _ in related[rec.id]}:
                 continue  # a stored memory shown for another new one: not this one's to change
             decisions[rec.id] = (d.decision, target)
-    merged: list[Merge] = []
     changes: list[Change] = []
     current = {r.id: r for r in new}
     for rid, (decision, target) in decisions.items():
@@ -366,13 +372,19 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
         if decision == "same":
             if sim < env.settings.merge_min_similarity and content_overlap(rec.thought, old.thought) < 0.5:
                 continue  # refused: a confused model cannot merge unrelated facts
-            keep = merge_group([old, rec], session)
-            store.replace(keep, [rec.id, old.id])
+            if not _same_details(rec.thought, old.thought):
+                continue  # refused: other numbers or names ("locker 707" / "locker 807") are other facts
+            group = [old] + [
+                again
+                for o in also_same.get(rid, [])
+                if o.id != old.id and (again := store.get(env.user_id, o.id)) is not None
+            ]
+            keep = merge_group([*group, rec], session)
+            gone = [rec.id, *(g.id for g in group)]
+            store.replace(keep, gone)
             current.pop(rid, None)
             faultpoints.hit("after_maintain_write")
-            merged.append(
-                {"kept": keep.id, "removed": [i for i in (rec.id, old.id) if i != keep.id], "thought": keep.thought}
-            )
+            merged.append({"kept": keep.id, "removed": [i for i in gone if i != keep.id], "thought": keep.thought})
         elif decision == "update":
             closed, newer = apply_update(old, rec, session)
             store.add([closed, newer])
@@ -390,6 +402,52 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
             changes.append({"change": "contradicts", "record": b.id, "others": [a.id], "thought": b.thought})
     changes += _link(list(current.values()), env, session)
     return merged, changes
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
+
+
+def _same_details(a: str, b: str) -> bool:
+    """Do two texts state the same numbers and names? Near-identical wording with another number or
+    name is another fact, so neither the similarity rule nor a model may merge them."""
+    return set(_NUMBER.findall(a)) == set(_NUMBER.findall(b)) and {n.casefold() for n in names(a)} == {
+        n.casefold() for n in names(b)
+    }
+
+
+def _merge_new_copies(new: list[MemoryRecord], env: Env, session: str) -> tuple[list[MemoryRecord], list[Merge]]:
+    """Merge copies among this session's new records (two events saying the same, raw records of
+    earlier sessions refined now) before they are compared with stored ones."""
+    if len(new) < 2:
+        return new, []
+    sims = env.svc.embedder.similarity([r.thought for r in new])
+    group_of = list(range(len(new)))
+    for i in range(len(new)):
+        for j in range(i):
+            if group_of[j] == j and _duplicate(new[i].thought, new[j].thought, float(sims[i, j])):
+                group_of[i] = j
+                break
+    groups: dict[int, list[MemoryRecord]] = {}
+    for i, g in enumerate(group_of):
+        groups.setdefault(g, []).append(new[i])
+    out: list[MemoryRecord] = []
+    merged: list[Merge] = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append(members[0])
+            continue
+        keep = merge_group(members, session)
+        gone = [m.id for m in members]
+        env.svc.store.replace(keep, gone)
+        faultpoints.hit("after_maintain_write")
+        merged.append({"kept": keep.id, "removed": [i for i in gone if i != keep.id], "thought": keep.thought})
+        out.append(keep)
+    return out, merged
+
+
+def _duplicate(a: str, b: str, similarity: float) -> bool:
+    """The code's own "same": the same words, or near-identical meaning with the same numbers and names."""
+    return _same_words(a, b) or (similarity >= DUPLICATE and _same_details(a, b))
 
 
 def _same_words(a: str, b: str) -> bool:

@@ -8,6 +8,7 @@ once per process, never inside a node.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 
@@ -32,7 +33,7 @@ def check_data_dir(settings: Settings) -> None:
     """Create the data dir and prove it is writable, or raise a one-line ``ConfigError``."""
     try:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        probe = settings.data_dir / ".write-test"
+        probe = settings.data_dir / f".write-test-{os.getpid()}-{threading.get_ident()}"  # processes start at once
         probe.write_text("ok")
         probe.unlink()
     except OSError as exc:

@@ -32,6 +32,8 @@ from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
 
 _CLIENT_LOCK = threading.Lock()  # chromadb's client start-up is not safe from several threads at once
+#: Chroma's embedded store takes one writing process at a time: writers on one directory queue on this file.
+WRITER_LOCK = ".writer.lock"
 #: Largest batch sent to Chroma in one call.
 BATCH = 1000
 
@@ -61,9 +63,22 @@ def _client(path: Path | None, url: str | None, headers: Mapping[str, str] | Non
             return chromadb.EphemeralClient(settings=settings)
         try:
             path.mkdir(parents=True, exist_ok=True)
-            return chromadb.PersistentClient(path=str(path), settings=settings)
+            with _flock(path / WRITER_LOCK):  # a new directory is initialised by the first process only
+                return chromadb.PersistentClient(path=str(path), settings=settings)
         except Exception as exc:
             raise StorageError(f"Chroma directory {path} cannot be opened ({type(exc).__name__}: {exc})") from None
+
+
+@contextmanager
+def _flock(path: Path) -> Iterator[None]:
+    """An exclusive lock on a file, across processes."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 class VectorIndex:
@@ -86,8 +101,8 @@ class VectorIndex:
         self._function = embedder.chroma_function()
         self._collections: dict[str, Any] = {}
         self._lock = threading.RLock()
-        # Chroma's embedded store takes one writing process at a time: writers on one directory queue here
-        self._writers = Path(path) / ".writer.lock" if path is not None and not url else None
+        self._writers = Path(path) / WRITER_LOCK if path is not None and not url else None
+        self._held = threading.local()
 
     def _name(self, user_id: str) -> str:
         return self.prefix + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
@@ -100,9 +115,12 @@ class VectorIndex:
             name = self._name(user_id)
             try:
                 if create:
-                    col = self.client.get_or_create_collection(
-                        name, embedding_function=self._function, metadata={"hnsw:space": "cosine", "user_id": user_id}
-                    )
+                    with self._writing():
+                        col = self.client.get_or_create_collection(
+                            name,
+                            embedding_function=self._function,
+                            metadata={"hnsw:space": "cosine", "user_id": user_id},
+                        )
                 else:
                     col = self.client.get_collection(name, embedding_function=self._function)
             except Exception as exc:
@@ -114,16 +132,21 @@ class VectorIndex:
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        if self._writers is None:
-            yield
+        """Hold the directory's writer lock (re-entrant within a thread: adding may open a collection)."""
+        depth = getattr(self._held, "depth", 0)
+        if self._writers is None or depth:
+            self._held.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._held.depth = depth
             return
-        fd = os.open(self._writers, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+        with _flock(self._writers):
+            self._held.depth = 1
+            try:
+                yield
+            finally:
+                self._held.depth = 0
 
     def add(self, items: Sequence[Item]) -> None:
         """Upsert (id, user, event time, current, vector) items."""

@@ -303,6 +303,41 @@ def test_moving_from_an_embedded_store_keeps_every_record_time_validity_and_link
         assert any("Berlin" in c["thought"] for c in r.candidates)
 
 
+def test_the_same_wording_with_another_number_is_another_fact(agent, scripted):
+    # close in meaning (the embedder puts them above the duplicate threshold) and the model says "same":
+    # the numbers differ, so code keeps both
+    _, _, script = scripted
+    two_sessions(agent, script, "My locker number is 707.", "My locker number is 807.", "same")
+    thoughts = [r.thought for r in agent.memories("ann")]
+    assert any("707" in t for t in thoughts) and any("807" in t for t in thoughts)
+
+
+def test_every_stored_copy_of_a_fact_is_merged_into_one(agent):
+    # copies left by sessions of the same user that ended at once in other processes
+    from datetime import datetime
+
+    from caim.memory.capture import raw_record
+
+    store = agent.services.store
+    copies = [
+        raw_record(
+            user_id="ann",
+            session_id=f"elsewhere-{i}",
+            turn=1,
+            text="My favourite food is pizza.",
+            when=datetime.fromisoformat(f"2023-04-0{i + 1}T09:00:00+00:00"),
+            tags=["food"],
+        )
+        for i in range(4)
+    ]
+    store.add(copies)
+    agent.chat("My favourite food is pizza.", user_id="ann", at="2023-04-27T09:00:00")
+    summary = agent.end_session(user_id="ann", at="2023-04-27T10:00:00")
+    assert [r.thought for r in agent.memories("ann")] == ["My favourite food is pizza."]
+    [merge] = summary.merged  # the four copies (refined now) and this session's record: one record
+    assert len(merge["removed"]) == len(copies) and agent.memories("ann")[0].id == merge["kept"]
+
+
 def test_a_merged_record_is_not_brought_back_by_linking(agent):
     for day in ("27", "28"):
         agent.chat("My sister Clara lives in Rome.", user_id="ann", at=f"2023-04-{day}T09:00:00")
