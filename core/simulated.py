@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -90,6 +91,16 @@ def minimal_answer(schema: dict, root: dict | None = None) -> Any:
     return None
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up (a cut stream, a test's timeout) is normal here, not worth a traceback."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class SimulatedEndpoint:
     def __init__(
         self,
@@ -131,7 +142,7 @@ class SimulatedEndpoint:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
