@@ -6,6 +6,7 @@ line with a non-zero exit code, never as a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -266,17 +267,33 @@ def memories_export(
     data_dir: Path | None = DataDir,
 ) -> None:
     """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
+    from caim.agent.facade import check_user
+    from caim.memory.db import RecordDB
+    from caim.memory.store import DB_FILE
     from caim.memory.transfer import export_lines
 
-    with _agent(data_dir) as agent:
-        lines = export_lines(agent.services.store, user)
+    settings = _settings(data_dir)
+    user = check_user(user)
+    db_file = settings.data_dir / DB_FILE
+    with contextlib.ExitStack() as stack:
+        if settings.database_url or db_file.exists():
+            # the record database alone: an export needs no embedding model and no vector index
+            db = RecordDB(
+                None if settings.database_url else db_file, url=settings.database_url, namespace=settings.namespace
+            )
+            stack.callback(db.close)
+            records, count = db.iter_user(user), db.count
+        else:  # no records yet, or a data dir of caim 0.1 that the store migrates on opening
+            store = stack.enter_context(_agent(data_dir)).services.store
+            records, count = store.iter(user), store.count
+        lines = export_lines(records, user)
         if to is None:
             for piece in lines:
                 sys.stdout.write(piece)
             return
         with to.open("w", encoding="utf-8") as f:
             f.writelines(lines)
-        out.print(f"exported {agent.services.store.count(user)} records of {user} to {to}.", style="dim")
+        out.print(f"exported {count(user)} records of {user} to {to}.", style="dim")
 
 
 @memories_app.command("import")

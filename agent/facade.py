@@ -450,7 +450,7 @@ class CaimAgent:
 
     def export_user(self, user_id: str) -> dict[str, Any]:
         """Everything stored about the user, as one JSON-ready dict (``export_lines`` streams it)."""
-        return json.loads("".join(export_lines(self.services.store, user_id)))
+        return json.loads("".join(export_lines(self.services.store.iter(user_id), user_id)))
 
     def import_user(self, user_id: str, data: dict[str, Any] | list[dict[str, Any]]) -> int:
         """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing)."""

@@ -156,13 +156,14 @@ def pct(values: list[float], q: float) -> float:
 
 
 _PEAK = """
-import resource, runpy, sys
+import runpy, sys
 sys.argv = ["caim", "memories", "export", "--user", sys.argv[1], "--data-dir", sys.argv[2], "--out", "/dev/null"]
 try:
     runpy.run_module("caim.agent.cli", run_name="__main__")
 except SystemExit:
     pass
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+# the address space's own high-water mark: ru_maxrss would carry over the forking parent's size
+print(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")), file=sys.stderr)
 """
 
 
@@ -225,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     n_list = sum(1 for _ in store.iter("u0"))
     list_s = time.perf_counter() - t
     t = time.perf_counter()
-    size = sum(len(piece) for piece in export_lines(store, "u0"))
+    size = sum(len(piece) for piece in export_lines(store.iter("u0"), "u0"))
     export_s = time.perf_counter() - t
     store.close()
     rss, base = export_rss(root, "u0")

@@ -8,6 +8,7 @@ our vectors and our embedding function, so its own default model is never fetche
 
 from __future__ import annotations
 
+import os
 import threading
 from abc import ABC, abstractmethod
 from functools import lru_cache
@@ -94,7 +95,8 @@ class MiniLMEmbedder(Embedder):
 
     name = "all-MiniLM-L6-v2-int8"
     BATCH_SIZE = 16
-    THREADS = 1
+    #: onnxruntime intra-op threads: two ran 1.8x the texts/s of one on a 2-core machine (benchmarks/embeddings.py)
+    THREADS = min(2, os.cpu_count() or 1)
 
     def __init__(self, batch_size: int = BATCH_SIZE, threads: int = THREADS):
         import onnxruntime as ort

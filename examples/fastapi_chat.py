@@ -142,7 +142,7 @@ def create_app(agent: CaimAgent | None = None) -> FastAPI:
     def export(user_id: str, request: Request) -> StreamingResponse:
         filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user_id)
         return StreamingResponse(  # streamed record by record: constant memory for any size
-            export_lines(get_agent(request).services.store, user_id),
+            export_lines(get_agent(request).services.store.iter(user_id), user_id),
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="caim-{filename}.json"'},
         )

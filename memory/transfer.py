@@ -22,11 +22,12 @@ FORMAT = 1
 BATCH = 256
 
 
-def export_lines(store: MemoryStore, user_id: str) -> Iterator[str]:
-    """The export of ``user_id`` as pieces of one JSON document (join them, or write them out)."""
+def export_lines(records: Iterable[MemoryRecord], user_id: str) -> Iterator[str]:
+    """The export of ``user_id``'s ``records`` (``store.iter(user_id)``, or the record database's
+    ``iter_user``: no vector index or model needed) as pieces of one JSON document."""
     head = {"format": FORMAT, "user_id": user_id, "exported_at": utcnow().isoformat()}
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "memories": ['
-    for i, rec in enumerate(store.iter(user_id)):
+    for i, rec in enumerate(records):
         yield ("," if i else "") + "\n" + rec.model_dump_json()
     yield "\n]}\n"
 

@@ -84,13 +84,16 @@ def test_store_scale_benchmark_prints_its_last_line(tmp_path, capsys):
 
 
 def test_embeddings_benchmark_compares_batch_shapes(tmp_path, capsys):
+    from caim.core.embeddings import MiniLMEmbedder
+
     bench = load("embeddings")
-    out = bench.main(["--texts", "48", "--batches", "16", "--threads", "1", "--json", str(tmp_path / "e.json")])
+    threads = str(MiniLMEmbedder.THREADS)  # the default configuration is the one the last line reports
+    out = bench.main(["--texts", "48", "--batches", "16", "--threads", threads, "--json", str(tmp_path / "e.json")])
     modes = {(r["mode"], r["batch"]) for r in out["rows"]}
     assert modes == {("single", 48), ("unsorted", 16), ("bucketed", 16)}
     assert all(r["texts_per_s"] > 0 for r in out["rows"])
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last.startswith("embedding ") and last.endswith("(batch 16, 1 thread(s)) on 48 texts")
+    assert last.startswith("embedding ") and last.endswith(f"(batch 16, {threads} thread(s)) on 48 texts")
     assert json.loads((tmp_path / "e.json").read_text())["texts"] == 48
 
 

@@ -114,3 +114,45 @@ def test_deferred_session_end_is_processed_by_the_next_start(env):
     )
     run(["chat", "--user", "other"], env, "/quit\n")  # any start drains the queue
     assert len(json.loads(run(["memories", "list", "--user", "z", "--json"], env).stdout)) == 1
+
+
+def test_export_reads_the_record_database_alone(tmp_path, monkeypatch):
+    """An export needs no embedding model and no vector index (so it stays small at any size)."""
+    from datetime import UTC, datetime
+
+    import chromadb
+    from typer.testing import CliRunner
+
+    import caim.graph.services
+    from caim.agent.cli import app
+    from caim.core.embeddings import MiniLMEmbedder
+    from caim.memory.capture import raw_record
+    from caim.memory.store import MemoryStore
+
+    store = MemoryStore(tmp_path, MiniLMEmbedder.shared())
+    store.add(
+        [
+            raw_record(
+                user_id="ann",
+                session_id="s",
+                turn=i,
+                text=f"My locker number is {i}07.",
+                when=datetime(2023, 4, i + 1, tzinfo=UTC),
+                tags=["work"],
+            )
+            for i in range(3)
+        ]
+    )
+    store.close()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the export opened a model or the vector index")
+
+    monkeypatch.setattr(caim.graph.services, "default_embedder", refuse)
+    monkeypatch.setattr(chromadb, "PersistentClient", refuse)
+    result = CliRunner().invoke(app, ["memories", "export", "--user", "ann", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    dump = json.loads(result.stdout)
+    assert dump["user_id"] == "ann" and [m["thought"] for m in dump["memories"]] == [
+        f"My locker number is {i}07." for i in range(3)
+    ]
