@@ -123,12 +123,18 @@ def _accept_terms(proposals: list[Any], events: list[KeyEvent], env: Env) -> lis
     is close in meaning to them. Everything else is refused and logged in the trace."""
     if not proposals:
         return []
-    text = " ".join(e["event"] for e in events).lower()
+    raw = " ".join(e["event"] for e in events)
+    text = raw.lower()
     words = set(text.replace(",", " ").replace(".", " ").split())
+    # a name (written capitalised, or a speaker's) is about one person or place, not a kind of memory
+    named = {n.casefold() for n in names(raw)} | {w.casefold() for w in re.findall(r"^\s*([A-Z][a-z]+):", raw, re.M)}
     ok: list[Proposal] = []
     refused: list[str] = []
     for p in proposals:
         term = p.term.strip().lower()
+        if term in named:
+            refused.append(f"{term!r}: a name, not a kind of memory")
+            continue
         if term in words:
             ok.append(Proposal(p.parent, term))
             continue

@@ -255,19 +255,27 @@ def test_merge_of_dissimilar_records_is_refused(agent, scripted):
 def test_ontology_term_is_accepted_only_when_it_fits_the_events(agent, scripted):
     _, _, script = scripted
     base = script["thoughts"]
+    offered = ["origami", "noht"]
 
     def propose(m, rf):
         spec = rf["json_schema"]["schema"]["$defs"]["NewTerm"]["properties"]["parent"]
         parent = spec["enum"][0] if "enum" in spec else spec["const"]
-        return {**base(m, rf), "new_terms": [{"parent": parent, "term": t} for t in ("origami", "noht")]}
+        return {**base(m, rf), "new_terms": [{"parent": parent, "term": t} for t in offered]}
 
     script["thoughts"] = propose
-    agent.chat("My favourite hobby is origami.", user_id="ann")
-    summary = agent.end_session(user_id="ann")
+    agent.chat("My favourite hobby is origami.", user_id="ann", at="2023-04-27T09:00:00")
+    summary = agent.end_session(user_id="ann", at="2023-04-27T10:00:00")
     assert [a.split("/")[-1] for a in summary.ontology_added] == ["origami"]
     assert "origami" in agent.services.ontology.current and "noht" not in agent.services.ontology.current
     refused = steps(summary.trace, "write_thoughts")[0]["ontology_refused"]
     assert any("noht" in r for r in refused)
+    # a name occurs in the events, but it is about one person, not a kind of memory
+    offered[:] = ["caroline"]
+    agent.chat("My friend Caroline taught me to knit.", user_id="ann", at="2023-04-28T09:00:00")
+    summary = agent.end_session(user_id="ann", at="2023-04-28T10:00:00")
+    assert summary.ontology_added == [] and "caroline" not in agent.services.ontology.current
+    refused = steps(summary.trace, "write_thoughts")[0]["ontology_refused"]
+    assert any("caroline" in r and "name" in r for r in refused)
 
 
 # ---- bad input --------------------------------------------------------------------------------------------
