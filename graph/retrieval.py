@@ -27,7 +27,7 @@ from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Plan, State
 from caim.memory.records import MemoryBrief, as_aware
 from caim.memory.retrieval import Query
-from caim.memory.text import asks_about_past
+from caim.memory.text import asks_about_past, names
 from caim.memory.timeref import TimeRange, TimeSpan, find_expressions, resolve
 
 _FIRST = re.compile(r"\b(first|earliest) (conversation|chat|talk|session|time we (talked|spoke|met))\b", re.I)
@@ -102,9 +102,15 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
 def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
     """The route from the plan and the code signals (``rule``: signals-or-model, model, signals).
 
-    A reference to the past, a question about the user's own facts or a closely similar stored
-    memory is a memory signal; a time expression turns "this conversation" into "both"."""
-    memory = bool(signals.get("past_reference") or signals.get("self_question") or signals.get("similar_memory"))
+    A reference to the past, a question about the user's own facts, a question naming someone or
+    something the memory knows, or a closely similar stored memory is a memory signal; a time
+    expression or a known name turns "this conversation" into "both"."""
+    memory = bool(
+        signals.get("past_reference")
+        or signals.get("self_question")
+        or signals.get("similar_memory")
+        or signals.get("named_in_memory")
+    )
     if plan is not None and not plan["model"]:
         return plan["route"]  # the policy fixes the route (always, none, dense)
     if plan is None or rule == "signals":
@@ -114,7 +120,9 @@ def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
         return route
     if route == "none" and memory:
         return "ltm+stm"
-    if route == "stm" and (signals.get("past_reference") or signals.get("time_reference")):
+    if route == "stm" and (
+        signals.get("past_reference") or signals.get("time_reference") or signals.get("named_in_memory")
+    ):
         return "ltm+stm"
     return route
 
@@ -126,6 +134,9 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     best = max((f.get("similarity", 0.0) for f in found), default=0.0)
     signals["similar_memory"] = best >= env.settings.similar_memory
     signals["best_similarity"] = round(best, 3)
+    if policy.uses_memory and signals.get("question"):
+        known = env.svc.store.known_names(env.user_id, names(current_input(state, env)))
+        signals["named_in_memory"] = bool(known)
     rule = env.settings.route_rule
     route: Route = combine(plan, signals, rule) if policy.uses_memory else "none"
     decisions: dict[str, Any] = {**(plan["decisions"] if plan else {"plan": "none: code signals"}), "rule": rule}

@@ -428,6 +428,7 @@ def memory_signals(text: str) -> dict[str, bool]:
     t = " ".join(text.split())
     question = "?" in t or bool(re.match(r"\s*(what|which|where|when|who|how|do|did|does|can|could)\b", t, re.I))
     return {
+        "question": question,
         "past_reference": bool(_PAST_REFERENCE.search(t)),
         "time_reference": has_time_expression(t) or bool(date_windows(t, datetime.now())),
         "self_question": question and bool(_SELF_QUESTION.search(t)),

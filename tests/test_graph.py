@@ -65,6 +65,20 @@ def test_code_signals_overrule_a_model_that_says_no_memory(agent, scripted):
     assert any("pizza" in m["thought"] for m in r.memories)
 
 
+def test_a_question_naming_someone_the_memory_knows_goes_to_memory(agent, scripted):
+    _, _, script = scripted
+    agent.chat("My sister Clara lives in Rome.", user_id="ann", at="2023-04-27T09:00:00")
+    agent.end_session(user_id="ann", at="2023-04-27T10:00:00")
+    script["plan"] = {"needs_memory": "no", "memory": "current", "tags": [], "time_expressions": []}
+    r = agent.chat("Where does Clara live?", user_id="ann", at="2023-04-28T09:00:00")
+    signals = steps(r.trace, "retrieve")[0]["signals"]
+    assert signals["named_in_memory"] is True and not signals["self_question"] and not signals["past_reference"]
+    assert r.route == "ltm+stm" and any("Rome" in m["thought"] for m in r.memories)
+    # a name the memory does not know is no signal
+    r = agent.chat("Where does Bertrand live?", user_id="ann", at="2023-04-28T09:05:00")
+    assert steps(r.trace, "retrieve")[0]["signals"]["named_in_memory"] is False
+
+
 def test_model_only_rule_follows_the_model(settings, scripted):
     models, _, script = scripted
     script["plan"] = {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []}
