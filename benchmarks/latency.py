@@ -37,7 +37,7 @@ import numpy as np
 from caim.agent import CaimAgent, Settings
 from caim.core.simulated import Latency, Request, SimulatedEndpoint
 from caim.core.trace import llm_calls
-from caim.memory.records import MemoryRecord, SourceTurn
+from caim.memory.capture import raw_record
 
 POLICIES = ("none", "dense", "caim", "single-call", "caim-cascade")
 ANSWER = (
@@ -105,16 +105,14 @@ def prepare(agent: CaimAgent, user: str, n: int, rng: random.Random) -> None:
         text = fill(rng.choice(FACTS), rng)
         when = t0 + timedelta(hours=7 * i)
         recs.append(
-            MemoryRecord(
+            raw_record(
                 user_id=user,
-                thought=text,
-                kind="raw",
-                tags=["personal"],
-                event_time=when,
-                speaker="user",
                 session_id=f"s{i // 10}",
                 turn=i % 10,
-                sources=[SourceTurn(role="user", text=text, time=when)],
+                text=text,
+                when=when,
+                tags=["personal"],
+                speaker="user",
             )
         )
     agent.services.store.add(recs)

@@ -38,7 +38,7 @@ import numpy as np
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from caim.core.embeddings import MiniLMEmbedder
-from caim.memory.records import MemoryRecord, SourceTurn
+from caim.memory.capture import raw_record
 from caim.memory.retrieval import Query, Retriever
 from caim.memory.store import MemoryStore
 from caim.memory.transfer import export_lines
@@ -130,16 +130,14 @@ def fill(store: MemoryStore, user: str, n: int, text: Text, dim: int, batch: int
             said = text.sentence()
             when = t0 + timedelta(minutes=17 * i)
             recs.append(
-                MemoryRecord(
+                raw_record(
                     user_id=user,
-                    thought=said,
-                    kind="raw",
-                    tags=["personal"],
-                    event_time=when,
-                    speaker="user",
                     session_id=f"s{i // 20}",
                     turn=i % 20,
-                    sources=[SourceTurn(role="user", text=said, time=when)],
+                    text=said,
+                    when=when,
+                    tags=["personal"],
+                    speaker="user",
                 )
             )
         vecs = np.random.default_rng(len(recs) + start).standard_normal((len(recs), dim)).astype(np.float32)

@@ -99,6 +99,10 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     return {"found": found, "tags": tags, "time_ranges": spans}
 
 
+#: Names of a message checked against the memory (a long message names many; a question few).
+MAX_NAMES = 5
+
+
 def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
     """The route from the plan and the code signals (``rule``: signals-or-model, model, signals).
 
@@ -135,7 +139,7 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     signals["similar_memory"] = best >= env.settings.similar_memory
     signals["best_similarity"] = round(best, 3)
     if policy.uses_memory and signals.get("question"):
-        known = env.svc.store.known_names(env.user_id, names(current_input(state, env)))
+        known = env.svc.retriever.known_names(env.user_id, names(current_input(state, env))[:MAX_NAMES])
         signals["named_in_memory"] = bool(known)
     rule = env.settings.route_rule
     route: Route = combine(plan, signals, rule) if policy.uses_memory else "none"

@@ -232,6 +232,15 @@ class Retriever:
                 self._speakers[user_id] = cached
         return cached[1]
 
+    def known_names(self, user_id: str, candidates: Sequence[str]) -> list[str]:
+        """Those of ``candidates`` (names, e.g. from a question) that this user's memory mentions, as
+        a speaker (cached per write version) or as a name in a record (one indexed query)."""
+        if not candidates:
+            return []
+        db = self.store.db
+        speakers = {s.casefold() for s in self.speakers(user_id, db.stats(user_id)[2])}
+        return [n for n in candidates if n.casefold() in speakers or db.with_names(user_id, [n], 1)]
+
     # ---- search -------------------------------------------------------------------------------------
     def search(self, user_id: str, query: Query, k: int = 10, weights: Weights = DEFAULT_WEIGHTS) -> list[Hit]:
         db = self.store.db

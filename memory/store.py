@@ -289,14 +289,6 @@ class MemoryStore:
         """This user's earliest record by event time ("our first conversation")."""
         return self.db.first(user_id)
 
-    def known_names(self, user_id: str, candidates: Sequence[str]) -> builtins.list[str]:
-        """Those of ``candidates`` (names, e.g. from a question) that this user's memory mentions,
-        as a name in a record or as a speaker."""
-        if not candidates:
-            return []
-        speakers = {s.casefold() for s in self.db.speakers(user_id)}
-        return [n for n in candidates if n.casefold() in speakers or self.db.with_names(user_id, [n], 1)]
-
     def users(self) -> builtins.list[str]:
         return self.db.users()
 
