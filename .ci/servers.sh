@@ -29,15 +29,18 @@ start() {
   local bin; bin="$(pg_bin)" || { install_postgres; bin="$(pg_bin)"; }
   local pgport chromaport run_as=()
   pgport="$(free_port)"; chromaport="$(free_port)"
-  local pgdata="$STATE/pgdata"
-  rm -rf "$pgdata"; mkdir -p "$pgdata"
+  # the cluster lives in a directory of its own that the server's user can reach (STATE may sit
+  # inside a private temporary directory)
+  local pgroot; pgroot="$(mktemp -d /tmp/caim-pg.XXXXXX)"
+  local pgdata="$pgroot/data"
   if [ "$(id -u)" -eq 0 ]; then  # initdb refuses to run as root
-    chown -R postgres:postgres "$STATE"
+    chown postgres:postgres "$pgroot"
     run_as=(runuser -u postgres --)
   fi
   "${run_as[@]}" "$bin/initdb" -D "$pgdata" -A trust -U caim >/dev/null
-  "${run_as[@]}" "$bin/pg_ctl" -D "$pgdata" -w -l "$STATE/postgres.log" \
-    -o "-p $pgport -k $STATE -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >&2
+  "${run_as[@]}" "$bin/pg_ctl" -D "$pgdata" -w -l "$pgroot/postgres.log" \
+    -o "-p $pgport -k $pgroot -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >&2
+  echo "$pgroot" >"$STATE/pgroot"
   mkdir -p "$STATE/chroma"
   nohup "$ROOT/.venv/bin/chroma" run --path "$STATE/chroma" --host 127.0.0.1 --port "$chromaport" \
     >"$STATE/chroma.log" 2>&1 &
@@ -57,7 +60,8 @@ stop() {
   if [ -f "$STATE/pgbin" ]; then
     local run_as=()
     [ "$(id -u)" -eq 0 ] && run_as=(runuser -u postgres --)
-    "${run_as[@]}" "$(cat "$STATE/pgbin")/pg_ctl" -D "$STATE/pgdata" -m fast stop >&2 || true
+    "${run_as[@]}" "$(cat "$STATE/pgbin")/pg_ctl" -D "$(cat "$STATE/pgroot")/data" -m fast stop >&2 || true
+    rm -rf "$(cat "$STATE/pgroot")"
   fi
 }
 

@@ -40,7 +40,10 @@ def backend(request):
         yield {}
         return
     if not (DATABASE_URL and CHROMA_URL):
-        pytest.skip("server backend: set CAIM_TEST_DATABASE_URL and CAIM_TEST_CHROMA_URL (.ci/run starts both)")
+        why = "server backend: set CAIM_TEST_DATABASE_URL and CAIM_TEST_CHROMA_URL (.ci/run starts both)"
+        if os.environ.get("CAIM_REQUIRE_SERVERS"):
+            pytest.fail(why)
+        pytest.skip(why)
     ns = "t" + uuid.uuid4().hex[:12]
     yield {"database_url": DATABASE_URL, "chroma_url": CHROMA_URL, "checkpoint_url": DATABASE_URL, "namespace": ns}
     drop_namespace(ns)
