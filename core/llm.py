@@ -12,7 +12,9 @@ from __future__ import annotations
 import copy
 import json
 import re
+import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -260,13 +262,142 @@ class LLM:
         trace.append(entry)
         return str(whole.content).strip() if whole is not None else ""
 
+    def draft(self, role: Role, messages: list[BaseMessage]) -> Draft:
+        """Start a streamed answer now, in the background; ``Draft.take`` streams it, ``cancel`` drops it."""
+        return Draft(self.models.for_role(role), role, messages)
+
+
+def _estimate(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+class Draft:
+    """An answer started before the decisions that shape its prompt are in (a speculative answer).
+
+    The stream runs in a background thread and its pieces are buffered. ``take`` replays them and
+    follows the rest (the caller checked that the draft's prompt is the one it would send);
+    ``cancel`` stops it and records what was spent. A draft that failed before its first piece
+    gives ``None`` from ``take``, so the caller asks afresh (with the usual retries)."""
+
+    def __init__(self, model: Any, role: Role, messages: list[BaseMessage]):
+        self.messages = messages
+        self.role = role
+        self.created = time.monotonic()
+        self._start = time.perf_counter()
+        self._cond = threading.Condition()
+        self._pieces: list[str] = []
+        self._whole: Any = None
+        self._first_ms: float | None = None
+        self._error: Exception | None = None
+        self._done = False
+        self._cancelled = False
+        threading.Thread(target=self._run, args=(model,), name="caim-draft", daemon=True).start()
+
+    def _run(self, model: Any) -> None:
+        try:
+            stream = model.stream(self.messages)
+            try:
+                for chunk in stream:
+                    with self._cond:
+                        if self._cancelled:
+                            break
+                        self._whole = chunk if self._whole is None else self._whole + chunk
+                        if chunk.content:
+                            if self._first_ms is None:
+                                self._first_ms = round((time.perf_counter() - self._start) * 1000, 1)
+                            self._pieces.append(str(chunk.content))
+                            self._cond.notify_all()
+            finally:
+                stream.close()
+        except Exception as exc:  # recorded; ``take`` decides what it means
+            self._error = exc
+        finally:
+            with self._cond:
+                self._done = True
+                self._cond.notify_all()
+
+    def take(self, on_piece: Callable[[str], None], *, trace: list, node: str) -> str | None:
+        """Stream the draft to ``on_piece`` (buffered pieces first) and return the whole text; ``None``
+        when it failed before its first piece. A stream cut after it raises ``EndpointError``."""
+        sent = 0
+        while True:
+            with self._cond:
+                while sent == len(self._pieces) and not self._done:
+                    self._cond.wait()
+                new, done = self._pieces[sent:], self._done
+            for piece in new:
+                on_piece(piece)
+            sent += len(new)
+            if done and sent == len(self._pieces):
+                break
+        if self._error is not None:
+            if sent == 0:
+                return None
+            raise EndpointError(f"the model's answer was cut off ({type(self._error).__name__}); please ask again")
+        a, b = _usage(self._whole)
+        entry = _entry(node, self.role, self._start, a, b, 1, None)
+        entry["draft"] = True
+        if self._first_ms is not None:
+            entry["first_ms"] = self._first_ms
+        trace.append(entry)
+        return str(self._whole.content).strip() if self._whole is not None else ""
+
+    def cancel(self, *, trace: list | None = None, node: str = "") -> None:
+        """Stop the draft; with ``trace``, record the call as discarded (tokens estimated if cut)."""
+        with self._cond:
+            self._cancelled = True
+            done, whole, text = self._done, self._whole, "".join(self._pieces)
+        if trace is None:
+            return
+        a, b = _usage(whole) if done else (0, 0)
+        if not a:
+            a = sum(_estimate(str(m.content)) for m in self.messages)
+            b = _estimate(text) if text else 0
+        entry = _entry(node, self.role, self._start, a, b, 1, None)
+        entry["draft"] = True
+        entry["discarded"] = True
+        trace.append(entry)
+
+
+class DraftBook:
+    """Drafts waiting for their run's decisions, by id (the id travels in the graph state; a draft
+    is process-local, so a run resumed elsewhere finds none and answers afresh). Drafts nobody
+    took within ``ttl`` seconds are cancelled."""
+
+    def __init__(self, ttl: float = 120.0):
+        self.ttl = ttl
+        self._lock = threading.Lock()
+        self._drafts: dict[str, Draft] = {}
+
+    def put(self, draft: Draft) -> str:
+        key = uuid.uuid4().hex
+        now = time.monotonic()
+        with self._lock:
+            stale = [k for k, d in self._drafts.items() if now - d.created > self.ttl]
+            for k in stale:
+                self._drafts.pop(k).cancel()
+            self._drafts[key] = draft
+        return key
+
+    def pop(self, key: str | None) -> Draft | None:
+        if not key:
+            return None
+        with self._lock:
+            return self._drafts.pop(key, None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._drafts)
+
 
 def _entry(node: str, role: Role, start: float, tin: int, tout: int, attempts: int, error: str | None) -> LLMCall:
+    elapsed = time.perf_counter() - start
     e: LLMCall = {
         "node": node,
         "kind": "llm",
         "role": role,
-        "ms": round((time.perf_counter() - start) * 1000, 1),
+        "started": round(time.time() - elapsed, 4),
+        "ms": round(elapsed * 1000, 1),
         "input_tokens": tin,
         "output_tokens": tout,
         "attempts": attempts,

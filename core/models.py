@@ -57,6 +57,14 @@ class Models:
         (its grammar enforces them) and injected models; not for hosted OpenAI-compatible endpoints."""
         return self._overrides is not None or self.settings.resolved_provider() != "openai"
 
+    @property
+    def speculative(self) -> bool:
+        """Whether answers are drafted beside the decisions: the ``speculative_answer`` setting, else
+        yes for an OpenAI-compatible endpoint (it serves calls side by side) and no otherwise."""
+        if self.settings.speculative_answer is not None:
+            return self.settings.speculative_answer
+        return self._overrides is None and self.settings.resolved_provider() == "openai"
+
     def describe(self) -> str:
         """Which provider and model are in use, for people."""
         if self._overrides is not None:

@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     # controller: how the model's route and the code signals combine (see caim.graph.retrieval)
     route_rule: Literal["signals-or-model", "model", "signals"] = "signals-or-model"
     similar_memory: float = 0.6  # a stored record this similar to the message counts as a memory signal
+    # answer drafted beside the decisions (a speculative answer, used only when the decided prompt is
+    # the drafted one - see caim.graph.retrieval); None: on for an OpenAI-compatible endpoint, off for
+    # the bundled model (one local slot would queue the draft behind the decisions) and injected models
+    speculative_answer: bool | None = None
     stm_token_budget: int = 1500
     stm_keep_recent: int = 6
     # retrieval

@@ -17,6 +17,7 @@ class LLMCall(TypedDict):
     node: str
     kind: Literal["llm"]
     role: Role
+    started: NotRequired[float]  # wall-clock start (epoch seconds): what ran in parallel
     ms: float
     input_tokens: int
     output_tokens: int
@@ -24,6 +25,8 @@ class LLMCall(TypedDict):
     fallback: NotRequired[bool]
     error: NotRequired[str]
     first_ms: NotRequired[float]
+    draft: NotRequired[bool]  # a speculative answer (started before the decisions were in)
+    discarded: NotRequired[bool]  # ... that was not used (its prompt was not the one decided)
 
 
 class Step(TypedDict):

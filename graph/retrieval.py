@@ -3,15 +3,24 @@
 1. ``search`` runs beside the controller, needing no decision: the ranked retrieval of
    ``caim.memory.retrieval`` over the message, with the tags nearest by meaning and the time
    expressions code finds (resolved against the turn time; "our first conversation" is the day of
-   the user's earliest record).
+   the user's earliest record). When code signals point to memory and the policy filters beside its
+   plan (``filter_beside_plan``), the relevance filter runs here on the best ``candidate_cap``
+   records, in parallel with the plan - and, with ``speculative_answer``, the answer is drafted from
+   the best ``max_kept`` of them before either decision is in.
 2. ``retrieve`` joins the two: the route is the plan's route combined with the code signals
    (``route_rule``: a clear memory question - a reference to the past, a time expression, a question
-   about the user's own facts, a closely similar stored memory - is never routed to "no memory");
-   when the plan adds tags or time expressions, the search runs again with them. The best
-   ``candidate_cap`` records become the candidates. The STM window is decided here too.
-3. ``filter_relevant`` keeps what the policy's filter keeps, plus those of the ``keep_top``
-   best-ranked candidates that are close to the message (``keep_similarity``: the code signal beside the
-   model's judgement); without a filter decision, the best-ranked candidates up to ``max_kept``.
+   about the user's own facts, a closely similar stored memory, a name the memory knows - is never
+   routed to "no memory"); when the plan adds tags or time expressions, the search runs again with
+   them. The best ``candidate_cap`` records become the candidates. The STM window is decided here too.
+3. ``filter_relevant`` keeps what the policy's filter keeps (its decision from ``search`` when it saw
+   these very candidates, else a call now), plus those of the ``keep_top`` best-ranked candidates
+   that are close to the message (``keep_similarity``: the code signal beside the model's
+   judgement); without a filter decision, the best-ranked candidates up to ``max_kept``.
+
+The drafted answer (``respond``) stands when the decided route includes long-term memory, the kept
+memories are among those the draft shows, at least one is kept, and the prompt is otherwise the same
+(STM window, message); it then shows the draft's memories. Anything else - no memory, nothing
+relevant, a memory the draft did not show - cancels it and the answer is asked for afresh.
 """
 
 from __future__ import annotations
@@ -21,13 +30,13 @@ from datetime import datetime, time, timedelta
 from typing import Any
 
 from caim.core.types import Route
-from caim.graph.common import current_input, stm_window
+from caim.graph.common import answer_messages, current_input, ready_window, speculates, stm_window
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Plan, State
 from caim.memory.records import MemoryBrief, as_aware
 from caim.memory.retrieval import Query
-from caim.memory.text import asks_about_past, names
+from caim.memory.text import asks_about_past, memory_signals, names
 from caim.memory.timeref import TimeRange, TimeSpan, find_expressions, resolve
 
 _FIRST = re.compile(r"\b(first|earliest) (conversation|chat|talk|session|time we (talked|spoke|met))\b", re.I)
@@ -87,20 +96,59 @@ def _search(
     return [h.brief(env.settings.source_chars) for h in hits]
 
 
+#: Names of a message checked against the memory (a long message names many; a question few).
+MAX_NAMES = 5
+
+
+def found_signals(env: Env, text: str, found: list[MemoryBrief]) -> dict[str, Any]:
+    """Code signals from what the search found: a closely similar stored memory, a name it knows."""
+    best = max((f.get("similarity", 0.0) for f in found), default=0.0)
+    signals: dict[str, Any] = {"similar_memory": best >= env.settings.similar_memory, "best_similarity": round(best, 3)}
+    if memory_signals(text)["question"]:
+        signals["named_in_memory"] = bool(env.svc.retriever.known_names(env.user_id, names(text)[:MAX_NAMES]))
+    return signals
+
+
+def _draft(state: State, env: Env, route: Route, shown: list[MemoryBrief]) -> dict[str, Any] | None:
+    """Start the answer for ``route`` with ``shown`` memories, unless its STM window needs a model call."""
+    window = ready_window(state, env, route)
+    if window is None:
+        return None
+    messages = answer_messages({**state, **window}, env, route, shown)
+    return {"id": env.start_draft(messages), "memories": [m["id"] for m in shown]}
+
+
 def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     if not policy.uses_memory:
-        return {"found": []}
+        return {"found": [], "found_signals": {}, "early": None, "draft": None}
     text = current_input(state, env)
     ontology = env.svc.ontology.current
     tags = [t for t, _ in env.svc.tagger.nearest(ontology, env.svc.embedder.embed_query(text), 3)[0]]
     spans = _ranges(find_expressions(text), text, env)
     found = _search(env, policy, text, tags, spans, env.settings.search_k)
+    signals = found_signals(env, text, found)
     env.note(tags=tags, ranges=spans, found=[{"id": f["id"], **f.get("scores", {})} for f in found])
-    return {"found": found, "tags": tags, "time_ranges": spans}
-
-
-#: Names of a message checked against the memory (a long message names many; a question few).
-MAX_NAMES = 5
+    update: dict[str, Any] = {
+        "found": found,
+        "found_signals": signals,
+        "tags": tags,
+        "time_ranges": spans,
+        "early": None,
+        "draft": None,
+    }
+    predicted = combine(None, {**memory_signals(text), **signals}, "signals")
+    if not (policy.filter_beside_plan and found and "ltm" in predicted):
+        return update
+    candidates = found[: env.settings.candidate_cap]
+    if speculates(env):
+        update["draft"] = _draft(state, env, predicted, candidates[: env.settings.max_kept])
+    picked = policy.filter(state, env, candidates)
+    update["early"] = {
+        "seen": [c["id"] for c in candidates],
+        "kept": None if picked is None else [m["id"] for m in picked],
+    }
+    env.note(early_filter=update["early"], drafted=update["draft"] is not None)
+    return update
 
 
 def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
@@ -134,13 +182,7 @@ def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
 def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     plan = state.get("plan")
     found = state.get("found", [])
-    signals = dict(state.get("signals", {}))
-    best = max((f.get("similarity", 0.0) for f in found), default=0.0)
-    signals["similar_memory"] = best >= env.settings.similar_memory
-    signals["best_similarity"] = round(best, 3)
-    if policy.uses_memory and signals.get("question"):
-        known = env.svc.retriever.known_names(env.user_id, names(current_input(state, env))[:MAX_NAMES])
-        signals["named_in_memory"] = bool(known)
+    signals = {**state.get("signals", {}), **state.get("found_signals", {})}
     rule = env.settings.route_rule
     route: Route = combine(plan, signals, rule) if policy.uses_memory else "none"
     decisions: dict[str, Any] = {**(plan["decisions"] if plan else {"plan": "none: code signals"}), "rule": rule}
@@ -177,12 +219,18 @@ def after_retrieve(state: State) -> str:
 def filter_relevant(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     candidates = state.get("candidates", [])
     s = env.settings
-    picked = policy.filter(state, env, candidates)
+    early = state.get("early")
+    picked: list[MemoryBrief] | None
+    if early is not None and {c["id"] for c in candidates} <= set(early["seen"]):
+        kept_ids = early["kept"]  # decided beside the plan, on these very candidates
+        picked = None if kept_ids is None else [c for c in candidates if c["id"] in kept_ids]
+    else:
+        picked = policy.filter(state, env, candidates)
     if picked is None:
         kept = candidates[: s.max_kept]
     else:
         floor = [c for c in candidates[: s.keep_top] if c.get("similarity", 0.0) >= s.keep_similarity]
         ids = {m["id"] for m in picked}
         kept = [c for c in candidates if c["id"] in ids or c in floor][: s.max_kept]
-    env.note(kept_ids=[m["id"] for m in kept], model=picked is not None)
+    env.note(kept_ids=[m["id"] for m in kept], model=picked is not None, beside_plan=early is not None)
     return {"memories": kept}

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from caim.core.embeddings import Embedder, MiniLMEmbedder, OpenAIEmbedder
 from caim.core.errors import ConfigError
-from caim.core.llm import LLM
+from caim.core.llm import LLM, DraftBook
 from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.graph.state import Context
@@ -52,6 +52,7 @@ class Services:
     retriever: Retriever
     ontology: OntologyStore
     tagger: TagIndex
+    drafts: DraftBook = field(default_factory=DraftBook)  # answers drafted beside the decisions
 
     @classmethod
     def create(
@@ -88,7 +89,9 @@ class Services:
     def tuned(self, ctx: Context) -> Settings:
         """Settings with the context's per-run overrides applied (budgets, caps)."""
         upd = {
-            k: getattr(ctx, k) for k in ("stm_token_budget", "candidate_cap", "max_kept") if getattr(ctx, k) is not None
+            k: getattr(ctx, k)
+            for k in ("stm_token_budget", "candidate_cap", "max_kept", "speculative_answer")
+            if getattr(ctx, k) is not None
         }
         return self.settings.model_copy(update=upd) if upd else self.settings
 

@@ -61,6 +61,22 @@ class Plan(TypedDict):
     model: bool
 
 
+class EarlyFilter(TypedDict):
+    """The relevance filter's decision when it ran beside the plan: the candidate ids it saw and the
+    ids it kept (``None``: the model failed - the code fallback applies)."""
+
+    seen: list[str]
+    kept: list[str] | None
+
+
+class Draft(TypedDict):
+    """An answer drafted beside the decisions: its id in the process's draft book and the ids of the
+    memories its prompt shows (the best-ranked candidates, up to ``max_kept``)."""
+
+    id: str
+    memories: list[str]
+
+
 class Change(TypedDict):
     """One change post-thinking applied to stored memory (for the trace and the session summary)."""
 
@@ -129,6 +145,9 @@ class State(InputState, total=False):
     notice: str
     plan: Plan | None
     found: list[MemoryBrief]
+    found_signals: dict[str, Any]
+    early: EarlyFilter | None
+    draft: Draft | None
     shortlist: list[str]
     signals: dict[str, Any]
     key_events: list[KeyEvent]
@@ -160,3 +179,4 @@ class Context:
     stm_token_budget: int | None = None
     candidate_cap: int | None = None
     max_kept: int | None = None
+    speculative_answer: bool | None = None

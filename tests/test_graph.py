@@ -30,13 +30,16 @@ def test_general_question_routes_to_no_memory_in_one_planning_call(agent, script
     assert r.candidates == [] and r.decisions["needs_memory"] == "no"
 
 
-def test_memory_question_takes_two_round_trips_before_the_answer(agent, scripted):
+def test_memory_question_filters_beside_the_plan_one_round_trip_before_the_answer(agent, scripted):
     tell_and_end(agent)
     _, calls, _ = scripted
     calls.clear()
     r = agent.chat("What did I tell you about food? Do you remember?", user_id="ann", at="2023-04-28T09:00:00")
     assert r.route == "ltm"
-    assert roles(calls) == ["plan", "relevance", "respond"]
+    assert sorted(roles(calls)) == ["plan", "relevance", "respond"] and roles(calls)[-1] == "respond"
+    trace = agent.state("ann")["trace"]
+    assert [c["node"] for c in llm_calls(trace, "relevance")] == ["search"]  # not after the plan
+    assert [c["node"] for c in llm_calls(trace, "plan")] == ["controller"]
     assert r.decisions["needs_memory"] == "yes" and r.decisions["memory"] == "past"
     assert any("pizza" in m["thought"] for m in r.memories)
 

@@ -31,6 +31,9 @@ class MemoryPolicy(ABC):
     extend_ontology: bool = True
     #: How the ranked search weighs its signals.
     weights: Weights = DEFAULT_WEIGHTS
+    #: Runs the relevance filter on the code-ranked candidates beside the plan (when code signals
+    #: point to memory) instead of after it: one round trip before the answer instead of two.
+    filter_beside_plan: bool = False
 
     @abstractmethod
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:

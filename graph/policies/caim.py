@@ -2,9 +2,12 @@
 
 - plan: one structured call gives the controller's decisions in the cascade's order (needs memory?
   which memory?) and what to look for (tags from a shortlist of the nearest ontology terms, time
-  expressions); the ranked search runs in parallel with it, so the answer starts after two model
-  round trips (plan, filter);
-- filter: the model keeps the relevant numbered candidates (contradicting ones count);
+  expressions); the ranked search runs in parallel with it;
+- filter: the model keeps the relevant numbered candidates (contradicting ones count). When code
+  signals point to memory it runs on the code-ranked candidates beside the plan
+  (``filter_beside_plan``), so the answer starts after one round trip (two when the plan's tags or
+  time expressions change the candidates, or the plan alone asks for memory); with
+  ``speculative_answer`` the answer is drafted beside both and stands when they confirm it;
 - key events: the session's turns in chunks of eight, each event dated by its turn;
 - thoughts: one call per chunk of events writes the memory sentences, picks tags, may propose terms;
 - maintain: one call decides, per new memory, new / same / update / extends / contradicts.
@@ -42,6 +45,7 @@ _ROUTES: dict[tuple[str, str], Route] = {
 class CaimPolicy(MemoryPolicy):
     name = "caim"
     description = "One planning call beside the ranked search, LLM relevance filter, post-thinking with maintenance."
+    filter_beside_plan = True
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
         text = current_input(state, env)

@@ -23,6 +23,7 @@ from caim.prompts import timeref as time_prompt
 class CascadePolicy(CaimPolicy):
     name = "caim-cascade"
     description = "The paper's controller: three A/B decisions, then tags (whole ontology) and time expressions."
+    filter_beside_plan = False  # the paper's order: every decision, then the filter
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
         text = current_input(state, env)
