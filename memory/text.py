@@ -414,7 +414,9 @@ _PAST_REFERENCE = re.compile(
 )
 _SELF_QUESTION = re.compile(
     r"\b(my|mine|our)\b|\b(what|where|when|who|which|whom)('s|\s+(do|did|does|am|was|were|have|had|would|should))"
-    r"\s+(i|we)\b|^\s*(do|did|am|was|have|had|were)\s+(i|we)\b",
+    r"\s+(i|we)\b|^\s*(do|did|am|was|have|had|were)\s+(i|we)\b"
+    # the user as the object of something past: "What did Anna give me?", "Did you send us the link?"
+    r"|^\s*((what|where|when|who|which|why|how)\b[^?]*\s)?(did|was|were|had)\b[^?]*\b(me|us)\b",
     re.I,
 )
 _ASKS_PAST = re.compile(

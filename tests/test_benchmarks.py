@@ -41,15 +41,22 @@ def test_latency_benchmark_reports_every_policy(tmp_path):
     out = tmp_path / "lat"
     assert (
         bench.main(
-            ["--turns", "2", "--records", "30", "--per-call", "0.01", "--per-output-token", "0", "--out", str(out)]
+            ["--turns", "2", "--records", "30", "--per-call", "0.3", "--per-output-token", "0", "--out", str(out)]
         )
         == 0
     )
     results = json.loads((out / "results.json").read_text())
-    assert set(results["policies"]) == set(bench.POLICIES)
-    assert results["policies"]["caim"]["round_trips_before_first_token"] == 2
-    assert results["policies"]["caim-cascade"]["round_trips_before_first_token"] == 6
-    assert results["policies"]["none"]["round_trips_before_first_token"] == 0
+    policies = results["policies"]
+    assert set(policies) == set(bench.POLICIES)
+    # the filter beside the plan: one round trip; the paper's cascade: six one after another
+    assert policies["caim"]["round_trips_before_first_token"] == 1
+    assert policies["caim/no-draft"]["round_trips_before_first_token"] == 1
+    assert policies["caim-cascade"]["round_trips_before_first_token"] == 6
+    assert policies["none"]["round_trips_before_first_token"] == 0
+    # the drafted answer stands when the filter keeps what it shows, and is dropped otherwise
+    assert policies["caim"]["drafted_answers_used"] == 1.0
+    assert policies["caim/filter-elsewhere"]["drafted_answers_used"] == 0.0
+    assert policies["caim/no-draft"]["drafted_answers_used"] == 0.0
     for r in results["policies"].values():
         assert {"p50", "p95"} <= set(r["ttft_ms"]) and r["input_tokens_per_turn"] > 0
     assert results["post_thinking"]["calls"] <= results["post_thinking"]["budget"]

@@ -18,6 +18,7 @@ from caim.memory.retrieval import DENSE_ONLY
 class DensePolicy(CaimPolicy):
     name = "dense"
     description = "Plain retrieval baseline: nearest records by meaning on every turn, no controller, no filter."
+    filter_beside_plan = False  # no filter call to run early (nor an answer to draft)
     weights = DENSE_ONLY
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:

@@ -11,6 +11,7 @@ from caim.memory.records import MemoryBrief
 class NoFilterPolicy(CaimPolicy):
     name = "no-filter"
     description = "CAIM without the LLM relevance filter: the best-ranked candidates, up to max_kept, are used."
+    filter_beside_plan = False  # no filter call to run early (nor an answer to draft)
 
     def filter(self, state: State, env: Env, candidates: list[MemoryBrief]) -> list[MemoryBrief] | None:
         return None

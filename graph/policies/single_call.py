@@ -18,6 +18,7 @@ from caim.memory.records import MemoryBrief
 class SingleCallPolicy(CaimPolicy):
     name = "single-call"
     description = "One model call per turn (the answer): code signals route, the ranked search decides what is kept."
+    filter_beside_plan = False  # no filter call to run early (nor an answer to draft)
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
         return None
