@@ -5,9 +5,10 @@ r"""The CAIM state graph: one user turn is one run; ``end_session`` runs post-th
                   -> extract_key_events -> write_thoughts -> maintain -> END   (end_session)
                   -> END   (empty input, record, discard_session)
 
-The controller (the policy's plan: at most one model round trip for ``caim``) and the ranked
-search (code only) run in parallel; ``retrieve`` joins them. With the relevance filter that makes
-two model round trips before the answer starts streaming.
+The controller (the policy's plan: one model round trip for ``caim``) and the ranked search run in
+parallel; when code signals point to memory, ``search`` also runs the relevance filter on its
+candidates (and may draft the answer), so the plan and the filter make one round trip before the
+answer; ``retrieve`` joins them. ``respond`` uses the drafted answer when the decisions confirm it.
 
 Every node is a plain function ``(state, env, policy) -> update``; ``as_node`` adapts it to
 LangGraph's ``(state, runtime)``. ``graph`` (module level, no custom checkpointer) is what
