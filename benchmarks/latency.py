@@ -139,7 +139,7 @@ def critical_path(calls: list, until: float) -> int:
     calls that overlap count once."""
     spans = sorted((float(c["started"]), float(c["started"]) + float(c["ms"]) / 1000) for c in calls)
     depth: list[int] = []
-    for i, (start, end) in enumerate(spans):
+    for i, (start, _) in enumerate(spans):
         before = [depth[j] for j in range(i) if spans[j][1] <= start + 0.002]
         depth.append(1 + max(before, default=0))
     return max((d for d, (_, end) in zip(depth, spans, strict=True) if end <= until + 0.002), default=0)
@@ -326,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"{name:21s} trips {r['round_trips_before_first_token']}  TTFT p50 {r['ttft_ms']['p50']:7.1f} "
                     f"p95 {r['ttft_ms']['p95']:7.1f}  turn p50 {r['turn_ms']['p50']:7.1f}  overhead p50 "
-                    f"{r['overhead_ms']['p50']:6.1f}  drafts {r['drafted_answers_used']:.0%}  tokens {r['input_tokens_per_turn']:.0f}"
+                    f"{r['overhead_ms']['p50']:6.1f}  drafts {r['drafted_answers_used']:.0%}  "
+                    f"tokens {r['input_tokens_per_turn']:.0f}"
                     f"/{r['output_tokens_per_turn']:.0f}",
                     flush=True,
                 )

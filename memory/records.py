@@ -125,11 +125,10 @@ class MemoryRecord(BaseModel):
         return f"{self.day()} {who}{self.thought}"
 
     def lexical_text(self) -> str:
-        """The text the lexical index holds: the document plus the user's own words from the
-        sources (a concise thought leaves details out)."""
-        said = " ".join(
-            s.text for s in self.sources if s.role == "user" and not s.context and s.text not in self.thought
-        )
+        """The text the lexical index holds: the document plus the words of its source turns, both
+        sides (a concise thought leaves details out; "what did you recommend?" asks for the
+        assistant's words; and a small model's thought may miss the point of its turn entirely)."""
+        said = " ".join(s.text for s in self.sources if not s.context and s.text not in self.thought)
         return f"{self.document()} {said}".strip()
 
     def source_text(self) -> str:

@@ -260,10 +260,20 @@ class MemoryStore:
         self.db.set_meta("embedder", self.embedder.name)
         return done
 
-    def reindex(self) -> int:
-        """Rebuild the vector index from the database's vectors (a damaged Chroma directory)."""
+    def reindex(self, batch: int = 500) -> int:
+        """Rebuild the vector index from the database's vectors (a damaged Chroma directory) and the
+        lexical index from the records (after an upgrade that changed what it holds)."""
         self.vectors.rebuild()
         n = self.db.reset_vector_state()
+        for user in self.db.users():
+            ids = [r.id for r in self.db.iter_user(user)]
+            for i in range(0, len(ids), batch):
+                recs = self.db.get(user, ids[i : i + batch])
+                state = self.db.indexed_state([r.id for r in recs])
+                vectors = {r.id: state[r.id][2] for r in recs}
+                kept = [r for r in recs if vectors[r.id] is not None]
+                if kept:
+                    self.db.upsert(kept, [vectors[r.id] for r in kept])
         self.flush()
         return n
 

@@ -229,3 +229,32 @@ def test_large_users_are_ranked_from_index_candidates(open_store):
     small = Retriever(store, full_scan=50, lexical_k=20, dense_k=10)
     hits = small.search("ann", Query("What does Clara play?", T0), 3)
     assert hits[0].record.id == target.id
+
+
+def test_the_lexical_index_holds_both_sides_of_a_source_turn_and_reindex_rebuilds_it(open_store, monkeypatch):
+    """"Which book did you recommend?" asks for the assistant's words; a small model's thought may
+    miss them. Both sides of the source turns are in the lexical index; ``reindex`` rewrites it."""
+    store = open_store(CountingEmbedder())
+    r = rec(
+        "ann",
+        "the user asked for a book",
+        ["books"],
+        sources=[
+            SourceTurn(role="user", text="Can you recommend a novel?", time=T0),
+            SourceTurn(role="assistant", text="Try Dune by Frank Herbert.", time=T0),
+        ],
+    )
+    store.add([r])
+    store.add([rec("ann", "likes pizza", ["food"], days=1)])
+    store.flush()
+    hits = Retriever(store).search("ann", Query("Dune", T0), 2)
+    assert hits[0].record.id == r.id and hits[0].scores.get("bm25", 0) > 0
+
+    thought_only = MemoryRecord.lexical_text
+    monkeypatch.setattr(MemoryRecord, "lexical_text", lambda self: self.document())
+    store.reindex()
+    hits = Retriever(store).search("ann", Query("Dune", T0), 2)
+    assert not any(h.scores.get("bm25", 0) > 0 for h in hits)  # rebuilt from the (patched) text
+    monkeypatch.setattr(MemoryRecord, "lexical_text", thought_only)
+    assert store.reindex() == 2
+    assert Retriever(store).search("ann", Query("Dune", T0), 1)[0].scores.get("bm25", 0) > 0
