@@ -136,3 +136,43 @@ def test_workers_benchmark_serves_users_without_losses(tmp_path, capsys):
     assert [r["mode"] for r in results] == modes.split(",")
     assert all(r["stored"] == r["facts"] == 6 and r["losses"] == 0 for r in results)
     assert capsys.readouterr().out.strip().splitlines()[-1].startswith("workers: ")
+
+
+def test_recorded_memory_benchmark_routes_and_ranks_a_stored_memory(tmp_path, capsys):
+    bench = load("recorded_memory")
+    turns = [
+        {"speaker": "Ann", "dia_id": "D1:1", "text": "Hi Bob! I adopted a kitten called Miso last week."},
+        {"speaker": "Bob", "dia_id": "D1:2", "text": "Lovely! I started learning the cello."},
+        {"speaker": "Ann", "dia_id": "D1:3", "text": "My sister Clara lives in Rome now."},
+    ]
+    data = tmp_path / "locomo.json"
+    conv = {"speaker_a": "Ann", "speaker_b": "Bob", "session_1": turns, "session_1_date_time": "1:00 pm on 8 May, 2023"}
+    data.write_text(json.dumps([{"sample_id": "s1", "conversation": conv, "qa": []}]))
+
+    def record(i, text, tid):
+        src = [{"role": "user", "text": text, "time": "2023-05-08T13:00:00Z", "turn_id": tid, "turn": i}]
+        return {"id": f"r{i}", "thought": text, "tags": ["pets"], "event_time": "2023-05-08T13:00:00Z", "sources": src}
+
+    run = tmp_path / "run"
+    run.mkdir()
+    records = [record(1, turns[0]["text"], "D1:1"), record(3, turns[2]["text"], "D1:3")]
+    (run / "memory.jsonl").write_text(json.dumps({"system": "caim", "user": "s1", "records": records}) + "\n")
+    q = {
+        "system": "caim",
+        "user": "s1",
+        "question": "Where does Clara live?",
+        "prompt": "Where does Clara live?",
+        "asked_at": "2023-05-09T09:00:00+00:00",
+        "evidence": ["D1:3"],
+        "route": "none",
+        "extra": {"decisions": {"needs_memory": "no", "memory": "past"}},
+        "metrics": {"candidate_evidence_recall": 0.0},
+    }
+    (run / "results.jsonl").write_text(json.dumps(q) + "\n" + '{"cut short')
+    assert bench.main(["--run", str(run), "--data", str(data), "--k", "1", "--json", str(tmp_path / "r.json")]) == 0
+    res = json.loads((tmp_path / "r.json").read_text())
+    # the model said "no memory"; the name the memory knows routes it to memory, and the top record holds it
+    assert res["questions"] == 1 and res["recorded_memory_route_rate"] == 0.0
+    assert res["per_question"][0]["route"] == "ltm+stm" and res["memory_route_rate"] == 1.0
+    assert res["candidate_evidence_recall"] == 1.0 and res["ceiling"] == 1.0
+    assert "route to memory   100.0%" in capsys.readouterr().out

@@ -232,7 +232,7 @@ def test_large_users_are_ranked_from_index_candidates(open_store):
 
 
 def test_the_lexical_index_holds_both_sides_of_a_source_turn_and_reindex_rebuilds_it(open_store, monkeypatch):
-    """"Which book did you recommend?" asks for the assistant's words; a small model's thought may
+    """ "Which book did you recommend?" asks for the assistant's words; a small model's thought may
     miss them. Both sides of the source turns are in the lexical index; ``reindex`` rewrites it."""
     store = open_store(CountingEmbedder())
     r = rec(
