@@ -70,8 +70,11 @@ ModelsArg = Mapping[str, BaseChatModel] | BaseChatModel | None
 
 
 def record_dict(r: MemoryRecord) -> dict:
-    """A stored record as results store it: id, thought, tags, event time, session, sources."""
-    return r.model_dump(mode="json", include={"id", "thought", "tags", "event_time", "session_id", "sources"})
+    """A stored record as results store it: id, kind, thought, speaker, tags, event time, session,
+    sources (enough to load it again: ``benchmarks/recorded_memory.py``)."""
+    return r.model_dump(
+        mode="json", include={"id", "kind", "thought", "speaker", "tags", "event_time", "session_id", "sources"}
+    )
 
 
 @dataclass

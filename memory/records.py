@@ -120,9 +120,15 @@ class MemoryRecord(BaseModel):
         return f"{t.day} {t.strftime('%B %Y')}"
 
     def document(self) -> str:
-        """The text that is embedded: date, speaker and thought."""
+        """The text that is embedded: date, speaker and thought - for a verbatim (``raw``) record,
+        also the reply that followed its turn (the other half of the exchange, often what a later
+        question asks for: "what did you recommend?")."""
         who = f"{self.speaker}: " if self.speaker else ""
-        return f"{self.day()} {who}{self.thought}"
+        doc = f"{self.day()} {who}{self.thought}"
+        if self.kind == "raw":
+            reply = " ".join(s.text for s in self.sources if not s.context and s.text not in self.thought)
+            doc = f"{doc} {reply}".rstrip()
+        return doc
 
     def lexical_text(self) -> str:
         """The text the lexical index holds: the document plus the words of its source turns, both

@@ -247,8 +247,8 @@ def test_the_lexical_index_holds_both_sides_of_a_source_turn_and_reindex_rebuild
     store.add([r])
     store.add([rec("ann", "likes pizza", ["food"], days=1)])
     store.flush()
-    hits = Retriever(store).search("ann", Query("Dune", T0), 2)
-    assert hits[0].record.id == r.id and hits[0].scores.get("bm25", 0) > 0
+    lexical = {h.record.id for h in Retriever(store).search("ann", Query("Dune", T0), 2) if h.scores.get("bm25", 0) > 0}
+    assert lexical == {r.id}  # matched by the assistant's words alone
 
     thought_only = MemoryRecord.lexical_text
     monkeypatch.setattr(MemoryRecord, "lexical_text", lambda self: self.document())
@@ -257,4 +257,13 @@ def test_the_lexical_index_holds_both_sides_of_a_source_turn_and_reindex_rebuild
     assert not any(h.scores.get("bm25", 0) > 0 for h in hits)  # rebuilt from the (patched) text
     monkeypatch.setattr(MemoryRecord, "lexical_text", thought_only)
     assert store.reindex() == 2
-    assert Retriever(store).search("ann", Query("Dune", T0), 1)[0].scores.get("bm25", 0) > 0
+    hits = Retriever(store).search("ann", Query("Dune", T0), 2)
+    assert {h.record.id for h in hits if h.scores.get("bm25", 0) > 0} == {r.id}
+
+
+def test_a_verbatim_record_embeds_the_reply_to_its_turn_and_a_thought_only_itself():
+    ask = "Can you recommend a novel?"
+    raw = raw_record(user_id="ann", session_id="s", turn=1, text=ask, when=T0, tags=["books"], reply="Try Dune.")
+    assert "Try Dune." in raw.document() and "Can you recommend a novel?" in raw.document()
+    thought = rec("ann", "asked for a novel", ["books"], sources=raw.sources)
+    assert "Dune" not in thought.document()
