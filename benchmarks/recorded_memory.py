@@ -10,13 +10,19 @@ model); this re-measures the parts that code decides on that same memory, in sec
   records of today's ranked search stem from (LoCoMo's evidence ids; ``caim.eval.metrics``);
 - the ceiling: the share the whole memory holds.
 
+With ``--ask`` each question is also asked again, whole, through the ``caim`` graph with a model (the
+configured one: the bundled model unless ``CAIM_PROVIDER``/``CAIM_BASE_URL`` say otherwise) over that
+same memory: the live route, the evidence recall of the candidates and of the records kept after
+the relevance filter, LoCoMo's answer F1 and the model calls per question - the question half of
+``caim eval locomo`` in minutes, without replaying the conversation into memory again.
+
 The run's folder gives ``memory.jsonl`` (the stored records of the ``caim`` system) and
 ``results.jsonl`` (its questions, times, evidence and recorded decisions); the LoCoMo file gives
 the turns' text. Records are loaded as the run stored them (id, thought, tags, time, session,
 sources). Run::
 
     python benchmarks/recorded_memory.py --run eval-out/locomo-bundled \
-        --data ../shared/data/locomo-dev/locomo_dev.json [--system caim] [--k 10]
+        --data ../shared/data/locomo-dev/locomo_dev.json [--system caim] [--k 10] [--ask]
 """
 
 from __future__ import annotations
@@ -31,7 +37,10 @@ from pathlib import Path
 from langchain_core.messages import HumanMessage
 
 from caim.core.settings import Settings
-from caim.eval.metrics import covered_turns
+from caim.core.trace import llm_calls
+from caim.eval.metrics import covered_turns, evidence_recall, locomo_f1
+from caim.eval.runner import describe_models
+from caim.eval.systems import CaimSystem
 from caim.graph.env import Env
 from caim.graph.policies import get_policy
 from caim.graph.policies.caim import _ROUTES
@@ -132,12 +141,69 @@ def measure(run: Path, data: Path, system: str, k: int) -> dict:
     }
 
 
+def ask(run: Path, data: Path, system: str) -> dict:
+    """Each question asked again through the ``caim`` graph with the configured model, over the
+    memory the run stored for ``system``."""
+    memory = [m for m in lines(run / "memory.jsonl") if m["system"] == system]
+    rows = [r for r in lines(run / "results.jsonl") if r["system"] == system and r.get("evidence")]
+    texts = turn_texts(data)
+    records: dict[str, list[dict]] = {m["user"]: m["records"] for m in memory}
+    settings = Settings()
+    per: list[dict] = []
+    for user, recs in records.items():
+        sys_ = CaimSystem("caim", settings)
+        try:
+            sys_.uid = f"{USER}-{user}"
+            sys_.agent.import_user(sys_.uid, recs)
+            for r in (r for r in rows if r["user"] == user):
+                a = sys_.ask(r["prompt"], datetime.fromisoformat(r["asked_at"]))
+                per.append(
+                    {
+                        "question": r["question"],
+                        "recorded_route": r["route"],
+                        "route": a.route,
+                        "kept_recall": evidence_recall(r["evidence"], a.retrieved, texts[user]) or 0.0,
+                        "candidate_recall": evidence_recall(r["evidence"], a.candidates, texts[user]) or 0.0,
+                        "kept": len(a.retrieved),
+                        "f1": locomo_f1(a.text, r["reference"], r.get("category") or 4) or 0.0,
+                        "recorded_f1": (r.get("metrics") or {}).get("f1"),
+                        "recorded_kept_recall": (r.get("metrics") or {}).get("evidence_recall"),
+                        "calls": len(llm_calls(a.trace)),
+                        "seconds": a.latency_ms / 1000,
+                    }
+                )
+        finally:
+            sys_.close()
+    n = len(per)
+
+    def avg(key: str) -> float | None:
+        vals = [p[key] for p in per if p[key] is not None]
+        return statistics.mean(vals) if vals else None
+
+    return {
+        "model": describe_models(settings, None),
+        "questions": n,
+        "memory_route_rate": sum(p["route"] != "none" for p in per) / n if n else 0.0,
+        "ltm_route_rate": sum("ltm" in p["route"] for p in per) / n if n else 0.0,
+        "kept_evidence_recall": avg("kept_recall"),
+        "candidate_evidence_recall": avg("candidate_recall"),
+        "recorded_kept_evidence_recall": avg("recorded_kept_recall"),
+        "f1": avg("f1"),
+        "recorded_f1": avg("recorded_f1"),
+        "kept_per_question": avg("kept"),
+        "calls_per_question": avg("calls"),
+        "seconds_per_question": avg("seconds"),
+        "per_question": per,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", type=Path, required=True, help="an eval output folder (memory.jsonl, results.jsonl)")
     ap.add_argument("--data", type=Path, required=True, help="the LoCoMo JSON file the run used")
     ap.add_argument("--system", default="caim")
     ap.add_argument("--k", type=int, default=10, help="candidates counted (the relevance filter sees candidate_cap)")
+    ap.add_argument("--ask", action="store_true", help="also ask each question again with the configured model")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--doc", type=Path, default=None, help="also write Markdown (docs/recorded-memory.md)")
     args = ap.parse_args(argv)
@@ -152,10 +218,30 @@ def main(argv: list[str] | None = None) -> int:
         f"  candidate evidence recall@{res['k']} {res['candidate_evidence_recall']:.3f}; the run recorded "
         f"{'n/a' if rec is None else f'{rec:.3f}'}; the whole memory holds {res['ceiling']:.3f}"
     )
+    if args.ask:
+        res["asked"] = asked = ask(args.run, args.data, args.system)
+        summary += "\n" + asked_summary(asked)
     print(summary)
     if args.doc:
         args.doc.write_text(markdown(res, args, summary))
     return 0
+
+
+def _f(x: float | None, fmt: str = ".3f") -> str:
+    return "n/a" if x is None else format(x, fmt)
+
+
+def asked_summary(a: dict) -> str:
+    return (
+        f"asked again through the caim graph ({a['model']}), {a['questions']} questions:\n"
+        f"  route to memory   {a['memory_route_rate']:.1%} (long-term {a['ltm_route_rate']:.1%})\n"
+        f"  evidence recall   kept {_f(a['kept_evidence_recall'])} (the run recorded "
+        f"{_f(a['recorded_kept_evidence_recall'])}), candidates {_f(a['candidate_evidence_recall'])}; "
+        f"{_f(a['kept_per_question'], '.1f')} records kept per question\n"
+        f"  answer F1         {_f(a['f1'])} (the run recorded {_f(a['recorded_f1'])})\n"
+        f"  model calls       {_f(a['calls_per_question'], '.1f')} per question, "
+        f"{_f(a['seconds_per_question'], '.1f')} s per question"
+    )
 
 
 def markdown(res: dict, args: argparse.Namespace, summary: str) -> str:
@@ -166,11 +252,27 @@ def markdown(res: dict, args: argparse.Namespace, summary: str) -> str:
     return (
         "# Today's routing and ranking over a memory a bundled-model run built\n\n"
         f"Generated on {datetime.now().date().isoformat()} by `python benchmarks/recorded_memory.py --run "
-        f"{args.run} --data {args.data} --system {args.system} --k {args.k}` (no model calls: the run's recorded "
-        "plan decisions, today's code signals and ranked search over the records it stored).\n\n"
+        f"{args.run} --data {args.data} --system {args.system} --k {args.k}{' --ask' if args.ask else ''}` (first "
+        "without model calls: the run's recorded plan decisions, today's code signals and ranked search over the "
+        "records it stored).\n\n"
         f"```\n{summary}\n```\n\n"
         f"| question | recorded route | route today | evidence recall@{args.k} | held by the memory |\n"
-        "|---|---|---|---|---|\n" + rows + "\n"
+        "|---|---|---|---|---|\n" + rows + "\n" + (asked_markdown(res["asked"]) if "asked" in res else "")
+    )
+
+
+def asked_markdown(a: dict) -> str:
+    rows = "\n".join(
+        f"| {p['question']} | {p['route']} | {p['kept']} | {p['kept_recall']:.2f} | {p['candidate_recall']:.2f} "
+        f"| {p['f1']:.2f} | {p['calls']} |"
+        for p in a["per_question"]
+    )
+    return (
+        "\n## Asked again with a model\n\n"
+        "Each question through the whole `caim` graph (plan, search, relevance filter, answer) over the same "
+        f"memory, with {a['model']}.\n\n"
+        "| question | route | kept | evidence recall (kept) | evidence recall (candidates) | F1 | model calls |\n"
+        "|---|---|---|---|---|---|---|\n" + rows + "\n"
     )
 
 

@@ -1,9 +1,11 @@
 """Post-thinking nodes (CAIM step 4), run when a session ends. Capture never fails.
 
 1. ``extract_key_events``: the policy lists key events per chunk of eight turns; each event must be
-   grounded in its turn (shared content words or embedding similarity), else it is dropped. Turns
-   that state something about the user (``caim.memory.capture.states_fact``) and have no grounded
-   event - all of them when extraction failed - become ``capture`` events: the user's own words.
+   grounded in its turn (``caim.memory.maintenance.grounded``: two or more content words of its
+   own - speakers' names and small talk do not count - enough of them found in the turn, or some
+   found and the two close in meaning), else it is dropped. Turns that state something about the
+   user (``caim.memory.capture.states_fact``) and have no grounded event - all of them when
+   extraction failed - become ``capture`` events: the user's own words.
    Raw records of earlier sessions join as ``refine`` events, to be rewritten as thoughts.
 2. ``write_thoughts``: one call per eight events writes memory sentences and tags (from the
    events' nearest ontology terms) and may propose ontology terms (accepted only when code finds

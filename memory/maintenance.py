@@ -17,12 +17,20 @@ deletes: the old record's validity ends where the new one begins.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
 from caim.memory.text import tokenize
 
 _ROLE_WORDS = frozenset(tokenize("user assistant person someone"))
+#: Words of small talk: they carry no fact, so a sentence of them alone is not supported by a turn
+#: that happens to use them too ("Wow, looks awesome!" against "Wow, you had a blast").
+_SMALL_TALK = frozenset(tokenize("wow awesome great glad thanks thank cool amazing nice hey hi hello yeah yay totally"))
+#: A speaker's label at the start of a line or a claim ("Caroline: ...").
+_LABEL = re.compile(r"(?:^|\n)\s*([A-Z][\w.'-]{1,30}):")
+#: Fewest distinct content words a grounded claim holds ("Mel" is no memory; "Loves pizza" is).
+MIN_CONTENT_WORDS = 2
 
 
 def content_overlap(claim: str, source: str) -> float:
@@ -34,9 +42,36 @@ def content_overlap(claim: str, source: str) -> float:
     return sum(1 for w in words if w in have) / len(words)
 
 
+def claim_words(claim: str, source: str) -> list[str]:
+    """The words of a claim that can support it: content words, less role words, small talk and the
+    names of the source's speakers (a claim that only names who spoke states nothing).
+
+    >>> claim_words("Caroline: Wow, looks awesome!", "Caroline: Wow, Mel! You had a blast.")
+    ['look']
+    """
+    labels = set(tokenize(" ".join(_LABEL.findall(source))))
+    claim = _LABEL.sub("\n", claim, count=1)
+    return [w for w in tokenize(claim) if w not in _ROLE_WORDS and w not in _SMALL_TALK and w not in labels]
+
+
 def grounded(claim: str, source: str, similarity: float, *, min_overlap: float, min_similarity: float) -> bool:
-    """Is the claim supported by the source text (enough shared words, or close enough in meaning)?"""
-    return content_overlap(claim, source) >= min_overlap or similarity >= min_similarity
+    """Is the claim supported by the source text? It must hold at least ``MIN_CONTENT_WORDS`` words
+    of its own (``claim_words``) and either share enough of them with the source or, sharing at
+    least one, be close to it in meaning (a paraphrase). Similarity alone is not enough: small talk
+    embeds close to small talk.
+
+    >>> grounded("Mel", "Caroline: Thanks, Mel! My friends are my rocks.", 0.9, min_overlap=0.34, min_similarity=0.5)
+    False
+    >>> grounded("Has known her friends for 4 years", "I've known these friends for 4 years.", 0.6,
+    ...          min_overlap=0.34, min_similarity=0.5)
+    True
+    """
+    words = claim_words(claim, source)
+    if len(set(words)) < MIN_CONTENT_WORDS:
+        return False
+    have = set(tokenize(source))
+    overlap = sum(1 for w in words if w in have) / len(words)
+    return overlap >= min_overlap or (overlap > 0 and similarity >= min_similarity)
 
 
 def _note(rec: MemoryRecord, change: str, session_id: str, others: Sequence[str], note: str = "") -> MemoryRecord:

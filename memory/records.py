@@ -18,6 +18,11 @@ from typing import Literal, NotRequired
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from caim.memory.text import tokenize
+
+#: A source turn counts as covered by its record's thought when the thought holds this share of its words.
+UNCOVERED_SHARE = 0.5
+
 RecordKind = Literal["thought", "raw"]
 Change = Literal[
     "created",
@@ -120,15 +125,30 @@ class MemoryRecord(BaseModel):
         return f"{t.day} {t.strftime('%B %Y')}"
 
     def document(self) -> str:
-        """The text that is embedded: date, speaker and thought - for a verbatim (``raw``) record,
-        also the reply that followed its turn (the other half of the exchange, often what a later
-        question asks for: "what did you recommend?")."""
+        """The text that is embedded: date, speaker and thought, then the source turns the thought
+        does not cover (``uncovered``) - for a verbatim (``raw``) record the reply that followed its
+        turn (the other half of the exchange, often what a later question asks for: "what did you
+        recommend?"); for a thought, the turns a concise or confused thought leaves out (a merged
+        record's other turns; a small model's stray thought such as "Mel")."""
         who = f"{self.speaker}: " if self.speaker else ""
         doc = f"{self.day()} {who}{self.thought}"
-        if self.kind == "raw":
-            reply = " ".join(s.text for s in self.sources if not s.context and s.text not in self.thought)
-            doc = f"{doc} {reply}".rstrip()
-        return doc
+        return f"{doc} {' '.join(self.uncovered())}".rstrip()
+
+    def uncovered(self, share: float = UNCOVERED_SHARE) -> list[str]:
+        """The texts of the record's own source turns (not context turns) of which the thought holds
+        less than ``share`` of the content words."""
+        have = set(tokenize(self.thought))
+        out = []
+        for s in self.sources:
+            words = tokenize(s.text)
+            if (
+                not s.context
+                and words
+                and s.text not in self.thought
+                and sum(w in have for w in words) < share * len(words)
+            ):
+                out.append(s.text)
+        return out
 
     def lexical_text(self) -> str:
         """The text the lexical index holds: the document plus the words of its source turns, both

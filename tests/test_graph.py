@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from langchain_core.messages import HumanMessage
 
 from caim.agent import CaimAgent
@@ -245,6 +246,22 @@ def test_a_thought_its_source_does_not_support_falls_back_to_the_event(agent, sc
     agent.end_session(user_id="em")
     [rec] = agent.memories("em")
     assert "pizza" in rec.thought and "car" not in rec.thought
+
+
+@pytest.mark.parametrize("stray", ["Mel", "Emily: Wow, awesome!", "Emily: Thanks, great!"])
+def test_a_thought_of_names_or_small_talk_is_not_grounded_by_sharing_them(agent, scripted, stray):
+    _, _, script = scripted
+
+    def thoughts(messages, rf):
+        offered = rf["json_schema"]["schema"]["$defs"]["Thought"]["properties"]["tags"]["items"]["enum"]
+        return {"thoughts": [{"event": 1, "thought": stray, "tags": offered[:1]}], "new_terms": []}
+
+    script["thoughts"] = thoughts
+    agent.chat("Emily: Wow, thanks Mel! Awesome, great news: my favourite food is pizza.", user_id="em")
+    summary = agent.end_session(user_id="em")
+    [rec] = agent.memories("em")
+    assert steps(summary.trace, "write_thoughts")[0]["thoughts_from_model"] == 1  # the model did answer
+    assert "pizza" in rec.thought and rec.thought != stray  # its event was stored instead
 
 
 def test_maintenance_merges_the_same_fact_across_sessions(agent):

@@ -251,7 +251,7 @@ def test_the_lexical_index_holds_both_sides_of_a_source_turn_and_reindex_rebuild
     assert lexical == {r.id}  # matched by the assistant's words alone
 
     thought_only = MemoryRecord.lexical_text
-    monkeypatch.setattr(MemoryRecord, "lexical_text", lambda self: self.document())
+    monkeypatch.setattr(MemoryRecord, "lexical_text", lambda self: self.thought)
     store.reindex()
     hits = Retriever(store).search("ann", Query("Dune", T0), 2)
     assert not any(h.scores.get("bm25", 0) > 0 for h in hits)  # rebuilt from the (patched) text
@@ -261,9 +261,15 @@ def test_the_lexical_index_holds_both_sides_of_a_source_turn_and_reindex_rebuild
     assert {h.record.id for h in hits if h.scores.get("bm25", 0) > 0} == {r.id}
 
 
-def test_a_verbatim_record_embeds_the_reply_to_its_turn_and_a_thought_only_itself():
+def test_a_record_embeds_the_source_turns_its_thought_does_not_cover():
     ask = "Can you recommend a novel?"
     raw = raw_record(user_id="ann", session_id="s", turn=1, text=ask, when=T0, tags=["books"], reply="Try Dune.")
     assert "Try Dune." in raw.document() and "Can you recommend a novel?" in raw.document()
-    thought = rec("ann", "asked for a novel", ["books"], sources=raw.sources)
-    assert "Dune" not in thought.document()
+    covering = rec("ann", "asked me to recommend a novel; I said try Dune", ["books"], sources=raw.sources)
+    assert covering.uncovered() == [] and ask not in covering.document()
+    concise = rec("ann", "asked for a novel recommendation", ["books"], sources=raw.sources)
+    assert concise.uncovered() == ["Try Dune."] and "Try Dune." in concise.document()
+    stray = rec("ann", "Mel", ["books"], sources=raw.sources)  # a small model's thought that misses the turn
+    assert stray.uncovered() == [ask, "Try Dune."]
+    context = raw.sources[0].model_copy(update={"context": True})
+    assert "Can you" not in rec("ann", "Mel", ["books"], sources=[context]).document()  # context turns are not its own
