@@ -208,8 +208,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doc", type=Path, default=None, help="also write Markdown (docs/recorded-memory.md)")
     args = ap.parse_args(argv)
     res = measure(args.run, args.data, args.system, args.k)
-    if args.json:
-        args.json.write_text(json.dumps(res, indent=2))
     rec = res["recorded_candidate_evidence_recall"]
     summary = (
         f"{res['questions']} questions over {res['records']} recorded records ({res['system']}):\n"
@@ -222,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         res["asked"] = asked = ask(args.run, args.data, args.system)
         summary += "\n" + asked_summary(asked)
     print(summary)
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2))
     if args.doc:
         args.doc.write_text(markdown(res, args, summary))
     return 0

@@ -106,11 +106,15 @@ def unpack(blob: bytes | None) -> np.ndarray | None:
 
 
 def _indexed(rec: MemoryRecord) -> tuple[list[str], float, bool, list[str]]:
-    """Lexical terms, prior, time-expression flag and names of a record (computed in code)."""
+    """Lexical terms, prior, time-expression flag and names of a record (computed in code). The prior
+    and the time-expression flag read the thought and the source turns it does not cover: a thought
+    that misses its turn's point ("Mel") does not hide that the turn was informative or dated."""
     text = rec.lexical_text()
     speakers = frozenset({rec.speaker}) if rec.speaker else frozenset()
     found = list(dict.fromkeys([*rec.entities, *names(rec.thought, speakers)]))
-    return tokenize(text), prior(rec.thought, rec.turn, speakers), has_time_expression(rec.thought), found
+    said = [rec.thought, *rec.uncovered()]
+    informative = max(prior(t, rec.turn, speakers) for t in said)
+    return tokenize(text), informative, any(has_time_expression(t) for t in said), found
 
 
 def postgres_schema(schema: str) -> str:

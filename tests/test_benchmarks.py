@@ -138,7 +138,7 @@ def test_workers_benchmark_serves_users_without_losses(tmp_path, capsys):
     assert capsys.readouterr().out.strip().splitlines()[-1].startswith("workers: ")
 
 
-def test_recorded_memory_benchmark_routes_and_ranks_a_stored_memory(tmp_path, capsys):
+def test_recorded_memory_benchmark_routes_and_ranks_a_stored_memory(tmp_path, capsys, monkeypatch):
     bench = load("recorded_memory")
     turns = [
         {"speaker": "Ann", "dia_id": "D1:1", "text": "Hi Bob! I adopted a kitten called Miso last week."},
@@ -164,6 +164,8 @@ def test_recorded_memory_benchmark_routes_and_ranks_a_stored_memory(tmp_path, ca
         "prompt": "Where does Clara live?",
         "asked_at": "2023-05-09T09:00:00+00:00",
         "evidence": ["D1:3"],
+        "reference": "Rome",
+        "category": 4,
         "route": "none",
         "extra": {"decisions": {"needs_memory": "no", "memory": "past"}},
         "metrics": {"candidate_evidence_recall": 0.0},
@@ -176,3 +178,23 @@ def test_recorded_memory_benchmark_routes_and_ranks_a_stored_memory(tmp_path, ca
     assert res["per_question"][0]["route"] == "ltm+stm" and res["memory_route_rate"] == 1.0
     assert res["candidate_evidence_recall"] == 1.0 and res["ceiling"] == 1.0
     assert "route to memory   100.0%" in capsys.readouterr().out
+
+    # --ask: the question again through the graph, here with a scripted model that plans "no memory",
+    # keeps nothing and answers from the memories it is shown
+    script = {
+        "plan": {"needs_memory": "no", "memory": "current", "tags": [], "time_expressions": []},
+        "relevance": {"relevant": []},
+        "respond": "Clara lives in Rome.",
+    }
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    monkeypatch.setenv("CAIM_PROVIDER", "scripted")
+    monkeypatch.setenv("CAIM_SCRIPT", str(tmp_path / "script.json"))
+    monkeypatch.setenv("CAIM_DATA_DIR", str(tmp_path / "data"))
+    args = ["--run", str(run), "--data", str(data), "--k", "1", "--ask", "--json", str(tmp_path / "a.json")]
+    assert bench.main([*args, "--doc", str(tmp_path / "a.md")]) == 0
+    asked = json.loads((tmp_path / "a.json").read_text())["asked"]
+    [p] = asked["per_question"]
+    assert p["route"] == "ltm+stm" and asked["memory_route_rate"] == 1.0  # the code signal overrules the plan
+    assert p["kept_recall"] == 1.0 and p["kept"] >= 1  # the code floor keeps the best-ranked record
+    assert p["f1"] > 0 and p["calls"] == 3  # plan, relevance, answer
+    assert "## Asked again with a model" in (tmp_path / "a.md").read_text()

@@ -12,6 +12,7 @@ from caim.memory.merge import apply_merges, validate_groups
 from caim.memory.records import MemoryRecord, SourceTurn
 from caim.memory.retrieval import DENSE_ONLY, Query, Retriever
 from caim.memory.store import MemoryStore
+from caim.memory.text import prior
 
 T0 = datetime(2023, 5, 1, 12, tzinfo=UTC)
 
@@ -273,3 +274,17 @@ def test_a_record_embeds_the_source_turns_its_thought_does_not_cover():
     assert stray.uncovered() == [ask, "Try Dune."]
     context = raw.sources[0].model_copy(update={"context": True})
     assert "Can you" not in rec("ann", "Mel", ["books"], sources=[context]).document()  # context turns are not its own
+
+
+def test_a_thought_that_misses_its_turn_keeps_the_turns_prior_and_time_flag(open_store):
+    store = open_store(CountingEmbedder())
+    turn = SourceTurn(role="user", text="I ran a charity race for mental health last Saturday.", time=T0)
+    stray = rec("ann", "Mel", ["sports"], sources=[turn])
+    covering = rec("ann", "ran a charity race for mental health last Saturday", ["sports"], days=1, sources=[turn])
+    plain = rec("ann", "Mel", ["sports"], days=2)
+    store.add([stray, covering, plain])
+    cols = store.db.columns("ann")
+    recs = store.db.by_rid("ann", [int(x) for x in cols["rid"]])
+    rows = {recs[int(x)].id: i for i, x in enumerate(cols["rid"])}
+    assert cols["timex"][rows[stray.id]] and cols["timex"][rows[covering.id]] and not cols["timex"][rows[plain.id]]
+    assert cols["prior"][rows[stray.id]] == prior(turn.text, None) > cols["prior"][rows[plain.id]]  # "I ran", a name
