@@ -208,3 +208,104 @@ def find_expressions(text: str) -> list[str]:
     ['yesterday', 'last week']
     """
     return list(dict.fromkeys(m.group(0) for m in _CANDIDATE.finditer(text)))
+
+
+# ---- what a remembered phrase meant on the day it was said ------------------------------------------
+_SAID = re.compile(
+    r"\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|last night|this morning|"
+    r"(?:last|this|next|past) (?:week|weekend|month|year)|"
+    r"(?:last|this|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|couple of|a few|few|several) "
+    r"(?:days?|weeks?|months?|years?) ago|"
+    r"in (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (?:days?|weeks?|months?))\b",
+    re.IGNORECASE,
+)
+
+
+def long_date(d: datetime) -> str:
+    """``8 May 2023``: how a date is shown to the model and the user."""
+    return f"{d.day} {d.strftime('%B')} {d.year}"
+
+
+def _month_name(year: int, month: int) -> str:
+    return f"{datetime(year, month, 1).strftime('%B')} {year}"
+
+
+def _add_months(base: datetime, n: int) -> tuple[int, int]:
+    k = base.year * 12 + base.month - 1 + n
+    return k // 12, k % 12 + 1
+
+
+def meaning(expression: str, said_at: datetime) -> str | None:
+    """The date a relative time phrase meant on the day it was said, in plain words; ``None`` when
+    it is not a relative phrase this knows.
+
+    >>> from datetime import UTC, datetime
+    >>> said = datetime(2023, 5, 25, 13, tzinfo=UTC)  # a Thursday
+    >>> [meaning(e, said) for e in ("yesterday", "last Sunday", "last week", "next month", "4 years ago")]
+    ['24 May 2023', '21 May 2023', 'the week before 25 May 2023', 'June 2023', '2019']
+    """
+    t = " ".join(expression.lower().split())
+    base = as_aware(said_at)
+    day = {
+        "today": 0,
+        "tonight": 0,
+        "this morning": 0,
+        "yesterday": -1,
+        "last night": -1,
+        "the day before yesterday": -2,
+        "tomorrow": 1,
+    }
+    if t in day:
+        return long_date(base + timedelta(days=day[t]))
+    words = t.split()
+    if len(words) == 2 and words[1] in _WEEKDAYS:
+        target = _WEEKDAYS.index(words[1])
+        if words[0] == "next":
+            return long_date(base + timedelta(days=(target - base.weekday()) % 7 or 7))
+        if words[0] == "last":
+            return long_date(base - timedelta(days=(base.weekday() - target) % 7 or 7))
+        return long_date(base + timedelta(days=target - base.weekday()))  # "this friday": this week's
+    if len(words) == 2 and words[1] in ("week", "weekend"):
+        rel = {"last": "before", "past": "before", "this": "of", "next": "after"}[words[0]]
+        return f"the {words[1]} {rel} {long_date(base)}"
+    if len(words) == 2 and words[1] == "month":
+        return _month_name(*_add_months(base, {"last": -1, "past": -1, "this": 0, "next": 1}[words[0]]))
+    if len(words) == 2 and words[1] == "year":
+        return str(base.year + {"last": -1, "past": -1, "this": 0, "next": 1}[words[0]])
+    m = re.fullmatch(r"(in )?(.+?) (day|week|month|year)s?( ago)?", t)
+    if m and bool(m.group(1)) != bool(m.group(4)):
+        sign = 1 if m.group(1) else -1
+        unit = m.group(3)
+        if m.group(2) in ("a few", "few", "a couple of", "couple of", "several"):  # vague: keep the words
+            return f"{m.group(2)} {unit}s {'after' if sign > 0 else 'before'} {long_date(base)}"
+        n = _count(m.group(2))
+        if n is None:
+            return None
+        if unit == "day":
+            return long_date(base + timedelta(days=sign * n))
+        if unit == "week":
+            return f"about {long_date(base + timedelta(days=sign * 7 * n))}"
+        if unit == "month":
+            return _month_name(*_add_months(base, sign * n))
+        return str(base.year + sign * n)
+    return None
+
+
+def with_dates(text: str, said_at: datetime) -> str:
+    """``text`` with each relative time phrase followed by the date it meant when it was said, so
+    that a memory read months later still says when things happened.
+
+    >>> from datetime import UTC, datetime
+    >>> with_dates("I went to a support group yesterday.", datetime(2023, 5, 8, 13, tzinfo=UTC))
+    'I went to a support group yesterday [7 May 2023].'
+    """
+    out: list[str] = []
+    at = 0
+    for m in _SAID.finditer(text):
+        said = meaning(m.group(0), said_at)
+        if said is None:
+            continue
+        out.append(text[at : m.end()] + f" [{said}]")
+        at = m.end()
+    return "".join(out) + text[at:]

@@ -1,19 +1,23 @@
 """Response role: the assistant's reply (plain text).
 
-VERSION 3. The instructions are one fixed system message (identical on every turn, so an endpoint's
+VERSION 4. The instructions are one fixed system message (identical on every turn, so an endpoint's
 prompt cache reuses it, followed by the conversation so far). The turn's own material comes last,
 in the final user message: the kept memories first - quoted, dated, with the turn that gave them
-context - then the date and the message, with a request for a short answer drawn from the memories.
+context, each relative time phrase followed by the date it meant when it was said - then the date
+and the message, with a request for a short answer drawn from the memories.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from caim.memory.records import MemoryBrief
+from caim.memory.timeref import long_date, with_dates
 from caim.prompts.common import DATA_RULE, data_block, quote
 
-VERSION = 3
+VERSION = 4
 
 SYSTEM = (
     "You are a friendly personal assistant with a long-term memory of this user. Answer helpfully and "
@@ -28,15 +32,21 @@ NOTHING_FOUND = (
 
 
 def memory_lines(memories: list[MemoryBrief], source_chars: int = 1200) -> list[str]:
+    """One line per memory: the day it was said, then its words - each relative time phrase followed
+    by the date it meant then ("yesterday [7 May 2023]"), so that the answer can give dates.
+
+    >>> memory_lines([{"id": "a", "thought": "I ran a race last Sunday.", "tags": [], "event_time": "2023-05-25T13:00:00+00:00"}])
+    ['- (25 May 2023) "I ran a race last Sunday [21 May 2023]."']
+    """
     lines = []
     for m in memories:
-        when = m["event_time"][:10]
-        until = f" (until {m['valid_until'][:10]})" if m.get("valid_until") else ""
-        text = f"- ({when}){until} {quote(m['thought'], 600)}"
+        said = datetime.fromisoformat(m["event_time"])
+        until = f" (until {long_date(datetime.fromisoformat(m['valid_until']))})" if m.get("valid_until") else ""
+        text = f"- ({long_date(said)}){until} {quote(with_dates(m['thought'], said), 600)}"
         if m.get("context"):
-            text += f" - in reply to: {quote(m['context'], 300)}"
+            text += f" - in reply to: {quote(with_dates(m['context'], said), 300)}"
         if m.get("source"):
-            text += f" - from the conversation: {quote(m['source'], source_chars)}"
+            text += f" - from the conversation: {quote(with_dates(m['source'], said), source_chars)}"
         lines.append(text)
     return lines
 
