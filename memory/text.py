@@ -409,7 +409,8 @@ _PAST_REFERENCE = re.compile(
     r"\b(remember|remind me|recall|i told you|tell you|told you|i mentioned|i said|i shared|you said|you told me|"
     r"you recommended|(did|have) i (mention|say|ask|share)|(did|have) you (recommend|suggest|say|tell|mention)|"
     r"you suggested|we talked|we discussed|we spoke|last time|the other day|earlier|before|previously|used to|"
-    r"again|still)\b",
+    r"again|still|(i|we) (once |previously |also )?(recommended|suggested)|(i|we) (once )?(showed|sent|gave) you"
+    r"|(i|we) once)\b",
     re.I,
 )
 _SELF_QUESTION = re.compile(
@@ -426,14 +427,24 @@ _ASKS_PAST = re.compile(
 
 def memory_signals(text: str) -> dict[str, bool]:
     """Code signals that a message needs memory: a reference to the shared past ("I told you",
-    "remember", "last time"), a time expression, a question about the user's own facts."""
+    "remember", "last time", "I once recommended you"), a time expression, a question about the
+    user's own facts or about something they did.
+
+    >>> memory_signals("I once recommended a food program to you, what was its name?")["past_reference"]
+    True
+    >>> memory_signals("When I was in the library, I read a novel. What was its name?")["self_question"]
+    True
+    >>> any(v for k, v in memory_signals("What is the capital of France?").items() if k != "question")
+    False
+    """
     t = " ".join(text.split())
     question = "?" in t or bool(re.match(r"\s*(what|which|where|when|who|how|do|did|does|can|could)\b", t, re.I))
     return {
         "question": question,
         "past_reference": bool(_PAST_REFERENCE.search(t)),
         "time_reference": has_time_expression(t) or bool(date_windows(t, datetime.now())),
-        "self_question": question and bool(_SELF_QUESTION.search(t)),
+        # about the user's own facts, or something they did ("I read a novel. What was its name?")
+        "self_question": question and bool(_SELF_QUESTION.search(t) or _I_PAST.search(t)),
     }
 
 
