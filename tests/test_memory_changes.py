@@ -83,7 +83,7 @@ def test_an_update_closes_the_old_fact_without_deleting_it(agent, scripted, sc):
     assert any(past_word in c["thought"] for c in r.candidates)
     final = str(next(c for c in calls if c["role"] == "respond")["messages"][-1].content)
     if any(m.get("valid_until") for m in r.memories):
-        assert "(until 2023-06-01)" in final  # the answer sees when the old fact stopped holding
+        assert "(until 1 June 2023)" in final  # the answer sees when the old fact stopped holding
 
 
 def test_extends_appends_the_detail_to_the_stored_fact(agent, scripted):
