@@ -199,6 +199,15 @@ def _num(x, digits: int = 1) -> str:
     return f"{x:,.{digits}f}"
 
 
+def _per_session(replay: dict) -> str:
+    """LLM calls, tokens (input + output) and seconds per replayed session."""
+    n = replay.get("sessions") or 0
+    if not n:
+        return "–"
+    tokens = (replay.get("input_tokens", 0) + replay.get("output_tokens", 0)) / n
+    return f"{replay.get('llm_calls', 0) / n:.1f} / {tokens:,.0f} / {replay.get('seconds', 0.0) / n:.1f}"
+
+
 def _table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -305,8 +314,12 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
         ["output tokens", *(_num(rp[s]["output_tokens"]) for s in systems)],
         ["records stored / merged", *(f"{_num(rp[s]['stored'])} / {_num(rp[s]['merged'])}" for s in systems)],
         ["sessions that left a record", *(_num(rp[s].get("sessions_with_records")) for s in systems)],
-        ["failed post-thinking sessions", *(_num(rp[s]["failed_sessions"]) for s in systems)],
+        ["sessions where extraction failed (turns kept verbatim)", *(_num(rp[s]["failed_sessions"]) for s in systems)],
         ["seconds", *(_num(rp[s]["seconds"]) for s in systems)],
+        [
+            "post-thinking per session: LLM calls / tokens in+out / seconds",
+            *(_per_session(rp[s]) for s in systems),
+        ],
     ]
     out += [_table(["", *systems], rows), ""]
     added = {s: rp[s].get("ontology_added") or [] for s in systems if rp[s].get("ontology_added")}

@@ -3,15 +3,17 @@
 1. ``extract_key_events``: the policy lists key events per chunk of eight turns; each event must be
    grounded in its turn (``caim.memory.maintenance.grounded``: two or more content words of its
    own - speakers' names and small talk do not count - enough of them found in the turn, or some
-   found and the two close in meaning), else it is dropped. Turns that state something about the
-   user (``caim.memory.capture.states_fact``) and have no grounded event - all of them when
-   extraction failed - become ``capture`` events: the user's own words.
+   found and the two close in meaning), else it is dropped. Exchanges with no grounded event - all
+   of them when extraction failed - become ``capture`` events: the user's words when they state
+   something about the user (``caim.memory.capture.states_fact``), the assistant's when its reply
+   names or recommends something (``reply_worth_keeping``: "what did you recommend?").
    Raw records of earlier sessions join as ``refine`` events, to be rewritten as thoughts.
 2. ``write_thoughts``: one call per eight events writes memory sentences and tags (from the
    events' nearest ontology terms) and may propose ontology terms (accepted only when code finds
    them real and fitting). A sentence not grounded in its source is not stored: the event's own
-   words are (a raw record for captures). Records outside the deployment's privacy bounds are
-   never stored. Ids come from (user, session, turn, event), so a re-run stores nothing twice.
+   words are (a raw record for captures, spoken by the user or by the assistant). Records outside
+   the deployment's privacy bounds are never stored. Ids come from (user, session, turn, event), so
+   a re-run stores nothing twice.
 3. ``maintain``: each new record is compared with related stored ones; the policy decides new /
    same / update / extends / contradicts and ``caim.memory.maintenance`` applies it (an update never
    deletes). Exact duplicates are merged by code even without a decision; records naming the same
@@ -30,7 +32,7 @@ from caim.core import faultpoints
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State, session_reset
-from caim.memory.capture import raw_record, states_fact
+from caim.memory.capture import raw_record, reply_worth_keeping, states_fact
 from caim.memory.maintenance import apply_contradiction, apply_extend, apply_update, content_overlap, grounded, link
 from caim.memory.merge import Merge, merge_group
 from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn, as_aware, stable_id
@@ -40,6 +42,8 @@ from caim.memory.text import names
 from caim.ontology import Ontology, Proposal
 
 CHUNK = 8
+#: How an event from the assistant's words is put to the thoughts model (the memory is of what it said).
+ASSISTANT_SAID = "The assistant said: "
 _LIST_MARK = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")  # "2. ..." - small models number their sentences
 #: Raw records of earlier sessions refined per post-thinking run.
 REFINE_PER_SESSION = 8
@@ -91,27 +95,39 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     covered = {e["turn"] for e in events}
     captured = 0
     for t in all_turns:
-        if t.number not in covered and states_fact(t.user):
+        if t.number in covered:
+            continue
+        when = (t.time or env.now).isoformat()
+        if states_fact(t.user):
+            events.append(
+                {"turn": t.number, "event": clip(" ".join(t.user.split()), 600), "time": when, "origin": "capture"}
+            )
+            captured += 1
+        if t.assistant and reply_worth_keeping(t.assistant, asked=t.user):
+            said = clip(" ".join(t.assistant.split()), 600)
             events.append(
                 {
                     "turn": t.number,
-                    "event": clip(" ".join(t.user.split()), 600),
-                    "time": (t.time or env.now).isoformat(),
+                    "event": ASSISTANT_SAID + said,
+                    "time": when,
                     "origin": "capture",
+                    "speaker": "assistant",
                 }
             )
             captured += 1
     refine = [r for r in env.svc.store.iter(env.user_id) if r.kind == "raw" and r.session_id != state.get("session_id")]
     for r in refine[:REFINE_PER_SESSION]:
-        events.append(
-            {
-                "turn": r.turn or 0,
-                "event": r.thought,
-                "time": as_aware(r.event_time).isoformat(),
-                "origin": "refine",
-                "record": r.id,
-            }
-        )
+        event: KeyEvent = {
+            "turn": r.turn or 0,
+            "event": r.thought,
+            "time": as_aware(r.event_time).isoformat(),
+            "origin": "refine",
+            "record": r.id,
+        }
+        if r.speaker == "assistant":
+            event["speaker"] = "assistant"
+            event["event"] = ASSISTANT_SAID + r.thought
+        events.append(event)
     env.note(
         events=len(events), ok=ok, ungrounded=dropped, captured=captured, refining=min(len(refine), REFINE_PER_SESSION)
     )
@@ -245,7 +261,9 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
                 continue
             rec = raw.model_copy(
                 update={
-                    "id": stable_id(env.user_id, raw.session_id, raw.turn, 0),
+                    "id": stable_id(
+                        env.user_id, raw.session_id, raw.turn, 0 if raw.speaker != "assistant" else "assistant"
+                    ),
                     "kind": "thought",
                     "thought": clip(thought, 500),
                     "tags": tags,
@@ -256,9 +274,22 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
             retire.append(raw.id)
             continue
         t = by_number.get(e["turn"])
+        assistant = e.get("speaker") == "assistant"
         if origin == "capture" and not ok_thought:
-            records.append(
-                raw_record(
+            if assistant:  # the reply's words; the user's turn it answered is its context
+                rec = raw_record(
+                    user_id=env.user_id,
+                    session_id=session,
+                    turn=e["turn"],
+                    text=t.assistant if t else e["event"].removeprefix(ASSISTANT_SAID),
+                    when=when,
+                    tags=tags,
+                    speaker="assistant",
+                    asked=t.user if t else "",
+                    role="assistant",
+                )
+            else:
+                rec = raw_record(
                     user_id=env.user_id,
                     session_id=session,
                     turn=e["turn"],
@@ -268,8 +299,8 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
                     speaker="user",
                     reply=t.assistant if t else "",
                     turn_id=t.user_id if t else None,
-                ).model_copy(update={"history": [HistoryEntry(change="captured", session_id=session)]})
-            )
+                )
+            records.append(rec.model_copy(update={"history": [HistoryEntry(change="captured", session_id=session)]}))
             continue
         k = per_turn.get(e["turn"], 0)
         per_turn[e["turn"]] = k + 1
@@ -284,7 +315,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
                 event_time=as_aware(when),
                 session_id=session,
                 turn=e["turn"],
-                speaker="user",
+                speaker="assistant" if assistant else "user",
                 entities=names(e["event"]),
                 sources=_sources(t, prev),
                 history=[HistoryEntry(change="created", session_id=session)],

@@ -40,14 +40,17 @@ def trace_reducer(old: list | None, new: list | None) -> list:
 
 class KeyEvent(TypedDict):
     """A fact worth remembering, from one numbered turn of the session, dated by that turn.
-    ``origin``: ``model`` (extracted and grounded), ``capture`` (a fact-stating turn no grounded
-    event covered: its words), ``refine`` (a raw record of an earlier session, ``record`` its id)."""
+    ``origin``: ``model`` (extracted and grounded), ``capture`` (a side of an exchange no grounded
+    event covered, worth keeping: its words), ``refine`` (a raw record of an earlier session,
+    ``record`` its id). ``speaker``: ``assistant`` when the words are the assistant's (a capture of
+    its reply, or the refinement of one); absent for the user's."""
 
     turn: int
     event: str
     time: str
     origin: NotRequired[Literal["model", "capture", "refine"]]
     record: NotRequired[str]
+    speaker: NotRequired[Literal["assistant"]]
 
 
 class Plan(TypedDict):

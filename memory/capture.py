@@ -1,11 +1,15 @@
-"""Capture in code: which turns state something about the user, and the raw record of such a turn.
+"""Capture in code: which turns state something worth keeping, and the raw record of such a turn.
 
 ``states_fact`` is the code signal beside key-event extraction: a turn in the first person that
-tells something (I/my/we/our + a verb of being, having, liking, doing), names someone or something,
-or holds a number or a date. When extraction fails, or returns nothing grounded for such a turn,
-the turn is stored verbatim as a ``raw`` record (``raw_record``): the user's words, the turn's time,
-tags by meaning, the turn (and the assistant turn before it, when it asked) as sources. Its id comes
-from (user, session, turn), so capturing the same turn again replaces the record instead of adding one.
+tells something (I/my/we/our + a verb of being, having, liking, doing, or of something done), names
+someone or something, or holds a number, a date or a time expression. ``reply_worth_keeping`` is
+its counterpart for the assistant's side: a reply that recommends or names something (titles,
+names, numbers, dates - "what did you recommend?") or, for an assistant with a persona, states
+something of its own. When extraction fails, or returns nothing grounded for an exchange, each
+side worth keeping is stored verbatim as a ``raw`` record (``raw_record``): the speaker's words, the
+turn's time, tags by meaning, the turn (and the other side's turn before it, when it asked) as
+sources. Its id comes from (user, session, turn, side), so capturing the same turn again replaces
+the record instead of adding one.
 """
 
 from __future__ import annotations
@@ -14,14 +18,14 @@ import re
 from datetime import datetime
 
 from caim.memory.records import MemoryRecord, SourceTurn, as_aware, stable_id
-from caim.memory.text import names
+from caim.memory.text import has_time_expression, names, tells_past_action, tokenize
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our|me)\b", re.I)
 _TELLING = re.compile(
     r"\b(am|was|is|are|were|have|has|had|love|loves|like|likes|enjoy|enjoys|hate|hates|prefer|prefers|want|wants|"
     r"need|needs|plan|planning|going|went|got|work|works|working|live|lives|lived|moved|play|plays|played|"
     r"started|bought|made|adopted|married|called|named|born|visited|study|studying|learned|favourite|favorite|"
-    r"allergic|can't|cannot|don't|never|always|usually|every)\b",
+    r"allergic|can't|cannot|don't|never|always|usually|every|go|goes|gonna|do|does|doing|try|trying)\b",
     re.I,
 )
 _NUMBER_OR_DATE = re.compile(
@@ -83,12 +87,54 @@ def states_fact(text: str) -> bool:
         if not sentence.strip() or sentence.rstrip().endswith("?"):
             continue
         if _FIRST_PERSON.search(sentence):
-            if _TELLING.search(sentence) or names(sentence) or _NUMBER_OR_DATE.search(sentence):
+            if (
+                _TELLING.search(sentence)
+                or names(sentence)
+                or _NUMBER_OR_DATE.search(sentence)
+                or tells_past_action(sentence)
+                or has_time_expression(sentence)
+            ):
                 return True
         elif (
             (m := _NAMED_SUBJECT.match(sentence)) and _TELLING.fullmatch(m.group(2)) and m.group(1) not in _NOT_SUBJECTS
         ):
             return True  # "Clara got a puppy": someone in the user's life
+    return False
+
+
+#: A name the speaker addresses ("Thanks, Emily!", "Hey Mel,"): not something named.
+_VOCATIVE = re.compile(r"(^|,|\b(hi|hey|hello|thanks|thank you|bye))\s*[A-Z][a-z]+\s*(?=[!.?,]|$)", re.I)
+_QUOTED_TITLE = re.compile(r"[\"\u201c\u2018'][A-Z0-9][^\"\u201d\u2019']{1,80}[\"\u201d\u2019']")
+
+
+def reply_worth_keeping(text: str, asked: str = "") -> bool:
+    """Does this assistant reply hold something the user may ask about later? True when one of its
+    sentences - not a question, and with at least two words of its own (not heard in ``asked``, the
+    user's turn it answers) - names something new (a title in quotes, a name, a number or a date),
+    or states something in the first person (an assistant with a persona telling of itself).
+
+    >>> reply_worth_keeping('You might enjoy "The Left Hand of Darkness" by Ursula K. Le Guin.')
+    True
+    >>> reply_worth_keeping("That sounds lovely, Emily! How did it go?"), reply_worth_keeping("ok!")
+    (False, False)
+    >>> reply_worth_keeping("So you are going to Rome in May!", asked="I am going to Rome in May.")
+    False
+    """
+    heard = set(tokenize(asked))
+    for sentence in _SENTENCE.split(" ".join(text.split())):
+        if not sentence.strip() or sentence.rstrip().endswith("?"):
+            continue
+        if len(set(tokenize(sentence)) - heard) < 2:
+            continue  # small talk, or the user's own words said back
+        plain = _VOCATIVE.sub(" ", sentence)
+        new_names = [n for n in names(plain) if not set(tokenize(n)) <= heard]
+        if (
+            (_FIRST_PERSON.search(sentence) and states_fact(sentence))
+            or _QUOTED_TITLE.search(plain)
+            or new_names
+            or _NUMBER_OR_DATE.search(plain)
+        ):
+            return True
     return False
 
 
@@ -106,8 +152,9 @@ def raw_record(
     turn_id: str | None = None,
     role: str = "user",
 ) -> MemoryRecord:
-    """The verbatim record of one turn: ``reply`` is the answer that followed it, ``asked`` the
-    other side's turn before it when that holds the missing half of the exchange."""
+    """The verbatim record of one side of a turn (``role``: whose words ``text`` are): ``reply`` is
+    the answer that followed it, ``asked`` the other side's turn before it when that holds the
+    missing half of the exchange."""
     words = " ".join(text.split())
     sources = []
     if asked:
@@ -122,7 +169,7 @@ def raw_record(
     if reply:
         sources.append(SourceTurn(role="assistant" if role == "user" else "user", text=reply, time=when, turn=turn))
     return MemoryRecord(
-        id=stable_id(user_id, session_id, turn, "raw"),
+        id=stable_id(user_id, session_id, turn, "raw" if role == "user" else "raw-assistant"),
         user_id=user_id,
         thought=words if len(words) <= RAW_CHARS else words[:RAW_CHARS] + " …",
         kind="raw",

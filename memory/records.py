@@ -55,14 +55,15 @@ def stable_id(*parts: object) -> str:
 
 class MemoryBrief(TypedDict):
     """A record as graph state, traces and prompts carry it: id, thought, tags, event time (ISO),
-    and optionally the start of its verbatim source turns, its validity end, neighbouring turns and
-    its ranking scores."""
+    ``speaker`` when the words were the assistant's, and optionally the start of its verbatim source
+    turns, its validity end, neighbouring turns and its ranking scores."""
 
     id: str
     thought: str
     tags: list[str]
     event_time: str
     kind: NotRequired[str]
+    speaker: NotRequired[str]
     source: NotRequired[str]
     context: NotRequired[str]
     valid_until: NotRequired[str]
@@ -171,6 +172,8 @@ class MemoryRecord(BaseModel):
         }
         if self.kind != "thought":
             out["kind"] = self.kind
+        if self.speaker == "assistant":
+            out["speaker"] = "assistant"  # the assistant's own words: the answer says "you said"
         if self.valid_until is not None:
             out["valid_until"] = as_aware(self.valid_until).isoformat()
         if source_chars > 0 and self.sources and self.kind == "thought":

@@ -311,6 +311,11 @@ def has_time_expression(text: str) -> bool:
     return TIME_EXPRESSION.search(text) is not None
 
 
+def tells_past_action(text: str) -> bool:
+    """ "I painted…", "we went…": the speaker tells of something they did."""
+    return _I_PAST.search(text) is not None
+
+
 # ---- query signals -------------------------------------------------------------------------------
 _MONTHS = (
     "january",

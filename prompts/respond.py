@@ -32,17 +32,19 @@ NOTHING_FOUND = (
 
 
 def memory_lines(memories: list[MemoryBrief], source_chars: int = 1200) -> list[str]:
-    """One line per memory: the day it was said, then its words - each relative time phrase followed
-    by the date it meant then ("yesterday [7 May 2023]"), so that the answer can give dates.
+    """One line per memory: the day it was said, then its words ("you said:" before the assistant's
+    own) - each relative time phrase followed by the date it meant then ("yesterday [7 May 2023]"),
+    so that the answer can give dates.
 
-    >>> memory_lines([{"id": "a", "thought": "I ran a race last Sunday.", "tags": [], "event_time": "2023-05-25T13:00:00+00:00"}])
+    >>> memory_lines([{"id": "a", "thought": "I ran a race last Sunday.", "tags": [], "event_time": "2023-05-25"}])
     ['- (25 May 2023) "I ran a race last Sunday [21 May 2023]."']
     """
     lines = []
     for m in memories:
         said = datetime.fromisoformat(m["event_time"])
         until = f" (until {long_date(datetime.fromisoformat(m['valid_until']))})" if m.get("valid_until") else ""
-        text = f"- ({long_date(said)}){until} {quote(with_dates(m['thought'], said), 600)}"
+        who = "you said: " if m.get("speaker") == "assistant" else ""
+        text = f"- ({long_date(said)}){until} {who}{quote(with_dates(m['thought'], said), 600)}"
         if m.get("context"):
             text += f" - in reply to: {quote(with_dates(m['context'], said), 300)}"
         if m.get("source"):

@@ -13,7 +13,7 @@ from langchain_core.messages import BaseMessage
 
 STRING = r'("(?:[^"\\]|\\.)*")'  # a JSON string literal, escaped quotes included
 QUOTED_AFTER_DATE = r"\[(\d+)\] \(\S+\) " + STRING
-QUOTED_MEMORY = r"- \(\d{1,2} [A-Z][a-z]+ \d{4}\)(?: \(until [^)]+\))? " + STRING
+QUOTED_MEMORY = r"- \(\d{1,2} [A-Z][a-z]+ \d{4}\)(?: \(until [^)]+\))? (?:you said: )?" + STRING
 
 
 def _last(messages: list[BaseMessage]) -> str:

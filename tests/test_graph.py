@@ -206,6 +206,34 @@ def test_failed_extraction_captures_the_fact_turns_verbatim_and_closes_the_sessi
     assert any(m["id"] == rec.id for m in r.memories)
 
 
+def test_failed_extraction_keeps_what_the_assistant_recommended_and_answers_what_did_you_recommend(agent, scripted):
+    from caim.agent.facade import Turn
+
+    _, calls, script = scripted
+    script["key_events"] = script["thoughts"] = "{not json"
+    agent.record_turns(
+        user_id="em",
+        turns=[
+            Turn(
+                "Can you suggest a science fiction novel?",
+                'Try "The Left Hand of Darkness" by Ursula Le Guin.',
+                at="2023-05-01T09:00:00",
+            ),
+            Turn("Thanks, I will!", "You're welcome, Emily!", at="2023-05-01T09:01:00"),
+        ],
+    )
+    agent.end_session(user_id="em", at="2023-05-01T10:00:00")
+    [rec] = agent.memories("em")  # the question states nothing about her; the thanks hold nothing new
+    assert rec.kind == "raw" and rec.speaker == "assistant" and "Left Hand of Darkness" in rec.thought
+    assert [s.role for s in rec.sources] == ["user", "assistant"] and rec.sources[0].context
+    calls.clear()
+    r = agent.chat("Which novel did you recommend to me?", user_id="em", at="2023-05-03T09:00:00")
+    assert "ltm" in r.route and any(m["id"] == rec.id for m in r.memories)
+    assert r.text.startswith("From memory") and "Left Hand" in r.text
+    final = str(next(c for c in calls if c["role"] == "respond")["messages"][-1].content)
+    assert 'you said: "Try' in final  # the answer is told whose words they were
+
+
 def test_raw_records_are_refined_by_a_later_post_thinking_without_duplicates(agent, scripted):
     _, _, script = scripted
     good_events, good_thoughts = script["key_events"], script["thoughts"]
