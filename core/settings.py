@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     search_k: int = 20  # records the ranked search returns
     candidate_cap: int = 10  # of those, how many the relevance filter sees
     max_kept: int = 8  # most memories that reach the answer
-    keep_top: int = 3  # the best-ranked candidates kept even when the filter drops them ...
+    keep_top: int = 4  # the best-ranked candidates kept even when the filter drops them ...
     keep_similarity: float = 0.25  # ... if they are at least this similar to the message (not unrelated)
     shortlist_tags: int = 8  # ontology tags offered to the model (nearest by meaning)
     full_scan: int = 5000  # users with up to this many records are scored over all of them
