@@ -76,6 +76,7 @@ class Settings(BaseSettings):
     keep_similarity: float = 0.25  # ... if they are at least this similar to the message (not unrelated)
     shortlist_tags: int = 8  # ontology tags offered to the model (nearest by meaning)
     full_scan: int = 5000  # users with up to this many records are scored over all of them
+    answer_check: bool = True  # quote the best memory after an answer that invents a date, number or name
     source_chars: int = 400  # how much of a kept memory's source turns the answer sees (0: none)
     max_input_chars: int = 4000
     # post-thinking

@@ -4,21 +4,31 @@ Route ``none``: the message alone. ``stm``: the session so far (full or summary 
 ``ltm``: kept memories (oldest first, dated) and the message. ``ltm+stm``: both. For a memory
 question where nothing relevant was found, the prompt tells the model to say it does not remember.
 The answer is streamed to callers as it is produced (custom stream events, see
-``caim.graph.state.ANSWER``). An answer drafted earlier in the run (``search``) is used when its
+``caim.graph.state.ANSWER``). The answer check (``answer_check``) is the code signal beside it: a
+reply that asserts a date, number or name found nowhere in what it was given - or a "when" question
+answered without a date - gets the best-ranked kept memory quoted after it, so a weak model's
+invention never stands alone. An answer drafted earlier in the run (``search``) is used when its
 prompt is exactly this one, and dropped otherwise.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
 
-from caim.graph.common import answer_messages, shown_memories
+from caim.graph.common import answer_messages, current_input, shown_memories
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import State
-from caim.memory.stm import TIME_KEY
+from caim.memory.records import MemoryBrief
+from caim.memory.stm import TIME_KEY, clip
+from caim.memory.text import is_when_question, states_a_date, unsupported
+from caim.memory.timeref import long_date, with_dates
+
+#: How much of the best memory the answer check quotes.
+NOTE_CHARS = 300
 
 
 def respond(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
@@ -28,8 +38,30 @@ def respond(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     draft = state.get("draft")
     reply = env.answer(messages, draft=draft["id"] if draft else None)
     env.note(route=route, memories=len(memories), history_messages=len(messages) - 2)
+    if memories and env.settings.answer_check:
+        note = memory_note(reply, current_input(state, env), messages, memories, env)
+        if note:
+            env.emit(note)
+            reply += note
     return {
         "messages": [AIMessage(reply, additional_kwargs={TIME_KEY: env.now.isoformat()})],
         "turn_time": "",
         "draft": None,
     }
+
+
+def memory_note(reply: str, question: str, messages: list[BaseMessage], memories: list[MemoryBrief], env: Env) -> str:
+    """The answer check, the code signal beside the model's answer: when the reply asserts a date,
+    number or name that nothing it was given holds, or a "when" question gets no date, the
+    best-ranked kept memory is quoted after the reply ("" when the reply stands)."""
+    given = "\n".join(str(m.content) for m in messages)
+    made_up = unsupported(reply, given)
+    undated = is_when_question(question) and not (states_a_date(reply) and not made_up)
+    if not made_up and not undated:
+        return ""
+    best = memories[0]
+    said = datetime.fromisoformat(best["event_time"])
+    who = "you said" if best.get("speaker") == "assistant" else "you told me"
+    words = clip(with_dates(" ".join(best["thought"].split()), said), NOTE_CHARS)
+    env.note(answer_check={"unsupported": made_up, "undated": undated, "quoted": best["id"]})
+    return f'\n\n(From my memory: on {long_date(said)} {who}: "{words}")'

@@ -457,3 +457,42 @@ def asks_about_past(text: str) -> bool:
     """The question is about how things were ("before", "used to", "previously"): superseded
     records take part in retrieval."""
     return bool(_ASKS_PAST.search(text))
+
+
+# ---- answer check -----------------------------------------------------------------------------------
+_DATE_WORD = re.compile(
+    r"\b(\d{1,4})(?:st|nd|rd|th|am|pm)?\b|\b("
+    + _MONTH_RE
+    + r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    re.I,
+)
+
+
+def specifics(text: str) -> list[str]:
+    """What an answer asserts that can be checked against its sources: numbers (days and years
+    included), month and weekday names, and names (capitalised words inside a sentence), lowercase.
+
+    >>> specifics("On October 18th, Caroline met Anna at 5pm in 2024.")
+    ['october', '18', '5', '2024', 'caroline', 'anna']
+    """
+    found = [(m.group(1) or m.group(2)).lower() for m in _DATE_WORD.finditer(text)]
+    return list(dict.fromkeys([*found, *(n.lower() for n in names(text))]))
+
+
+def unsupported(answer: str, context: str) -> list[str]:
+    """The specifics of ``answer`` (``specifics``) that ``context`` - what the answer was given -
+    does not hold: a date, number or name the model made up.
+
+    >>> unsupported("She went on 19 July 2024.", 'Today is Monday, October 23, 2023. "I went yesterday [7 May 2023]."')
+    ['19', 'july', '2024']
+    >>> unsupported("She went on 7 May 2023.", '"I went yesterday [7 May 2023]."')
+    []
+    """
+    held = {w.lower() for w in re.findall(r"\w+", context)}
+    held |= {m.group(1) for m in re.finditer(r"\b(\d+)(?:st|nd|rd|th)\b", context)}
+    return [s for s in specifics(answer) if s not in held]
+
+
+def states_a_date(text: str) -> bool:
+    """Does the text give a date or time (a number, a month, a weekday, or a relative phrase)?"""
+    return bool(_DATE_WORD.search(text) or has_time_expression(text))

@@ -234,6 +234,59 @@ def test_failed_extraction_keeps_what_the_assistant_recommended_and_answers_what
     assert 'you said: "Try' in final  # the answer is told whose words they were
 
 
+def test_an_answer_that_invents_a_date_gets_the_best_memory_quoted_after_it(agent, scripted):
+    _, _, script = scripted
+    agent.chat("I went to a pottery workshop yesterday.", user_id="ann", at="2023-07-15T09:00:00")
+    agent.end_session(user_id="ann", at="2023-07-15T10:00:00")
+    script["respond"] = "You went to the pottery workshop on 19 June 2024."
+    r = agent.chat("When did I go to the pottery workshop?", user_id="ann", at="2023-08-01T09:00:00")
+    assert r.text.startswith("You went to the pottery workshop on 19 June 2024.")
+    assert (
+        'From my memory: on 15 July 2023 you told me: "I went to a pottery workshop yesterday [14 July 2023]."'
+        in r.text
+    )
+    [check] = [s["answer_check"] for s in steps(r.trace, "respond") if "answer_check" in s]
+    assert check["unsupported"] == ["19", "june", "2024"] and check["quoted"] == r.memories[0]["id"]
+    assert agent.state("ann")["messages"][-1].content == r.text  # what the session keeps is what was shown
+
+
+@pytest.mark.parametrize(
+    "reply,noted",
+    [
+        ("You went there on 14 July 2023.", False),  # every date it gives was in its prompt
+        ("You went to the pottery workshop.", True),  # a when-question answered without a date
+    ],
+)
+def test_the_answer_check_leaves_a_supported_answer_alone(agent, scripted, reply, noted):
+    _, _, script = scripted
+    agent.chat("I went to a pottery workshop yesterday.", user_id="ann", at="2023-07-15T09:00:00")
+    agent.end_session(user_id="ann", at="2023-07-15T10:00:00")
+    script["respond"] = reply
+    r = agent.chat("When did I go to the pottery workshop?", user_id="ann", at="2023-08-01T09:00:00")
+    assert ("From my memory" in r.text) is noted
+
+
+def test_the_answer_check_can_be_turned_off(settings, scripted):
+    models, _, script = scripted
+    with CaimAgent(settings.model_copy(update={"answer_check": False}), models=models) as agent:
+        agent.chat("I went to a pottery workshop yesterday.", user_id="ann", at="2023-07-15T09:00:00")
+        agent.end_session(user_id="ann", at="2023-07-15T10:00:00")
+        script["respond"] = "You went on 19 June 2024."
+        r = agent.chat("When did I go to the pottery workshop?", user_id="ann", at="2023-08-01T09:00:00")
+        assert r.text == "You went on 19 June 2024."
+
+
+async def test_the_quoted_memory_is_streamed_after_the_answer(agent, scripted):
+    _, _, script = scripted
+    agent.chat("I went to a pottery workshop yesterday.", user_id="ann", at="2023-07-15T09:00:00")
+    agent.end_session(user_id="ann", at="2023-07-15T10:00:00")
+    script["respond"] = "On 19 June 2024."
+    pieces = [p async for p in agent.astream("When did I go to the pottery workshop?", user_id="ann")]
+    streamed = "".join(pieces)
+    assert streamed.startswith("On 19 June 2024.") and "From my memory" in streamed
+    assert agent.state("ann")["messages"][-1].content == streamed
+
+
 def test_raw_records_are_refined_by_a_later_post_thinking_without_duplicates(agent, scripted):
     _, _, script = scripted
     good_events, good_thoughts = script["key_events"], script["thoughts"]
