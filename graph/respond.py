@@ -6,7 +6,7 @@ question where nothing relevant was found, the prompt tells the model to say it 
 The answer is streamed to callers as it is produced (custom stream events, see
 ``caim.graph.state.ANSWER``). The answer check (``answer_check``) is the code signal beside it: a
 reply that asserts a date, number or name found nowhere in what it was given - or a "when" question
-answered without a date - gets the best-ranked kept memory quoted after it, so a weak model's
+answered without a date - gets the kept memory that best matches the question quoted after it, so a weak model's
 invention never stands alone. An answer drafted earlier in the run (``search``) is used when its
 prompt is exactly this one, and dropped otherwise.
 """
@@ -24,7 +24,7 @@ from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import State
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import TIME_KEY, clip
-from caim.memory.text import is_when_question, states_a_date, unsupported
+from caim.memory.text import is_when_question, states_a_date, tokenize, unsupported
 from caim.memory.timeref import long_date, with_dates
 
 #: How much of the best memory the answer check quotes.
@@ -53,15 +53,29 @@ def respond(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
 def memory_note(reply: str, question: str, messages: list[BaseMessage], memories: list[MemoryBrief], env: Env) -> str:
     """The answer check, the code signal beside the model's answer: when the reply asserts a date,
     number or name that nothing it was given holds, or a "when" question gets no date, the
-    best-ranked kept memory is quoted after the reply ("" when the reply stands)."""
+    kept memory that best matches the question is quoted after the reply ("" when the reply stands)."""
     given = "\n".join(str(m.content) for m in messages)
     made_up = unsupported(reply, given)
     undated = is_when_question(question) and not (states_a_date(reply) and not made_up)
     if not made_up and not undated:
         return ""
-    best = memories[0]
+    best = best_match(question, memories)
     said = datetime.fromisoformat(best["event_time"])
     who = "you said" if best.get("speaker") == "assistant" else "you told me"
     words = clip(with_dates(" ".join(best["thought"].split()), said), NOTE_CHARS)
     env.note(answer_check={"unsupported": made_up, "undated": undated, "quoted": best["id"]})
     return f'\n\n(From my memory: on {long_date(said)} {who}: "{words}")'
+
+
+def best_match(question: str, memories: list[MemoryBrief]) -> MemoryBrief:
+    """The kept memory sharing the most terms with the question (for a "when" question, one that
+    gives a time counts half a term more); the better-ranked on a tie."""
+    asked = set(tokenize(question))
+    when = is_when_question(question)
+
+    def score(item: tuple[int, MemoryBrief]) -> tuple[float, int]:
+        i, m = item
+        text = f"{m['thought']} {m.get('context', '')}"
+        return len(asked & set(tokenize(text))) + (0.5 if when and states_a_date(text) else 0.0), -i
+
+    return max(enumerate(memories), key=score)[1]

@@ -460,39 +460,62 @@ def asks_about_past(text: str) -> bool:
 
 
 # ---- answer check -----------------------------------------------------------------------------------
-_DATE_WORD = re.compile(
-    r"\b(\d{1,4})(?:st|nd|rd|th|am|pm)?\b|\b("
-    + _MONTH_RE
-    + r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
-    re.I,
-)
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?(?: of)? (" + _MONTH_RE + r")\b", re.I)
+_MONTH_DAY = re.compile(r"\b(" + _MONTH_RE + r")\.? (\d{1,2})(?:st|nd|rd|th)?\b(?!:)", re.I)
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
+_WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
+_WEEKDAY_NAMES = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+#: A month named alone ("in July"); "may" alone is too often the verb.
+_BARE_MONTH = re.compile(r"\b(" + "|".join(m for m in _MONTHS if m != "may") + r")\b", re.I)
+
+
+def _month_name(word: str) -> str:
+    w = word.lower().rstrip(".")
+    return _MONTHS[_MONTH_NO[w if w in _MONTH_NO else w[:3]] - 1]
 
 
 def specifics(text: str) -> list[str]:
-    """What an answer asserts that can be checked against its sources: numbers (days and years
-    included), month and weekday names, and names (capitalised words inside a sentence), lowercase.
+    """What an answer asserts that can be checked against its sources, lowercase: dates (``"18
+    october"``, whichever way written), years, weekdays, other numbers, and names (capitalised words
+    inside a sentence).
 
-    >>> specifics("On October 18th, Caroline met Anna at 5pm in 2024.")
-    ['october', '18', '5', '2024', 'caroline', 'anna']
+    >>> specifics("On October 18th, Caroline met Anna at 5 in 2024.")
+    ['18 october', '2024', '5', 'caroline', 'anna']
     """
-    found = [(m.group(1) or m.group(2)).lower() for m in _DATE_WORD.finditer(text)]
-    return list(dict.fromkeys([*found, *(n.lower() for n in names(text))]))
+    days = [f"{int(d)} {_month_name(m)}" for d, m in _DAY_MONTH.findall(text)]
+    days += [f"{int(d)} {_month_name(m)}" for m, d in _MONTH_DAY.findall(text)]
+    rest = _MONTH_DAY.sub(" ", _DAY_MONTH.sub(" ", text))
+    years = _YEAR.findall(rest)
+    numbers = _NUMBER.findall(_YEAR.sub(" ", rest))
+    weekdays = [w.lower() for w in _WEEKDAY.findall(rest)]
+    months = {m.lower() for m in _MONTHS}
+    named = [n.lower() for n in names(text) if n.lower() not in months and n.lower() not in _WEEKDAY_NAMES]
+    return list(dict.fromkeys([*days, *years, *weekdays, *numbers, *named]))
 
 
 def unsupported(answer: str, context: str) -> list[str]:
     """The specifics of ``answer`` (``specifics``) that ``context`` - what the answer was given -
-    does not hold: a date, number or name the model made up.
+    does not hold: a date, number or name the model made up. A date counts only as a whole (day
+    and month together), so scattered numbers in the context do not support it.
 
-    >>> unsupported("She went on 19 July 2024.", 'Today is Monday, October 23, 2023. "I went yesterday [7 May 2023]."')
-    ['19', 'july', '2024']
-    >>> unsupported("She went on 7 May 2023.", '"I went yesterday [7 May 2023]."')
-    []
+    >>> ctx = 'Today is Monday, October 23, 2023. "I went yesterday [7 May 2023]." (8 May 2023)'
+    >>> unsupported("She went on October 17th, 2024, at 8.", ctx)
+    ['17 october', '2024']
+    >>> unsupported("She went on 7 May 2023.", ctx), unsupported("On May 7th.", ctx)
+    ([], [])
     """
-    held = {w.lower() for w in re.findall(r"\w+", context)}
-    held |= {m.group(1) for m in re.finditer(r"\b(\d+)(?:st|nd|rd|th)\b", context)}
+    held = set(specifics(context)) | {w.lower() for w in re.findall(r"\w+", context)}
     return [s for s in specifics(answer) if s not in held]
 
 
 def states_a_date(text: str) -> bool:
-    """Does the text give a date or time (a number, a month, a weekday, or a relative phrase)?"""
-    return bool(_DATE_WORD.search(text) or has_time_expression(text))
+    """Does the text give a date or time (a date, a year, a month, a weekday, or a relative phrase)?"""
+    return bool(
+        _DAY_MONTH.search(text)
+        or _MONTH_DAY.search(text)
+        or _YEAR.search(text)
+        or _WEEKDAY.search(text)
+        or _BARE_MONTH.search(text)
+        or has_time_expression(text)
+    )

@@ -246,7 +246,7 @@ def test_an_answer_that_invents_a_date_gets_the_best_memory_quoted_after_it(agen
         in r.text
     )
     [check] = [s["answer_check"] for s in steps(r.trace, "respond") if "answer_check" in s]
-    assert check["unsupported"] == ["19", "june", "2024"] and check["quoted"] == r.memories[0]["id"]
+    assert check["unsupported"] == ["19 june", "2024"] and check["quoted"] == r.memories[0]["id"]
     assert agent.state("ann")["messages"][-1].content == r.text  # what the session keeps is what was shown
 
 

@@ -31,3 +31,35 @@ def test_memory_questions_raise_a_signal(message, signal):
 def test_general_questions_raise_none(message):
     signals = memory_signals(message)
     assert not any(v for k, v in signals.items() if k != "question")
+
+
+# ---- the answer check's signals --------------------------------------------------------------------
+PROMPT = 'Today is Monday, October 23, 2023. - (8 May 2023) "I went to a support group yesterday [7 May 2023]."'
+
+
+@pytest.mark.parametrize(
+    "answer,made_up",
+    [
+        ("You went on 7 May 2023.", []),
+        ("You went on May 7th.", []),
+        ("You went on October 17th at 9am.", ["17 october"]),  # "17" and "October" apart do not support it
+        ("You went in 2021 with Bertrand.", ["2021", "bertrand"]),
+        ("You went to a support group.", []),
+    ],
+)
+def test_unsupported_finds_what_the_answer_made_up(answer, made_up):
+    from caim.memory.text import unsupported
+
+    assert unsupported(answer, PROMPT) == made_up
+
+
+def test_the_note_quotes_the_kept_memory_that_matches_the_question():
+    from caim.graph.respond import best_match
+
+    kept = [
+        {"id": "a", "thought": "I'm so proud of you!", "tags": [], "event_time": "2023-05-08T10:00:00"},
+        {"id": "b", "thought": "I joined a choir.", "tags": [], "event_time": "2023-05-08T10:00:00"},
+        {"id": "c", "thought": "I went to a support group yesterday.", "tags": [], "event_time": "2023-05-08T10:00:00"},
+    ]
+    assert best_match("When did I go to the support group?", kept)["id"] == "c"
+    assert best_match("What's up?", kept)["id"] == "a"  # nothing shared: the best-ranked
