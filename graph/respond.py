@@ -69,13 +69,16 @@ def memory_note(reply: str, question: str, messages: list[BaseMessage], memories
 
 def best_match(question: str, memories: list[MemoryBrief]) -> MemoryBrief:
     """The kept memory sharing the most terms with the question (for a "when" question, one that
-    gives a time counts half a term more); the better-ranked on a tie."""
+    gives a time counts half a term more); on a tie the more focused one (a larger share of its
+    terms shared), then the better-ranked."""
     asked = set(tokenize(question))
     when = is_when_question(question)
 
-    def score(item: tuple[int, MemoryBrief]) -> tuple[float, int]:
+    def score(item: tuple[int, MemoryBrief]) -> tuple[float, float, int]:
         i, m = item
         text = f"{m['thought']} {m.get('context', '')}"
-        return len(asked & set(tokenize(text))) + (0.5 if when and states_a_date(text) else 0.0), -i
+        terms = set(tokenize(text))
+        shared = len(asked & terms) + (0.5 if when and states_a_date(text) else 0.0)
+        return shared, shared / max(len(terms), 1), -i
 
     return max(enumerate(memories), key=score)[1]

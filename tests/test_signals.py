@@ -63,3 +63,18 @@ def test_the_note_quotes_the_kept_memory_that_matches_the_question():
     ]
     assert best_match("When did I go to the support group?", kept)["id"] == "c"
     assert best_match("What's up?", kept)["id"] == "a"  # nothing shared: the best-ranked
+
+
+def test_on_a_tie_the_note_quotes_the_more_focused_memory():
+    from caim.graph.respond import best_match
+
+    kept = [
+        {
+            "id": "long",
+            "thought": "Yesterday I joined a new activist group and we had lots of community support at the rally.",
+            "tags": [],
+            "event_time": "2023-05-08T10:00:00",
+        },
+        {"id": "short", "thought": "I went to a support group yesterday.", "tags": [], "event_time": "2023-05-08"},
+    ]
+    assert best_match("When did I go to the support group?", kept)["id"] == "short"
