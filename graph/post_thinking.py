@@ -227,7 +227,11 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         raw = refined.get(e.get("record", ""))
         t = by_number.get(e["turn"]) if raw is None else None
         sources_text.append(raw.source_text() if raw else (_turn_text(t) if t else e["event"]))
-    written = [_LIST_MARK.sub("", answers[i].thought).strip() if i in answers else "" for i in range(len(events))]
+    # small models number their sentences, and copy the "The assistant said:" an event was shown with
+    written = [
+        _LIST_MARK.sub("", answers[i].thought).strip().removeprefix(ASSISTANT_SAID).strip() if i in answers else ""
+        for i in range(len(events))
+    ]
     check = [w for w in written if w]
     sims = env.svc.embedder.similarity(check + sources_text) if check else None
     records: list[MemoryRecord] = []

@@ -102,6 +102,11 @@ def states_fact(text: str) -> bool:
     return False
 
 
+#: The assistant telling of itself ("I ran a race last Saturday", "we went camping"): its first person
+#: with something done or dated - not its opinions of the user's news ("sounds lovely to me").
+_OWN_NEWS = re.compile(r"\b(i|i'm|i've|we|we're|we've|my|our)\b", re.I)
+#: ... or of someone or something of its own ("my kids love dinosaurs", "our dog is called Rex").
+_MY_THING = re.compile(r"\b(my|our) (\w+ ){1,2}" + _TELLING.pattern.removeprefix(r"\b"), re.I)
 #: A name the speaker addresses ("Thanks, Emily!", "Hey Mel,"): not something named.
 _VOCATIVE = re.compile(r"(^|,|\b(hi|hey|hello|thanks|thank you|bye))\s*[A-Z][a-z]+\s*(?=[!.?,]|$)", re.I)
 _QUOTED_TITLE = re.compile(r"[\"\u201c\u2018'][A-Z0-9][^\"\u201d\u2019']{1,80}[\"\u201d\u2019']")
@@ -111,13 +116,17 @@ def reply_worth_keeping(text: str, asked: str = "") -> bool:
     """Does this assistant reply hold something the user may ask about later? True when one of its
     sentences - not a question, and with at least two words of its own (not heard in ``asked``, the
     user's turn it answers) - names something new (a title in quotes, a name, a number or a date),
-    or states something in the first person (an assistant with a persona telling of itself).
+    or tells in the first person of something done or dated (an assistant with a persona telling of
+    itself: "I ran a race last Saturday", "my kids love dinosaurs"; "that sounds lovely to me" is no
+    news).
 
     >>> reply_worth_keeping('You might enjoy "The Left Hand of Darkness" by Ursula K. Le Guin.')
     True
     >>> reply_worth_keeping("That sounds lovely, Emily! How did it go?"), reply_worth_keeping("ok!")
     (False, False)
     >>> reply_worth_keeping("So you are going to Rome in May!", asked="I am going to Rome in May.")
+    False
+    >>> reply_worth_keeping("Playing the piano sounds like an amazing hobby to me!", asked="I play the piano.")
     False
     """
     heard = set(tokenize(asked))
@@ -129,7 +138,8 @@ def reply_worth_keeping(text: str, asked: str = "") -> bool:
         plain = _VOCATIVE.sub(" ", sentence)
         new_names = [n for n in names(plain) if not set(tokenize(n)) <= heard]
         if (
-            (_FIRST_PERSON.search(sentence) and states_fact(sentence))
+            (_OWN_NEWS.search(sentence) and (tells_past_action(sentence) or has_time_expression(sentence)))
+            or _MY_THING.search(sentence)
             or _QUOTED_TITLE.search(plain)
             or new_names
             or _NUMBER_OR_DATE.search(plain)

@@ -234,6 +234,23 @@ def test_failed_extraction_keeps_what_the_assistant_recommended_and_answers_what
     assert 'you said: "Try' in final  # the answer is told whose words they were
 
 
+def test_a_reply_telling_news_of_the_assistant_is_kept_as_its_words_and_chatter_is_not(agent, scripted):
+    from caim.agent.facade import Turn
+
+    agent.record_turns(
+        user_id="em",
+        turns=[
+            Turn("How was your weekend?", "I ran a charity race last Saturday.", at="2023-05-01T09:00:00"),
+            Turn("Nice. Any plans?", "That sounds like a lovely question to me!", at="2023-05-01T09:01:00"),
+        ],
+    )
+    agent.end_session(user_id="em", at="2023-05-01T10:00:00")
+    [rec] = agent.memories("em")  # the chatter is not kept
+    assert (
+        rec.speaker == "assistant" and rec.thought == "I ran a charity race last Saturday."
+    )  # no "The assistant said:"
+
+
 def test_an_answer_that_invents_a_date_gets_the_best_memory_quoted_after_it(agent, scripted):
     _, _, script = scripted
     agent.chat("I went to a pottery workshop yesterday.", user_id="ann", at="2023-07-15T09:00:00")
