@@ -199,6 +199,14 @@ def _num(x, digits: int = 1) -> str:
     return f"{x:,.{digits}f}"
 
 
+def _memory_share(routes: dict) -> str:
+    """Share of the questions routed to some memory (``ltm``, ``stm``, ``ltm+stm``)."""
+    total = sum(routes.values())
+    if not total:
+        return "–"
+    return f"{100 * sum(n for r, n in routes.items() if 'ltm' in r or 'stm' in r) / total:.1f}%"
+
+
 def _per_session(replay: dict) -> str:
     """LLM calls, tokens (input + output) and seconds per replayed session."""
     n = replay.get("sessions") or 0
@@ -339,6 +347,14 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
     if present:
         out += ["## Routes taken for the questions", ""]
         out += [_table(["route", *systems], [[r, *(_num(routes[s].get(r, 0)) for s in systems)] for r in present]), ""]
+        shares = {s: _memory_share(routes[s]) for s in systems if "full-context" not in routes[s]}
+        if shares:
+            out += [
+                "Routed to memory (long-term, this session, or both; every question here is about the past): "
+                + ", ".join(f"`{s}` {share}" for s, share in shares.items())
+                + ".",
+                "",
+            ]
 
     mem = summary["memory"]
     if mem:

@@ -227,6 +227,13 @@ def test_gvd_smoke_writes_every_output_and_resumes(tmp_path, settings):
     report = (out / "report.md").read_text()
     assert "| metric | " + " | ".join(DEFAULT_SYSTEMS) + " |" in report
     assert "## Memory size" in report and "report.png" in report and "sessions that left a record" in report
+    calls_per_session = summary["replay"]["caim"]["llm_calls"] / summary["replay"]["caim"]["sessions"]
+    per_session = next(line for line in report.splitlines() if line.startswith("| post-thinking per session"))
+    assert per_session.split(" | ")[list(DEFAULT_SYSTEMS).index("caim") + 1].startswith(f"{calls_per_session:.1f} / ")
+    routed = next(line for line in report.splitlines() if line.startswith("Routed to memory"))
+    caim_routes = summary["routes"]["caim"]
+    share = 100 * sum(n for r, n in caim_routes.items() if r != "none") / sum(caim_routes.values())
+    assert f"`caim` {share:.1f}%" in routed and "`none` 0.0%" in routed and "full-context`" not in routed
     run = json.loads((out / "run.json").read_text())
     assert run["judge"]["prompt_version"] == judge_prompt.VERSION
     assert run["judge"]["prompt_hash"] == judge_prompt.prompt_hash()
