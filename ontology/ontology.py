@@ -4,7 +4,9 @@ The default ontology ships as ``default.json`` and is never modified. Extensions
 ontology LLM role are validated here (one lowercase word, not already anywhere in the ontology,
 under an existing parent, a few per call) and persisted as a new numbered version: in the data dir,
 or - when several workers share one record database - in that database, so every worker sees the
-extensions of the others. Invalid proposals are dropped with a log line; extension never fails a turn.
+extensions of the others. Invalid proposals are dropped with a log line; extension never fails a
+turn. "Already in the ontology" includes another form of the same word ("dance" when "dancing" is
+there, "dream" beside "dreams"): terms are compared by their stems.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
+import Stemmer
+
 log = logging.getLogger(__name__)
+_stem = Stemmer.Stemmer("english").stemWord
 
 WORD = re.compile(r"^[a-z]{2,24}$")
 MAX_NEW_PER_CALL = 3
@@ -106,7 +111,7 @@ class Ontology:
         """Split proposals into accepted ones and reasons for the rejected ones."""
         accepted: list[Proposal] = []
         rejected: list[str] = []
-        taken = set(self._tags)
+        taken = {_stem(t): t for t in self._tags}
         parents = set(self.parents())
         for p in proposals:
             term = p.term.strip().lower()
@@ -114,13 +119,13 @@ class Ontology:
                 rejected.append(f"{term!r}: more than {MAX_NEW_PER_CALL} new terms in one call")
             elif not WORD.match(term):
                 rejected.append(f"{p.term!r}: not one lowercase word")
-            elif term in taken:
-                rejected.append(f"{term!r}: already in the ontology")
+            elif _stem(term) in taken:
+                rejected.append(f"{term!r}: already in the ontology (as {taken[_stem(term)]!r})")
             elif p.parent not in parents:
                 rejected.append(f"{term!r}: parent {p.parent!r} does not exist")
             else:
                 accepted.append(Proposal(p.parent, term))
-                taken.add(term)
+                taken[_stem(term)] = term
         return accepted, rejected
 
     def extended(self, accepted: list[Proposal]) -> Ontology:

@@ -40,6 +40,21 @@ def test_extension_validates_and_persists_a_new_version(tmp_path):
     assert "knitting" in OntologyStore(tmp_path).current
 
 
+def test_another_form_of_a_term_already_there_is_refused():
+    # "dance" and "dream" were accepted beside "dancing" and "dreams" in a bundled-model LoCoMo run
+    accepted, rejected = Ontology.default().validate(
+        [Proposal("travel", "dream"), Proposal("personal/hobbies", "dance"), Proposal("personal/hobbies", "origami")]
+    )
+    assert [p.term for p in accepted] == ["origami"]
+    assert rejected == [
+        "'dream': already in the ontology (as 'dreams')",
+        "'dance': already in the ontology (as 'dancing')",
+    ]
+    # two forms of one new word in one call: the second is refused
+    accepted, _ = Ontology.default().validate([Proposal("music", "kazoo"), Proposal("music", "kazoos")])
+    assert [p.term for p in accepted] == ["kazoo"]
+
+
 def test_at_most_three_new_terms_per_call(tmp_path):
     store = OntologyStore(tmp_path)
     accepted, rejected = store.extend(
