@@ -1,7 +1,8 @@
 """Memory controller node (CAIM step 1): does this turn need memory, which, and what to look for?
 
 Runs beside the ``search`` node (both start right after intake). It computes the code signals - a
-reference to the shared past, a time expression, a question about the user's own facts - and the
+reference to the shared past, a time expression, a question about the user's own facts, whether this
+is the session's first message - and the
 shortlist of ontology tags nearest to the message, then asks the policy for its plan (``caim``: one
 structured call; ``caim-cascade``: the paper's separate decisions; ``single-call``: none). The
 ``retrieve`` node combines plan and signals into the route.
@@ -20,7 +21,8 @@ from caim.memory.text import memory_signals
 
 def controller(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     text = current_input(state, env)
-    signals = memory_signals(text)
+    # a first message has no "this conversation" to draw on: the past it asks about is long-term memory
+    signals: dict[str, bool] = {**memory_signals(text), "first_turn": len(state["messages"]) <= 1}
     shortlist: list[str] = []
     if policy.uses_memory:
         ontology = env.svc.ontology.current

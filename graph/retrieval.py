@@ -156,7 +156,8 @@ def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
 
     A reference to the past, a question about the user's own facts, a question naming someone or
     something the memory knows, or a closely similar stored memory is a memory signal; a time
-    expression or a known name turns "this conversation" into "both"."""
+    expression or a known name turns "this conversation" into "both", and so does the session's first
+    message (there is no "this conversation" yet: the memory it needs is long-term)."""
     memory = bool(
         signals.get("past_reference")
         or signals.get("self_question")
@@ -173,7 +174,10 @@ def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
     if route == "none" and memory:
         return "ltm+stm"
     if route == "stm" and (
-        signals.get("past_reference") or signals.get("time_reference") or signals.get("named_in_memory")
+        signals.get("past_reference")
+        or signals.get("time_reference")
+        or signals.get("named_in_memory")
+        or signals.get("first_turn")
     ):
         return "ltm+stm"
     return route

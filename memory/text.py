@@ -412,7 +412,9 @@ def date_windows(question: str, now: datetime) -> list[tuple[datetime, datetime]
 # ---- controller signals ----------------------------------------------------------------------------
 _PAST_REFERENCE = re.compile(
     r"\b(remember|remind me|recall|i told you|tell you|told you|i mentioned|i said|i shared|you said|you told me|"
-    r"you recommended|(did|have) i (mention|say|ask|share)|(did|have) you (recommend|suggest|say|tell|mention)|"
+    r"you recommended|(did|have) i (mention|say|ask|share)|"
+    r"(did|have) you (recommend|suggest|say|tell|told|mention|show|shown|give|gave|given)|"
+    r"you (have |'ve )?(recommended|suggested|told|mentioned|shown|given|gave|showed)|"
     r"you suggested|we talked|we discussed|we spoke|last time|the other day|earlier|before|previously|used to|"
     r"again|still|(i|we) (once |previously |also )?(recommended|suggested)|(i|we) (once )?(showed|sent|gave) you"
     r"|(i|we) once)\b",
@@ -422,7 +424,9 @@ _SELF_QUESTION = re.compile(
     r"\b(my|mine|our)\b|\b(what|where|when|who|which|whom)('s|\s+(do|did|does|am|was|were|have|had|would|should))"
     r"\s+(i|we)\b|^\s*(do|did|am|was|have|had|were)\s+(i|we)\b"
     # the user as the object of something past: "What did Anna give me?", "Did you send us the link?"
-    r"|^\s*((what|where|when|who|which|why|how)\b[^?]*\s)?(did|was|were|had)\b[^?]*\b(me|us)\b",
+    r"|^\s*((what|where|when|who|which|why|how)\b[^?]*\s)?(did|was|were|had)\b[^?]*\b(me|us)\b"
+    # a statement about the user checked with a tag: "I don't like comedies, right?"
+    r"|^\s*(i|i'm|i've|we)\b[^?]*,\s*(right|correct|true|yes|no|isn't it|don't i|didn't i|am i not|aren't i)\s*\?",
     re.I,
 )
 _ASKS_PAST = re.compile(

@@ -104,6 +104,16 @@ def test_a_reference_to_the_past_widens_stm_to_both(agent):
     assert r.route == "ltm+stm"
 
 
+def test_this_conversation_on_a_first_message_means_long_term_memory(agent, scripted):
+    _, _, script = scripted
+    tell_and_end(agent)
+    script["plan"] = {"needs_memory": "yes", "memory": "current", "tags": [], "time_expressions": []}
+    r = agent.chat("When I was out hiking, I saw a lake. What was it like?", user_id="ann")
+    assert r.route == "ltm+stm" and steps(r.trace, "retrieve")[0]["signals"]["first_turn"] is True
+    r = agent.chat("And what did I just ask?", user_id="ann")  # now there is a conversation to draw on
+    assert r.route == "stm" and steps(r.trace, "retrieve")[0]["signals"]["first_turn"] is False
+
+
 def test_malformed_plan_leaves_the_route_to_the_code_signals(agent, scripted):
     _, _, script = scripted
     script["plan"] = "maybe?"

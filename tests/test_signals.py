@@ -19,6 +19,9 @@ from caim.memory.text import memory_signals
         ("What is my dog's name?", "self_question"),
         ("When I was at the museum, I bought a poster. What was on it?", "self_question"),
         ("What did I do yesterday?", "time_reference"),
+        ("Which podcasts have you recommended to me?", "past_reference"),
+        ("What tips have you told me about for sleeping better?", "past_reference"),
+        ("I don't like horror films, right?", "self_question"),
     ],
 )
 def test_memory_questions_raise_a_signal(message, signal):
@@ -26,7 +29,13 @@ def test_memory_questions_raise_a_signal(message, signal):
 
 
 @pytest.mark.parametrize(
-    "message", ["What is the capital of France?", "How do I boil an egg?", "Tell me a joke about cats."]
+    "message",
+    [
+        "What is the capital of France?",
+        "How do I boil an egg?",
+        "Tell me a joke about cats.",
+        "Paris is in France, right?",
+    ],
 )
 def test_general_questions_raise_none(message):
     signals = memory_signals(message)
