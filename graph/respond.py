@@ -5,10 +5,10 @@ Route ``none``: the message alone. ``stm``: the session so far (full or summary 
 question where nothing relevant was found, the prompt tells the model to say it does not remember.
 The answer is streamed to callers as it is produced (custom stream events, see
 ``caim.graph.state.ANSWER``). The answer check (``answer_check``) is the code signal beside it: a
-reply that asserts a date, number or name found nowhere in what it was given - or a "when" question
-answered without a date - gets the kept memory that best matches the question quoted after it, so a weak model's
-invention never stands alone. An answer drafted earlier in the run (``search``) is used when its
-prompt is exactly this one, and dropped otherwise.
+reply to a question that asserts a date, number or name found nowhere in what it was given - or a
+"when" question answered without a date - gets the kept memory that best matches the question
+quoted after it, so a weak model's invention never stands alone. An answer drafted earlier in the
+run (``search``) is used when its prompt is exactly this one, and dropped otherwise.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import State
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import TIME_KEY, clip
-from caim.memory.text import is_when_question, states_a_date, tokenize, unsupported
+from caim.memory.text import is_when_question, memory_signals, states_a_date, tokenize, unsupported
 from caim.memory.timeref import long_date, with_dates
 
 #: How much of the best memory the answer check quotes.
@@ -51,9 +51,12 @@ def respond(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
 
 
 def memory_note(reply: str, question: str, messages: list[BaseMessage], memories: list[MemoryBrief], env: Env) -> str:
-    """The answer check, the code signal beside the model's answer: when the reply asserts a date,
-    number or name that nothing it was given holds, or a "when" question gets no date, the
-    kept memory that best matches the question is quoted after the reply ("" when the reply stands)."""
+    """The answer check, the code signal beside the model's answer to a question (a request - "suggest
+    a book like the last one" - may name new things): when the reply asserts a date, number or name
+    that nothing it was given holds, or a "when" question gets no date, the kept memory that best
+    matches the question is quoted after the reply ("" when the reply stands)."""
+    if not memory_signals(question)["question"]:
+        return ""
     given = "\n".join(str(m.content) for m in messages)
     made_up = unsupported(reply, given)
     undated = is_when_question(question) and not (states_a_date(reply) and not made_up)

@@ -303,6 +303,16 @@ def test_the_answer_check_can_be_turned_off(settings, scripted):
         assert r.text == "You went on 19 June 2024."
 
 
+def test_the_answer_check_leaves_a_request_alone(agent, scripted):
+    _, _, script = scripted
+    agent.chat("I loved reading Dune last month.", user_id="ann", at="2023-07-15T09:00:00")
+    agent.end_session(user_id="ann", at="2023-07-15T10:00:00")
+    script["plan"] = {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []}
+    script["respond"] = "Try Hyperion by Dan Simmons."  # new names are what a suggestion is made of
+    r = agent.chat("Suggest a novel like the one I read last month.", user_id="ann", at="2023-08-01T09:00:00")
+    assert "ltm" in r.route and r.memories and r.text == "Try Hyperion by Dan Simmons."
+
+
 async def test_the_quoted_memory_is_streamed_after_the_answer(agent, scripted):
     _, _, script = scripted
     agent.chat("I went to a pottery workshop yesterday.", user_id="ann", at="2023-07-15T09:00:00")
