@@ -322,6 +322,7 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
         ["output tokens", *(_num(rp[s]["output_tokens"]) for s in systems)],
         ["records stored / merged", *(f"{_num(rp[s]['stored'])} / {_num(rp[s]['merged'])}" for s in systems)],
         ["sessions that left a record", *(_num(rp[s].get("sessions_with_records")) for s in systems)],
+        ["ontology terms added", *(_num(len(rp[s].get("ontology_added") or [])) for s in systems)],
         ["sessions where extraction failed (turns kept verbatim)", *(_num(rp[s]["failed_sessions"]) for s in systems)],
         ["seconds", *(_num(rp[s]["seconds"]) for s in systems)],
         [

@@ -230,6 +230,10 @@ def test_gvd_smoke_writes_every_output_and_resumes(tmp_path, settings):
     calls_per_session = summary["replay"]["caim"]["llm_calls"] / summary["replay"]["caim"]["sessions"]
     per_session = next(line for line in report.splitlines() if line.startswith("| post-thinking per session"))
     assert per_session.split(" | ")[list(DEFAULT_SYSTEMS).index("caim") + 1].startswith(f"{calls_per_session:.1f} / ")
+    added = next(line for line in report.splitlines() if line.startswith("| ontology terms added"))
+    assert added.split(" | ")[list(DEFAULT_SYSTEMS).index("caim") + 1] == str(
+        len(summary["replay"]["caim"]["ontology_added"])
+    )
     routed = next(line for line in report.splitlines() if line.startswith("Routed to memory"))
     caim_routes = summary["routes"]["caim"]
     share = 100 * sum(n for r, n in caim_routes.items() if r != "none") / sum(caim_routes.values())
