@@ -143,11 +143,12 @@ def chat(
                 )
             if not summary.complete:
                 raw = sum(1 for r in summary.stored if r.get("kind") == "raw")
-                out.print(
-                    f"the model could not extract key events; {raw} turns stored in your words, "
-                    "to be refined at a later session end",
-                    style="yellow",
+                kept = (
+                    f"{raw} turns stored in your words, to be refined at a later session end"
+                    if raw
+                    else "the turns that state facts were captured by code instead"
                 )
+                out.print(f"the model could not extract key events; {kept}", style="yellow")
             if verbose:
                 _verbose_turn(summary.trace, "post-thinking", None)
     finally:

@@ -11,7 +11,9 @@
 2. ``write_thoughts``: one call per eight events writes memory sentences and tags (from the
    events' nearest ontology terms) and may propose ontology terms (accepted only when code finds
    them real and fitting). A sentence not grounded in its source is not stored: the event's own
-   words are (a raw record for captures, spoken by the user or by the assistant). Records outside
+   words are (a raw record for captures, spoken by the user or by the assistant). A capture's (or
+   raw record's) rewrite must also keep its names, numbers, dates and most of its words
+   (``caim.memory.maintenance.keeps``), else the words stay as they were. Records outside
    the deployment's privacy bounds are never stored. Ids come from (user, session, turn, event), so
    a re-run stores nothing twice.
 3. ``maintain``: each new record is compared with related stored ones; the policy decides new /
@@ -33,7 +35,15 @@ from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State, session_reset
 from caim.memory.capture import raw_record, reply_worth_keeping, states_fact
-from caim.memory.maintenance import apply_contradiction, apply_extend, apply_update, content_overlap, grounded, link
+from caim.memory.maintenance import (
+    apply_contradiction,
+    apply_extend,
+    apply_update,
+    content_overlap,
+    grounded,
+    keeps,
+    link,
+)
 from caim.memory.merge import Merge, merge_group
 from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn, as_aware, stable_id
 from caim.memory.retrieval import Query
@@ -254,6 +264,9 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
                 min_overlap=env.settings.ground_overlap,
                 min_similarity=env.settings.ground_similarity,
             )
+        if ok_thought and (origin == "capture" or raw is not None):  # words a rewrite must keep
+            said = raw.thought if raw is not None else e["event"].removeprefix(ASSISTANT_SAID)
+            ok_thought = keeps(thought, said, env.settings.capture_keep)
         model_tags = [t for t in (answers[i].tags if i in answers else []) if t in ontology]
         tags = list(dict.fromkeys(model_tags or [t for t, _ in nearest[i]]))[:3] or ["personal"]
         if not _allowed(ontology, tags, env):

@@ -216,6 +216,34 @@ def test_failed_extraction_captures_the_fact_turns_verbatim_and_closes_the_sessi
     assert any(m["id"] == rec.id for m in r.memories)
 
 
+@pytest.mark.parametrize(
+    ("rewrite", "kind"),
+    [
+        ("Emily, my name is Emily, I love playing the piano every evening.", "raw"),  # the pizza is lost
+        ("Emily's favourite food is pizza; she plays the piano every evening.", "thought"),
+    ],
+)
+def test_a_capture_is_rewritten_only_when_the_rewrite_keeps_what_was_said(agent, scripted, rewrite, kind):
+    _, _, script = scripted
+    script["key_events"] = "{not json"
+    script["thoughts"] = lambda messages, rf: {
+        "thoughts": [
+            {
+                "event": 1,
+                "thought": rewrite,
+                "tags": rf["json_schema"]["schema"]["$defs"]["Thought"]["properties"]["tags"]["items"]["enum"][:1],
+            }
+        ],
+        "new_terms": [],
+    }
+    said = "Hi, my name is Emily. My favourite food is pizza and I play the piano every evening."
+    agent.chat(said, user_id="em")
+    agent.end_session(user_id="em")
+    [rec] = agent.memories("em")
+    assert rec.kind == kind and "pizza" in rec.thought
+    assert rec.thought == (said if kind == "raw" else rewrite)
+
+
 def test_failed_extraction_keeps_what_the_assistant_recommended_and_answers_what_did_you_recommend(agent, scripted):
     from caim.agent.facade import Turn
 
