@@ -146,7 +146,7 @@ def chat(
                 kept = (
                     f"{raw} turns stored in your words, to be refined at a later session end"
                     if raw
-                    else "the turns that state facts were captured by code instead"
+                    else "turns that state a fact are captured by code instead"
                 )
                 out.print(f"the model could not extract key events; {kept}", style="yellow")
             if verbose:
