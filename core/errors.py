@@ -17,3 +17,8 @@ class EndpointError(CaimError):
 
 class StorageError(CaimError):
     """The memory store cannot be read or written (read-only or full disk, a damaged file)."""
+
+
+class InputError(CaimError):
+    """What a client sent cannot be used (too long, out of range, malformed, unknown policy, a setting
+    only the deployment may make). Nothing was stored; on HTTP it is a 4xx with this one line."""

@@ -78,7 +78,8 @@ class Settings(BaseSettings):
     full_scan: int = 5000  # users with up to this many records are scored over all of them
     answer_check: bool = True  # quote the best memory after an answer that invents a date, number or name
     source_chars: int = 400  # how much of a kept memory's source turns the answer sees (0: none)
-    max_input_chars: int = 4000
+    max_input_chars: int = 4000  # how much of one message a prompt shows
+    max_message_chars: int = 16000  # a longer message is refused before anything is stored
     # post-thinking
     ground_overlap: float = 0.34  # share of an event's content words found in its turn
     ground_similarity: float = 0.5  # or: cosine similarity of event and turn
