@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import queue
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,16 +29,17 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from caim.agent.background import Job, PostThinkingWorker
-from caim.core.errors import ConfigError
+from caim.core.errors import ConfigError, InputError
 from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.core.types import Route
 from caim.graph.builder import build_graph
+from caim.graph.policies import get_policy
 from caim.graph.services import Services
 from caim.graph.state import ANSWER, Change, Context, KeyEvent
 from caim.memory.merge import Merge
-from caim.memory.records import MemoryBrief, MemoryRecord, as_aware, utcnow
-from caim.memory.stm import TIME_KEY
+from caim.memory.records import MemoryBrief, MemoryRecord
+from caim.memory.stm import TIME_KEY, check_length, parse_time
 from caim.memory.text import storable
 from caim.memory.timeref import TimeSpan
 from caim.memory.transfer import export_lines, import_records
@@ -195,6 +197,7 @@ class CaimAgent:
         self._guard = threading.Lock()
         self._active: dict[str, tuple[float, str | None]] = {}  # user -> (monotonic time of last turn, policy)
         self._closed = threading.Event()
+        self._streams: set[threading.Thread] = set()  # turns streaming in threads of their own
         self.worker = PostThinkingWorker(self.services.store.db, self._run_job) if background else None
         self._timer: threading.Thread | None = None
         if idle_timeout is not None:
@@ -213,7 +216,18 @@ class CaimAgent:
         return {"configurable": {"thread_id": thread_id}}
 
     def _context(self, user_id: str, policy: str | None) -> Context:
-        return Context(user_id=check_user(user_id), policy=policy or self.settings.policy)
+        name = policy or self.settings.policy
+        try:
+            get_policy(name)
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+        return Context(user_id=check_user(user_id), policy=name)
+
+    def _message(self, text: str) -> str:
+        """``text`` if it is a message caim accepts, else a one-line ``InputError`` (nothing stored)."""
+        if not isinstance(text, str):
+            raise InputError(f"a message is text, not {type(text).__name__}")
+        return check_length(text, self.settings.max_message_chars)
 
     @contextlib.contextmanager
     def _lock(self, user_id: str) -> Iterator[None]:
@@ -231,9 +245,9 @@ class CaimAgent:
 
     @staticmethod
     def _when(at: datetime | str | None) -> str:
-        if isinstance(at, str):
-            at = datetime.fromisoformat(at)
-        return as_aware(at or utcnow()).isoformat()
+        """The turn's time as ISO text: ``at`` (naive means UTC), or now; a one-line ``InputError`` for
+        text that is no ISO time or a time outside 1900-2199."""
+        return parse_time(at).isoformat()
 
     def _invoke(self, user_id: str, payload: dict[str, Any], policy: str | None) -> dict[str, Any]:
         return self.graph.invoke(payload, self._config(self.thread_id(user_id)), context=self._context(user_id, policy))
@@ -269,8 +283,10 @@ class CaimAgent:
 
     # ---- chat -------------------------------------------------------------------------------
     def chat(self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None) -> Reply:
-        """One user turn. ``at`` is the turn's time (default now), so dated history can be replayed."""
-        when = self._when(at)
+        """One user turn. ``at`` is the turn's time (default now), so dated history can be replayed.
+        An over-long message, a bad time, user id or policy is an ``InputError`` and nothing is stored."""
+        text, when = self._message(text), self._when(at)
+        self._context(user_id, policy)
         with self._lock(user_id):
             self._turn_started(user_id, when, policy)
             out = self._invoke(user_id, {"messages": [HumanMessage(text)], "turn_time": when}, policy)
@@ -284,8 +300,36 @@ class CaimAgent:
     def stream(
         self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
     ) -> Iterator[str]:
-        """Yield the reply's text piece by piece as the model produces it (the graph's answer events)."""
-        when = self._when(at)
+        """Yield the reply's text piece by piece as the model produces it (the graph's answer events).
+
+        The turn runs in a thread of its own that holds the user's lock, so a caller that stops
+        reading (``close()``, a dropped connection) blocks no one: the turn still completes and its
+        reply is kept in the session, and the next turn of that user waits only for it to finish."""
+        text, when = self._message(text), self._when(at)
+        self._context(user_id, policy)
+        pieces: queue.SimpleQueue[object] = queue.SimpleQueue()
+        done = object()
+
+        def work() -> None:
+            try:
+                self._stream_turn(text, user_id, when, policy, pieces.put)
+            except BaseException as exc:  # handed to the reader
+                pieces.put(exc)
+            finally:
+                pieces.put(done)
+                with self._guard:
+                    self._streams.discard(worker)
+
+        worker = threading.Thread(target=work, name=f"caim-stream-{user_id[:16]}", daemon=True)
+        with self._guard:
+            self._streams.add(worker)
+        worker.start()
+        while (item := pieces.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield str(item)
+
+    def _stream_turn(self, text: str, user_id: str, when: str, policy: str | None, emit: Callable[[str], None]) -> None:
         with self._lock(user_id):
             self._turn_started(user_id, when, policy)
             for event in self.graph.stream(
@@ -295,34 +339,22 @@ class CaimAgent:
                 stream_mode="custom",
             ):
                 if isinstance(event, dict) and event.get(ANSWER):
-                    yield str(event[ANSWER])
+                    emit(str(event[ANSWER]))
 
     async def astream(
         self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
     ) -> AsyncIterator[str]:
-        """Async token stream: the synchronous graph runs in a worker thread, tokens cross a queue."""
+        """Async token stream: the turn runs in a worker thread (as ``stream``), pieces cross a queue.
+        A consumer that stops early leaves the turn to finish on its own."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue = asyncio.Queue()
+        pieces = self.stream(text, user_id=user_id, at=at, policy=policy)
         done = object()
-
-        def work() -> None:
-            try:
-                for tok in self.stream(text, user_id=user_id, at=at, policy=policy):
-                    loop.call_soon_threadsafe(queue.put_nowait, tok)
-            except BaseException as exc:  # handed to the consumer
-                loop.call_soon_threadsafe(queue.put_nowait, exc)
-            finally:
-                loop.call_soon_threadsafe(queue.put_nowait, done)
-
-        worker = loop.run_in_executor(None, work)
-        while True:
-            item = await queue.get()
-            if item is done:
-                break
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-        await worker
+        try:
+            while (item := await loop.run_in_executor(None, next, pieces, done)) is not done:
+                yield str(item)
+        finally:  # a read still waiting in the executor ends with the turn; the generator is then dropped
+            with contextlib.suppress(ValueError):
+                pieces.close()
 
     # ---- sessions ---------------------------------------------------------------------------
     def _forget_history(self, thread_id: str) -> None:
@@ -399,11 +431,12 @@ class CaimAgent:
         """Add already-happened exchanges to the user's open session without answering them
         (importing a chat history, replaying a benchmark); post-thinking sees them like live turns."""
         msgs: list[HumanMessage | AIMessage] = []
+        self._context(user_id, policy)
         for t in turns:
             iso = self._when(t.at)
-            msgs.append(HumanMessage(storable(t.user), id=t.id, additional_kwargs={TIME_KEY: iso}))
+            msgs.append(HumanMessage(storable(self._message(t.user)), id=t.id, additional_kwargs={TIME_KEY: iso}))
             if t.assistant:
-                msgs.append(AIMessage(storable(t.assistant), additional_kwargs={TIME_KEY: iso}))
+                msgs.append(AIMessage(storable(self._message(t.assistant)), additional_kwargs={TIME_KEY: iso}))
         if msgs:
             with self._lock(user_id):
                 self._invoke(user_id, {"messages": msgs, "record": True, "turn_time": self._when(turns[-1].at)}, policy)
@@ -456,8 +489,13 @@ class CaimAgent:
         """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing)."""
         return import_records(self.services.store, user_id, data)
 
-    def close(self) -> None:
+    def close(self, timeout: float = 60.0) -> None:
+        """Stop the workers and close the stores; turns still streaming get ``timeout`` seconds to end."""
         self._closed.set()
+        with self._guard:
+            streams = list(self._streams)
+        for t in streams:
+            t.join(timeout)
         if self.worker is not None:
             self.worker.stop()
         if self._conn is not None:

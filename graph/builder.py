@@ -4,6 +4,7 @@ r"""The CAIM state graph: one user turn is one run; ``end_session`` runs post-th
                      +-> search -----+          \-> respond -> END     (no LTM, or nothing found)
                   -> extract_key_events -> write_thoughts -> maintain -> END   (end_session)
                   -> END   (empty input, record, discard_session)
+                  -> refuse   (an over-long message or a bad turn time: removed, then an InputError)
 
 The controller (the policy's plan: one model round trip for ``caim``) and the ranked search run in
 parallel; when code signals point to memory, ``search`` also runs the relevance filter on its
@@ -27,20 +28,21 @@ from langgraph.runtime import Runtime
 
 from caim.graph.controller import controller
 from caim.graph.env import Env
-from caim.graph.intake import after_intake, intake
-from caim.graph.policies import get_policy
+from caim.graph.intake import after_intake, intake, refuse
+from caim.graph.policies import POLICIES, get_policy
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.post_thinking import extract_key_events, maintain, write_thoughts
 from caim.graph.respond import respond
 from caim.graph.retrieval import after_retrieve, filter_relevant, retrieve, search
 from caim.graph.services import Services, services_for
-from caim.graph.state import Context, InputState, OutputState, State
-from caim.memory.stm import parse_time
+from caim.graph.state import Context, InputState, OutputState, State, context_refused
+from caim.memory.stm import clock
 
 Step = Callable[[State, Env, MemoryPolicy], dict[str, Any]]
 
 STEPS: tuple[Step, ...] = (
     intake,
+    refuse,
     controller,
     search,
     retrieve,
@@ -63,22 +65,29 @@ def authenticated_user(config: RunnableConfig) -> str | None:
 
 def as_node(step: Step, services: Services | None) -> Callable[..., dict[str, Any]]:
     """Wrap a step ``(state, env, policy) -> update`` as a LangGraph node of ``(state, config, runtime)``.
-    Behind a server with authentication the user id is the authenticated one, whatever the context says."""
+    Behind a server with authentication the user id is the authenticated one, whatever the context says.
+    The context's policy must be a registered one (else a one-line ``InputError`` before the step);
+    without one the deployment's ``CAIM_POLICY`` applies."""
 
     def node(state: State, config: RunnableConfig, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
         if (user := authenticated_user(config)) is not None and user != ctx.user_id:
             ctx = replace(ctx, user_id=user)
-        svc = services or services_for(ctx)
+        svc = services or services_for()
+        if ctx.policy is not None and ctx.policy not in POLICIES:
+            raise context_refused(
+                f"unknown memory policy {ctx.policy[:64]!r} in the context; choose one of: {', '.join(sorted(POLICIES))}"
+            )
+        policy = get_policy(ctx.policy or svc.settings.policy)
         env = Env(
             svc,
             svc.tuned(ctx),
             ctx,
-            parse_time(state.get("turn_time") or None),
+            clock(state.get("turn_time") or None),
             step.__name__,
             writer=runtime.stream_writer,
         )
-        update = step(state, env, get_policy(ctx.policy))
+        update = step(state, env, policy)
         update["trace"] = update.get("trace", []) + env.trace
         return update
 
@@ -96,7 +105,7 @@ def build_graph(
     for step in STEPS:
         g.add_node(step.__name__, as_node(step, services))
     g.add_edge(START, "intake")
-    g.add_conditional_edges("intake", after_intake, ["controller", "search", "extract_key_events", END])
+    g.add_conditional_edges("intake", after_intake, ["controller", "search", "extract_key_events", "refuse", END])
     g.add_edge(["controller", "search"], "retrieve")
     g.add_conditional_edges("retrieve", after_retrieve, ["filter_relevant", "respond"])
     g.add_edge("filter_relevant", "respond")

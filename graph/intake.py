@@ -8,7 +8,10 @@ Runs first on every graph run and records the run's ``action``:
 - ``end_session``: post-thinking follows;
 - ``record``: the input messages are turns that already happened (an imported chat log, a
   benchmark replay) - kept in the session, not answered;
-- ``discard``: the open session is dropped without post-thinking.
+- ``discard``: the open session is dropped without post-thinking;
+- ``refused``: the input cannot be used (a message over ``CAIM_MAX_MESSAGE_CHARS``, which the state's
+  reducer already replaced by a stand-in, or a turn time that is no ISO time within 1900-2199): the
+  run's message is removed and the ``refuse`` node raises an ``InputError`` saying why.
 
 The input flags are cleared here, so a later run never sees a stale command.
 """
@@ -18,17 +21,18 @@ from __future__ import annotations
 import uuid
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 
+from caim.core.errors import InputError
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
-from caim.graph.state import RESET, State, session_reset
-from caim.memory.stm import TIME_KEY, message_time
+from caim.graph.state import REFUSED, RESET, State, session_reset
+from caim.memory.stm import TIME_KEY, message_time, parse_time
 from caim.memory.text import storable
 
 EMPTY_REPLY = "I didn't get a message - please type something and I'll answer."
 
-Action = Literal["turn", "empty", "end_session", "record", "discard"]
+Action = Literal["turn", "empty", "end_session", "record", "discard", "refused"]
 
 _PER_RUN: dict[str, Any] = {
     "route": "none",
@@ -67,9 +71,35 @@ def _action(state: State) -> Action:
     return "turn" if isinstance(last, HumanMessage) and str(last.content).strip() else "empty"
 
 
+def refusal(state: State) -> str | None:
+    """Why this run's input cannot be used, or ``None``."""
+    last = (state.get("messages") or [None])[-1]
+    if isinstance(last, HumanMessage) and last.additional_kwargs.get(REFUSED):
+        return str(last.additional_kwargs[REFUSED])
+    if state.get("discard_session"):
+        return None
+    try:
+        parse_time(state.get("turn_time") or None)
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def _refuse(state: State, env: Env, why: str, update: dict[str, Any]) -> dict[str, Any]:
+    """Take the run's unanswered message out of the session and leave the reason for ``refuse``."""
+    last = (state.get("messages") or [None])[-1]
+    if isinstance(last, HumanMessage) and last.id:
+        update["messages"] = [RemoveMessage(id=last.id)]
+    env.note(action="refused", why=why)
+    return {**update, "action": "refused", "notice": why, "turn_time": ""}
+
+
 def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    update: dict[str, Any] = {"trace": [RESET], **_PER_RUN}
+    if (why := refusal(state)) is not None:
+        return _refuse(state, env, why, update)
     action = _action(state)
-    update: dict[str, Any] = {"trace": [RESET], **_PER_RUN, "action": action}
+    update["action"] = action
     if action == "discard":
         n = len(state.get("messages", []))
         env.note(action=action, messages=n)
@@ -108,8 +138,15 @@ def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     return update
 
 
+def refuse(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """End a refused run with an ``InputError`` (its message is already out of the session)."""
+    raise InputError(state.get("notice") or "input refused")
+
+
 def after_intake(state: State) -> str | list[str]:
     action = state.get("action")
+    if action == "refused":
+        return "refuse"
     if action == "turn":
         return ["controller", "search"]  # in parallel: the search needs no decision to begin
     if action == "end_session":

@@ -9,17 +9,21 @@ never checkpoint internals. ``Context`` is the per-run configuration LangGraph S
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired
 
-from langchain_core.messages import AnyMessage, RemoveMessage
-from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
+from langchain_core.messages import AnyMessage, HumanMessage, RemoveMessage, convert_to_messages
+from langgraph.graph.message import REMOVE_ALL_MESSAGES, Messages, add_messages
 from typing_extensions import TypedDict
 
+from caim.core.errors import InputError
+from caim.core.settings import Settings
 from caim.core.trace import TraceEntry
 from caim.core.types import Route
 from caim.memory.merge import Merge
 from caim.memory.records import MemoryBrief
+from caim.memory.stm import check_length
 from caim.memory.timeref import TimeSpan
 
 #: Key of the custom stream events that carry the answer's text as it is produced
@@ -28,6 +32,43 @@ ANSWER = "answer"
 
 #: A trace update starting with this marker replaces the trace (a new run starts a fresh one).
 RESET: dict[str, bool] = {"reset": True}
+
+
+#: ``additional_kwargs`` key of a user message that was refused on input (its value says why).
+REFUSED = "caim_refused"
+#: Longest ``turn_time`` text a checkpoint keeps (an ISO time needs 32 characters).
+TIME_CHARS = 64
+
+
+def _message_limit() -> int:
+    """The deployment's largest accepted message (``CAIM_MAX_MESSAGE_CHARS``)."""
+    raw = os.environ.get("CAIM_MAX_MESSAGE_CHARS", "")
+    return int(raw) if raw.isdigit() else int(Settings.model_fields["max_message_chars"].default)
+
+
+def _refused(m: AnyMessage, limit: int) -> AnyMessage:
+    """``m``, or - for a user message over ``limit`` characters - an empty stand-in saying why."""
+    if not isinstance(m, HumanMessage):
+        return m
+    try:
+        check_length(m.text, limit)
+    except InputError as exc:
+        return HumanMessage("", id=m.id, additional_kwargs={REFUSED: str(exc)})
+    return m
+
+
+def bounded_messages(left: Messages, right: Messages) -> Messages:
+    """``add_messages`` that never keeps a user message over the deployment's limit: the input is
+    applied before any node runs, so an over-long message is replaced by a stand-in that names the
+    refusal, and the intake node refuses the run (nothing of the text reaches a checkpoint)."""
+    limit = _message_limit()
+    incoming = [_refused(m, limit) for m in convert_to_messages(right if isinstance(right, list) else [right])]
+    return add_messages(left, incoming)
+
+
+def bounded_time(old: str | None, new: str | None) -> str:
+    """The run's ``turn_time`` as sent, cut to ``TIME_CHARS`` (the intake node validates it)."""
+    return (new or "")[:TIME_CHARS]
 
 
 def trace_reducer(old: list | None, new: list | None) -> list:
@@ -95,8 +136,8 @@ class InputState(TypedDict, total=False):
     happened, without answering; ``session_id`` may name the session they belong to) or
     ``discard_session`` (drop the open session unprocessed)."""
 
-    messages: Annotated[list[AnyMessage], add_messages]
-    turn_time: str
+    messages: Annotated[list[AnyMessage], bounded_messages]
+    turn_time: Annotated[str, bounded_time]
     end_session: bool
     record: bool
     discard_session: bool
@@ -133,7 +174,7 @@ class OutputState(TypedDict, total=False):
 
 
 class State(InputState, total=False):
-    action: Literal["turn", "empty", "end_session", "record", "discard"]
+    action: Literal["turn", "empty", "end_session", "record", "discard", "refused"]
     session_started: str
     last_turn_at: str
     summary: str
@@ -171,15 +212,82 @@ def session_reset() -> dict[str, Any]:
 
 @dataclass
 class Context:
-    """Per-run settings (a form in LangGraph Studio). Unset fields fall back to ``CAIM_*`` settings."""
+    """What a client may choose per run (a form in LangGraph Studio): who (``user_id``; behind an
+    authenticating server the token's user replaces it), the memory ``policy`` and the per-run
+    budgets. ``None`` means the deployment's ``CAIM_*`` setting. Provider, model, endpoint, keys,
+    data dir and namespace are the deployment's alone: a context naming one of them, or any other
+    key, or holding a value out of ``CONTEXT_BOUNDS``, is refused with a one-line ``InputError``
+    (logged on ``caim.server``) when LangGraph builds it from the client's dict, before the run
+    starts. Whether ``policy`` names a registered policy is checked when the run starts."""
 
     user_id: str = "default"
-    policy: str = "caim"
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    data_dir: str | None = None
+    policy: str | None = None
     stm_token_budget: int | None = None
     candidate_cap: int | None = None
     max_kept: int | None = None
     speculative_answer: bool | None = None
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Context:
+        # LangGraph turns a context dict into ``Context(**context)``: refuse foreign keys here, with
+        # their name, instead of the constructor's TypeError.
+        for key in kwargs:
+            if key not in cls.__dataclass_fields__:
+                raise context_refused(_foreign_context_key(key, list(cls.__dataclass_fields__)))
+        return super().__new__(cls)
+
+    def __post_init__(self) -> None:
+        user = self.user_id
+        if not isinstance(user, str) or not user.strip():
+            raise context_refused("context user_id must be a non-empty string")
+        if len(user) > MAX_CONTEXT_USER_ID or any(ord(ch) < 32 or ord(ch) == 127 for ch in user):
+            raise context_refused(
+                f"context user_id must be at most {MAX_CONTEXT_USER_ID} characters, without control characters"
+            )
+        if self.policy is not None and (not isinstance(self.policy, str) or not 0 < len(self.policy) <= 64):
+            raise context_refused("context policy must be the name of a memory policy")
+        for name, (low, high) in CONTEXT_BOUNDS.items():
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
+            ):
+                raise context_refused(f"context {name} must be a whole number from {low} to {high}, not {value!r:.40}")
+        if self.speculative_answer is not None and not isinstance(self.speculative_answer, bool):
+            raise context_refused(
+                f"context speculative_answer must be true or false, not {self.speculative_answer!r:.40}"
+            )
+
+
+#: Inclusive bounds of the context's numeric fields.
+CONTEXT_BOUNDS: dict[str, tuple[int, int]] = {
+    "stm_token_budget": (1, 100_000),
+    "candidate_cap": (1, 100),
+    "max_kept": (1, 100),
+}
+#: Longest ``user_id`` a context may carry.
+MAX_CONTEXT_USER_ID = 256
+
+
+def _foreign_context_key(key: str, allowed: list[str]) -> str:
+    """Why a context key no run may set is refused: a deployment setting, or unknown."""
+    from caim.core.settings import Settings
+
+    if key in Settings.model_fields:
+        return (
+            f"context key {key!r} is set by the deployment (CAIM_{key.upper()} environment), not by a run; "
+            f"a run may set only {', '.join(allowed)}"
+        )
+    return (
+        f"unknown context key {key!r:.80}: a run may set only {', '.join(allowed)} "
+        "(everything else is set by the deployment, CAIM_* environment)"
+    )
+
+
+def context_refused(reason: str) -> Exception:
+    """A refused run context: logged on ``caim.server``, returned as a one-line ``InputError``."""
+    import logging
+
+    from caim.core.errors import InputError
+
+    line = " ".join(reason.split())
+    logging.getLogger("caim.server").warning("refused run context: %s", line)
+    return InputError(line)

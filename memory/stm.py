@@ -8,10 +8,11 @@ events exactly, also when a dated conversation from the past is replayed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
+from caim.core.errors import InputError
 from caim.memory.records import as_aware, utcnow
 
 TIME_KEY = "caim_time"
@@ -30,12 +31,52 @@ def message_time(m: AnyMessage) -> datetime | None:
         return None
 
 
+#: Turn times outside these bounds are refused (date arithmetic near year 1 or 9999 overflows).
+EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
+LATEST = datetime(2200, 1, 1, tzinfo=UTC)
+
+
 def parse_time(value: str | datetime | None) -> datetime:
+    """A turn's time: a datetime or ISO 8601 text (naive means UTC), now when empty.
+
+    Raises ``InputError`` (one line) for text that is no ISO time or a time outside 1900-2199.
+
+    >>> parse_time("2023-05-08T13:56:00").isoformat()
+    '2023-05-08T13:56:00+00:00'
+    >>> parse_time("0001-01-01T00:00:00")
+    Traceback (most recent call last):
+    ...
+    caim.core.errors.InputError: turn time 0001-01-01T00:00:00+00:00 is out of range: give a time between 1900 and 2199
+    """
+    if not value:
+        return utcnow()
     if isinstance(value, datetime):
-        return as_aware(value)
-    if value:
-        return as_aware(datetime.fromisoformat(value))
-    return utcnow()
+        when = as_aware(value)
+    else:
+        try:
+            when = as_aware(datetime.fromisoformat(str(value)))
+        except (ValueError, TypeError):
+            shown = str(value)[:40]
+            raise InputError(f"turn time {shown!r} is not an ISO 8601 time (e.g. 2024-05-07T18:30:00+02:00)") from None
+    if not EARLIEST <= when < LATEST:
+        raise InputError(f"turn time {when.isoformat()} is out of range: give a time between 1900 and 2199")
+    return when
+
+
+def clock(value: str | datetime | None) -> datetime:
+    """``parse_time``, or now when ``value`` is no usable time (the intake node refuses such a run)."""
+    try:
+        return parse_time(value)
+    except InputError:
+        return utcnow()
+
+
+def check_length(text: str, limit: int) -> str:
+    """``text`` if it holds at most ``limit`` characters, else a one-line ``InputError``: an over-long
+    message is refused before anything of it is stored."""
+    if len(text) > limit:
+        raise InputError(f"message of {len(text)} characters; at most {limit} are accepted (CAIM_MAX_MESSAGE_CHARS)")
+    return text
 
 
 @dataclass
