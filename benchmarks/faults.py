@@ -334,6 +334,8 @@ def many_users(root: Path, users: int) -> Scenario:
             "CAIM_BASE_URL": ep.base_url,
             "CAIM_API_KEY": "sim",
             "CAIM_MODEL": "sim",
+            # the app authenticates every request: one bearer token per user, as a deployment would
+            "CAIM_AUTH_TOKENS": json.dumps({f"token-{i}": f"user-{i}" for i in range(users)}),
         }
         server = subprocess.Popen(
             [
@@ -360,7 +362,7 @@ def many_users(root: Path, users: int) -> Scenario:
             deadline = time.monotonic() + 120
             while True:
                 try:
-                    if httpx.get(base + "/memories/probe", timeout=2).status_code == 200:
+                    if httpx.get(base + "/health", timeout=2).status_code == 200:
                         break
                 except httpx.HTTPError:
                     pass
@@ -369,17 +371,14 @@ def many_users(root: Path, users: int) -> Scenario:
                 time.sleep(0.3)
 
             def user(i: int) -> tuple[int, int]:
-                with httpx.Client(base_url=base, timeout=120) as c:
-                    c.post(
-                        "/chat", json={"user_id": f"user-{i}", "message": f"My secret word is zq{i}x."}
-                    ).raise_for_status()
-                    c.post("/session/end", json={"user_id": f"user-{i}"}).raise_for_status()
-                    mems = c.get(f"/memories/user-{i}").json()
+                auth = {"Authorization": f"Bearer token-{i}"}
+                with httpx.Client(base_url=base, timeout=120, headers=auth) as c:
+                    c.post("/chat", json={"message": f"My secret word is zq{i}x."}).raise_for_status()
+                    c.post("/session/end").raise_for_status()
+                    mems = c.get("/memories").json()
                     mine = sum(1 for m in mems if f"zq{i}x" in m["thought"])
                     other = sum(1 for m in mems if "zq" in m["thought"] and f"zq{i}x" not in m["thought"])
-                    r = c.post(
-                        "/chat", json={"user_id": f"user-{i}", "message": "Do you remember my secret word?"}
-                    ).json()
+                    r = c.post("/chat", json={"message": "Do you remember my secret word?"}).json()
                     other += sum(1 for m in r["memories"] if f"zq{i}x" not in m["thought"] and "zq" in m["thought"])
                     return mine, other
 

@@ -114,7 +114,7 @@ def wait_ready(proc: subprocess.Popen, base: str, log: Path, timeout: float = 18
     deadline = time.monotonic() + timeout
     while True:
         try:
-            if httpx.get(base + "/memories/probe", timeout=2).status_code == 200:
+            if httpx.get(base + "/health", timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
@@ -131,6 +131,8 @@ def run_mode(mode: str, args: argparse.Namespace, endpoint: str, root: Path) -> 
         CAIM_API_KEY="sim",
         CAIM_MODEL="sim",
         CAIM_DATA_DIR=str(root / mode),
+        # the app authenticates every request: one bearer token per user, as a deployment would
+        CAIM_AUTH_TOKENS=json.dumps({f"token-{i}": f"user-{i}" for i in range(args.users)}),
     )
     workers = 1
     if mode == "server":
@@ -157,7 +159,7 @@ def run_mode(mode: str, args: argparse.Namespace, endpoint: str, root: Path) -> 
         clients = [httpx.Client(base_url=b, timeout=300) for b in bases]
 
         def user(i: int) -> None:
-            uid = f"user-{i}"
+            auth = {"Authorization": f"Bearer token-{i}"}
             words = [f"zq{i}w{t}x" for t in range(args.turns)]
             hop = i  # alternate workers request by request (one worker in embedded mode)
 
@@ -168,16 +170,16 @@ def run_mode(mode: str, args: argparse.Namespace, endpoint: str, root: Path) -> 
 
             for t, word in enumerate(words):
                 t0 = time.perf_counter()
-                r = client().post("/chat", json={"user_id": uid, "message": f"My code word number {t} is {word}."})
+                r = client().post("/chat", headers=auth, json={"message": f"My code word number {t} is {word}."})
                 r.raise_for_status()
                 res.turn_ms.append((time.perf_counter() - t0) * 1000)
                 res.cross_user += sum(
                     1 for m in r.json()["memories"] if "zq" in m["thought"] and f"zq{i}w" not in m["thought"]
                 )
             t0 = time.perf_counter()
-            client().post("/session/end", json={"user_id": uid}).raise_for_status()
+            client().post("/session/end", headers=auth).raise_for_status()
             res.end_ms.append((time.perf_counter() - t0) * 1000)
-            mems = client().get(f"/memories/{uid}").json()
+            mems = client().get("/memories", headers=auth).json()
             for word in words:
                 n = sum(1 for m in mems if word in m["thought"])
                 res.expected += 1

@@ -1,49 +1,113 @@
 """A minimal chat server on ``CaimAgent``: chat, streamed chat, session end and memory admin.
 
+Every request but ``GET /health`` carries ``Authorization: Bearer <token>``; the token names the
+user, exactly as for the LangGraph deployment (``caim.agent.auth.verify``, tokens from
+``CAIM_AUTH_TOKENS``, a JSON object token -> user id). No route takes a user id from the path or
+the body, so a client reads, writes and forgets only its own user's memories. Without
+``CAIM_AUTH_TOKENS`` (and no ``verify`` passed to ``create_app``) the app refuses to start.
+
 Run it (models and data dir come from ``CAIM_*`` settings / ``OPENAI_API_KEY``, as for the CLI)::
 
     pip install fastapi uvicorn
+    export CAIM_AUTH_TOKENS='{"token-of-alice": "alice"}'
     uvicorn examples.fastapi_chat:create_app --factory --port 8000
 
-    curl -s localhost:8000/chat -H 'content-type: application/json' \\
-         -d '{"user_id": "alice", "message": "I love hiking."}'
-    curl -sN localhost:8000/chat/stream -H 'content-type: application/json' \\
-         -d '{"user_id": "alice", "message": "What do I like?"}'
-    curl -s localhost:8000/session/end -H 'content-type: application/json' -d '{"user_id": "alice"}'
-    curl -s localhost:8000/memories/alice
+    AUTH='authorization: Bearer token-of-alice'
+    curl -s localhost:8000/chat -H "$AUTH" -H 'content-type: application/json' \\
+         -d '{"message": "I love hiking."}'
+    curl -sN localhost:8000/chat/stream -H "$AUTH" -H 'content-type: application/json' \\
+         -d '{"message": "What do I like?"}'
+    curl -s -X POST localhost:8000/session/end -H "$AUTH"
+    curl -s localhost:8000/memories -H "$AUTH"
 
-Endpoints:
-    POST   /chat                         {user_id, message, time?} -> {text, route, memories, notice}
-    POST   /chat/stream                  same body -> the reply as a plain-text token stream
-    POST   /session/end                  {user_id, time?, background?} -> what post-thinking stored and
-                                         changed; with background: the queued job, at once
-    GET    /memories/{user_id}           the user's memory records
-    DELETE /memories/{user_id}/{id}      forget one record (404 if unknown)
-    GET    /memories/{user_id}/{id}/history  the record's chain of changes
-    GET    /memories/{user_id}/export    everything stored about the user, as a streamed JSON download
+Endpoints (the user is always the token's):
+    GET    /health                   {"status": "ok"}, no token needed (readiness probes)
+    POST   /chat                     {message, time?, policy?} -> {text, route, memories, notice}
+    POST   /chat/stream              same body -> the reply as a plain-text token stream
+    POST   /session/end              {time?, background?, policy?} (body optional) -> what post-thinking
+                                     stored and changed; with background: the queued job, at once
+    GET    /memories                 the user's memory records
+    GET    /memories/export          everything stored about the user, as a streamed JSON download
+    DELETE /memories/{id}            forget one record (404 if the user has no such record)
+    GET    /memories/{id}/history    the record's chain of changes
+
+Limits and errors: a request body over ``CAIM_MAX_BODY_BYTES`` (default 64 KiB) is refused with 413
+before any of it is parsed; a message over the agent's ``max_message_chars`` with 413; a missing or
+unknown token with 401. Whatever a client sends wrong (malformed JSON, unknown fields, a turn time
+that is no ISO time or lies outside 1900-2199, an unknown policy) is a 4xx; a fault of the server
+(model endpoint down, storage failing) a 5xx. Every error body is ``{"detail": "<one line>"}``.
 
 ``create_app(agent)`` takes a ready ``CaimAgent`` (tests inject one with scripted models); without one
 the app builds ``CaimAgent()`` at startup and closes it at shutdown.
 """
 
+from __future__ import annotations
+
+import json
+import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from datetime import datetime
+from typing import Annotated, Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Body, Depends, FastAPI, HTTPException, Path, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent import CaimAgent, CaimError
+from caim.agent.facade import check_user
+from caim.core.errors import ConfigError, InputError
+from caim.graph.policies import POLICIES
+from caim.memory.stm import check_length, parse_time
 from caim.memory.transfer import export_lines
+
+#: Largest request body accepted when neither ``max_body_bytes`` nor ``CAIM_MAX_BODY_BYTES`` says otherwise.
+DEFAULT_MAX_BODY_BYTES = 64 * 1024
+#: Paths served without a token (they reveal nothing about any user).
+PUBLIC_PATHS = frozenset({"/health"})
+
+Verify = Callable[[str], str | None]
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def one_line(text: object) -> str:
+    """``text`` as a single line (newlines and runs of blanks become one space)."""
+    return " ".join(str(text).split()) or "error"
+
+
+def _check_time(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return parse_time(value)
+    except InputError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _check_policy(value: str | None) -> str | None:
+    if value is not None and value not in POLICIES:
+        raise ValueError(f"unknown memory policy {value[:40]!r}; choose one of: {', '.join(sorted(POLICIES))}")
+    return value
+
+
+TurnTime = Annotated[datetime | None, AfterValidator(_check_time)]
+PolicyName = Annotated[str | None, AfterValidator(_check_policy)]
 
 
 class ChatIn(BaseModel):
-    user_id: str = Field(min_length=1)
+    model_config = ConfigDict(extra="forbid")  # a user_id field is refused, not silently ignored
+
     message: str
-    time: datetime | None = Field(default=None, description="When the turn happens (default: now).")
+    time: TurnTime = Field(default=None, description="When the turn happens (default: now), 1900-2199.")
+    policy: PolicyName = Field(default=None, description="A memory policy by name (default: the deployment's).")
 
 
 class ChatOut(BaseModel):
@@ -54,9 +118,11 @@ class ChatOut(BaseModel):
 
 
 class SessionIn(BaseModel):
-    user_id: str = Field(min_length=1)
-    time: datetime | None = None
+    model_config = ConfigDict(extra="forbid")
+
+    time: TurnTime = None
     background: bool = Field(default=False, description="Queue post-thinking and answer at once.")
+    policy: PolicyName = None
 
 
 class SessionOut(BaseModel):
@@ -70,8 +136,126 @@ class SessionOut(BaseModel):
     job: str = ""
 
 
-def create_app(agent: CaimAgent | None = None) -> FastAPI:
+async def _reply(send: Send, status: int, detail: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    body = json.dumps({"detail": one_line(detail)}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class Guard:
+    """ASGI middleware run before routing and before a byte of the body is read: authenticates the
+    bearer token (401 otherwise) and puts its user in ``scope["state"]["user"]``; refuses a body
+    declared or found to be over ``max_body`` bytes with 413."""
+
+    def __init__(self, app: ASGIApp, verify: Verify, max_body: int) -> None:
+        self.app = app
+        self.verify = verify
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] not in PUBLIC_PATHS:
+            user = self._user(scope)
+            if user is None:
+                await _reply(send, 401, "missing or invalid bearer token", ((b"www-authenticate", b"Bearer"),))
+                return
+            scope.setdefault("state", {})["user"] = user
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
+            await _reply(send, 413, f"request body over {self.max_body} bytes")
+            return
+        await self.app(scope, self._bounded(receive), send)
+
+    def _user(self, scope: Scope) -> str | None:
+        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+        scheme, _, token = header.partition(" ")
+        token = token.strip()
+        return self.verify(token) if scheme.lower() == "bearer" and token else None
+
+    def _bounded(self, receive: Receive) -> Receive:
+        """``receive`` that counts body bytes (a chunked body declares no length) and raises 413
+        as soon as they pass the limit, before the application has seen them."""
+        seen = 0
+
+        async def bounded() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise HTTPException(413, f"request body over {self.max_body} bytes")
+            return message
+
+        return bounded
+
+
+def current_user(request: Request) -> str:
+    """The authenticated user (set by ``Guard``), checked as a user id: a token mapped to an
+    unusable id is a fault of the deployment's token map, reported as one 500 line."""
+    try:
+        return check_user(request.state.user)
+    except ConfigError as exc:
+        raise HTTPException(500, f"the token's user id cannot be used: {exc}") from None
+
+
+User = Annotated[str, Depends(current_user)]
+RecordId = Annotated[str, Path(min_length=1, max_length=128)]
+
+
+def _body_limit(explicit: int | None) -> int:
+    if explicit is not None:
+        return explicit
+    raw = os.environ.get("CAIM_MAX_BODY_BYTES", "").strip()
+    if not raw:
+        return DEFAULT_MAX_BODY_BYTES
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"CAIM_MAX_BODY_BYTES must be a positive number of bytes, not {raw[:40]!r}")
+    return int(raw)
+
+
+def _default_verify() -> Verify:
+    if not os.environ.get("CAIM_AUTH_TOKENS", "").strip():
+        raise ConfigError(
+            'the chat server authenticates every request: set CAIM_AUTH_TOKENS=\'{"<token>": "<user id>"}\''
+        )
+    from caim.agent import auth
+
+    return auth.verify
+
+
+def _validation_detail(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        if err.get("type") == "json_invalid":
+            msg = "malformed JSON"
+        parts.append(f"{loc}: {msg}")
+    return "; ".join(parts) or "invalid request"
+
+
+def create_app(
+    agent: CaimAgent | None = None, *, verify: Verify | None = None, max_body_bytes: int | None = None
+) -> FastAPI:
+    """The chat app. ``verify`` maps a bearer token to its user id or None (default
+    ``caim.agent.auth.verify`` over ``CAIM_AUTH_TOKENS``, which must then be set); ``max_body_bytes``
+    bounds a request body (default ``CAIM_MAX_BODY_BYTES`` or 64 KiB)."""
     owned = agent is None
+    check = verify or _default_verify()
+    max_body = _body_limit(max_body_bytes)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -85,23 +269,54 @@ def create_app(agent: CaimAgent | None = None) -> FastAPI:
     app = FastAPI(title="caim chat", lifespan=lifespan)
     if agent is not None:  # usable even when the lifespan does not run
         app.state.agent = agent
+    app.add_middleware(Guard, verify=check, max_body=max_body)
 
     def get_agent(request: Request) -> CaimAgent:
         return request.app.state.agent
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": one_line(_validation_detail(exc))}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"detail": one_line(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(InputError)
+    async def input_error(_request: Request, exc: InputError) -> JSONResponse:
+        # What the client sent cannot be used; nothing was stored.
+        return JSONResponse({"detail": one_line(exc)}, status_code=422)
+
     @app.exception_handler(CaimError)
     async def caim_error(_request: Request, exc: CaimError) -> JSONResponse:
-        # Model endpoint unreachable, bad configuration: one line, no traceback.
-        return JSONResponse({"detail": str(exc)}, status_code=503)
+        # Model endpoint unreachable, storage failing, bad server configuration: one line, no traceback.
+        return JSONResponse({"detail": one_line(exc)}, status_code=503)
+
+    @app.exception_handler(Exception)
+    async def server_fault(_request: Request, exc: Exception) -> JSONResponse:
+        # Anything else is a bug or a fault of the server: one line; the traceback goes to the server log.
+        return JSONResponse({"detail": f"internal server error ({type(exc).__name__})"}, status_code=500)
+
+    def message_of(body: ChatIn, request: Request) -> str:
+        try:
+            return check_length(body.message, get_agent(request).settings.max_message_chars)
+        except InputError as exc:
+            raise HTTPException(413, str(exc)) from None
+
+    @app.get("/health")
+    async def health() -> dict:
+        return {"status": "ok"}
 
     @app.post("/chat", response_model=ChatOut)
-    async def chat(body: ChatIn, request: Request) -> ChatOut:
-        reply = await get_agent(request).achat(body.message, user_id=body.user_id, at=body.time)
+    async def chat(body: ChatIn, request: Request, user: User) -> ChatOut:
+        text = message_of(body, request)
+        reply = await get_agent(request).achat(text, user_id=user, at=body.time, policy=body.policy)
         return ChatOut(text=reply.text, route=reply.route, memories=reply.memories, notice=reply.notice)
 
     @app.post("/chat/stream")
-    async def chat_stream(body: ChatIn, request: Request) -> StreamingResponse:
-        tokens = get_agent(request).astream(body.message, user_id=body.user_id, at=body.time)
+    async def chat_stream(body: ChatIn, request: Request, user: User) -> StreamingResponse:
+        text = message_of(body, request)
+        tokens = get_agent(request).astream(text, user_id=user, at=body.time, policy=body.policy)
         # Pull the first token before answering, so errors (e.g. no model) become a proper status.
         try:
             first = await anext(tokens)
@@ -117,35 +332,38 @@ def create_app(agent: CaimAgent | None = None) -> FastAPI:
         return StreamingResponse(rest(), media_type="text/plain; charset=utf-8")
 
     @app.post("/session/end", response_model=SessionOut)
-    async def end_session(body: SessionIn, request: Request) -> SessionOut:
-        s = await get_agent(request).aend_session(user_id=body.user_id, at=body.time, background=body.background)
+    async def end_session(request: Request, user: User, body: Annotated[SessionIn | None, Body()] = None) -> SessionOut:
+        body = body or SessionIn()
+        s = await get_agent(request).aend_session(
+            user_id=user, at=body.time, background=body.background, policy=body.policy
+        )
         return SessionOut(**{k: v for k, v in asdict(s).items() if k != "trace"})
 
     # Memory admin calls Chroma synchronously: plain ``def`` endpoints run in FastAPI's thread pool.
-    @app.get("/memories/{user_id}")
-    def memories(user_id: str, request: Request) -> list[dict]:
-        return [r.model_dump(mode="json") for r in get_agent(request).memories(user_id)]
+    @app.get("/memories")
+    def memories(request: Request, user: User) -> list[dict]:
+        return [r.model_dump(mode="json") for r in get_agent(request).memories(user)]
 
-    @app.delete("/memories/{user_id}/{record_id}")
-    def forget(user_id: str, record_id: str, request: Request) -> dict:
-        if not get_agent(request).forget(user_id, record_id):
-            raise HTTPException(404, f"no memory {record_id} for user {user_id}")
-        return {"deleted": record_id}
-
-    @app.get("/memories/{user_id}/{record_id}/history")
-    def history(user_id: str, record_id: str, request: Request) -> list[dict]:
-        if get_agent(request).memory(user_id, record_id) is None:
-            raise HTTPException(404, f"no memory {record_id} for user {user_id}")
-        return get_agent(request).history(user_id, record_id)
-
-    @app.get("/memories/{user_id}/export")
-    def export(user_id: str, request: Request) -> StreamingResponse:
-        filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user_id)
+    @app.get("/memories/export")
+    def export(request: Request, user: User) -> StreamingResponse:
+        filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user)
         return StreamingResponse(  # streamed record by record: constant memory for any size
-            export_lines(get_agent(request).services.store.iter(user_id), user_id),
+            export_lines(get_agent(request).services.store.iter(user), user),
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="caim-{filename}.json"'},
         )
+
+    @app.delete("/memories/{record_id}")
+    def forget(record_id: RecordId, request: Request, user: User) -> dict:
+        if not get_agent(request).forget(user, record_id):
+            raise HTTPException(404, f"no memory {record_id}")
+        return {"deleted": record_id}
+
+    @app.get("/memories/{record_id}/history")
+    def history(record_id: RecordId, request: Request, user: User) -> list[dict]:
+        if get_agent(request).memory(user, record_id) is None:
+            raise HTTPException(404, f"no memory {record_id}")
+        return get_agent(request).history(user, record_id)
 
     return app
 
