@@ -2,7 +2,8 @@
 
 ``deploy/langgraph.json`` points the server at ``auth`` below. Every request must carry
 ``Authorization: Bearer <token>``; the token names the user (``CAIM_AUTH_TOKENS``, a JSON object
-of token -> user id, read at start - replace ``verify`` with a call to your identity provider).
+of token -> user id, parsed when the server loads this module at start: a malformed map stops the
+server with a one-line ``ConfigError`` - replace ``verify`` with a call to your identity provider).
 Then:
 
 - threads and runs a user creates are stamped with ``owner = <user>``, and every read, search,
@@ -10,36 +11,91 @@ Then:
 - the graph takes its user id from the authenticated identity (``caim.graph.builder`` reads
   ``langgraph_auth_user_id`` from the run's configuration), so passing another user's id in the
   run context has no effect: memories are read, written and forgotten only for the token's user;
+- a run's context (and a cron's) may carry only what ``caim.graph.state.Context`` lets a client
+  choose, with a registered policy and budgets in range; anything else - provider, endpoint, model,
+  keys, data dir, namespace, an unknown key - is refused with a 400 naming it before the run is
+  created (the server itself would silently drop unknown keys), and logged on ``caim.server``;
+- the LangGraph store is per user: every item lives under a namespace whose first label is the
+  user's id; put, get and delete elsewhere are refused (403), search and list_namespaces see only
+  the user's own namespaces;
 - assistants (the deployed graph) can be read by every authenticated user, changed by none.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import os
+from typing import Any
 
 from langgraph_sdk import Auth
 
+from caim.core.errors import ConfigError, InputError
+from caim.graph.policies import POLICIES
+from caim.graph.state import Context, context_refused
+
 auth = Auth()
 
+TOKENS_SHAPE = 'a JSON object of token -> user id, e.g. {"token-of-ann": "ann"}'
 
-def _tokens() -> dict[str, str]:
-    raw = os.environ.get("CAIM_AUTH_TOKENS", "")
+
+def parse_tokens(raw: str) -> dict[str, str]:
+    """The token -> user map in ``CAIM_AUTH_TOKENS``, or a one-line ``ConfigError`` saying what is wrong:
+    not set, not JSON, not a non-empty object, or an empty (or space-padded) token or user id."""
+    if not raw.strip():
+        raise ConfigError(f"CAIM_AUTH_TOKENS is not set; set it to {TOKENS_SHAPE}")
     try:
-        tokens = json.loads(raw) if raw else {}
-    except ValueError:
-        tokens = {}
-    return {str(k): str(v) for k, v in tokens.items()} if isinstance(tokens, dict) else {}
+        tokens = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"CAIM_AUTH_TOKENS is not JSON ({exc.msg}); set it to {TOKENS_SHAPE}") from None
+    if not isinstance(tokens, dict) or not tokens:
+        raise ConfigError(f"CAIM_AUTH_TOKENS must be {TOKENS_SHAPE}, not {type(tokens).__name__} {raw[:40]!r}")
+    for token, user in tokens.items():
+        if not token or token != token.strip():
+            raise ConfigError(f"CAIM_AUTH_TOKENS has an empty or space-padded token; it must be {TOKENS_SHAPE}")
+        if not isinstance(user, str) or not user.strip() or any(ord(ch) < 32 or ord(ch) == 127 for ch in user):
+            raise ConfigError(
+                f"CAIM_AUTH_TOKENS maps a token to {user!r:.40}; each user id must be a non-empty string "
+                f"without control characters ({TOKENS_SHAPE})"
+            )
+    return tokens
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+#: Token digests -> user ids, read once when the server loads this module.
+_TOKENS: dict[bytes, str] = {_digest(k): v for k, v in parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).items()}
 
 
 def verify(token: str) -> str | None:
-    """The user id a token belongs to, or None (constant-time comparison)."""
+    """The user id a token belongs to, or None. Every known token is compared, each in constant time
+    on fixed-length digests, so the time taken says nothing about which token nearly matched."""
+    presented = _digest(token)
     user = None
-    for known, owner in _tokens().items():
-        if hmac.compare_digest(known.encode(), token.encode()):
+    for known, owner in _TOKENS.items():
+        if hmac.compare_digest(known, presented):
             user = owner
     return user
+
+
+def check_run_context(context: Any) -> None:
+    """Refuse (400, one line) a run context a client may not send: a key ``Context`` does not have
+    (the deployment's settings among them), a value out of range, or an unregistered policy."""
+    if not context:
+        return
+    try:
+        if not isinstance(context, dict):
+            raise context_refused("the run context must be a JSON object")
+        ctx = Context(**context)
+        if ctx.policy is not None and ctx.policy not in POLICIES:
+            raise context_refused(
+                f"context policy {ctx.policy[:64]!r} is no memory policy; choose one of: {', '.join(sorted(POLICIES))}"
+            )
+    except InputError as exc:
+        raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
 
 
 @auth.authenticate
@@ -58,6 +114,44 @@ async def owner_only(ctx: Auth.types.AuthContext, value: dict) -> dict:
     if isinstance(metadata, dict):
         metadata["owner"] = ctx.user.identity
     return {"owner": ctx.user.identity}
+
+
+@auth.on.threads.create_run
+async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> dict:
+    """A run on the user's own thread, with a context a client may send. ``kwargs.context`` is what the
+    client sent as ``context``, or else as ``config.configurable`` (the server runs the graph with it)."""
+    kwargs = value.get("kwargs") or {}
+    check_run_context(kwargs.get("context"))
+    return await owner_only(ctx, dict(value))
+
+
+@auth.on.crons
+async def crons(ctx: Auth.types.AuthContext, value: dict) -> dict:
+    """Crons are the user's own; a cron's runs start without a request to check, so its payload's
+    context is checked when the cron is created or updated."""
+    payload = value.get("payload")
+    if ctx.action in ("create", "update") and isinstance(payload, dict):
+        check_run_context(payload.get("context"))
+        config = payload.get("config")
+        if isinstance(config, dict) and isinstance(config.get("configurable"), dict):
+            # the server adds cron_id; the rest is the client's and becomes the cron runs' context
+            check_run_context({k: v for k, v in config["configurable"].items() if k != "cron_id"})
+    return await owner_only(ctx, value)
+
+
+@auth.on.store
+async def own_namespace(ctx: Auth.types.AuthContext, value: dict) -> None:
+    """Store items live under ``(<user id>, ...)``. put/get/delete elsewhere are refused; search and
+    list_namespaces without a prefix are scoped to the user's namespaces, with another's refused."""
+    user = ctx.user.identity
+    namespace = tuple(value.get("namespace") or ())
+    if not namespace and ctx.action in ("search", "list_namespaces"):
+        value["namespace"] = (user,)
+        return
+    if not namespace or namespace[0] != user:
+        raise Auth.exceptions.HTTPException(
+            status_code=403, detail=f"store namespaces of this user begin with {user!r}, e.g. [{user!r}, 'notes']"
+        )
 
 
 @auth.on.assistants

@@ -76,7 +76,7 @@ def as_node(step: Step, services: Services | None) -> Callable[..., dict[str, An
         svc = services or services_for()
         if ctx.policy is not None and ctx.policy not in POLICIES:
             raise context_refused(
-                f"unknown memory policy {ctx.policy[:64]!r} in the context; choose one of: {', '.join(sorted(POLICIES))}"
+                f"context policy {ctx.policy[:64]!r} is no memory policy; choose one of: {', '.join(sorted(POLICIES))}"
             )
         policy = get_policy(ctx.policy or svc.settings.policy)
         env = Env(

@@ -1,9 +1,9 @@
 """Services the nodes use: settings, model factory, LLM client, embedder, memory store, ontology.
 
 A graph built with ``build_graph(services=...)`` uses exactly those (the facade, tests, eval).
-The module-level graph (LangGraph Studio / ``langgraph dev``) resolves them per run from the
-``Context`` plus ``CAIM_*`` settings, cached per configuration, so stores and models are created
-once per process, never inside a node.
+The module-level graph (LangGraph Studio / ``langgraph dev``) uses one set per process, built
+from the deployment's ``CAIM_*`` settings (``services_for``), so stores and models are created once
+per process, never inside a node, and never from what a run sends.
 """
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ class Services:
         return cls(settings, models, LLM.of(models), embedder, store, retriever, ontology, TagIndex(embedder))
 
     def tuned(self, ctx: Context) -> Settings:
-        """Settings with the context's per-run overrides applied (budgets, caps)."""
+        """The settings with the run's budgets and caps applied (what ``Context`` lets a client
+        choose, already range-checked there); everything else stays the deployment's."""
         upd = {
             k: getattr(ctx, k)
             for k in ("stm_token_budget", "candidate_cap", "max_kept", "speculative_answer")
@@ -96,15 +97,15 @@ class Services:
         return self.settings.model_copy(update=upd) if upd else self.settings
 
 
-_CACHE: dict[tuple, Services] = {}
+_SHARED: list[Services] = []
 _LOCK = threading.Lock()
 
 
-def services_for(ctx: Context) -> Services:
-    """Services for a context without injected services (Studio / langgraph dev), cached."""
-    overrides = {k: getattr(ctx, k) for k in ("provider", "model", "base_url", "data_dir") if getattr(ctx, k)}
-    key = tuple(sorted(overrides.items()))
+def services_for() -> Services:
+    """The process's one set of services for a graph built without injected services (Studio,
+    ``langgraph dev``): built once from the deployment's ``CAIM_*`` settings (``Settings()``);
+    nothing a run sends changes which stores, model or endpoint they use."""
     with _LOCK:
-        if key not in _CACHE:
-            _CACHE[key] = Services.create(Settings(**overrides))
-        return _CACHE[key]
+        if not _SHARED:
+            _SHARED.append(Services.create(Settings()))
+        return _SHARED[0]

@@ -5,9 +5,11 @@ The server runs as a subprocess with ``CAIM_PROVIDER=scripted`` and ``CAIM_SCRIP
 table of answers written here, and ``CAIM_DATA_DIR`` in ``tmp_path``. langgraph dev keeps its threads in
 ``.langgraph_api/`` of its working directory, so it runs in ``tmp_path`` (test threads must not show up
 in a developer's Studio) on a copy of ``langgraph.json`` whose relative paths are made absolute; the
-graph is still loaded from ``graph/builder.py`` by file path, as from the project root. It runs without
-``--allow-blocking``: langgraph dev turns blocking calls on the event loop into errors, and our
-synchronous nodes must not trigger that.
+graph is still loaded from ``graph/builder.py`` by file path, as from the project root.
+``deploy/langgraph.json`` names modules, not files, so it is served as it is, from ``tmp_path`` as from
+the project root (``langgraph dev`` resolves file paths against its working directory, ``langgraph
+build`` against the config's folder). It runs without ``--allow-blocking``: langgraph dev turns
+blocking calls on the event loop into errors, and our synchronous nodes must not trigger that.
 """
 
 from __future__ import annotations
@@ -91,7 +93,15 @@ def _free_port() -> int:
 
 
 class DevServer:
-    def __init__(self, exe: str, tmp_path: Path, config_file: Path = ROOT / "langgraph.json", **extra_env: str):
+    def __init__(
+        self,
+        exe: str,
+        tmp_path: Path,
+        config_file: Path = ROOT / "langgraph.json",
+        as_is: bool = False,
+        **extra_env: str,
+    ):
+        """``as_is``: serve ``config_file`` itself rather than a copy with absolute paths."""
         self.data_dir = tmp_path / "data"
         self.log_path = tmp_path / "server.log"
         script = tmp_path / "script.json"
@@ -109,8 +119,10 @@ class DevServer:
             PYTHONUNBUFFERED="1",
             **extra_env,
         )
-        config = tmp_path / "langgraph.json"
-        config.write_text(json.dumps(_absolute_config(config_file)))
+        config = config_file
+        if not as_is:
+            config = tmp_path / "langgraph.json"
+            config.write_text(json.dumps(_absolute_config(config_file)))
         self.requested_port = _free_port()
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop(), after the server exits
         self.proc = subprocess.Popen(
@@ -284,6 +296,7 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
 
 
 TOKENS = {"token-alice": "alice", "token-bob": "bob"}
+DEPLOY = ROOT / "deploy" / "langgraph.json"
 
 
 def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_it(tmp_path):
@@ -297,7 +310,7 @@ def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_i
     from caim.core.embeddings import MiniLMEmbedder
     from caim.memory.store import MemoryStore
 
-    server = DevServer(exe, tmp_path, ROOT / "deploy" / "langgraph.json", CAIM_AUTH_TOKENS=json.dumps(TOKENS))
+    server = DevServer(exe, tmp_path, DEPLOY, as_is=True, CAIM_AUTH_TOKENS=json.dumps(TOKENS))
     try:
         url = server.wait_ready()
         alice = get_sync_client(url=url, api_key=None, headers={"Authorization": "Bearer token-alice"})
@@ -340,3 +353,153 @@ def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_i
     store = MemoryStore(server.data_dir, MiniLMEmbedder.shared())
     assert [r.thought for r in store.list("alice")] == ["The user loves hiking in the mountains."]
     assert store.list("bob") == []
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory):
+    """``deploy/langgraph.json`` as it is, with alice's and bob's tokens (one server for the tests below)."""
+    exe = _langgraph_cli()
+    if exe is None:
+        pytest.skip("langgraph CLI not installed (pip install 'langgraph-cli[inmem]')")
+    tmp = tmp_path_factory.mktemp("deployed")
+    server = DevServer(exe, tmp, DEPLOY, as_is=True, CAIM_AUTH_TOKENS=json.dumps(TOKENS))
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+def _as(server: DevServer, token: str):
+    from langgraph_sdk import get_sync_client
+
+    return get_sync_client(url=server.url, api_key=None, headers={"Authorization": f"Bearer {token}"})
+
+
+def _refused(status: int, call, *args, **kwargs) -> str:
+    """The body of the error response ``call(*args, **kwargs)`` must get, with that status."""
+    import httpx
+
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        call(*args, **kwargs)
+    assert err.value.response.status_code == status, err.value.response.text
+    return err.value.response.text
+
+
+def test_the_store_is_per_user(deployed):
+    alice, bob = _as(deployed, "token-alice"), _as(deployed, "token-bob")
+    alice.store.put_item(["alice", "notes"], "n1", {"text": "alice's secret"})
+    bob.store.put_item(["bob", "notes"], "n1", {"text": "bob's note"})
+
+    # bob cannot write into alice's namespace (or one that is nobody's), nor read, search, list or delete hers
+    assert "begin with 'bob'" in _refused(403, bob.store.put_item, ["alice", "notes"], "n2", {"text": "planted"})
+    _refused(403, bob.store.put_item, ["notes"], "n3", {"text": "unowned"})
+    _refused(403, bob.store.get_item, ["alice", "notes"], "n1")
+    _refused(403, bob.store.search_items, ["alice"])
+    _refused(403, bob.store.list_namespaces, prefix=["alice"])
+    _refused(403, bob.store.delete_item, ["alice", "notes"], "n1")
+
+    # without a prefix, search and listing show only his own
+    assert [i["value"] for i in bob.store.search_items([])["items"]] == [{"text": "bob's note"}]
+    assert bob.store.list_namespaces()["namespaces"] == [["bob", "notes"]]
+
+    # alice's item is untouched, nothing was planted beside it, and only she can delete it
+    assert alice.store.get_item(["alice", "notes"], "n1")["value"] == {"text": "alice's secret"}
+    assert alice.store.get_item(["alice", "notes"], "n2") is None
+    assert alice.store.list_namespaces()["namespaces"] == [["alice", "notes"]]
+    alice.store.delete_item(["alice", "notes"], "n1")
+    assert alice.store.get_item(["alice", "notes"], "n1") is None
+
+
+def test_a_run_context_reaching_for_the_deployment_is_refused_before_the_run(deployed):
+    alice = _as(deployed, "token-alice")
+    tid = alice.threads.create()["thread_id"]
+    elsewhere = deployed.data_dir.parent / "elsewhere"
+    turn = {"messages": [{"role": "user", "content": "I love hiking in the mountains."}], "turn_time": T0}
+    cases = [
+        ({"base_url": "http://203.0.113.9/v1", "provider": "openai"}, "'base_url' is set by the deployment"),
+        ({"user_id": "alice", "data_dir": str(elsewhere)}, "'data_dir' is set by the deployment (CAIM_DATA_DIR"),
+        ({"api_key": "sk-test"}, "'api_key' is set by the deployment (CAIM_API_KEY"),
+        ({"namespace": "other"}, "'namespace' is set by the deployment (CAIM_NAMESPACE"),
+        ({"endpoint": "http://203.0.113.9/v1"}, "unknown context key 'endpoint'"),
+        ({"policy": "nope"}, "context policy 'nope' is no memory policy"),
+        ({"candidate_cap": 1000}, "candidate_cap must be a whole number from 1 to 100"),
+    ]
+    for context, why in cases:
+        assert why in _refused(400, alice.runs.wait, tid, "caim", input=turn, context=context)
+    # the same sent as configuration, as a run without a thread, or as a cron's context
+    base_url = {"base_url": "http://203.0.113.9/v1"}
+    assert "CAIM_BASE_URL" in _refused(400, alice.runs.wait, tid, "caim", input=turn, config={"configurable": base_url})
+    assert "CAIM_MODEL" in _refused(400, alice.runs.wait, None, "caim", input=turn, context={"model": "gpt-x"})
+    cron = _refused(400, alice.crons.create_for_thread, tid, "caim", schedule="0 0 * * *", input=turn, context=base_url)
+    assert "CAIM_BASE_URL" in cron
+
+    # nothing ran, nothing was stored, no folder was made
+    assert alice.runs.list(tid) == []
+    assert not (alice.threads.get_state(tid)["values"] or {}).get("messages")
+    assert not elsewhere.exists()
+
+    # what a client may choose runs
+    alice.runs.wait(tid, "caim", input=turn, context={"policy": "single-call", "max_kept": 3, "stm_token_budget": 800})
+    assert [r["status"] for r in alice.runs.list(tid)] == ["success"]
+    assert alice.threads.get_state(tid)["values"]["messages"][-1]["type"] == "ai"
+    assert "refused run context: context key 'base_url' is set by the deployment" in deployed.log()
+
+
+def test_a_malformed_token_map_stops_the_server_at_start_with_one_line(tmp_path):
+    exe = _langgraph_cli()
+    if exe is None:
+        pytest.skip("langgraph CLI not installed (pip install 'langgraph-cli[inmem]')")
+    server = DevServer(exe, tmp_path, DEPLOY, as_is=True, CAIM_AUTH_TOKENS="{token-alice: alice}")
+    try:
+        server.proc.wait(timeout=90)
+    finally:
+        server.stop()
+    assert server.proc.returncode != 0
+    last = server.log().strip().splitlines()[-1]
+    assert last.startswith("caim.core.errors.ConfigError: CAIM_AUTH_TOKENS is not JSON")
+    assert "a JSON object of token -> user id" in last
+
+
+def _forget_auth_module(monkeypatch) -> None:
+    """Let ``caim.agent.auth`` load afresh (it reads the token map on import); the module imported
+    before is put back after the test."""
+    import caim.agent
+
+    monkeypatch.delitem(sys.modules, "caim.agent.auth", raising=False)
+    monkeypatch.delattr(caim.agent, "auth", raising=False)
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("", "CAIM_AUTH_TOKENS is not set"),
+        ("not json", "CAIM_AUTH_TOKENS is not JSON"),
+        ('["token-alice"]', "CAIM_AUTH_TOKENS must be a JSON object of token -> user id"),
+        ("{}", "CAIM_AUTH_TOKENS must be a JSON object of token -> user id"),
+        ('{"": "alice"}', "empty or space-padded token"),
+        ('{" token ": "alice"}', "empty or space-padded token"),
+        ('{"token-alice": ""}', "maps a token to ''"),
+        ('{"token-alice": 7}', "maps a token to 7"),
+    ],
+)
+def test_the_token_map_is_checked_when_the_auth_module_loads(monkeypatch, raw, why):
+    import importlib
+
+    from caim.core.errors import ConfigError
+
+    _forget_auth_module(monkeypatch)
+    monkeypatch.setenv("CAIM_AUTH_TOKENS", raw)
+    with pytest.raises(ConfigError) as err:
+        importlib.import_module("caim.agent.auth")
+    assert why in str(err.value) and "\n" not in str(err.value)
+
+
+def test_verify_knows_each_token_and_nothing_else(monkeypatch):
+    import importlib
+
+    _forget_auth_module(monkeypatch)
+    monkeypatch.setenv("CAIM_AUTH_TOKENS", json.dumps(TOKENS))
+    auth = importlib.import_module("caim.agent.auth")
+    assert [auth.verify(t) for t in ("token-alice", "token-bob")] == ["alice", "bob"]
+    assert [auth.verify(t) for t in ("token-alic", "token-alice ", "", "alice")] == [None] * 4
