@@ -1,10 +1,35 @@
 """Every LLM call goes through here: structured output, retry, trace.
 
-``structured`` sends a json_schema response format built from a pydantic model (closed sets are
-enumerated in the model), validates the answer, retries on malformed output and otherwise returns
-``None`` - the caller's code fallback takes over. Each call appends an ``LLMCall`` entry to the
-trace: role, tokens, milliseconds, and whether it fell back. An unreachable endpoint raises a
-one-line ``EndpointError`` instead.
+``structured`` asks for an answer shaped by a pydantic model (closed sets are enumerated in the
+model, so they are enumerated in the schema sent), trims it to the schema's limits, validates it
+with the same model, retries on malformed output and otherwise returns ``None`` - the caller's code
+fallback takes over. Each call appends an ``LLMCall`` entry to the trace: role, tokens,
+milliseconds, and whether it fell back. An unreachable endpoint raises a one-line
+``EndpointError`` instead.
+
+How the schema reaches the model depends on the chat model (``structured_call``):
+
+* OpenAI-compatible clients (``ChatOpenAI``, ``AzureChatOpenAI`` - the bundled llama.cpp server is
+  reached through ``ChatOpenAI`` and turns the schema into a grammar) and the scripted test model get
+  a json_schema ``response_format``; the answer is the message's JSON text.
+* Any other chat model (``ChatAnthropic``, ``ChatOllama``, ``ChatGoogleGenerativeAI``,
+  ``ChatBedrock``, ...) gets the schema as its one tool through ``bind_tools``, with ``tool_choice``
+  naming that tool (bound without it where an integration refuses a forced choice); the answer is
+  that tool call's arguments. The schema is sent with its ``$ref``s inlined, the form LangChain
+  itself sends for pydantic tools, which every integration converts.
+* A chat model without tool calling is asked for the JSON in a last message and its text is read.
+
+Why ``bind_tools`` rather than ``with_structured_output(schema, method=..., include_raw=True)``:
+the latter's default method differs by provider (tool calling for Anthropic and Bedrock, a
+json_schema format for Ollama and Google) and so do the method names each accepts, so no single
+``method`` argument works across langchain-core 1.x integrations; and it parses the answer itself
+before caim's trim (a padded list would be refused instead of cut). ``bind_tools`` with a forced
+choice is part of ``BaseChatModel``'s interface, yields the raw ``AIMessage`` (its token usage and its
+``tool_calls`` / ``invalid_tool_calls`` are standard across providers), and leaves trim, validation,
+retry and fallback to the one code path here.
+
+Free text (``text``, ``stream_text``, ``draft``) binds nothing: any ``BaseChatModel`` answers it, its
+content read as a string or as a list of text blocks.
 """
 
 from __future__ import annotations
@@ -16,16 +41,32 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import httpx
 import openai
-from langchain_core.messages import BaseMessage
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
+from langchain_core.utils.json_schema import dereference_refs
+from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
 from caim.core.errors import EndpointError
 from caim.core.models import Models
+from caim.core.scripted import ScriptedChatModel
 from caim.core.trace import LLMCall
 from caim.core.types import Role
+
+try:
+    import anthropic
+except ImportError:  # its exception classes join the fault sets below only where it is installed
+    anthropic = None  # type: ignore[assignment]
+try:
+    import httpx2  # the HTTP client of openai and anthropic 2.x; httpx for other integrations
+except ImportError:
+    httpx2 = None  # type: ignore[assignment]
 
 T = TypeVar("T", bound=BaseModel)
 T2 = TypeVar("T2")
@@ -102,31 +143,202 @@ def _usage(msg: Any) -> tuple[int, int]:
     return int(u.get("input_tokens", 0) or 0), int(u.get("output_tokens", 0) or 0)
 
 
-def _endpoint_error(exc: Exception, models: Models) -> EndpointError:
+def _status(exc: BaseException) -> int | None:
+    """The HTTP status an exception carries: ``status_code``, ``response.status_code``, ``code`` (an
+    HTTP status: urllib, google-api-core) or botocore's ``response["ResponseMetadata"]``."""
+    response = getattr(exc, "response", None)
+    for found in (getattr(exc, "status_code", None), getattr(response, "status_code", None)):
+        if isinstance(found, int):
+            return found
+    if isinstance(response, dict):
+        found = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        if isinstance(found, int):
+            return found
+    code = getattr(exc, "code", None)
+    return code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600 else None
+
+
+#: Faults no retry can mend: a wrong key, a wrong model name, a refused permission.
+_FATAL: tuple[type[BaseException], ...] = (
+    openai.AuthenticationError,
+    openai.NotFoundError,
+    openai.PermissionDeniedError,
+)
+#: Faults that may pass: a timeout, a reset or refused connection, a cut stream, HTTP 429 and 5xx.
+_TRANSIENT: tuple[type[BaseException], ...] = (
+    openai.APITimeoutError,
+    openai.APIConnectionError,
+    openai.RateLimitError,
+    openai.InternalServerError,
+    httpx.TransportError,  # timeouts, refused or reset connections, cut streams (of httpx2 too, below)
+    TimeoutError,
+    ConnectionError,
+)
+_TIMEOUTS: tuple[type[BaseException], ...] = (openai.APITimeoutError, httpx.TimeoutException, TimeoutError)
+if httpx2 is not None:
+    _TRANSIENT += (httpx2.TransportError,)
+    _TIMEOUTS += (httpx2.TimeoutException,)
+if anthropic is not None:
+    _FATAL += (anthropic.AuthenticationError, anthropic.NotFoundError, anthropic.PermissionDeniedError)
+    _TRANSIENT += (anthropic.APIConnectionError, anthropic.RateLimitError, anthropic.InternalServerError)
+    _TIMEOUTS += (anthropic.APITimeoutError,)
+#: HTTP statuses of faults no retry can mend, and of faults that may pass (with every 5xx).
+_FATAL_STATUS = frozenset({401, 403, 404})
+_TRANSIENT_STATUS = frozenset({408, 429})
+
+
+def fault_kind(exc: BaseException) -> str | None:
+    """``"fatal"``, ``"transient"`` or ``None`` (not an endpoint fault) for an exception from any chat
+    model: openai's and anthropic's classes, else the HTTP status it carries, else httpx's and the
+    built-in timeout and connection errors."""
+    if isinstance(exc, _FATAL):
+        return "fatal"
+    if isinstance(exc, _TRANSIENT):
+        return "transient"
+    status = _status(exc)
+    if status in _FATAL_STATUS:
+        return "fatal"
+    if status is not None and (status in _TRANSIENT_STATUS or status >= 500):
+        return "transient"
+    return None
+
+
+def openai_compatible(model: Any) -> bool:
+    """Whether structured output goes as a json_schema ``response_format`` (see the module docstring)."""
+    return isinstance(model, ChatOpenAI | AzureChatOpenAI | ScriptedChatModel)
+
+
+def _where(models: Models, model: Any) -> str:
     server = models.local_server
-    where = server.base_url if server is not None else (models.settings.base_url or "the configured endpoint")
-    if isinstance(exc, openai.APITimeoutError):
+    if server is not None and (model is None or openai_compatible(model)):
+        return server.base_url
+    if model is None or openai_compatible(model):
+        return models.settings.base_url or "the configured endpoint"
+    name = next((v for k in ("model", "model_name", "model_id") if isinstance(v := getattr(model, k, None), str)), "")
+    return f"{type(model).__name__}({name})" if name else type(model).__name__
+
+
+def _endpoint_error(exc: BaseException, models: Models, model: Any = None) -> EndpointError:
+    """One line that says what failed and what to check; ``model`` is the chat model that was called."""
+    where = _where(models, model)
+    ours = model is None or openai_compatible(model)
+    status = _status(exc)
+    if isinstance(exc, _TIMEOUTS) or status == 408:
         return EndpointError(
             f"the model at {where} did not answer within {models.settings.request_timeout:g}s; "
             "raise CAIM_REQUEST_TIMEOUT or use a faster model"
         )
-    if isinstance(exc, openai.AuthenticationError):
-        return EndpointError(f"the model endpoint rejected the API key ({where}): check OPENAI_API_KEY / CAIM_API_KEY")
-    if isinstance(exc, openai.NotFoundError):
+    if status == 401:
+        key = "OPENAI_API_KEY / CAIM_API_KEY" if ours else "the API key its provider reads (e.g. ANTHROPIC_API_KEY)"
+        return EndpointError(f"the model endpoint rejected the API key ({where}): check {key}")
+    if status == 403:
+        return EndpointError(f"the model endpoint {where} refused the request (HTTP 403): check the key's permissions")
+    if status == 404:
         return EndpointError(f"model not found at {where}: check CAIM_MODEL")
-    if isinstance(exc, openai.RateLimitError):
+    if status == 429:
         return EndpointError(f"the model endpoint {where} is rate limiting requests (HTTP 429); try again later")
-    if isinstance(exc, openai.APIStatusError):
-        return EndpointError(f"the model endpoint {where} failed (HTTP {exc.status_code}); try again later")
+    if status is not None:
+        return EndpointError(f"the model endpoint {where} failed (HTTP {status}); try again later")
+    check = "CAIM_BASE_URL" if ours else "its base URL"
     return EndpointError(
-        f"cannot reach the model endpoint {where}: {type(exc).__name__}; check CAIM_BASE_URL and your network"
+        f"cannot reach the model endpoint {where}: {type(exc).__name__}; check {check} and your network"
     )
 
 
-#: Faults no retry can mend: a wrong key, a wrong model name, a refused permission.
-_FATAL = (openai.AuthenticationError, openai.NotFoundError, openai.PermissionDeniedError)
-#: Faults that may pass: a timeout, a reset or refused connection, a cut stream, HTTP 429 and 5xx.
-_TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+def message_text(msg: Any) -> str:
+    """A message's text, whether its content is a string or a list of content blocks (Anthropic,
+    Google): the text blocks joined."""
+    content = getattr(msg, "content", "")
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or ():
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text") or ""))
+    return "".join(parts)
+
+
+class Malformed(ValueError):
+    """The answer does not hold a value to validate (no JSON, no tool call, unreadable arguments)."""
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(_FENCE.sub("", text).strip())
+    except ValueError as exc:
+        raise Malformed(f"not JSON ({str(exc)[:120]})") from None
+
+
+def tool_spec(schema: type[BaseModel], lengths: bool = True) -> dict:
+    """The schema as one tool in OpenAI's tool format (every integration's ``bind_tools`` converts it):
+    the strict schema with its ``$ref``s inlined; the model's docstring, if any, as the description."""
+    params = dereference_refs(strict_schema(schema, lengths))
+    params.pop("$defs", None)
+    description = params.pop("description", None) or f"Give your answer as {schema.__name__}."
+    return {"type": "function", "function": {"name": schema.__name__, "description": description, "parameters": params}}
+
+
+@dataclass(frozen=True)
+class StructuredCall:
+    """How one chat model is asked for one schema: the runnable to invoke, a message to add after the
+    prompt (models without tool calling only), and how the answer becomes data to validate."""
+
+    runnable: Runnable
+    read: Callable[[Any], Any]
+    extra: BaseMessage | None = None
+
+    def messages(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        return [*messages, self.extra] if self.extra is not None else messages
+
+
+def _read_tool_call(name: str) -> Callable[[Any], Any]:
+    def read(msg: Any) -> Any:
+        calls = getattr(msg, "tool_calls", None) or []
+        for call in calls:
+            if call.get("name") == name:
+                return call.get("args")
+        if calls:
+            raise Malformed(f"called tool {calls[0].get('name')!r}, not {name!r}")
+        bad = getattr(msg, "invalid_tool_calls", None) or []
+        if bad:
+            raise Malformed(f"tool call arguments are not JSON ({str(bad[0].get('args'))[:120]})")
+        text = message_text(msg).strip()
+        if not text:
+            raise Malformed("no tool call and no text")
+        return _json(text)  # a model that answered in text where the tool was not forced
+
+    return read
+
+
+def structured_call(model: BaseChatModel, schema: type[BaseModel], lengths: bool = True) -> StructuredCall:
+    """The provider-aware way to ask ``model`` for ``schema`` (see the module docstring)."""
+    bound: Runnable
+    if openai_compatible(model):
+        bound = model.bind(response_format=response_format(schema, lengths))
+        return StructuredCall(bound, lambda msg: _json(message_text(msg)))
+    tool = tool_spec(schema, lengths)
+    try:
+        try:
+            bound = model.bind_tools([tool], tool_choice=schema.__name__)
+        except (ValueError, TypeError):  # the integration cannot force a choice for this model
+            bound = model.bind_tools([tool])
+    except NotImplementedError:  # no tool calling: the schema goes in a last message
+        ask = HumanMessage(
+            "Answer with only a JSON object that matches this JSON schema, no other text:\n"
+            + json.dumps(tool["function"]["parameters"], ensure_ascii=False)
+        )
+        return StructuredCall(model, lambda msg: _json(message_text(msg)), ask)
+    return StructuredCall(bound, _read_tool_call(schema.__name__))
+
+
+def _malformed_fault(exc: BaseException) -> bool:
+    """An error that means the answer (not the endpoint) was at fault: a 400 on a schema the endpoint
+    refuses, an answer cut at max_tokens or stopped by a content filter."""
+    return isinstance(exc, openai.LengthFinishReasonError | openai.ContentFilterFinishReasonError) or (
+        _status(exc) is not None and fault_kind(exc) is None
+    )
 
 
 class LLM:
@@ -150,17 +362,21 @@ class LLM:
         s = models.settings
         return cls(models, s.max_retries, endpoint_retries=s.endpoint_retries, backoff=s.retry_backoff)
 
-    def _call(self, fn: Callable[[], T2], errors: list[str]) -> T2:
-        """``fn()`` with bounded retries on transient faults; fatal ones raise ``EndpointError`` at once."""
+    def _call(self, fn: Callable[[], T2], errors: list[str], model: Any = None) -> T2:
+        """``fn()`` with bounded retries on transient faults; fatal ones raise ``EndpointError`` at once.
+        ``model``: the chat model ``fn`` calls, named in the error."""
         for attempt in range(self.endpoint_retries + 1):
             try:
                 return fn()
-            except _FATAL as exc:
-                raise _endpoint_error(exc, self.models) from None
-            except _TRANSIENT as exc:
+            except Exception as exc:
+                kind = fault_kind(exc)
+                if kind is None:
+                    raise
+                if kind == "fatal":
+                    raise _endpoint_error(exc, self.models, model) from None
                 errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
                 if attempt == self.endpoint_retries:
-                    raise _endpoint_error(exc, self.models) from None
+                    raise _endpoint_error(exc, self.models, model) from None
                 time.sleep(self.backoff * (2**attempt))
         raise AssertionError("unreachable")
 
@@ -168,7 +384,9 @@ class LLM:
         self, role: Role, schema: type[T], messages: list[BaseMessage], *, trace: list, node: str
     ) -> T | None:
         """The validated answer, or ``None`` after the retries (recorded in the trace as a fallback)."""
-        model = self.models.for_role(role).bind(response_format=response_format(schema, self.models.schema_lengths))
+        chat = self.models.for_role(role)
+        call = structured_call(chat, schema, self.models.lengths_for(role))
+        prompt = call.messages(messages)
         full = schema.model_json_schema()
         errors: list[str] = []
         start = time.perf_counter()
@@ -177,28 +395,24 @@ class LLM:
         for _ in range(self.max_retries + 1):
             attempts += 1
             try:
-                msg = self._call(lambda: model.invoke(messages), errors)
+                msg = self._call(lambda: call.runnable.invoke(prompt), errors, chat)
             except EndpointError as exc:
                 errors.append(str(exc))
                 break  # the endpoint is down: the code fallback takes over
-            except (
-                openai.APIStatusError,
-                openai.LengthFinishReasonError,
-                openai.ContentFilterFinishReasonError,
-            ) as exc:
-                # a 400 on a schema the endpoint refuses, or an answer cut at max_tokens: malformed output
+            except Exception as exc:
+                if not _malformed_fault(exc):
+                    raise
                 errors.append(f"{type(exc).__name__}: {str(exc)[:160]}")
                 continue
             a, b = _usage(msg)
             tok_in, tok_out = tok_in + a, tok_out + b
-            text = _FENCE.sub("", str(msg.content)).strip()
             try:
-                value = schema.model_validate(trim(json.loads(text), full))
+                value = schema.model_validate(trim(call.read(msg), full))
             except ValidationError as exc:
                 errors.append(f"malformed output: {_first_error(exc)}")
                 continue
-            except ValueError as exc:
-                errors.append(f"malformed output: not JSON ({str(exc)[:120]})")
+            except Malformed as exc:
+                errors.append(f"malformed output: {exc}")
                 continue
             trace.append(_entry(node, role, start, tok_in, tok_out, attempts, None))
             return value
@@ -213,7 +427,7 @@ class LLM:
         start = time.perf_counter()
         errors: list[str] = []
         try:
-            msg = self._call(lambda: model.invoke(messages), errors)
+            msg = self._call(lambda: model.invoke(messages), errors, model)
         except EndpointError as exc:
             if fallback is None:
                 raise
@@ -221,7 +435,7 @@ class LLM:
             return fallback
         a, b = _usage(msg)
         trace.append(_entry(node, role, start, a, b, len(errors) + 1, None))
-        return str(msg.content).strip()
+        return message_text(msg).strip()
 
     def stream_text(
         self, role: Role, messages: list[BaseMessage], *, trace: list, node: str, on_piece: Callable[[str], None]
@@ -241,26 +455,27 @@ class LLM:
             try:
                 for chunk in model.stream(messages):
                     whole = chunk if whole is None else whole + chunk
-                    if chunk.content:
+                    piece = message_text(chunk)
+                    if piece:
                         if not sent:
                             first.append(round((time.perf_counter() - start) * 1000, 1))
                         sent = True
-                        on_piece(str(chunk.content))
-            except _TRANSIENT as exc:
-                if sent:
+                        on_piece(piece)
+            except Exception as exc:
+                if sent and fault_kind(exc) == "transient":
                     raise EndpointError(
                         f"the model's answer was cut off ({type(exc).__name__}); please ask again"
                     ) from None
                 raise
             return whole
 
-        whole = self._call(run, errors)
+        whole = self._call(run, errors, model)
         a, b = _usage(whole)
         entry = _entry(node, role, start, a, b, len(errors) + 1, None)
         if first:
             entry["first_ms"] = first[-1]  # time to the first piece of the answer
         trace.append(entry)
-        return str(whole.content).strip() if whole is not None else ""
+        return message_text(whole).strip() if whole is not None else ""
 
     def draft(self, role: Role, messages: list[BaseMessage]) -> Draft:
         """Start a streamed answer now, in the background; ``Draft.take`` streams it, ``cancel`` drops it."""
@@ -302,10 +517,11 @@ class Draft:
                         if self._cancelled:
                             break
                         self._whole = chunk if self._whole is None else self._whole + chunk
-                        if chunk.content:
+                        piece = message_text(chunk)
+                        if piece:
                             if self._first_ms is None:
                                 self._first_ms = round((time.perf_counter() - self._start) * 1000, 1)
-                            self._pieces.append(str(chunk.content))
+                            self._pieces.append(piece)
                             self._cond.notify_all()
             finally:
                 stream.close()
@@ -340,7 +556,7 @@ class Draft:
         if self._first_ms is not None:
             entry["first_ms"] = self._first_ms
         trace.append(entry)
-        return str(self._whole.content).strip() if self._whole is not None else ""
+        return message_text(self._whole).strip() if self._whole is not None else ""
 
     def cancel(self, *, trace: list | None = None, node: str = "") -> None:
         """Stop the draft; with ``trace``, record the call as discarded (tokens estimated if cut)."""

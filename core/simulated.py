@@ -1,17 +1,24 @@
-"""A simulated OpenAI-compatible endpoint on 127.0.0.1: answers, latency and faults on demand.
+"""A simulated model endpoint on 127.0.0.1: answers, latency and faults on demand.
 
-For benchmarks and fault tests that need a real HTTP endpoint without a real model. Each request
-is answered from a table keyed by the response schema's name (``Plan``, ``Relevant``, ``KeyEvents``,
-``Thoughts``, ``MaintenancePlan``, ...) or, for free text, ``respond`` / ``summarize``; an entry is a
-fixed answer or a callable of the request. Without an entry, a minimal valid answer is generated
-from the JSON schema (first enum values, empty lists), so every role works out of the box.
+For benchmarks and fault tests that need a real HTTP endpoint without a real model. It speaks two
+wire formats: OpenAI's chat completions (``base_url``, ``/v1/chat/completions``) and Anthropic's
+Messages API (``anthropic_url``, ``/v1/messages``, for ``ChatAnthropic``). Each request is answered
+from a table keyed by the response schema's name (``Plan``, ``Relevant``, ``KeyEvents``,
+``Thoughts``, ``MaintenancePlan``, ...: the json_schema response format's name, or the tool's name
+on the Anthropic wire, answered with a ``tool_use`` block) or, for free text, ``respond`` /
+``summarize``; an entry is a fixed answer or a callable of the request. Without an entry, a minimal
+valid answer is generated from the JSON schema (first enum values, empty lists), so every role works
+out of the box. ``Request.messages`` are in OpenAI's form on both wires (a ``system`` message first,
+text contents), so a callable serves either; ``Request.payload`` is the body as sent.
 
 Latency follows a simple model - a fixed cost per call, plus per input token, plus per output
 token (streamed answers arrive token by token at that pace). ``faults`` may turn any request into a
-timeout, a reset connection, HTTP 429 or 500, a stream cut in the middle, or a malformed answer::
+timeout, a reset connection, HTTP 429 or 500, a stream cut in the middle, or a malformed answer
+(``FAULTS``), or a refusal no retry mends: HTTP 401, 403 or 404 (``FATAL_FAULTS``)::
 
     with SimulatedEndpoint(table={"respond": "Hello!"}, latency=Latency(per_call=0.35)) as ep:
         settings = Settings(provider="openai", base_url=ep.base_url, api_key="sim")
+        claude = ChatAnthropic(model="claude-sim", base_url=ep.anthropic_url, api_key="sim")
 """
 
 from __future__ import annotations
@@ -30,6 +37,15 @@ from typing import Any
 
 Answer = str | dict | list | Callable[["Request"], Any]
 FAULTS = ("timeout", "reset", "429", "500", "truncate", "malformed")
+FATAL_FAULTS = ("401", "403", "404")
+_STATUS_FAULTS = ("401", "403", "404", "429", "500")
+_ANTHROPIC_ERRORS = {
+    "401": "authentication_error",
+    "403": "permission_error",
+    "404": "not_found_error",
+    "429": "rate_limit_error",
+    "500": "api_error",
+}
 
 
 @dataclass(frozen=True)
@@ -43,7 +59,8 @@ class Latency:
 
 @dataclass
 class Request:
-    """What the endpoint saw: the role (schema name or free-text role), messages, streaming, time."""
+    """What the endpoint saw: the role (schema name or free-text role), messages, streaming, time,
+    the wire format (``openai`` or ``anthropic``) and the request body as sent."""
 
     role: str
     messages: list[dict]
@@ -53,6 +70,8 @@ class Request:
     at: float = field(default_factory=time.monotonic)
     fault: str | None = None
     output_tokens: int = 0
+    wire: str = "openai"
+    payload: dict = field(default_factory=dict)
 
 
 def estimate_tokens(text: str) -> int:
@@ -62,6 +81,23 @@ def estimate_tokens(text: str) -> int:
 def _free_text_role(messages: list[dict]) -> str:
     system = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system").lower()
     return "summarize" if system.startswith("summarise") or "summarise a conversation" in system else "respond"
+
+
+def _text_of(content: Any) -> str:
+    """A Messages API content (a string or a list of blocks) as text: its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    return "".join(str(b.get("text", "")) for b in content or () if isinstance(b, dict) and b.get("type") == "text")
+
+
+def _anthropic_messages(payload: dict) -> list[dict]:
+    """A Messages API request's system prompt and messages in OpenAI's form."""
+    out = []
+    system = _text_of(payload.get("system") or "")
+    if system:
+        out.append({"role": "system", "content": system})
+    out += [{"role": m.get("role", "user"), "content": _text_of(m.get("content"))} for m in payload.get("messages", [])]
+    return out
 
 
 def minimal_answer(schema: dict, root: dict | None = None) -> Any:
@@ -133,7 +169,10 @@ class SimulatedEndpoint:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 payload = json.loads(self.rfile.read(length) or b"{}")
-                endpoint._serve(self, payload)
+                if self.path.split("?")[0].rstrip("/").endswith("/messages"):
+                    endpoint._serve_anthropic(self, payload)
+                else:
+                    endpoint._serve(self, payload)
 
             def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
                 self.send_response(status)
@@ -146,6 +185,7 @@ class SimulatedEndpoint:
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self.anthropic_url = f"http://127.0.0.1:{self.port}"  # the Anthropic client adds /v1/messages
         self._thread = threading.Thread(target=self._server.serve_forever, name="caim-simulated-endpoint", daemon=True)
         self._thread.start()
 
@@ -166,18 +206,11 @@ class SimulatedEndpoint:
         schema = (rf.get("json_schema") or {}).get("schema") if rf.get("type") == "json_schema" else None
         role = (rf.get("json_schema") or {}).get("name") if schema is not None else _free_text_role(messages)
         text_in = " ".join(str(m.get("content", "")) for m in messages)
-        req = Request(str(role), messages, schema, bool(payload.get("stream")), estimate_tokens(text_in))
-        req.fault = self.faults(req) if self.faults else None
-        with self._lock:
-            self.requests.append(req)
-        if req.fault == "timeout":
-            time.sleep(self.stall)
-            return self._close(handler)
-        if req.fault == "reset":
-            return self._close(handler)
-        if req.fault in ("429", "500"):
-            err = json.dumps({"error": {"message": f"simulated HTTP {req.fault}", "type": "simulated"}}).encode()
-            return handler._send(int(req.fault), err)
+        req = Request(
+            str(role), messages, schema, bool(payload.get("stream")), estimate_tokens(text_in), payload=payload
+        )
+        if self._failed(handler, req):
+            return None
         content = "{not json" if req.fault == "malformed" else self._content(req)
         out_tokens = max(1, estimate_tokens(content))
         req.output_tokens = out_tokens
@@ -206,6 +239,143 @@ class SimulatedEndpoint:
             return handler._send(200, json.dumps(body).encode())
         self._stream(handler, cid, content, usage, lat.per_output_token, cut=req.fault == "truncate")
         return None
+
+    def _failed(self, handler: Any, req: Request) -> bool:
+        """Record the request, decide its fault, and act out a timeout, a reset or an HTTP error."""
+        req.fault = self.faults(req) if self.faults else None
+        with self._lock:
+            self.requests.append(req)
+        if req.fault == "timeout":
+            time.sleep(self.stall)
+            self._close(handler)
+        elif req.fault == "reset":
+            self._close(handler)
+        elif req.fault in _STATUS_FAULTS:
+            message = f"simulated HTTP {req.fault}"
+            if req.wire == "anthropic":
+                body = {"type": "error", "error": {"type": _ANTHROPIC_ERRORS[req.fault], "message": message}}
+            else:
+                body = {"error": {"message": message, "type": "simulated"}}
+            handler._send(int(req.fault), json.dumps(body).encode())
+        else:
+            return False
+        return True
+
+    def _serve_anthropic(self, handler: Any, payload: dict) -> None:
+        """A Messages API request: a ``tool_use`` block for the tool the request names (or its first
+        tool), a text block otherwise; streamed as server-sent events when asked."""
+        messages = _anthropic_messages(payload)
+        tools = payload.get("tools") or []
+        choice = payload.get("tool_choice") or {}
+        tool = next((t for t in tools if t.get("name") == choice.get("name")), tools[0] if tools else None)
+        schema = tool.get("input_schema") if tool else None
+        role = tool["name"] if tool else _free_text_role(messages)
+        text_in = " ".join(str(m.get("content", "")) for m in messages)
+        req = Request(
+            str(role),
+            messages,
+            schema,
+            bool(payload.get("stream")),
+            estimate_tokens(text_in),
+            wire="anthropic",
+            payload=payload,
+        )
+        if self._failed(handler, req):
+            return None
+        content = "{not json" if req.fault == "malformed" else self._content(req)
+        if tool is not None and req.fault != "malformed":
+            block: dict = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:12], "name": role}
+            block["input"] = json.loads(content)
+            stop = "tool_use"
+        else:
+            block, stop = {"type": "text", "text": content}, "end_turn"
+        out_tokens = max(1, estimate_tokens(content))
+        req.output_tokens = out_tokens
+        lat = self.latency
+        time.sleep(lat.per_call + lat.per_input_token * req.input_tokens)
+        mid = "msg_" + uuid.uuid4().hex[:12]
+        model = str(payload.get("model", "simulated"))
+        if not req.stream:
+            time.sleep(lat.per_output_token * out_tokens)
+            if req.fault == "truncate":
+                return self._truncated(handler)
+            body = {
+                "id": mid,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [block],
+                "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": {"input_tokens": req.input_tokens, "output_tokens": out_tokens},
+            }
+            return handler._send(200, json.dumps(body).encode())
+        send = self._start_events(handler)
+        start = {
+            "type": "message_start",
+            "message": {
+                "id": mid,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": req.input_tokens, "output_tokens": 1},
+            },
+        }
+        send("message_start", start)
+        if block["type"] == "tool_use":
+            send(
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {**block, "input": {}}},
+            )
+            text, delta = json.dumps(block["input"]), "input_json_delta"
+        else:
+            send(
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            )
+            text, delta = content, "text_delta"
+        words = text.split(" ")
+        for i, w in enumerate(words):
+            piece = w if i == 0 else " " + w
+            time.sleep(lat.per_output_token * max(1, estimate_tokens(piece)))
+            key = "partial_json" if delta == "input_json_delta" else "text"
+            send(
+                "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": delta, key: piece}}
+            )
+            if req.fault == "truncate" and i >= len(words) // 2:
+                return self._close(handler)  # no message_stop: the client sees an incomplete stream
+        send("content_block_stop", {"type": "content_block_stop", "index": 0})
+        end = {"stop_reason": stop, "stop_sequence": None}  # usage: cumulative, as the API sends it
+        send(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": end,
+                "usage": {"input_tokens": req.input_tokens, "output_tokens": out_tokens},
+            },
+        )
+        send("message_stop", {"type": "message_stop"})
+        handler.wfile.write(b"0\r\n\r\n")
+        handler.wfile.flush()
+        return None
+
+    @staticmethod
+    def _start_events(handler: Any) -> Callable[[str, dict], None]:
+        """Send the headers of a chunked server-sent event stream; returns ``send(event, data)``."""
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("transfer-encoding", "chunked")
+        handler.end_headers()
+
+        def send(event: str, data: dict) -> None:
+            raw = f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+            handler.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
+            handler.wfile.flush()
+
+        return send
 
     def _stream(self, handler: Any, cid: str, content: str, usage: dict, per_token: float, cut: bool) -> None:
         handler.send_response(200)
@@ -277,8 +447,8 @@ class SimulatedEndpoint:
 
 def fail_first(n: int, fault: str, roles: tuple[str, ...] = ()) -> Callable[[Request], str | None]:
     """A fault plan: the first ``n`` requests (of ``roles``, if given) fail with ``fault``."""
-    if fault not in FAULTS:
-        raise ValueError(f"unknown fault {fault!r}; choose one of {FAULTS}")
+    if fault not in FAULTS + FATAL_FAULTS:
+        raise ValueError(f"unknown fault {fault!r}; choose one of {FAULTS + FATAL_FAULTS}")
     count = {"n": 0}
     lock = threading.Lock()
 

@@ -89,3 +89,43 @@ def test_padded_list_from_the_model_is_trimmed_not_rejected():
     llm = LLM(Models(Settings(_env_file=None), overrides=model))
     answer = llm.structured("tags", tags.schema(("food", "music")), [], trace=[], node="select_tags")
     assert answer is not None and len(answer.tags) == 3
+
+
+def test_openai_compatible_models_are_bound_to_the_same_response_format_as_before():
+    from langchain_openai import ChatOpenAI
+
+    from caim.core.llm import response_format, structured_call
+
+    schema = tags.schema(("food", "music"))
+    model = ChatOpenAI(model="m", base_url="http://127.0.0.1:9/v1", api_key="x")
+    for lengths in (True, False):
+        call = structured_call(model, schema, lengths)
+        assert call.runnable.kwargs == {"response_format": response_format(schema, lengths)} and call.extra is None
+    scripted = ScriptedChatModel(role="tags")
+    assert structured_call(scripted, schema).runnable.kwargs == {"response_format": response_format(schema)}
+
+
+def test_endpoint_errors_stay_one_line_and_name_what_to_check():
+    import httpx
+    import openai
+
+    from caim.core.llm import _endpoint_error
+
+    models = Models(Settings(provider="openai", base_url="http://127.0.0.1:9/v1", api_key="x", _env_file=None))
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+
+    def status(code: int, cls: type = openai.APIStatusError) -> Exception:
+        return cls("x", response=httpx.Response(code, request=request), body=None)
+
+    said = {
+        401: "rejected the API key (http://127.0.0.1:9/v1): check OPENAI_API_KEY / CAIM_API_KEY",
+        403: "refused the request (HTTP 403)",
+        404: "model not found at http://127.0.0.1:9/v1: check CAIM_MODEL",
+        429: "rate limiting requests (HTTP 429)",
+        502: "failed (HTTP 502); try again later",
+    }
+    for code, words in said.items():
+        message = str(_endpoint_error(status(code), models))
+        assert words in message and "\n" not in message
+    assert "did not answer within" in str(_endpoint_error(openai.APITimeoutError(request=request), models))
+    assert "cannot reach the model endpoint" in str(_endpoint_error(openai.APIConnectionError(request=request), models))
