@@ -1,7 +1,10 @@
 """The ``caim`` command line: chat with memory, inspect memories and the ontology, run evaluations.
 
-Errors a person can fix (no model, unreachable endpoint, unwritable data dir) are printed as one
-line with a non-zero exit code, never as a traceback.
+Errors a person can fix (a setting that is not valid, no model, unreachable endpoint, unwritable
+data dir, a damaged store, an unknown record id) are printed as one line with exit code 2, never as a
+traceback. Commands import what they need when they run (the model stack, LangGraph and Chroma take
+seconds to import): ``caim --help`` and the record-reading commands (``memories list``, ``history``,
+``export``, ``pending``) open the record database alone.
 """
 
 from __future__ import annotations
@@ -11,44 +14,172 @@ import json
 import logging
 import sys
 import time
-from importlib.metadata import entry_points
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperCommand, TyperGroup
 
-from caim.core.errors import CaimError
-from caim.core.settings import Settings
-from caim.core.trace import llm_calls, usage
+from caim.core.errors import CaimError, ConfigError, InputError, StorageError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+    from typer._click.core import Command, Context
+
+    from caim.agent.facade import CaimAgent
+    from caim.core.settings import Settings
+    from caim.memory.db import RecordDB
+    from caim.memory.store import MemoryStore
+
+#: Entry-point group of sub-command groups that other packages add (``caim eval`` from ``caim.eval``).
+PLUGINS = "caim.cli"
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+class CaimGroup(TyperGroup):
+    """The top command group. A ``CaimError`` from any command is one line on standard error and
+    exit code 2. Plugin groups (entry points in ``caim.cli``) are listed by name and imported only
+    when invoked: the agent layer never imports them, and help stays fast."""
+
+    def invoke(self, ctx: Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CaimError as exc:
+            err.print(f"caim: {exc}", style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from None
+
+    def _plugins(self) -> dict[str, EntryPoint]:
+        from importlib.metadata import entry_points
+
+        return {ep.name: ep for ep in entry_points(group=PLUGINS) if ep.name not in self.commands}
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        return [*super().list_commands(ctx), *sorted(self._plugins())]
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None:
+            return found
+        ep = self._plugins().get(cmd_name)
+        if ep is None:
+            return None
+        # listed in help without importing it; ``resolve_command`` loads it to run it
+        return TyperCommand(cmd_name, help=f"Commands from {ep.value.split(':')[0]}.")
+
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        if args and args[0] not in self.commands and (ep := self._plugins().get(args[0])) is not None:
+            try:
+                sub = ep.load()
+            except ImportError as exc:  # an optional extra that is not installed
+                raise ConfigError(f"caim {ep.name} is not available: {exc}") from None
+            self.add_command(typer.main.get_command(sub) if isinstance(sub, typer.Typer) else sub, ep.name)
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help="caim: a LangGraph agent with a cognitive long-term memory."
+    cls=CaimGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    help="caim: a LangGraph agent with a cognitive long-term memory.",
 )
 memories_app = typer.Typer(no_args_is_help=True, help="Inspect and manage stored memories.")
 ontology_app = typer.Typer(no_args_is_help=True, help="Show the tag ontology.")
 app.add_typer(memories_app, name="memories")
 app.add_typer(ontology_app, name="ontology")
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
-
 DataDir = typer.Option(
     None, "--data-dir", help="Where memories live (default: CAIM_DATA_DIR or the per-user data folder)."
 )
 
 
-def _settings(data_dir: Path | None = None, **over) -> Settings:
-    kwargs = {k: v for k, v in over.items() if v is not None}
-    if data_dir is not None:
-        kwargs["data_dir"] = data_dir
-    return Settings(**kwargs)
+def _settings(data_dir: Path | None = None, **over: Any) -> Settings:
+    """Settings from the options given, ``CAIM_*`` variables and ``.env``; one line when not valid."""
+    from caim.core.settings import Settings
+
+    return Settings.load(data_dir=data_dir, **over)
 
 
-def _store(settings: Settings):
-    from caim.graph.services import Services
+def _agent(settings: Settings) -> CaimAgent:
+    """An agent for memory administration: no worker, no model loaded."""
+    from caim.agent.facade import CaimAgent
 
-    return Services.create(settings).store
+    return CaimAgent(settings, background=False)
+
+
+def _store(settings: Settings, **options: Any) -> MemoryStore:
+    """The memory store alone (no agent, no checkpoints), with the configured embedder, open to
+    records another model embedded (``options``: more arguments of ``MemoryStore``)."""
+    from caim.graph.services import check_data_dir, default_embedder
+    from caim.memory.store import MemoryStore
+
+    if not (settings.database_url or settings.chroma_url):
+        check_data_dir(settings)
+    return MemoryStore(
+        settings.data_dir,
+        default_embedder(settings),
+        chroma_url=settings.chroma_url,
+        chroma_headers=settings.chroma_headers,
+        database_url=settings.database_url,
+        namespace=settings.namespace,
+        check_embedder=False,
+        **options,
+    )
+
+
+@contextlib.contextmanager
+def _records(settings: Settings) -> Iterator[RecordDB | None]:
+    """The record database alone - no model, no vector index - to read records; ``None`` when the
+    data dir holds none. A data dir of caim 0.1 (records in Chroma only) is migrated by opening the
+    full store once."""
+    from caim.memory.db import DB_FILE, RecordDB
+
+    db_file = settings.data_dir / DB_FILE
+    if not settings.database_url and not db_file.exists():
+        if not (settings.data_dir / "chroma").is_dir():
+            yield None
+            return
+        store = _store(settings)  # migrates caim 0.1 records into the database
+        try:
+            yield store.db
+        finally:
+            store.close()
+        return
+    db = RecordDB(None if settings.database_url else db_file, url=settings.database_url, namespace=settings.namespace)
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+def _resolve_id(db: RecordDB | None, user: str, record_id: str) -> str:
+    """A full record id from an id or a unique prefix (as ``memories list`` shows them); an id that
+    names no record of the user is a one-line ``InputError``."""
+    if db is not None and db.get(user, [record_id]):
+        return record_id
+    matches = db.ids_starting(user, record_id) if db is not None and record_id else []
+    if len(matches) > 1:
+        raise InputError(f"id prefix {record_id!r} matches several records of {user}; give more characters")
+    if not matches:
+        raise InputError(f"no record {record_id} for {user}; `caim memories list --user {user}` shows the ids")
+    return matches[0]
+
+
+def _check_policy(name: str) -> None:
+    """A known memory policy, or a one-line ``ConfigError`` naming the choices."""
+    from caim.graph.policies import POLICIES
+
+    if name not in POLICIES:
+        raise ConfigError(
+            f"unknown memory policy {name!r} (--policy or CAIM_POLICY); choose one of: {', '.join(sorted(POLICIES))}"
+        )
 
 
 def _show_records(records: list[dict], title: str) -> None:
@@ -88,6 +219,7 @@ def chat(
     settings = _settings(
         data_dir, policy=policy, provider=provider, model=model, base_url=base_url, local_model=local_model
     )
+    _check_policy(settings.policy)  # before the model loads and the first prompt
     agent = CaimAgent(settings)
     interactive = sys.stdin.isatty()
     out.print(
@@ -156,6 +288,8 @@ def chat(
 
 
 def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
+    from caim.core.trace import llm_calls, usage
+
     calls = llm_calls(trace)
     u = usage(trace)
     tin, tout, ms = u["input_tokens"], u["output_tokens"], u["llm_ms"]
@@ -170,23 +304,6 @@ def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
         )
 
 
-def _agent(data_dir: Path | None):
-    """An agent for memory administration: no worker, no model loaded."""
-    from caim.agent.facade import CaimAgent
-
-    return CaimAgent(_settings(data_dir), background=False)
-
-
-def _resolve_id(agent, user: str, record_id: str) -> str | None:
-    """A full record id from an id or a unique prefix (as ``memories list`` shows them)."""
-    if agent.memory(user, record_id):
-        return record_id
-    matches = [r.id for r in agent.services.store.iter(user) if r.id.startswith(record_id)]
-    if len(matches) > 1:
-        raise CaimError(f"id prefix {record_id!r} matches {len(matches)} records of {user}; give more characters")
-    return matches[0] if matches else None
-
-
 @memories_app.command("list")
 def memories_list(
     user: str = typer.Option(..., "--user", "-u"),
@@ -194,14 +311,15 @@ def memories_list(
     data_dir: Path | None = DataDir,
 ) -> None:
     """List a user's memories, oldest first."""
-    with _agent(data_dir) as agent:
+    with _records(_settings(data_dir)) as db:
+        found = db.iter_user(user) if db is not None else iter(())
         if as_json:  # streamed record by record
             sys.stdout.write("[")
-            for i, rec in enumerate(agent.services.store.iter(user)):
+            for i, rec in enumerate(found):
                 sys.stdout.write(("," if i else "") + "\n" + rec.model_dump_json())
             sys.stdout.write("\n]\n")
             return
-        records = [r.brief() for r in agent.services.store.iter(user)]
+        records = [r.brief() for r in found]
     if not records:
         out.print(f"no memories for {user}.")
     else:
@@ -220,14 +338,17 @@ def memories_forget(
     data_dir: Path | None = DataDir,
 ) -> None:
     """Forget one record (--id) or everything of a user (--all), leaving no trace in the data dir."""
-    with _agent(data_dir) as agent:
+    if not everything and not record_id:
+        raise InputError("say what to forget: --id RECORD_ID or --all")
+    with _agent(_settings(data_dir)) as agent:
         if everything:
             out.print(f"forgot {agent.forget_user(user)} records of {user}.")
-        elif record_id:
-            full = _resolve_id(agent, user, record_id)
-            out.print("forgot 1 record." if full and agent.forget(user, full) else f"no record {record_id} for {user}.")
-        else:
-            raise CaimError("say what to forget: --id RECORD_ID or --all")
+            return
+        assert record_id is not None
+        full = _resolve_id(agent.services.store.db, user, record_id)
+        if not agent.forget(user, full):  # forgotten by another process meanwhile
+            raise InputError(f"no record {record_id} for {user}")
+        out.print("forgot 1 record.")
 
 
 @memories_app.command("history")
@@ -238,11 +359,10 @@ def memories_history(
     data_dir: Path | None = DataDir,
 ) -> None:
     """Show a record's chain: what it superseded, merged or extended, when, from which session."""
-    with _agent(data_dir) as agent:
-        full = _resolve_id(agent, user, record_id)
-        if full is None:
-            raise CaimError(f"no record {record_id} for {user}")
-        chain = agent.history(user, full)
+    with _records(_settings(data_dir)) as db:
+        full = _resolve_id(db, user, record_id)
+        assert db is not None  # an id was found in it
+        chain = db.history(user, full)
     if as_json:
         typer.echo(json.dumps(chain, indent=2, ensure_ascii=False))
         return
@@ -269,24 +389,11 @@ def memories_export(
 ) -> None:
     """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
     from caim.agent.facade import check_user
-    from caim.memory.db import RecordDB
-    from caim.memory.store import DB_FILE
     from caim.memory.transfer import export_lines
 
-    settings = _settings(data_dir)
     user = check_user(user)
-    db_file = settings.data_dir / DB_FILE
-    with contextlib.ExitStack() as stack:
-        if settings.database_url or db_file.exists():
-            # the record database alone: an export needs no embedding model and no vector index
-            db = RecordDB(
-                None if settings.database_url else db_file, url=settings.database_url, namespace=settings.namespace
-            )
-            stack.callback(db.close)
-            records, count = db.iter_user(user), db.count
-        else:  # no records yet, or a data dir of caim 0.1 that the store migrates on opening
-            store = stack.enter_context(_agent(data_dir)).services.store
-            records, count = store.iter(user), store.count
+    with _records(_settings(data_dir)) as db:
+        records = db.iter_user(user) if db is not None else iter(())
         lines = export_lines(records, user)
         if to is None:
             for piece in lines:
@@ -294,7 +401,7 @@ def memories_export(
             return
         with to.open("w", encoding="utf-8") as f:
             f.writelines(lines)
-        out.print(f"exported {count(user)} records of {user} to {to}.", style="dim")
+        out.print(f"exported {db.count(user) if db is not None else 0} records of {user} to {to}.", style="dim")
 
 
 @memories_app.command("import")
@@ -307,18 +414,23 @@ def memories_import(
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise CaimError(f"cannot read {file}: {exc.strerror}") from None
+        raise InputError(f"cannot read {file}: {exc.strerror}") from None
     except ValueError as exc:
-        raise CaimError(f"{file} is not JSON: {exc}") from None
-    with _agent(data_dir) as agent:
+        raise InputError(f"{file} is not JSON: {exc}") from None
+    with _agent(_settings(data_dir)) as agent:
         out.print(f"imported {agent.import_user(user, data)} records into {user}.")
 
 
 @memories_app.command("reindex")
 def memories_reindex(data_dir: Path | None = DataDir) -> None:
-    """Rebuild the vector index (Chroma) from the record database, e.g. after its directory was damaged."""
-    with _agent(data_dir) as agent:
-        out.print(f"reindexed {agent.services.store.reindex()} records.")
+    """Rebuild the vector index (Chroma) from the record database; a damaged Chroma directory is
+    replaced by a new one."""
+    store = _store(_settings(data_dir), replace_damaged_index=True)
+    try:
+        n = store.reindex()
+    finally:
+        store.close()
+    out.print(f"reindexed {n} records.")
 
 
 @memories_app.command("reembed")
@@ -326,28 +438,21 @@ def memories_reembed(data_dir: Path | None = DataDir) -> None:
     """Embed every record again with the configured embedding model (after switching models)."""
     from rich.progress import Progress
 
-    from caim.graph.services import default_embedder
-    from caim.memory.store import MemoryStore
-
-    settings = _settings(data_dir)
-    store = MemoryStore(
-        settings.data_dir,
-        default_embedder(settings),
-        chroma_url=settings.chroma_url,
-        chroma_headers=settings.chroma_headers,
-        check_embedder=False,
-    )
-    with Progress(transient=False) as bar:
-        task = bar.add_task("re-embedding", total=None)
-        n = store.reembed(lambda done, total: bar.update(task, completed=done, total=total))
+    store = _store(_settings(data_dir))
+    try:
+        with Progress(transient=False) as bar:
+            task = bar.add_task("re-embedding", total=None)
+            n = store.reembed(lambda done, total: bar.update(task, completed=done, total=total))
+    finally:
+        store.close()
     out.print(f"re-embedded {n} records with {store.embedder.name}.")
 
 
 @memories_app.command("pending")
 def memories_pending(data_dir: Path | None = DataDir) -> None:
     """Sessions ended in the background and not yet post-thought (processed by the next caim start)."""
-    with _agent(data_dir) as agent:
-        jobs = agent.services.store.db.jobs()
+    with _records(_settings(data_dir)) as db:
+        jobs = db.jobs() if db is not None else []
     if not jobs:
         out.print("no pending sessions.")
     for job_id, user, _payload, state, attempts, error in jobs:
@@ -396,7 +501,23 @@ def doctor(
             f"{len(store.db.jobs())} pending sessions, embedder {store.embedder.name}"
         ),
     )
-    report("vectors", f"Chroma {store.vectors.where}", lambda: f"{store.vectors.count()} vectors")
+
+    def in_step() -> str:
+        records, vectors = store.in_step()
+        if vectors > records:
+            raise StorageError(
+                f"{records} records, {vectors} vectors: {vectors - records} vectors have no record "
+                "(memory.sqlite was emptied or replaced?); restore memory.sqlite from a backup, "
+                "or run `caim memories reindex` to drop them"
+            )
+        if records > vectors:
+            raise StorageError(
+                f"{records} records, {vectors} vectors: {records - vectors} records have no vector; "
+                "run `caim memories reindex`"
+            )
+        return f"{vectors} vectors, one per record"
+
+    report("vectors", f"Chroma {store.vectors.where}", in_step)
     where = settings.checkpoint_url or str(settings.data_dir / "checkpoints.sqlite")
     report(
         "checkpoints",
@@ -429,28 +550,10 @@ def ontology_show(as_json: bool = typer.Option(False, "--json"), data_dir: Path 
             out.print(f"  {sub}: {', '.join(attrs)}")
 
 
-def _mount_plugins() -> None:
-    """Mount sub-command groups that other packages register under the ``caim.cli`` entry-point
-    group (``caim eval`` comes from ``caim.eval`` this way: the agent layer never imports it)."""
-    for ep in entry_points(group="caim.cli"):
-        try:
-            sub = ep.load()
-        except ImportError as exc:  # an optional extra that is not installed
-            logging.getLogger(__name__).debug("caim %s not available: %s", ep.name, exc)
-            continue
-        app.add_typer(sub, name=ep.name)
-
-
-_mount_plugins()
-
-
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        app()
-    except CaimError as exc:
-        err.print(f"caim: {exc}", style="red", markup=False, highlight=False)
-        raise SystemExit(2) from None
+        app()  # CaimGroup turns a CaimError into one line and exit code 2
     except KeyboardInterrupt:
         raise SystemExit(130) from None
 

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
+from caim.core.errors import ConfigError
 from caim.core.types import ROLES, Role
 
-__all__ = ["ROLES", "Provider", "Role", "Settings", "default_data_dir"]
+__all__ = ["ROLES", "Provider", "Role", "Settings", "default_data_dir", "setting_error"]
 
 Provider = Literal["openai", "local", "scripted"]
 
@@ -26,8 +28,25 @@ def default_data_dir() -> Path:
     return Path(user_data_dir("caim", appauthor=False))
 
 
+#: Settings whose values are never repeated in an error message (keys, passwords in URLs, tokens).
+SECRET = frozenset({"api_key", "database_url", "checkpoint_url", "chroma_headers"})
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CAIM_", env_file=".env", extra="ignore")
+
+    @classmethod
+    def load(cls, **overrides: Any) -> Settings:
+        """Settings from ``overrides`` (arguments; ``None`` values are ignored), ``CAIM_*`` variables
+        and ``.env``. A value that is not valid raises a one-line ``ConfigError`` naming its
+        ``CAIM_*`` variable and the fix (the first such value)."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        try:
+            return cls(**given)
+        except ValidationError as exc:
+            raise setting_error(exc, given) from None
+        except SettingsError as exc:  # a dict or list variable that is not JSON
+            raise setting_error(exc, given) from None
 
     provider: Provider | None = None
     model: str | None = None
@@ -115,3 +134,68 @@ class Settings(BaseSettings):
 
     def model_for(self, role: Role) -> str | None:
         return self.role_models.get(role) or self.model
+
+
+#: What a dict or list setting looks like in its variable.
+_EXAMPLES: dict[str, str] = {
+    "role_models": """'{"respond": "gpt-4o"}'""",
+    "chroma_headers": """'{"Authorization": "Bearer TOKEN"}'""",
+    "lifetimes": """'{"plans": 30}'""",
+    "deny_categories": """'["health"]'""",
+    "allow_categories": """'["food", "music"]'""",
+}
+#: The fix for a value of the wrong type, by pydantic's error type.
+_FIXES = {
+    "float_parsing": "set it to a number",
+    "float_type": "set it to a number",
+    "int_parsing": "set it to a whole number",
+    "int_type": "set it to a whole number",
+    "int_from_float": "set it to a whole number",
+    "bool_parsing": "set it to true or false",
+    "bool_type": "set it to true or false",
+}
+
+
+def _variable(field: str) -> str:
+    return f"CAIM_{field.upper()}"
+
+
+def _field(loc_head: str) -> str:
+    """The settings field an error location names (a field, or one of its validation aliases)."""
+    for name, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        if loc_head == name or (isinstance(alias, AliasChoices) and loc_head in alias.choices):
+            return name
+    return loc_head.lower().removeprefix("caim_")
+
+
+def _example(field: str) -> str:
+    info = Settings.model_fields.get(field)
+    origin = getattr(info.annotation, "__origin__", None) if info is not None else None
+    shape = "a JSON object" if origin is dict else "a JSON list" if origin is list else "a valid value"
+    return f"{shape}, e.g. {_EXAMPLES[field]}" if field in _EXAMPLES else shape
+
+
+def setting_error(exc: ValidationError | SettingsError, given: Mapping[str, object]) -> ConfigError:
+    """One line for the first problem in ``exc``: which ``CAIM_*`` variable (or argument in ``given``),
+    what is wrong with its value (secrets are not repeated), and how to fix it."""
+    if isinstance(exc, SettingsError):  # pydantic-settings could not parse a dict or list variable
+        found = re.search(r'field "(\w+)"', str(exc))
+        field = found.group(1) if found else ""
+        cause = " ".join(str(exc.__cause__ or exc).split())
+        return ConfigError(f"{_variable(field)} is not valid JSON ({cause}): set it to {_example(field)}, or unset it")
+    first = exc.errors(include_url=False)[0]
+    loc = [str(p) for p in first.get("loc", ())]
+    field = _field(loc[0] if loc else "")
+    variable = _variable(field)
+    kind = str(first.get("type", ""))
+    if kind == "literal_error":
+        problem, fix = "", f"use {first.get('ctx', {}).get('expected', 'an allowed value')}"
+    else:
+        msg = " ".join(str(first.get("msg", "")).removeprefix("Value error, ").split())
+        problem, fix = f" ({msg[:1].lower()}{msg[1:]})", _FIXES.get(kind, f"set it to {_example(field)}")
+    key = "".join(f"[{p}]" for p in loc[1:])
+    value = "" if field in SECRET else "=" + repr(first.get("input"))[:60]
+    if field in given:
+        return ConfigError(f"{field}{key}{value} is not valid{problem}: {fix} (setting {variable})")
+    return ConfigError(f"{variable}{key}{value} is not valid{problem}: {fix}, or unset {variable}")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from caim.core.embeddings import Embedder, MiniLMEmbedder, OpenAIEmbedder
 from caim.core.errors import ConfigError
+from caim.core.files import private_dir
 from caim.core.llm import LLM, DraftBook
 from caim.core.models import Models
 from caim.core.settings import Settings
@@ -30,9 +31,10 @@ def default_embedder(settings: Settings) -> Embedder:
 
 
 def check_data_dir(settings: Settings) -> None:
-    """Create the data dir and prove it is writable, or raise a one-line ``ConfigError``."""
+    """Create the data dir (mode 0700: only its owner may read what users said) and prove it is
+    writable, or raise a one-line ``ConfigError``. An existing data dir keeps its mode."""
     try:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(settings.data_dir)
         probe = settings.data_dir / f".write-test-{os.getpid()}-{threading.get_ident()}"  # processes start at once
         probe.write_text("ok")
         probe.unlink()

@@ -95,6 +95,8 @@ CREATE INDEX IF NOT EXISTS jobs_by_user ON jobs(user_id, seq);
 
 #: Records per page when paging through a user's records (lists, exports).
 PAGE = 500
+#: The record database's file in the data dir.
+DB_FILE = "memory.sqlite"
 
 
 def pack(vec: Sequence[float] | np.ndarray) -> bytes:
@@ -331,6 +333,37 @@ class RecordDB:
         by_id = {i: MemoryRecord.model_validate_json(b) for i, b in rows}
         return [by_id[i] for i in dict.fromkeys(ids) if i in by_id]
 
+    def ids_starting(self, user_id: str, prefix: str, limit: int = 2) -> list[str]:
+        """Up to ``limit`` ids of this user's records that start with ``prefix``."""
+        rows = self._read(
+            "SELECT id FROM records WHERE user_id = ? AND substr(id, 1, ?) = ? ORDER BY id LIMIT ?",
+            (user_id, len(prefix), prefix, limit),
+        )
+        return [i for (i,) in rows]
+
+    def history(self, user_id: str, record_id: str) -> list[dict[str, object]]:
+        """A record's chain, oldest first: its history and that of the records it superseded,
+        merged or extended (those still stored), each entry naming its record."""
+        seen: set[str] = set()
+        out: list[dict[str, object]] = []
+        todo = [record_id]
+        while todo:
+            rid = todo.pop()
+            if rid in seen:
+                continue
+            seen.add(rid)
+            got = self.get(user_id, [rid])
+            if not got:
+                continue
+            rec = got[0]
+            for h in rec.history:
+                out.append({"record": rec.id, "thought": rec.thought, **h.model_dump(mode="json")})
+                if h.change in ("updated", "merged"):
+                    todo += h.others
+            todo += rec.supersedes
+        out.sort(key=lambda e: str(e["at"]))
+        return out
+
     def by_rid(self, user_id: str, rids: Sequence[int]) -> dict[int, MemoryRecord]:
         if not rids:
             return {}
@@ -358,6 +391,11 @@ class RecordDB:
     def count(self, user_id: str) -> int:
         row = self._read("SELECT n FROM user_stats WHERE user_id = ?", (user_id,))
         return int(row[0][0]) if row else 0
+
+    def vectors_held(self) -> int:
+        """How many records have a vector (every record written with one): what the vector index
+        should hold."""
+        return int(self._read("SELECT COUNT(*) FROM records WHERE vec IS NOT NULL")[0][0])
 
     def users(self) -> list[str]:
         return [u for (u,) in self._read("SELECT user_id FROM user_stats WHERE n > 0 ORDER BY user_id")]

@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from caim.core.errors import StorageError
+from caim.core.files import open_sqlite
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+#: What to do about a damaged record database (its records are the source of truth: no copy elsewhere).
+MEMORY_DB_FIX = "restore it from a backup, or move it away (its memories are lost) and run `caim memories reindex`"
 
 
 class Connection:
@@ -112,24 +115,27 @@ class SQLite(Connection):
     _errors = (sqlite3.Error,)
 
     def __init__(self, path: Path | None, schema: str):
+        """The database file ``path`` (``None``: in memory), created 0600 in a 0700 folder. A damaged
+        file raises a one-line ``StorageError`` naming it and the fix, and is left as it is."""
         super().__init__()
         target = str(path) if path is not None else ":memory:"
         self.where = target
         try:
             if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            self._raw = sqlite3.connect(target, check_same_thread=False, timeout=30, isolation_level=None)
+                self._raw = open_sqlite(
+                    path, fix=MEMORY_DB_FIX, check_same_thread=False, timeout=30, isolation_level=None
+                )
+            else:
+                self._raw = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
             self._raw.execute("PRAGMA journal_mode=WAL")
             self._raw.execute("PRAGMA secure_delete=ON")  # forgotten text does not linger in free pages
             self._raw.execute("PRAGMA synchronous=NORMAL")
             self._raw.executescript(schema)
-            self._raw.execute("PRAGMA quick_check(1)").fetchone()
+        except sqlite3.OperationalError as exc:  # locked, read-only
+            raise StorageError(f"memory database {target} cannot be opened ({_one_line(exc)})") from None
         except sqlite3.DatabaseError as exc:
-            raise StorageError(
-                f"memory database {target} cannot be opened ({_one_line(exc)}); it is left as it is"
-            ) from None
-        except OSError as exc:
-            raise StorageError(f"memory database {target} cannot be created ({exc.strerror})") from None
+            assert path is not None
+            raise StorageError(f"{path.name} in {path.parent} is damaged ({_one_line(exc)}): {MEMORY_DB_FIX}") from None
 
     def compact(self) -> None:
         """Empty the write-ahead log into the file (after forgetting: no forgotten text lingers)."""

@@ -23,7 +23,7 @@ import numpy as np
 
 from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
-from caim.memory.db import RecordDB
+from caim.memory.db import DB_FILE, RecordDB
 from caim.memory.locks import UserLocks
 from caim.memory.records import MemoryRecord, SourceTurn
 from caim.memory.sql import Postgres
@@ -31,7 +31,6 @@ from caim.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
-DB_FILE = "memory.sqlite"
 #: Where caim 0.1 kept records (in Chroma only); migrated into the database once.
 LEGACY_COLLECTION = "caim_memories"
 CHROMA_DIR = "chroma"
@@ -51,23 +50,31 @@ class MemoryStore:
         database_url: str | None = None,
         namespace: str = "caim",
         check_embedder: bool = True,
+        replace_damaged_index: bool = False,
     ):
         """Embedded: a database file and a Chroma directory in ``data_dir`` (``None``: in memory).
         Shared: ``database_url`` (PostgreSQL) and ``chroma_url`` (a Chroma server), both needed so
         that every worker sees the same records and vectors; ``namespace`` separates deployments.
-        ``check_embedder=False`` opens a store whose records another model embedded (to re-embed it)."""
+        ``check_embedder=False`` opens a store whose records another model embedded (to re-embed it).
+        ``replace_damaged_index``: an embedded Chroma directory that cannot be opened is removed and
+        started again empty, for ``reindex`` to fill (without it: a one-line ``StorageError``)."""
         root = Path(data_dir) if data_dir is not None else None
         if database_url and not chroma_url and root is not None:
             raise StorageError("CAIM_DATABASE_URL needs CAIM_CHROMA_URL too (a vector index every worker shares)")
         self.embedder = embedder
         self.db = RecordDB(root / DB_FILE if root is not None else None, url=database_url, namespace=namespace)
-        self.vectors = VectorIndex(
-            root / CHROMA_DIR if root is not None else None,
-            embedder,
-            url=chroma_url,
-            headers=chroma_headers,
-            namespace=namespace,
-        )
+        try:
+            self.vectors = VectorIndex(
+                root / CHROMA_DIR if root is not None else None,
+                embedder,
+                url=chroma_url,
+                headers=chroma_headers,
+                namespace=namespace,
+                replace_damaged=replace_damaged_index,
+            )
+        except BaseException:
+            self.db.close()
+            raise
         self._wake = threading.Event()
         self._idle = threading.Event()
         self._idle.set()
@@ -277,6 +284,12 @@ class MemoryStore:
         self.flush()
         return n
 
+    def in_step(self) -> tuple[int, int]:
+        """(records with a vector in the database, vectors in the index), after pending index writes:
+        unequal when one side was damaged, emptied or replaced (``reindex`` rebuilds the index)."""
+        self.flush()
+        return self.db.vectors_held(), self.vectors.count()
+
     # ---- reads ------------------------------------------------------------------------------------
     def get(self, user_id: str, record_id: str) -> MemoryRecord | None:
         got = self.db.get(user_id, [record_id])
@@ -305,24 +318,7 @@ class MemoryStore:
     def history(self, user_id: str, record_id: str) -> builtins.list[dict[str, object]]:
         """A record's chain, oldest first: its history and that of the records it superseded,
         merged or extended (those still stored), each entry naming its record."""
-        seen: set[str] = set()
-        out: list[dict[str, object]] = []
-        todo = [record_id]
-        while todo:
-            rid = todo.pop()
-            if rid in seen:
-                continue
-            seen.add(rid)
-            rec = self.get(user_id, rid)
-            if rec is None:
-                continue
-            for h in rec.history:
-                out.append({"record": rec.id, "thought": rec.thought, **h.model_dump(mode="json")})
-                if h.change in ("updated", "merged"):
-                    todo += h.others
-            todo += rec.supersedes
-        out.sort(key=lambda e: str(e["at"]))
-        return out
+        return self.db.history(user_id, record_id)
 
     def similar(self, user_id: str, text: str, k: int) -> builtins.list[tuple[MemoryRecord, float]]:
         """The ``k`` records of this user closest in meaning to ``text``, with cosine similarity."""
@@ -349,4 +345,4 @@ def _ts(x: float) -> datetime:
     return datetime.fromtimestamp(float(x), tz=UTC)
 
 
-__all__ = ["MemoryStore"]
+__all__ = ["CHROMA_DIR", "DB_FILE", "MemoryStore"]

@@ -15,7 +15,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
+import shutil
 import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -30,7 +32,9 @@ from chromadb.config import Settings as ChromaSettings
 
 from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
+from caim.core.files import private_dir
 
+log = logging.getLogger(__name__)
 _CLIENT_LOCK = threading.Lock()  # chromadb's client start-up is not safe from several threads at once
 #: Chroma's embedded store takes one writing process at a time: writers on one directory queue on this file.
 WRITER_LOCK = ".writer.lock"
@@ -38,6 +42,10 @@ WRITER_LOCK = ".writer.lock"
 BATCH = 1000
 
 Item = tuple[str, str, float, bool, np.ndarray]  # id, user, event time, current, vector
+
+
+class DamagedIndex(StorageError):
+    """The embedded Chroma directory cannot be read as one: ``caim memories reindex`` replaces it."""
 
 
 def _client(path: Path | None, url: str | None, headers: Mapping[str, str] | None) -> Any:
@@ -62,11 +70,29 @@ def _client(path: Path | None, url: str | None, headers: Mapping[str, str] | Non
         if path is None:
             return chromadb.EphemeralClient(settings=settings)
         try:
-            path.mkdir(parents=True, exist_ok=True)
+            private_dir(path)
             with _flock(path / WRITER_LOCK):  # a new directory is initialised by the first process only
                 return chromadb.PersistentClient(path=str(path), settings=settings)
-        except Exception as exc:
-            raise StorageError(f"Chroma directory {path} cannot be opened ({type(exc).__name__}: {exc})") from None
+        except OSError as exc:  # permissions, a full disk: not damage
+            raise StorageError(f"Chroma directory {path} cannot be opened ({exc.strerror or exc})") from None
+        except Exception as exc:  # chromadb's own errors: its files are not what it wrote
+            _forget_client(path)
+            raise DamagedIndex(
+                f"{path.name} in {path.parent} is damaged ({_one_line(exc)}): run `caim memories reindex`, "
+                "which rebuilds it from memory.sqlite"
+            ) from None
+
+
+def _forget_client(path: Path) -> None:
+    """Drop chromadb's cached client of ``path`` (one that failed to start is otherwise reused)."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    SharedSystemClient._identifier_to_system.pop(str(path), None)
+    SharedSystemClient._identifier_to_refcount.pop(str(path), None)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 
 @contextmanager
@@ -93,9 +119,20 @@ class VectorIndex:
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
         namespace: str = "caim",
+        replace_damaged: bool = False,
     ):
+        """``replace_damaged``: an embedded directory that chromadb cannot open is removed and
+        started again empty (its vectors are copies of the record database's; a rebuild fills it)."""
         self.where = url or (str(path) if path is not None else "memory")
-        self.client = _client(Path(path) if path is not None else None, url, headers)
+        try:
+            self.client = _client(Path(path) if path is not None else None, url, headers)
+        except DamagedIndex:
+            if not replace_damaged or path is None:
+                raise
+            # the directory holds only copies of the record database's vectors: start it again empty
+            log.warning("removing the damaged vector index %s to rebuild it", path)
+            shutil.rmtree(path)
+            self.client = _client(Path(path), url, headers)
         shared = path is not None or url
         self.prefix = f"{namespace}_u_" if shared else f"{namespace}_{uuid.uuid4().hex[:8]}_"
         self._function = embedder.chroma_function()

@@ -26,6 +26,8 @@ from typing import Protocol
 
 import Stemmer
 
+from caim.core.files import private_dir, write_private
+
 log = logging.getLogger(__name__)
 _stem = Stemmer.Stemmer("english").stemWord
 
@@ -227,9 +229,9 @@ class OntologyStore:
                 self.shared.set_meta(f"ontology:v{new.version}", json.dumps(new.tree))
                 self.shared.set_meta(self.VERSION_KEY, str(new.version))
             elif self.dir:
-                self.dir.mkdir(parents=True, exist_ok=True)
+                private_dir(self.dir)  # 0700 folder, 0600 files: extensions come from what users said
                 tmp = self.dir / f".v{new.version}.json.tmp"
-                tmp.write_text(json.dumps(new.tree, indent=1), encoding="utf-8")
+                write_private(tmp, json.dumps(new.tree, indent=1))
                 tmp.replace(self.dir / f"v{new.version}.json")
             self._current = new
             return accepted, rejected

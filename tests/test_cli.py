@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,7 +52,8 @@ def test_piped_chat_ends_session_and_shows_what_was_stored(env):
     assert [r["thought"] for r in records] == ["favourite food is pizza"]
     assert records[0]["sources"][0]["text"] == "my favourite food is pizza"
     assert json.loads(run(["memories", "list", "--user", "y", "--json"], env).stdout) == []
-    assert "no record" in run(["memories", "forget", "--user", "y", "--id", records[0]["id"][:8]], env).stdout
+    other = run(["memories", "forget", "--user", "y", "--id", records[0]["id"][:8]], env)  # not y's record
+    assert other.returncode == 2 and other.stderr.startswith("caim: no record")
     assert "forgot 1 record" in run(["memories", "forget", "--user", "x", "--id", records[0]["id"][:8]], env).stdout
     assert json.loads(run(["memories", "list", "--user", "x", "--json"], env).stdout) == []
 
@@ -156,3 +158,157 @@ def test_export_reads_the_record_database_alone(tmp_path, monkeypatch):
     assert dump["user_id"] == "ann" and [m["thought"] for m in dump["memories"]] == [
         f"My locker number is {i}07." for i in range(3)
     ]
+
+
+# ---- one-line errors, damaged stores, file modes, light imports ------------------------------------
+
+
+@pytest.fixture
+def cli(env, monkeypatch):
+    """Run the app in-process (typer's CliRunner) with the scripted provider on a temporary data dir."""
+    from typer.testing import CliRunner
+
+    from caim.agent.cli import app
+
+    for var in [v for v in os.environ if v.startswith(("CAIM_", "OPENAI_"))]:
+        monkeypatch.delenv(var)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+    def invoke(args, stdin="", **extra_env):
+        return CliRunner().invoke(app, args, input=stdin, env=extra_env, catch_exceptions=False)
+
+    return invoke
+
+
+def one_line(result) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "variable,value",
+    [
+        ("CAIM_PROVIDER", "bogus"),
+        ("CAIM_ROLE_MODELS", "notjson"),
+        ("CAIM_REQUEST_TIMEOUT", "abc"),
+        ("CAIM_NAMESPACE", "Bad-NS"),
+    ],
+)
+@pytest.mark.parametrize("command", [["chat", "--user", "x"], ["memories", "list", "--user", "x"]])
+def test_a_setting_that_is_not_valid_is_one_line_naming_it(cli, variable, value, command):
+    res = cli(command, "hello\n/end\n", **{variable: value})
+    assert res.exit_code == 2
+    line = one_line(res)
+    assert variable in line and ("unset" in line or "set it" in line)
+    assert "caim>" not in res.stdout
+
+
+def test_a_bad_option_value_is_one_line_naming_the_option_and_its_setting(cli):
+    res = cli(["chat", "--user", "x", "--provider", "bogus"], "hello\n")
+    assert res.exit_code == 2
+    line = one_line(res)
+    assert "provider='bogus'" in line and "CAIM_PROVIDER" in line and "'local'" in line
+
+
+def test_an_unknown_policy_is_refused_before_the_first_prompt(cli, monkeypatch):
+    import caim.agent.facade
+
+    def no_agent(*args, **kwargs):
+        raise AssertionError("the session started")
+
+    monkeypatch.setattr(caim.agent.facade, "CaimAgent", no_agent)
+    for args, extra in ((["--policy", "bogus"], {}), ([], {"CAIM_POLICY": "bogus"})):
+        res = cli(["chat", "--user", "x", *args], "hello\n", **extra)
+        assert res.exit_code == 2
+        assert "unknown memory policy 'bogus'" in one_line(res) and "single-call" in one_line(res)
+        assert res.stdout == ""
+
+
+def test_a_missing_record_id_is_exit_2_for_every_command_that_takes_one(cli, tmp_path):
+    assert cli(["chat", "--user", "x"], "my favourite food is pizza\n/end\n").exit_code == 0
+    for command in (["memories", "forget"], ["memories", "history"]):
+        res = cli([*command, "--user", "x", "--id", "0000dead"])
+        assert res.exit_code == 2, command
+        assert one_line(res).startswith("caim: no record 0000dead for x")
+    listed = json.loads(cli(["memories", "list", "--user", "x", "--json"]).stdout)
+    assert len(listed) == 1  # nothing was forgotten
+
+
+def _store_three(data: Path) -> None:
+    from datetime import UTC, datetime
+
+    from caim.core.embeddings import MiniLMEmbedder
+    from caim.memory.capture import raw_record
+    from caim.memory.store import MemoryStore
+
+    store = MemoryStore(data, MiniLMEmbedder.shared())
+    when = datetime(2023, 4, 1, tzinfo=UTC)
+    texts = ["My locker number is 107.", "My sister lives in Lisbon.", "I play the cello on Sundays."]
+    store.add(
+        [
+            raw_record(user_id="ann", session_id="s", turn=i, text=t, when=when, tags=["work"])
+            for i, t in enumerate(texts)
+        ]
+    )
+    store.close()
+
+
+def test_reindex_rebuilds_a_damaged_vector_directory(cli, env):
+    from caim.core.embeddings import MiniLMEmbedder
+    from caim.memory.store import MemoryStore
+
+    data = Path(env["CAIM_DATA_DIR"])
+    _store_three(data)
+    (data / "chroma" / "chroma.sqlite3").write_bytes(b"garbage" * 5000)
+    broken = cli(["chat", "--user", "ann"], "hello\n/end\n")
+    assert broken.exit_code == 2
+    line = one_line(broken)
+    assert f"chroma in {data} is damaged" in line and "caim memories reindex" in line
+    res = cli(["memories", "reindex"])
+    assert res.exit_code == 0, res.output
+    assert "reindexed 3 records" in res.stdout
+    store = MemoryStore(data, MiniLMEmbedder.shared())
+    try:
+        [(found, _)] = store.similar("ann", "where does my sister live", 1)
+        assert found.thought == "My sister lives in Lisbon."
+    finally:
+        store.close()
+
+
+def test_doctor_reports_records_and_vectors_out_of_step(cli, env):
+    data = Path(env["CAIM_DATA_DIR"])
+    _store_three(data)
+    for name in ("memory.sqlite-wal", "memory.sqlite-shm"):
+        (data / name).unlink(missing_ok=True)
+    (data / "memory.sqlite").write_bytes(b"")  # emptied: the vectors remain
+    res = cli(["doctor", "--no-model"])
+    assert res.exit_code == 1
+    [vectors] = [ln for ln in res.stdout.splitlines() if "vectors:" in ln]
+    assert "FAIL" in vectors and "0 records, 3 vectors" in vectors and "3 vectors have no record" in vectors
+    assert cli(["memories", "reindex"]).exit_code == 0  # the fix it names
+    res = cli(["doctor", "--no-model"])
+    assert res.exit_code == 0, res.stdout
+    assert "0 vectors, one per record" in res.stdout
+
+
+def test_data_files_are_private(cli, env):
+    import stat
+
+    def mode(p: Path) -> int:
+        return stat.S_IMODE(p.stat().st_mode)
+
+    old = os.umask(0o022)
+    try:
+        assert cli(["chat", "--user", "x"], "my favourite food is pizza\n/end\n").exit_code == 0
+    finally:
+        os.umask(old)
+    data = Path(env["CAIM_DATA_DIR"])
+    assert mode(data) == 0o700 and mode(data / "chroma") == 0o700
+    assert mode(data / "memory.sqlite") == 0o600
+
+
+def test_a_plugin_group_runs_when_invoked(cli):
+    res = cli(["eval", "--help"])
+    assert res.exit_code == 0 and "benchmarks" in res.stdout

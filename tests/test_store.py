@@ -288,3 +288,90 @@ def test_a_thought_that_misses_its_turn_keeps_the_turns_prior_and_time_flag(open
     rows = {recs[int(x)].id: i for i, x in enumerate(cols["rid"])}
     assert cols["timex"][rows[stray.id]] and cols["timex"][rows[covering.id]] and not cols["timex"][rows[plain.id]]
     assert cols["prior"][rows[stray.id]] == prior(turn.text, None) > cols["prior"][rows[plain.id]]  # "I ran", a name
+
+
+# ---- files in the data dir: private, and damage reported in one line ------------------------------
+
+
+def _locker_records(user="ann", n=3):
+    return [
+        raw_record(user_id=user, session_id="s", turn=i, text=f"My locker number is {i}07.", when=T0, tags=["work"])
+        for i in range(n)
+    ]
+
+
+def test_data_files_are_created_private_whatever_the_umask(tmp_path):
+    import os
+    import stat
+
+    from caim.ontology import OntologyStore, Proposal
+
+    def mode(p):
+        return stat.S_IMODE(p.stat().st_mode)
+
+    old = os.umask(0o022)
+    try:
+        data = tmp_path / "data"
+        store = MemoryStore(data, MiniLMEmbedder.shared())
+        store.add(_locker_records())
+        store.flush()
+        # open in WAL mode: the database and its log and shared-memory files exist now
+        files = [data / "memory.sqlite", data / "memory.sqlite-wal", data / "memory.sqlite-shm"]
+        assert {f.name: mode(f) for f in files} == {f.name: 0o600 for f in files}
+        assert mode(data) == 0o700 and mode(data / "chroma") == 0o700
+        store.close()
+        onto = OntologyStore(data)
+        onto.extend([Proposal("personal/hobbies", "knitting")])
+        [version] = list((data / "ontology").glob("v*.json"))
+        assert mode(data / "ontology") == 0o700 and mode(version) == 0o600
+    finally:
+        os.umask(old)
+
+
+def test_a_damaged_record_database_is_one_line_naming_the_file_and_the_fix(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "memory.sqlite").write_bytes(b"this is not a database" * 300)
+    with pytest.raises(StorageError) as err:
+        MemoryStore(data, MiniLMEmbedder.shared())
+    msg = str(err.value)
+    assert msg.startswith(f"memory.sqlite in {data} is damaged") and "restore it from a backup" in msg
+    assert "\n" not in msg
+    assert (data / "memory.sqlite").read_bytes() == b"this is not a database" * 300  # left as it was
+
+
+def test_a_damaged_vector_directory_is_one_line_and_replaced_when_asked(tmp_path):
+    data = tmp_path / "data"
+    store = MemoryStore(data, MiniLMEmbedder.shared())
+    store.add(_locker_records())
+    store.close()
+    (data / "chroma" / "chroma.sqlite3").write_bytes(b"garbage" * 5000)
+    with pytest.raises(StorageError) as err:
+        MemoryStore(data, MiniLMEmbedder.shared())
+    assert str(err.value).startswith(f"chroma in {data} is damaged") and "caim memories reindex" in str(err.value)
+    assert "\n" not in str(err.value)
+    store = MemoryStore(data, MiniLMEmbedder.shared(), replace_damaged_index=True)
+    try:
+        assert store.in_step() == (3, 0)  # a new, empty index
+        assert store.reindex() == 3
+        assert store.in_step() == (3, 3)
+        assert {r.thought for r, _ in store.similar("ann", "locker number", 3)} == {
+            f"My locker number is {i}07." for i in range(3)
+        }
+    finally:
+        store.close()
+
+
+def test_in_step_counts_records_against_vectors_and_history_reads_the_database(tmp_path):
+    store = MemoryStore(tmp_path / "data", MiniLMEmbedder.shared())
+    try:
+        recs = _locker_records()
+        store.add(recs)
+        assert store.in_step() == (3, 3)
+        store.vectors.delete([(recs[0].id, "ann")])  # the index lost one
+        assert store.in_step() == (3, 2)
+        assert store.db.ids_starting("ann", recs[1].id[:6]) == [recs[1].id]
+        assert store.db.ids_starting("bob", recs[1].id[:6]) == []
+        assert store.history("ann", recs[1].id) == store.db.history("ann", recs[1].id)
+    finally:
+        store.close()
