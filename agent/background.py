@@ -39,12 +39,35 @@ BACKOFF = (1.0, 5.0, 30.0, 120.0)
 
 @dataclass(frozen=True)
 class Job:
+    """An ended session waiting for post-thinking: its messages (serialised LangChain messages, in
+    the job's payload) or - for jobs queued before messages travelled with them - the checkpoint
+    thread that holds them (``thread_id``)."""
+
     job_id: str
     user_id: str
     thread_id: str
     session_id: str
     policy: str | None
     at: str
+    messages: tuple[dict, ...] = ()
+
+    @classmethod
+    def decode(cls, job_id: str, user_id: str, payload: str) -> Job:
+        """The job a queue row holds (its id, user and JSON payload)."""
+        data = json.loads(payload)
+        return cls(
+            job_id,
+            user_id,
+            data.get("thread_id", ""),
+            data["session_id"],
+            data.get("policy"),
+            data["at"],
+            tuple(data.get("messages") or ()),
+        )
+
+    def payload(self) -> dict:
+        """The job's fields as stored in the queue (without its messages)."""
+        return {"thread_id": self.thread_id, "session_id": self.session_id, "policy": self.policy, "at": self.at}
 
 
 Runner = Callable[[Job], object]
@@ -65,11 +88,9 @@ class PostThinkingWorker:
         self._thread = threading.Thread(target=self._loop, name="caim-post-thinking", daemon=True)
         self._thread.start()
 
-    def submit(self, job: Job) -> None:
-        payload = json.dumps(
-            {"thread_id": job.thread_id, "session_id": job.session_id, "policy": job.policy, "at": job.at}
-        )
-        self.db.enqueue(job.job_id, job.user_id, payload)
+    def submit(self, job: Job, extra: dict | None = None) -> None:
+        """Queue ``job`` durably (with ``extra`` in its payload, e.g. its messages) and wake the worker."""
+        self.db.enqueue(job.job_id, job.user_id, json.dumps({**job.payload(), **(extra or {})}))
         self._wake.set()
 
     @staticmethod
@@ -91,8 +112,7 @@ class PostThinkingWorker:
         if got is None:
             return None
         job_id, user_id, payload, attempts = got
-        data = json.loads(payload)
-        return Job(job_id, user_id, data["thread_id"], data["session_id"], data.get("policy"), data["at"]), attempts
+        return Job.decode(job_id, user_id, payload), attempts
 
     def _loop(self) -> None:
         while not self._stop.is_set():

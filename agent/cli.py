@@ -72,9 +72,7 @@ class CaimGroup(TyperGroup):
         # listed in help without importing it; ``resolve_command`` loads it to run it
         return TyperCommand(cmd_name, help=f"Commands from {ep.value.split(':')[0]}.")
 
-    def resolve_command(
-        self, ctx: Context, args: list[str]
-    ) -> tuple[str | None, Command | None, list[str]]:
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         if args and args[0] not in self.commands and (ep := self._plugins().get(args[0])) is not None:
             try:
                 sub = ep.load()
@@ -388,7 +386,7 @@ def memories_export(
     data_dir: Path | None = DataDir,
 ) -> None:
     """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
-    from caim.agent.facade import check_user
+    from caim.core.checks import check_user
     from caim.memory.transfer import export_lines
 
     user = check_user(user)

@@ -1,48 +1,50 @@
-"""``CaimAgent``: the public facade for chat apps - chat, streaming, session end, memory admin.
+"""``CaimAgent``: caim's own chat agent - chat, streaming, sessions - built on ``caim.Memory``.
 
 One LangGraph thread per user (``caim:<user_id>``), checkpointed in SQLite in the data dir by
 default (or PostgreSQL with ``CAIM_CHECKPOINT_URL``), so a conversation survives a restart. Pass
-``checkpointer=`` for another saver. Everything the graph needs (models, store, ontology) is built
-once here. ``end_session(background=True)`` hands post-thinking to a durable worker
-(``caim.agent.background``) and returns at once; ``idle_timeout`` ends quiet sessions on a timer.
+``checkpointer=`` for another saver. The memory (models, store, ontology, the background job
+queue) is a ``Memory``, built once here or passed in (``memory=``): the chat graph runs the same
+recall and post-thinking subgraphs as ``Memory.recall``/``remember``. ``end_session(background=True)``
+hands post-thinking to the durable worker and returns at once; ``idle_timeout`` ends quiet sessions.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import queue
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from caim.agent.background import Job, PostThinkingWorker
-from caim.core.errors import ConfigError, InputError
-from caim.core.models import Models
+from caim.agent.background import Job
+from caim.agent.memory import Memory, SessionSummary
+from caim.core.checks import check_user
+from caim.core.errors import ConfigError
+from caim.core.files import open_checkpoints
 from caim.core.settings import Settings
 from caim.core.types import Route
 from caim.graph.builder import build_graph
-from caim.graph.policies import get_policy
+from caim.graph.intake import recorded
 from caim.graph.services import Services
-from caim.graph.state import ANSWER, Change, Context, KeyEvent
-from caim.memory.merge import Merge
+from caim.graph.state import ANSWER, Context, session_reset
 from caim.memory.records import MemoryBrief, MemoryRecord
-from caim.memory.stm import TIME_KEY, check_length, parse_time
+from caim.memory.stm import TIME_KEY, parse_time
 from caim.memory.text import storable
 from caim.memory.timeref import TimeSpan
-from caim.memory.transfer import export_lines, import_records
+
+__all__ = ["CaimAgent", "Reply", "SessionSummary", "Turn", "check_user", "open_checkpointer"]
 
 
 @dataclass
@@ -72,38 +74,6 @@ class Turn:
     id: str | None = None
 
 
-@dataclass
-class SessionSummary:
-    """What post-thinking did: key events found, records stored and merged, other changes to stored
-    memory (updates, extensions, contradictions, links), ontology terms added, events withheld by
-    the privacy bounds. ``complete`` is False when extraction failed for some turns - the session
-    is closed anyway, its fact-stating turns stored verbatim to be refined later. ``job`` names the
-    background job when post-thinking was handed to the worker (``wait(job)`` gives its summary)."""
-
-    key_events: list[KeyEvent]
-    stored: list[MemoryBrief]
-    merged: list[Merge]
-    ontology_added: list[str]
-    trace: list[dict[str, Any]]
-    complete: bool
-    changes: list[Change] = field(default_factory=list)
-    denied: int = 0
-    job: str = ""
-
-
-def _summary(out: dict[str, Any]) -> SessionSummary:
-    return SessionSummary(
-        out.get("key_events", []),
-        out.get("stored", []),
-        out.get("merged", []),
-        out.get("ontology_added", []),
-        out.get("trace", []),
-        complete=bool(out.get("complete", True)),
-        changes=out.get("changes", []),
-        denied=int(out.get("denied", 0)),
-    )
-
-
 def _reply(out: dict[str, Any]) -> Reply:
     last = out["messages"][-1]
     return Reply(
@@ -118,20 +88,6 @@ def _reply(out: dict[str, Any]) -> Reply:
         time_ranges=out.get("time_ranges", []),
         candidates=out.get("candidates", []),
     )
-
-
-MAX_USER_ID = 256
-
-
-def check_user(user_id: str) -> str:
-    """A usable user id, or a one-line ``ConfigError`` (empty, too long, control characters)."""
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise ConfigError("a user id is required (a non-empty string)")
-    if len(user_id) > MAX_USER_ID:
-        raise ConfigError(f"user id of {len(user_id)} characters; at most {MAX_USER_ID} are allowed")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in user_id):
-        raise ConfigError("user id contains control characters")
-    return user_id
 
 
 def open_checkpointer(settings: Settings, persist: bool) -> tuple[BaseCheckpointSaver, Any]:
@@ -160,7 +116,7 @@ def open_checkpointer(settings: Settings, persist: bool) -> tuple[BaseCheckpoint
             ) from None
         return saver, conn
     if persist:
-        lite = sqlite3.connect(str(settings.data_dir / "checkpoints.sqlite"), check_same_thread=False)
+        lite = open_checkpoints(settings.data_dir)
         lite.execute("PRAGMA secure_delete=ON")  # a forgotten session leaves no text in free pages
         return SqliteSaver(lite), lite
     return InMemorySaver(), None
@@ -177,32 +133,39 @@ class CaimAgent:
         persist: bool = True,
         idle_timeout: float | None = None,
         background: bool = True,
+        memory: Memory | None = None,
     ):
         """``models`` injects chat models (one for all roles, or per role); ``persist=False`` keeps
         everything in memory; ``idle_timeout`` (seconds) ends a user's session after that much
         silence (on a timer, and before a late turn); ``background=False`` starts no worker
-        (``end_session(background=True)`` then queues sessions for another process's worker)."""
-        self.settings = settings or Settings()
-        self._owns_services = services is None
-        self.services = services or Services.create(
-            self.settings, models=Models(self.settings, overrides=models), persist=persist
+        (``end_session(background=True)`` then queues sessions for another process's worker);
+        ``memory``: an existing ``Memory`` to chat on (its settings and services are used)."""
+        self._owns_memory = memory is None
+        self.memory = memory or Memory(
+            settings, models=models, services=services, persist=persist, background=background
         )
+        self.memory.legacy_thread = self._legacy_messages
+        self.settings = self.memory.settings
+        self.services = self.memory.services
         self._conn: Any = None
         if checkpointer is None:
             checkpointer, self._conn = open_checkpointer(self.settings, persist)
         self.checkpointer = checkpointer
         self.graph = build_graph(self.services, checkpointer)
         self.idle_timeout = idle_timeout
-        self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
         self._active: dict[str, tuple[float, str | None]] = {}  # user -> (monotonic time of last turn, policy)
         self._closed = threading.Event()
         self._streams: set[threading.Thread] = set()  # turns streaming in threads of their own
-        self.worker = PostThinkingWorker(self.services.store.db, self._run_job) if background else None
         self._timer: threading.Thread | None = None
         if idle_timeout is not None:
             self._timer = threading.Thread(target=self._idle_loop, name="caim-idle", daemon=True)
             self._timer.start()
+
+    @property
+    def worker(self) -> Any:
+        """The memory's background post-thinking worker (``None`` with ``background=False``)."""
+        return self.memory.worker
 
     # ---- plumbing ---------------------------------------------------------------------------
     @staticmethod
@@ -216,27 +179,15 @@ class CaimAgent:
         return {"configurable": {"thread_id": thread_id}}
 
     def _context(self, user_id: str, policy: str | None) -> Context:
-        name = policy or self.settings.policy
-        try:
-            get_policy(name)
-        except ConfigError as exc:
-            raise InputError(str(exc)) from None
-        return Context(user_id=check_user(user_id), policy=name)
+        return self.memory.context(user_id, policy)
 
     def _message(self, text: str) -> str:
         """``text`` if it is a message caim accepts, else a one-line ``InputError`` (nothing stored)."""
-        if not isinstance(text, str):
-            raise InputError(f"a message is text, not {type(text).__name__}")
-        return check_length(text, self.settings.max_message_chars)
+        return self.memory.message(text)
 
-    @contextlib.contextmanager
-    def _lock(self, user_id: str) -> Iterator[None]:
-        """One run at a time on a user's conversation thread: across this process's threads, and
-        across processes (and, with a shared database, machines) serving the same user."""
-        with self._guard:
-            local = self._locks.setdefault(user_id, threading.RLock())
-        with local, self.services.store.lock(f"thread:{user_id}"):
-            yield
+    def _lock(self, user_id: str) -> contextlib.AbstractContextManager[None]:
+        """One run at a time on a user's conversation thread (``Memory.lock``)."""
+        return self.memory.lock(user_id)
 
     def state(self, user_id: str) -> dict[str, Any]:
         """The user's thread state (the open session's messages, the last run's output) - for
@@ -299,7 +250,7 @@ class CaimAgent:
 
     def stream(
         self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         """Yield the reply's text piece by piece as the model produces it (the graph's answer events).
 
         The turn runs in a thread of its own that holds the user's lock, so a caller that stops
@@ -365,41 +316,33 @@ class CaimAgent:
 
     def _end(self, user_id: str, when: str, policy: str | None, *, background: bool) -> SessionSummary:
         if not background:
-            summary = _summary(self._invoke(user_id, {"end_session": True, "turn_time": when}, policy))
+            summary = SessionSummary.of(self._invoke(user_id, {"end_session": True, "turn_time": when}, policy))
             self._forget_history(self.thread_id(user_id))
             return summary
         st = self.state(user_id)
         messages, session = st.get("messages") or [], st.get("session_id") or ""
         if not messages:
-            return SessionSummary([], [], [], [], [], complete=True)
-        job = Job(f"{user_id}:{session}", user_id, f"{self.thread_id(user_id)}:ended:{session}", session, policy, when)
-        # 1. the session's messages, durable in a thread of their own; 2. the job; 3. a new session
-        self.graph.invoke(
-            {"messages": messages, "record": True, "session_id": session},
-            self._config(job.thread_id),
-            context=self._context(user_id, policy),
-        )
-        if self.worker is not None:
-            self.worker.submit(job)
-        else:
-            self.services.store.db.enqueue(
-                job.job_id,
-                user_id,
-                json.dumps({"thread_id": job.thread_id, "session_id": session, "policy": policy, "at": when}),
-            )
-        self._invoke(user_id, {"discard_session": True}, policy)
+            return SessionSummary.queued()
+        ctx = self._context(user_id, policy)
+        # 1. the job with the session's messages, durable in the queue; 2. a new session
+        summary = self.memory.queue(Job(f"{user_id}:{session}", user_id, "", session, ctx.policy, when), messages)
+        self._reset(user_id)
         self._forget_history(self.thread_id(user_id))
-        return SessionSummary([], [], [], [], [], complete=True, job=job.job_id)
+        return summary
 
-    def _run_job(self, job: Job) -> SessionSummary:
-        # its own thread: the user chats on meanwhile; the store's user lock orders the writes
-        out = self.graph.invoke(
-            {"end_session": True, "turn_time": job.at},
-            self._config(job.thread_id),
-            context=self._context(job.user_id, job.policy),
-        )
+    def _reset(self, user_id: str) -> int:
+        """Close the user's open session without post-thinking; how many messages it held."""
+        config = self._config(self.thread_id(user_id))
+        n = len(self.state(user_id).get("messages") or [])
+        if n:
+            self.graph.update_state(config, {**session_reset(), "turn_time": ""}, as_node="respond")
+        return n
+
+    def _legacy_messages(self, job: Job) -> list[BaseMessage]:
+        """The messages of a job queued with a checkpoint thread instead of its messages (then dropped)."""
+        values = self.graph.get_state(self._config(job.thread_id)).values
         self._forget_history(job.thread_id)
-        return _summary(out)
+        return list(values.get("messages") or [])
 
     def end_session(
         self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None, background: bool = False
@@ -420,12 +363,11 @@ class CaimAgent:
         """Wait for background post-thinking: one job (its summary) or all of them (None)."""
         if self.worker is None:
             raise ConfigError("this agent runs no background worker (background=False)")
-        self.worker.drain(timeout)
-        return self.worker.results.get(job) if job else None
+        return self.memory.wait(job, timeout)
 
     def pending_sessions(self, user_id: str | None = None) -> list[str]:
         """Jobs of ended sessions not yet post-thought (also those queued by other processes)."""
-        return [j[0] for j in self.services.store.db.jobs(user_id)]
+        return self.memory.pending(user_id=user_id)
 
     def record_turns(self, *, user_id: str, turns: list[Turn], policy: str | None = None) -> int:
         """Add already-happened exchanges to the user's open session without answering them
@@ -439,39 +381,39 @@ class CaimAgent:
                 msgs.append(AIMessage(storable(self._message(t.assistant)), additional_kwargs={TIME_KEY: iso}))
         if msgs:
             with self._lock(user_id):
-                self._invoke(user_id, {"messages": msgs, "record": True, "turn_time": self._when(turns[-1].at)}, policy)
+                config = self._config(self.thread_id(user_id))
+                update = recorded(self.state(user_id), list(msgs), parse_time(turns[-1].at))
+                self.graph.update_state(config, update, as_node="respond")
         return len(msgs)
 
     def discard_session(self, *, user_id: str) -> int:
         """Drop the user's open session without post-thinking; returns how many messages were dropped."""
         with self._lock(user_id):
-            out = self._invoke(user_id, {"discard_session": True}, None)
-        return int(out.get("discarded", 0))
+            n = self._reset(user_id)
+            self._forget_history(self.thread_id(user_id))
+        return n
 
-    # ---- memory admin -----------------------------------------------------------------------
+    # ---- memory admin (the user first, as ``Memory``'s methods take it by keyword) ----------
     def memories(self, user_id: str) -> list[MemoryRecord]:
-        return self.services.store.list(check_user(user_id))
+        return self.memory.list(user_id=user_id)
 
-    def memory(self, user_id: str, record_id: str) -> MemoryRecord | None:
-        return self.services.store.get(check_user(user_id), record_id)
+    def get_memory(self, user_id: str, record_id: str) -> MemoryRecord | None:
+        return self.memory.get(record_id, user_id=user_id)
 
     def history(self, user_id: str, record_id: str) -> list[dict[str, Any]]:
-        """A record's chain, oldest first: its own history and that of the records it superseded,
-        merged or extended (what changed, when, from which session, with which records)."""
-        return self.services.store.history(user_id, record_id)
+        """A record's chain, oldest first (``Memory.history``)."""
+        return self.memory.history(record_id, user_id=user_id)
 
     def forget(self, user_id: str, record_id: str) -> bool:
         """Forget one record everywhere (vectors, lexical index, sources, history)."""
-        return self.services.store.delete(user_id, [record_id], compact=True) > 0
+        return self.memory.forget(record_id, user_id=user_id)
 
     def forget_user(self, user_id: str) -> int:
         """Delete every record of the user, their pending sessions and their conversation checkpoints."""
         with self._lock(user_id):
-            threads = [self.thread_id(user_id)] + [
-                json.loads(p)["thread_id"] for _, _, p, *_ in self.services.store.db.jobs(user_id)
-            ]
-            n = self.services.store.forget_user(user_id)
-            for tid in threads:
+            legacy = [Job.decode(row[0], row[1], row[2]) for row in self.services.store.db.jobs(user_id)]
+            n = self.memory.forget_all(user_id=user_id)
+            for tid in [self.thread_id(user_id)] + [j.thread_id for j in legacy if j.thread_id]:
                 with contextlib.suppress(NotImplementedError):
                     self.checkpointer.delete_thread(tid)
             if isinstance(self._conn, sqlite3.Connection):  # no forgotten text left in free pages or the log
@@ -482,12 +424,12 @@ class CaimAgent:
         return n
 
     def export_user(self, user_id: str) -> dict[str, Any]:
-        """Everything stored about the user, as one JSON-ready dict (``export_lines`` streams it)."""
-        return json.loads("".join(export_lines(self.services.store.iter(user_id), user_id)))
+        """Everything stored about the user, as one JSON-ready dict (``Memory.export``)."""
+        return self.memory.export(user_id=user_id)
 
     def import_user(self, user_id: str, data: dict[str, Any] | list[dict[str, Any]]) -> int:
         """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing)."""
-        return import_records(self.services.store, user_id, data)
+        return self.memory.import_(data, user_id=user_id)
 
     def close(self, timeout: float = 60.0) -> None:
         """Stop the workers and close the stores; turns still streaming get ``timeout`` seconds to end."""
@@ -496,13 +438,11 @@ class CaimAgent:
             streams = list(self._streams)
         for t in streams:
             t.join(timeout)
-        if self.worker is not None:
-            self.worker.stop()
+        if self._owns_memory:
+            self.memory.close()
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-        if self._owns_services:
-            self.services.store.close()
 
     def __enter__(self) -> CaimAgent:
         return self

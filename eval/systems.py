@@ -177,7 +177,7 @@ class CaimSystem(System):
 
     def _record(self, rid: str) -> dict:
         if rid not in self._records:
-            rec = self.agent.memory(self.uid, rid)
+            rec = self.agent.get_memory(self.uid, rid)
             self._records[rid] = record_dict(rec) if rec else {"id": rid, "thought": "", "tags": [], "sources": []}
         return self._records[rid]
 

@@ -59,7 +59,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent import CaimAgent, CaimError
-from caim.agent.facade import check_user
+from caim.core.checks import check_user
 from caim.core.errors import ConfigError, InputError
 from caim.graph.policies import POLICIES
 from caim.memory.stm import check_length, parse_time
@@ -361,7 +361,7 @@ def create_app(
 
     @app.get("/memories/{record_id}/history")
     def history(record_id: RecordId, request: Request, user: User) -> list[dict]:
-        if get_agent(request).memory(user, record_id) is None:
+        if get_agent(request).get_memory(user, record_id) is None:
             raise HTTPException(404, f"no memory {record_id}")
         return get_agent(request).history(user, record_id)
 

@@ -1,19 +1,22 @@
-r"""The CAIM state graph: one user turn is one run; ``end_session`` runs post-thinking.
+r"""The CAIM graphs: a chat graph of two subgraphs, each usable on its own or in another graph.
 
-    START -> intake -+-> controller -+-> retrieve -> filter_relevant -> respond -> END
-                     +-> search -----+          \-> respond -> END     (no LTM, or nothing found)
-                  -> extract_key_events -> write_thoughts -> maintain -> END   (end_session)
-                  -> END   (empty input, record, discard_session)
-                  -> refuse   (an over-long message or a bad turn time: removed, then an InputError)
+    chat:   START -> intake -> recall -> respond -> END                   (a user turn)
+                           -> post_thinking -> close_session -> END        (end_session)
+                           -> END                                          (empty input)
+                           -> refuse      (an over-long message or a bad turn time: removed, then an InputError)
+    recall: START -+-> controller -+-> retrieve -> filter_relevant -> memory_prompt -> END
+                   +-> search -----+          \-> memory_prompt -> END    (no LTM, or nothing found)
+    post_thinking: START -> extract_key_events -> write_thoughts -> maintain -> END
 
 The controller (the policy's plan: one model round trip for ``caim``) and the ranked search run in
 parallel; when code signals point to memory, ``search`` also runs the relevance filter on its
 candidates (and may draft the answer), so the plan and the filter make one round trip before the
 answer; ``retrieve`` joins them. ``respond`` uses the drafted answer when the decisions confirm it.
+``with_memory(agent)`` is the chat graph with a developer's own agent as the responder.
 
-Every node is a plain function ``(state, env, policy) -> update``; ``as_node`` adapts it to
-LangGraph's ``(state, runtime)``. ``graph`` (module level, no custom checkpointer) is what
-``langgraph.json`` points at; ``build_graph`` is the factory for programmatic use.
+Every step is a plain function ``(state, env, policy) -> update``; ``as_node`` adapts it to
+LangGraph's ``(state, config, runtime)``. ``graph`` (module level, no custom checkpointer) is what
+``langgraph.json`` points at; the ``build_*`` functions are the factories for programmatic use.
 """
 
 from __future__ import annotations
@@ -22,36 +25,45 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from caim.graph.controller import controller
 from caim.graph.env import Env
-from caim.graph.intake import after_intake, intake, refuse
+from caim.graph.intake import after_intake, close_session, intake, refuse
 from caim.graph.policies import POLICIES, get_policy
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.post_thinking import extract_key_events, maintain, write_thoughts
 from caim.graph.respond import respond
-from caim.graph.retrieval import after_retrieve, filter_relevant, retrieve, search
+from caim.graph.responder import responder_node
+from caim.graph.retrieval import after_retrieve, filter_relevant, memory_prompt, retrieve, search
 from caim.graph.services import Services, services_for
-from caim.graph.state import Context, InputState, OutputState, State, context_refused
+from caim.graph.state import (
+    Context,
+    InputState,
+    OutputState,
+    PostThinkingInput,
+    PostThinkingOutput,
+    PostThinkingState,
+    RecallInput,
+    RecallOutput,
+    RecallState,
+    State,
+    context_refused,
+)
 from caim.memory.stm import clock
 
 Step = Callable[[State, Env, MemoryPolicy], dict[str, Any]]
 
-STEPS: tuple[Step, ...] = (
-    intake,
-    refuse,
-    controller,
-    search,
-    retrieve,
-    filter_relevant,
-    respond,
-    extract_key_events,
-    write_thoughts,
-    maintain,
-)
+#: The recall subgraph's steps: controller and ranked search side by side, then route and
+#: candidates, the relevance filter, and the prompt block of the kept memories.
+RECALL_STEPS: tuple[Step, ...] = (controller, search, retrieve, filter_relevant, memory_prompt)
+#: The post-thinking subgraph's steps.
+POST_THINKING_STEPS: tuple[Step, ...] = (extract_key_events, write_thoughts, maintain)
+#: The chat graph's own steps around the two subgraphs.
+CHAT_STEPS: tuple[Step, ...] = (intake, refuse, close_session)
+STEPS: tuple[Step, ...] = (*CHAT_STEPS, *RECALL_STEPS, respond, *POST_THINKING_STEPS)
 
 
 def authenticated_user(config: RunnableConfig) -> str | None:
@@ -96,24 +108,78 @@ def as_node(step: Step, services: Services | None) -> Callable[..., dict[str, An
     return node
 
 
-def build_graph(
-    services: Services | None = None, checkpointer: Any = None, store: Any = None, name: str = "caim"
-) -> Any:
-    """Compile the CAIM graph. Nodes are synchronous (Chroma and the model client block), so
-    LangGraph runs them in worker threads under ``ainvoke``/``astream`` and ``langgraph dev``."""
-    g = StateGraph(State, context_schema=Context, input_schema=InputState, output_schema=OutputState)
-    for step in STEPS:
+def build_recall_graph(services: Services | None = None, *, name: str = "recall") -> Any:
+    """Compile the recall subgraph: ``RecallInput`` in (the conversation, its last message the user's
+    turn), ``RecallOutput`` out (route, decisions and signals, kept memories, ``memory_prompt``).
+    Usable as a node of any graph whose state has these keys, or invoked on its own (``Memory.recall``)."""
+    g = StateGraph(RecallState, context_schema=Context, input_schema=RecallInput, output_schema=RecallOutput)
+    for step in RECALL_STEPS:
         g.add_node(step.__name__, as_node(step, services))
-    g.add_edge(START, "intake")
-    g.add_conditional_edges("intake", after_intake, ["controller", "search", "extract_key_events", "refuse", END])
+    g.add_edge(START, "controller")
+    g.add_edge(START, "search")  # beside the controller: the search needs no decision to begin
     g.add_edge(["controller", "search"], "retrieve")
-    g.add_conditional_edges("retrieve", after_retrieve, ["filter_relevant", "respond"])
-    g.add_edge("filter_relevant", "respond")
-    g.add_edge("respond", END)
+    g.add_conditional_edges("retrieve", after_retrieve, ["filter_relevant", "memory_prompt"])
+    g.add_edge("filter_relevant", "memory_prompt")
+    g.add_edge("memory_prompt", END)
+    return g.compile(name=name)
+
+
+def build_post_thinking_graph(services: Services | None = None, *, name: str = "post_thinking") -> Any:
+    """Compile the post-thinking subgraph: ``PostThinkingInput`` in (a session's dated messages and its
+    id), ``PostThinkingOutput`` out (what was stored, merged, changed). Usable as a node of any graph,
+    or invoked on its own (``Memory.remember``)."""
+    g = StateGraph(
+        PostThinkingState, context_schema=Context, input_schema=PostThinkingInput, output_schema=PostThinkingOutput
+    )
+    for step in POST_THINKING_STEPS:
+        g.add_node(step.__name__, as_node(step, services))
+    g.add_edge(START, "extract_key_events")
     g.add_edge("extract_key_events", "write_thoughts")
     g.add_edge("write_thoughts", "maintain")
     g.add_edge("maintain", END)
+    return g.compile(name=name)
+
+
+def build_graph(
+    services: Services | None = None,
+    checkpointer: Any = None,
+    store: Any = None,
+    name: str = "caim",
+    *,
+    responder: Runnable | None = None,
+) -> Any:
+    """Compile the chat graph: intake, then the recall subgraph and the responder (caim's ``respond``,
+    or ``responder`` - see ``caim.graph.responder``), or at ``end_session`` the post-thinking subgraph
+    and ``close_session``. Nodes are synchronous (Chroma and the model client block), so LangGraph
+    runs them in worker threads under ``ainvoke``/``astream`` and ``langgraph dev``."""
+    g = StateGraph(State, context_schema=Context, input_schema=InputState, output_schema=OutputState)
+    for step in CHAT_STEPS:
+        g.add_node(step.__name__, as_node(step, services))
+    g.add_node("recall", build_recall_graph(services))
+    g.add_node("respond", as_node(respond, services) if responder is None else responder_node(responder, services))
+    g.add_node("post_thinking", build_post_thinking_graph(services))
+    g.add_edge(START, "intake")
+    g.add_conditional_edges("intake", after_intake, ["recall", "post_thinking", "refuse", END])
+    g.add_edge("recall", "respond")
+    g.add_edge("respond", END)
+    g.add_edge("post_thinking", "close_session")
+    g.add_edge("close_session", END)
     return g.compile(checkpointer=checkpointer, store=store, name=name)
+
+
+def with_memory(
+    agent: Runnable,
+    *,
+    services: Services | None = None,
+    checkpointer: Any = None,
+    store: Any = None,
+    name: str = "caim",
+) -> Any:
+    """caim's memory around your own agent: ``agent`` (a compiled graph with ``messages`` - e.g. a
+    ``create_react_agent`` with tools - or any runnable taking messages) answers each turn after
+    recall, with the kept memories as a system message; its messages stay in the thread; a run with
+    ``{"end_session": True}`` post-thinks the session. Input, output and context are the chat graph's."""
+    return build_graph(services, checkpointer, store, name, responder=agent)
 
 
 graph = build_graph()

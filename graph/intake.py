@@ -5,10 +5,7 @@ Runs first on every graph run and records the run's ``action``:
 - ``turn``: a user message - stamped with the turn time, clipped in prompts when longer than
   ``max_input_chars`` (kept whole in the checkpoint, with a notice);
 - ``empty``: an empty or whitespace message, answered here without any model call;
-- ``end_session``: post-thinking follows;
-- ``record``: the input messages are turns that already happened (an imported chat log, a
-  benchmark replay) - kept in the session, not answered;
-- ``discard``: the open session is dropped without post-thinking;
+- ``end_session``: post-thinking follows, then ``close_session``;
 - ``refused``: the input cannot be used (a message over ``CAIM_MAX_MESSAGE_CHARS``, which the state's
   reducer already replaced by a stand-in, or a turn time that is no ISO time within 1900-2199): the
   run's message is removed and the ``refuse`` node raises an ``InputError`` saying why.
@@ -19,9 +16,10 @@ The input flags are cleared here, so a later run never sees a stale command.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
 
 from caim.core.errors import InputError
 from caim.graph.env import Env
@@ -32,7 +30,7 @@ from caim.memory.text import storable
 
 EMPTY_REPLY = "I didn't get a message - please type something and I'll answer."
 
-Action = Literal["turn", "empty", "end_session", "record", "discard", "refused"]
+Action = Literal["turn", "empty", "end_session", "refused"]
 
 _PER_RUN: dict[str, Any] = {
     "route": "none",
@@ -53,22 +51,29 @@ _PER_RUN: dict[str, Any] = {
     "stored": [],
     "merged": [],
     "ontology_added": [],
+    "memory_prompt": "",
     "end_session": False,
-    "record": False,
-    "discard_session": False,
-    "discarded": 0,
+    "explicit": False,
 }
 
 
 def _action(state: State) -> Action:
-    if state.get("discard_session"):
-        return "discard"
     if state.get("end_session"):
         return "end_session"
-    if state.get("record"):
-        return "record"
     last = (state.get("messages") or [None])[-1]
     return "turn" if isinstance(last, HumanMessage) and str(last.content).strip() else "empty"
+
+
+def recorded(state: State, messages: list[AnyMessage], now: datetime, session_id: str = "") -> dict[str, Any]:
+    """The state update that adds turns which already happened (an imported chat log, a replay) to
+    the open session without answering them: the messages, the latest of their times as the last
+    turn's, and a session id (``session_id``, the open session's, or a new one)."""
+    times = [t for t in (message_time(m) for m in messages) if t is not None]
+    update: dict[str, Any] = {"messages": messages, "last_turn_at": (max(times) if times else now).isoformat()}
+    if session_id or not state.get("session_id"):
+        update["session_id"] = session_id or uuid.uuid4().hex[:12]
+        update["session_started"] = now.isoformat()
+    return update
 
 
 def refusal(state: State) -> str | None:
@@ -76,8 +81,6 @@ def refusal(state: State) -> str | None:
     last = (state.get("messages") or [None])[-1]
     if isinstance(last, HumanMessage) and last.additional_kwargs.get(REFUSED):
         return str(last.additional_kwargs[REFUSED])
-    if state.get("discard_session"):
-        return None
     try:
         parse_time(state.get("turn_time") or None)
     except InputError as exc:
@@ -100,20 +103,11 @@ def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         return _refuse(state, env, why, update)
     action = _action(state)
     update["action"] = action
-    if action == "discard":
-        n = len(state.get("messages", []))
-        env.note(action=action, messages=n)
-        return {**update, **session_reset(), "discarded": n}
     if not state.get("session_id"):
         update["session_id"] = uuid.uuid4().hex[:12]
         update["session_started"] = env.now.isoformat()
     messages = state.get("messages", [])
     if action == "end_session":
-        env.note(action=action, messages=len(messages))
-        return update
-    if action == "record":
-        times = [t for t in (message_time(m) for m in messages) if t is not None]
-        update["last_turn_at"] = (max(times) if times else env.now).isoformat()
         env.note(action=action, messages=len(messages))
         return update
     if action == "empty":
@@ -138,6 +132,12 @@ def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     return update
 
 
+def close_session(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """After post-thinking: the chat session is closed (messages, session id and summary cleared)."""
+    env.note(closed=state.get("session_id", ""))
+    return {"turn_time": "", **session_reset()}
+
+
 def refuse(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     """End a refused run with an ``InputError`` (its message is already out of the session)."""
     raise InputError(state.get("notice") or "input refused")
@@ -148,7 +148,7 @@ def after_intake(state: State) -> str | list[str]:
     if action == "refused":
         return "refuse"
     if action == "turn":
-        return ["controller", "search"]  # in parallel: the search needs no decision to begin
+        return "recall"
     if action == "end_session":
-        return "extract_key_events"
+        return "post_thinking"
     return "__end__"

@@ -19,7 +19,11 @@
 3. ``maintain``: each new record is compared with related stored ones; the policy decides new /
    same / update / extends / contradicts and ``caim.memory.maintenance`` applies it (an update never
    deletes). Exact duplicates are merged by code even without a decision; records naming the same
-   entity are linked. The session is closed.
+   entity are linked.
+
+The nodes read ``messages`` (the session), ``session_id`` and ``explicit`` (every user turn is a fact
+to keep - ``Memory.add`` - even when code would not call it fact-stating); closing the chat
+session afterwards is the chat graph's ``close_session``.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import numpy as np
 from caim.core import faultpoints
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
-from caim.graph.state import Change, KeyEvent, State, session_reset
+from caim.graph.state import Change, KeyEvent, State
 from caim.memory.capture import raw_record, reply_worth_keeping, states_fact
 from caim.memory.maintenance import (
     apply_contradiction,
@@ -108,7 +112,7 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
         if t.number in covered:
             continue
         when = (t.time or env.now).isoformat()
-        if states_fact(t.user):
+        if states_fact(t.user) or state.get("explicit"):
             events.append(
                 {"turn": t.number, "event": clip(" ".join(t.user.split()), 600), "time": when, "origin": "capture"}
             )
@@ -363,7 +367,7 @@ def maintain(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
             merged, changes = _maintain(stored, env, policy, session)
     env.note(merged=merged, changes=changes)
     faultpoints.hit("before_session_reset")
-    return {"merged": merged, "changes": changes, "turn_time": "", **session_reset()}
+    return {"merged": merged, "changes": changes}
 
 
 def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tuple[list[Merge], list[Change]]:

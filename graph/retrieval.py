@@ -16,6 +16,7 @@
    these very candidates, else a call now), plus those of the ``keep_top`` best-ranked candidates
    that are close to the message (``keep_similarity``: the code signal beside the model's
    judgement); without a filter decision, the best-ranked candidates up to ``max_kept``.
+4. ``memory_prompt`` quotes the kept memories as a block any responder can put in its prompt.
 
 The drafted answer (``respond``) stands when the decided route includes long-term memory, the kept
 memories are among those the draft shows, at least one is kept, and the prompt is otherwise the same
@@ -35,9 +36,10 @@ from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Plan, State
 from caim.memory.records import MemoryBrief, as_aware
-from caim.memory.retrieval import Query
+from caim.memory.retrieval import DEFAULT_WEIGHTS, Query, Weights
 from caim.memory.text import asks_about_past, memory_signals, names
 from caim.memory.timeref import TimeRange, TimeSpan, find_expressions, resolve
+from caim.prompts import respond as respond_prompt
 
 _FIRST = re.compile(r"\b(first|earliest) (conversation|chat|talk|session|time we (talked|spoke|met))\b", re.I)
 
@@ -82,6 +84,10 @@ def _expired(env: Env) -> Any:
 def _search(
     env: Env, policy: MemoryPolicy, text: str, tags: list[str], spans: list[TimeSpan], k: int
 ) -> list[MemoryBrief]:
+    return _rank(env, policy.weights, text, tags, spans, k)
+
+
+def _rank(env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[MemoryBrief]:
     query = Query(
         text=text,
         now=env.now,
@@ -92,7 +98,7 @@ def _search(
         expired=_expired(env),
         decay_days=env.settings.decay_days,
     )
-    hits = env.svc.retriever.search(env.user_id, query, k, policy.weights)
+    hits = env.svc.retriever.search(env.user_id, query, k, weights)
     return [h.brief(env.settings.source_chars) for h in hits]
 
 
@@ -118,13 +124,26 @@ def _draft(state: State, env: Env, route: Route, shown: list[MemoryBrief]) -> di
     return {"id": env.start_draft(messages), "memories": [m["id"] for m in shown]}
 
 
+def _looked_for(env: Env, text: str) -> tuple[list[str], list[TimeSpan]]:
+    """What code looks for in ``text``: the three ontology tags nearest by meaning and the time
+    ranges of its time expressions."""
+    ontology = env.svc.ontology.current
+    tags = [t for t, _ in env.svc.tagger.nearest(ontology, env.svc.embedder.embed_query(text), 3)[0]]
+    return tags, _ranges(find_expressions(text), text, env)
+
+
+def ranked_search(env: Env, text: str, k: int, weights: Weights = DEFAULT_WEIGHTS) -> list[MemoryBrief]:
+    """The ranked search alone, no model: the user's best ``k`` records for ``text`` (lexical, dense,
+    tags nearest by meaning, time ranges of its time expressions, names), with their scores."""
+    tags, spans = _looked_for(env, text)
+    return _rank(env, weights, text, tags, spans, k)
+
+
 def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     if not policy.uses_memory:
         return {"found": [], "found_signals": {}, "early": None, "draft": None}
     text = current_input(state, env)
-    ontology = env.svc.ontology.current
-    tags = [t for t, _ in env.svc.tagger.nearest(ontology, env.svc.embedder.embed_query(text), 3)[0]]
-    spans = _ranges(find_expressions(text), text, env)
+    tags, spans = _looked_for(env, text)
     found = _search(env, policy, text, tags, spans, env.settings.search_k)
     signals = found_signals(env, text, found)
     env.note(tags=tags, ranges=spans, found=[{"id": f["id"], **f.get("scores", {})} for f in found])
@@ -217,7 +236,18 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
 def after_retrieve(state: State) -> str:
     if "ltm" in state.get("route", "none") and state.get("candidates"):
         return "filter_relevant"
-    return "respond"
+    return "memory_prompt"
+
+
+def memory_prompt(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """The kept memories as a block for any model's prompt, quoted and dated as caim's own answer
+    sees them ("" when the route uses no long-term memory)."""
+    route = state.get("route", "none")
+    if "ltm" not in route:
+        return {"memory_prompt": ""}
+    block = respond_prompt.memory_block(state.get("memories", []), memory_question=True)
+    env.note(prompt_chars=len(block))
+    return {"memory_prompt": block}
 
 
 def filter_relevant(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired
 
-from langchain_core.messages import AnyMessage, HumanMessage, RemoveMessage, convert_to_messages
+from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, RemoveMessage, convert_to_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, Messages, add_messages
 from typing_extensions import TypedDict
 
@@ -46,7 +46,7 @@ def _message_limit() -> int:
     return int(raw) if raw.isdigit() else int(Settings.model_fields["max_message_chars"].default)
 
 
-def _refused(m: AnyMessage, limit: int) -> AnyMessage:
+def _refused(m: BaseMessage, limit: int) -> BaseMessage:
     """``m``, or - for a user message over ``limit`` characters - an empty stand-in saying why."""
     if not isinstance(m, HumanMessage):
         return m
@@ -58,11 +58,13 @@ def _refused(m: AnyMessage, limit: int) -> AnyMessage:
 
 
 def bounded_messages(left: Messages, right: Messages) -> Messages:
-    """``add_messages`` that never keeps a user message over the deployment's limit: the input is
-    applied before any node runs, so an over-long message is replaced by a stand-in that names the
-    refusal, and the intake node refuses the run (nothing of the text reaches a checkpoint)."""
+    """``add_messages`` that never keeps a user message over the deployment's limit in the state: an
+    over-long message is replaced by a stand-in that names the refusal, and the intake node refuses
+    the run. (LangGraph records a run's raw input before any reducer runs, so the facade, the HTTP
+    surfaces and the server's auth handler refuse over-long messages before the graph sees them.)"""
     limit = _message_limit()
-    incoming = [_refused(m, limit) for m in convert_to_messages(right if isinstance(right, list) else [right])]
+    items = right if isinstance(right, list) else [right]
+    incoming: list[Any] = [_refused(m, limit) for m in convert_to_messages(items)]
     return add_messages(left, incoming)
 
 
@@ -130,79 +132,103 @@ class Change(TypedDict):
     thought: str
 
 
+class RecallInput(TypedDict, total=False):
+    """What the recall subgraph reads: the conversation, its last message the user's turn (and the
+    turn's time); ``summary``/``summary_upto`` when an STM summary exists."""
+
+    messages: Annotated[list[AnyMessage], bounded_messages]
+    turn_time: Annotated[str, bounded_time]
+    summary: str
+    summary_upto: int
+
+
+class RecallOutput(TypedDict, total=False):
+    """What recall gives the responder: the route with its ``decisions`` and code ``signals``, what it
+    looked for (``tags``, ``time_ranges``), the ranked ``candidates``, the kept ``memories`` and
+    ``memory_prompt`` - a block quoting them as data, ready for any model's prompt ("" when the
+    route uses no long-term memory). ``stm_mode``/``summary``/``summary_upto``: the STM window of
+    caim's own answer; ``found``/``draft``: the ranked records and the answer drafted beside them."""
+
+    route: Route
+    decisions: dict[str, Any]
+    signals: dict[str, Any]
+    tags: list[str]
+    time_ranges: list[TimeSpan]
+    candidates: list[MemoryBrief]
+    memories: list[MemoryBrief]
+    memory_prompt: str
+    stm_mode: Literal["full", "summary"]
+    summary: str
+    summary_upto: int
+    found: list[MemoryBrief]
+    draft: Draft | None
+    trace: Annotated[list[TraceEntry], trace_reducer]
+
+
+class RecallState(RecallInput, RecallOutput, total=False):
+    """The recall subgraph's working state (controller, search, retrieve, filter, prompt block)."""
+
+    plan: Plan | None
+    found_signals: dict[str, Any]
+    early: EarlyFilter | None
+    shortlist: list[str]
+
+
+class PostThinkingInput(TypedDict, total=False):
+    """What the post-thinking subgraph reads: the session's ``messages`` (dated user and assistant
+    turns), its ``session_id`` (record ids derive from it), the time it ended (``turn_time``) and
+    ``explicit`` - every user turn is a fact to keep (``Memory.add``)."""
+
+    messages: Annotated[list[AnyMessage], bounded_messages]
+    session_id: str
+    turn_time: Annotated[str, bounded_time]
+    explicit: bool
+
+
+class PostThinkingOutput(TypedDict, total=False):
+    """What post-thinking did: key events, stored records, merges and other changes to stored memory,
+    ontology terms added, events withheld by the privacy bounds (``denied``), and whether extraction
+    succeeded for every chunk (``complete``; fact-stating turns are captured verbatim either way)."""
+
+    key_events: list[KeyEvent]
+    stored: list[MemoryBrief]
+    merged: list[Merge]
+    changes: list[Change]
+    ontology_added: list[str]
+    denied: int
+    complete: bool
+    trace: Annotated[list[TraceEntry], trace_reducer]
+
+
+class PostThinkingState(PostThinkingInput, PostThinkingOutput, total=False):
+    """The post-thinking subgraph's working state."""
+
+
 class InputState(TypedDict, total=False):
-    """What a caller sends: a user message (optionally with its time), or one of the session
-    commands - ``end_session`` (post-thinking), ``record`` (add the messages as turns that already
-    happened, without answering; ``session_id`` may name the session they belong to) or
-    ``discard_session`` (drop the open session unprocessed)."""
+    """What a caller of the chat graph sends: a user message (optionally with its time), or
+    ``end_session`` (post-thinking of the open session, which then closes). Adding turns that
+    already happened and dropping a session are operations of the facade (``CaimAgent``)."""
 
     messages: Annotated[list[AnyMessage], bounded_messages]
     turn_time: Annotated[str, bounded_time]
     end_session: bool
-    record: bool
-    discard_session: bool
-    session_id: str
 
 
-class OutputState(TypedDict, total=False):
-    """What a run returns. A turn: the reply (last message), route, decisions and the code signals
-    beside them, tags, time ranges, candidates (ranked, with scores) and kept memories.
-    ``end_session``: key events, stored records, merges and other changes to stored memory, ontology
-    terms added, events withheld by the privacy bounds (``denied``), and whether extraction succeeded
-    for every chunk (``complete``; the session is closed either way - turns that state facts are
-    captured verbatim when extraction fails).
-    ``discard_session``: how many messages were dropped."""
+class OutputState(RecallOutput, PostThinkingOutput, total=False):
+    """What a chat-graph run returns. A turn: the reply (last message) and what recall gave it
+    (``RecallOutput``); ``end_session``: what post-thinking did (``PostThinkingOutput``)."""
 
     messages: list[AnyMessage]
-    route: Route
-    decisions: dict[str, Any]
-    tags: list[str]
-    time_ranges: list[TimeSpan]
-    candidates: list[MemoryBrief]
-    memories: list[MemoryBrief]
     notice: str
-    signals: dict[str, Any]
-    key_events: list[KeyEvent]
-    stored: list[MemoryBrief]
-    merged: list[Merge]
-    changes: list[Change]
-    ontology_added: list[str]
-    denied: int
-    complete: bool
-    discarded: int
-    trace: list[TraceEntry]
 
 
-class State(InputState, total=False):
-    action: Literal["turn", "empty", "end_session", "record", "discard", "refused"]
+class State(InputState, RecallState, PostThinkingState, total=False):
+    """The chat graph's thread state: the open session (STM), its summary, and what the last run did."""
+
+    action: Literal["turn", "empty", "end_session", "refused"]
     session_started: str
     last_turn_at: str
-    summary: str
-    summary_upto: int
-    stm_mode: Literal["full", "summary"]
-    route: Route
-    decisions: dict[str, Any]
-    tags: list[str]
-    time_ranges: list[TimeSpan]
-    candidates: list[MemoryBrief]
-    memories: list[MemoryBrief]
     notice: str
-    plan: Plan | None
-    found: list[MemoryBrief]
-    found_signals: dict[str, Any]
-    early: EarlyFilter | None
-    draft: Draft | None
-    shortlist: list[str]
-    signals: dict[str, Any]
-    key_events: list[KeyEvent]
-    stored: list[MemoryBrief]
-    merged: list[Merge]
-    changes: list[Change]
-    ontology_added: list[str]
-    denied: int
-    complete: bool
-    discarded: int
-    trace: Annotated[list[TraceEntry], trace_reducer]
 
 
 def session_reset() -> dict[str, Any]:

@@ -236,6 +236,16 @@ def test_a_missing_record_id_is_exit_2_for_every_command_that_takes_one(cli, tmp
     assert len(listed) == 1  # nothing was forgotten
 
 
+def test_a_damaged_checkpoint_file_is_one_line_naming_it(cli, env):
+    data = Path(env["CAIM_DATA_DIR"])
+    data.mkdir(parents=True)
+    (data / "checkpoints.sqlite").write_bytes(b"not a database at all" * 500)
+    res = cli(["chat", "--user", "x"], "hello\n/end\n")
+    assert res.exit_code == 2
+    line = one_line(res)
+    assert f"checkpoints.sqlite in {data} is damaged" in line and "move it away" in line
+
+
 def _store_three(data: Path) -> None:
     from datetime import UTC, datetime
 
@@ -306,7 +316,34 @@ def test_data_files_are_private(cli, env):
         os.umask(old)
     data = Path(env["CAIM_DATA_DIR"])
     assert mode(data) == 0o700 and mode(data / "chroma") == 0o700
-    assert mode(data / "memory.sqlite") == 0o600
+    assert mode(data / "memory.sqlite") == 0o600 and mode(data / "checkpoints.sqlite") == 0o600
+
+
+HEAVY = ("chromadb", "langgraph", "langchain_core", "onnxruntime", "tokenizers", "caim.eval")
+
+
+def test_help_and_reading_records_import_no_model_graph_or_vector_stack(env, tmp_path):
+    """`caim --help` and `caim memories list` must start fast: they import none of the heavy stacks."""
+    probe = f"""
+import json, sys
+from typer.testing import CliRunner
+from caim.agent.cli import app
+loaded = lambda: sorted({{m.split('.')[0] if not m.startswith('caim.') else m for m in sys.modules
+                         if m.split('.')[0] in {list(HEAVY)!r} or m in {list(HEAVY)!r}}})
+after_import = loaded()
+help_out = CliRunner().invoke(app, ["--help"]).output
+after_help = loaded()
+listed = CliRunner().invoke(app, ["memories", "list", "--user", "x"]).output
+print(json.dumps([after_import, after_help, "eval" in help_out, listed, loaded()]))
+"""
+    envs = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_"))}
+    envs["CAIM_DATA_DIR"] = env["CAIM_DATA_DIR"]
+    res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=envs, timeout=120)
+    assert res.returncode == 0, res.stderr
+    after_import, after_help, lists_eval, listed, after_list = json.loads(res.stdout)
+    assert after_import == [] and after_help == [] and after_list == []
+    assert lists_eval  # the plugin is listed without being imported
+    assert "no memories for x" in listed
 
 
 def test_a_plugin_group_runs_when_invoked(cli):

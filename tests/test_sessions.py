@@ -37,8 +37,8 @@ def test_admin_get_forget_export(agent):
     agent.chat("I love jazz.", user_id="ann")
     agent.end_session(user_id="ann")
     recs = agent.memories("ann")
-    assert agent.memory("ann", recs[0].id).thought == recs[0].thought
-    assert agent.memory("bob", recs[0].id) is None
+    assert agent.get_memory("ann", recs[0].id).thought == recs[0].thought
+    assert agent.get_memory("bob", recs[0].id) is None
     assert agent.forget("ann", recs[0].id) and len(agent.memories("ann")) == 1
     exported = agent.export_user("ann")
     assert exported["user_id"] == "ann" and len(exported["memories"]) == 1

@@ -15,15 +15,20 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from caim.agent.facade import CaimAgent, Reply, SessionSummary, Turn
+    from caim.agent.facade import CaimAgent, Reply, Turn
+    from caim.agent.memory import Memory, Recall, SessionSummary
     from caim.core.errors import CaimError, ConfigError, EndpointError, InputError, StorageError
     from caim.core.settings import Settings
+    from caim.graph.builder import with_memory
 
 #: Public name -> module that defines it.
 _WHERE = {
+    "Memory": "caim.agent.memory",
+    "Recall": "caim.agent.memory",
+    "with_memory": "caim.graph.builder",
     "CaimAgent": "caim.agent.facade",
     "Reply": "caim.agent.facade",
-    "SessionSummary": "caim.agent.facade",
+    "SessionSummary": "caim.agent.memory",
     "Turn": "caim.agent.facade",
     "Settings": "caim.core.settings",
     "CaimError": "caim.core.errors",
@@ -39,11 +44,14 @@ __all__ = [
     "ConfigError",
     "EndpointError",
     "InputError",
+    "Memory",
+    "Recall",
     "Reply",
     "SessionSummary",
     "Settings",
     "StorageError",
     "Turn",
+    "with_memory",
 ]
 
 

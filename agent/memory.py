@@ -1,0 +1,370 @@
+"""``Memory``: caim's memory for any agent - recall before an answer, remember after, search, add, admin.
+
+No answer model is involved: ``recall`` runs caim's memory controller, ranked search and relevance
+filter (the recall subgraph) and returns the kept memories with a ready prompt block; ``remember``
+runs post-thinking (the post-thinking subgraph) over messages a developer's own agent exchanged;
+``search`` is the ranked search alone; ``add`` stores a stated fact like any memory. ``CaimAgent``
+is built on this class (its chat graph uses the same subgraphs, services and job queue).
+
+Every method takes the user as the keyword ``user_id``; every input is checked before anything is
+stored (``InputError``, one line). Each method has an async twin (``arecall``, ``aremember``, ...).
+
+>>> from caim import Memory, Settings
+>>> from caim.core.scripted import ScriptedChatModel
+>>> memory = Memory(Settings(_env_file=None), persist=False, models=ScriptedChatModel())
+>>> memory.add("My sister Ana lives in Lisbon.", user_id="marta").stored[0]["thought"]
+'My sister Ana lives in Lisbon.'
+>>> [m["thought"] for m in memory.search("Where does Ana live?", user_id="marta")]
+['My sister Ana lives in Lisbon.']
+>>> memory.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import contextlib
+import json
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, messages_from_dict, messages_to_dict
+
+from caim.agent.background import Job, PostThinkingWorker
+from caim.agent.messages import as_messages, session_key
+from caim.core.checks import check_user
+from caim.core.errors import ConfigError, InputError
+from caim.core.models import Models
+from caim.core.settings import Settings
+from caim.core.types import Route
+from caim.graph.builder import build_post_thinking_graph, build_recall_graph
+from caim.graph.env import Env
+from caim.graph.policies import get_policy
+from caim.graph.retrieval import ranked_search
+from caim.graph.services import Services
+from caim.graph.state import Change, Context, KeyEvent
+from caim.memory.merge import Merge
+from caim.memory.records import MemoryBrief, MemoryRecord, stable_id
+from caim.memory.stm import check_length, parse_time
+from caim.memory.timeref import TimeSpan
+from caim.memory.transfer import export_lines, import_records
+
+#: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
+MAX_MESSAGES = 2000
+
+
+@dataclass
+class Recall:
+    """What memory brings to one message: the controller's ``route`` with its ``decisions`` and the
+    code ``signals`` beside them, the kept ``memories`` (thought, date, tags, scores, source turns),
+    and ``prompt``: a block quoting them as data, as caim's own answer sees them ("" when the route
+    uses no long-term memory). ``candidates``: the ranked records the filter saw."""
+
+    route: Route
+    memories: list[MemoryBrief]
+    prompt: str
+    decisions: dict[str, Any] = field(default_factory=dict)
+    signals: dict[str, Any] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    time_ranges: list[TimeSpan] = field(default_factory=list)
+    candidates: list[MemoryBrief] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class SessionSummary:
+    """What post-thinking did: key events found, records stored and merged, other changes to stored
+    memory (updates, extensions, contradictions, links), ontology terms added, events withheld by
+    the privacy bounds. ``complete`` is False when extraction failed for some turns - their
+    fact-stating words are stored verbatim, to be refined later. ``job`` names the background job
+    when post-thinking was queued (``Memory.wait(job)`` gives its summary)."""
+
+    key_events: list[KeyEvent]
+    stored: list[MemoryBrief]
+    merged: list[Merge]
+    ontology_added: list[str]
+    trace: list[dict[str, Any]]
+    complete: bool
+    changes: list[Change] = field(default_factory=list)
+    denied: int = 0
+    job: str = ""
+
+    @classmethod
+    def of(cls, out: Mapping[str, Any]) -> SessionSummary:
+        """The summary of a post-thinking run's output."""
+        return cls(
+            out.get("key_events", []),
+            out.get("stored", []),
+            out.get("merged", []),
+            out.get("ontology_added", []),
+            out.get("trace", []),
+            complete=bool(out.get("complete", True)),
+            changes=out.get("changes", []),
+            denied=int(out.get("denied", 0)),
+        )
+
+    @classmethod
+    def queued(cls, job: str = "") -> SessionSummary:
+        """The summary of a session handed to the background worker (or of nothing to remember)."""
+        return cls([], [], [], [], [], complete=True, job=job)
+
+
+class Memory:
+    """caim's long-term memory without an answer model (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        models: Mapping[str, BaseChatModel] | BaseChatModel | None = None,
+        services: Services | None = None,
+        persist: bool = True,
+        background: bool = True,
+    ):
+        """``models`` injects chat models (one for all roles, or per role: any LangChain chat model);
+        ``persist=False`` keeps everything in memory; ``background=False`` starts no worker (queued
+        sessions then wait for another process's worker)."""
+        self.settings = settings or Settings.load()
+        self._owns_services = services is None
+        self.services = services or Services.create(
+            self.settings, models=Models(self.settings, overrides=models), persist=persist
+        )
+        self.recall_graph = build_recall_graph(self.services)
+        self.post_thinking_graph = build_post_thinking_graph(self.services)
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
+        #: Reads (and drops) the messages of a job queued with a checkpoint thread instead of its
+        #: messages; ``CaimAgent`` sets it, as it owns those threads.
+        self.legacy_thread: Callable[[Job], list[BaseMessage]] | None = None
+        self.worker = PostThinkingWorker(self.services.store.db, self._run_job) if background else None
+
+    # ---- plumbing ---------------------------------------------------------------------------
+    def context(self, user_id: str, policy: str | None = None) -> Context:
+        """The run context for ``user_id`` and ``policy`` (a registered policy, default the setting's)."""
+        name = policy or self.settings.policy
+        try:
+            get_policy(name)
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+        return Context(user_id=check_user(user_id), policy=name)
+
+    @contextlib.contextmanager
+    def lock(self, user_id: str) -> Iterator[None]:
+        """One run at a time on a user's conversation: across this process's threads, and across
+        processes (and, with a shared database, machines) serving the same user."""
+        with self._guard:
+            local = self._locks.setdefault(user_id, threading.RLock())
+        with local, self.services.store.lock(f"thread:{user_id}"):
+            yield
+
+    def message(self, text: str) -> str:
+        """``text`` if it is a message caim accepts, else a one-line ``InputError``."""
+        if not isinstance(text, str):
+            raise InputError(f"a message is text, not {type(text).__name__}")
+        return check_length(text, self.settings.max_message_chars)
+
+    def _messages(self, items: Sequence[Any], at: datetime | str | None = None) -> list[BaseMessage]:
+        if len(items) > MAX_MESSAGES:
+            raise InputError(f"{len(items)} messages; at most {MAX_MESSAGES} are taken at once")
+        msgs = as_messages(items, default_time=parse_time(at).isoformat() if at else None)
+        for m in msgs:
+            self.message(m.text)
+        return msgs
+
+    # ---- recall -----------------------------------------------------------------------------
+    def recall(
+        self,
+        message: str,
+        *,
+        user_id: str,
+        history: Sequence[Any] | None = None,
+        at: datetime | str | None = None,
+        policy: str | None = None,
+    ) -> Recall:
+        """What memory brings to ``message`` (``history``: the conversation before it, as LangChain
+        messages or role/content dicts). One planning round trip with the ``caim`` policy."""
+        msgs = [*self._messages(history or []), HumanMessage(self.message(message))]
+        ctx = self.context(user_id, policy)
+        out = self.recall_graph.invoke({"messages": msgs, "turn_time": parse_time(at).isoformat()}, context=ctx)
+        return Recall(
+            route=out.get("route", "none"),
+            memories=out.get("memories", []),
+            prompt=out.get("memory_prompt", ""),
+            decisions=out.get("decisions", {}),
+            signals=out.get("signals", {}),
+            tags=out.get("tags", []),
+            time_ranges=out.get("time_ranges", []),
+            candidates=out.get("candidates", []),
+            trace=out.get("trace", []),
+        )
+
+    def search(self, query: str, *, user_id: str, k: int = 10) -> list[MemoryBrief]:
+        """The ranked search alone (lexical, dense, tags, time, names; no model): the best ``k``
+        records with their scores, best first."""
+        if not isinstance(k, int) or not 1 <= k <= 100:
+            raise InputError("k must be a whole number from 1 to 100")
+        ctx = self.context(user_id)
+        env = Env(self.services, self.settings, ctx, parse_time(None), "search")
+        return ranked_search(env, self.message(query), k)
+
+    # ---- remember ---------------------------------------------------------------------------
+    def remember(
+        self,
+        messages: Sequence[Any],
+        *,
+        user_id: str,
+        background: bool = True,
+        session_id: str | None = None,
+        policy: str | None = None,
+    ) -> SessionSummary:
+        """Post-thinking over an exchange or a whole session (LangChain messages or role/content
+        dicts, each with an optional time: ``time``/``at`` keys, or ``additional_kwargs``). The same
+        messages remembered twice store nothing twice (the session id comes from their ids, else from
+        their words and times). ``background=True`` queues a durable job and returns at once."""
+        msgs = self._messages(messages)
+        ctx = self.context(user_id, policy)
+        if not msgs:
+            return SessionSummary.queued()
+        session = session_id or session_key(user_id, msgs)
+        when = max((m.additional_kwargs.get("caim_time", "") for m in msgs), default="") or parse_time(None).isoformat()
+        if background:
+            return self.queue(Job(f"{user_id}:{session}", user_id, "", session, ctx.policy, when), msgs)
+        with self.lock(user_id):
+            return self.post_think(msgs, ctx, session, when)
+
+    def add(self, text: str, *, user_id: str, at: datetime | str | None = None) -> SessionSummary:
+        """Store a fact stated directly (``text``, said at ``at``): tagged, grounded and maintained
+        (merged, updated, linked as a contradiction) like any memory; kept in its words when the
+        model's rewrite is refused or fails."""
+        when = parse_time(at).isoformat()
+        msgs = self._messages([{"role": "user", "content": text, "time": when}])
+        ctx = self.context(user_id)
+        session = "add-" + stable_id(user_id, text, when)[:12]
+        with self.lock(user_id):
+            return self.post_think(msgs, ctx, session, when, explicit=True)
+
+    def post_think(
+        self, msgs: list[BaseMessage], ctx: Context, session: str, when: str, *, explicit: bool = False
+    ) -> SessionSummary:
+        """Run post-thinking now over ``msgs`` as session ``session`` (the caller holds the user's lock)."""
+        out = self.post_thinking_graph.invoke(
+            {"messages": msgs, "session_id": session, "turn_time": when, "explicit": explicit}, context=ctx
+        )
+        return SessionSummary.of(out)
+
+    def queue(self, job: Job, msgs: Sequence[BaseMessage]) -> SessionSummary:
+        """Queue post-thinking of ``msgs`` as ``job``, durably (the messages travel in the job)."""
+        payload = {"messages": messages_to_dict(list(msgs))}
+        if self.worker is not None:
+            self.worker.submit(job, payload)
+        else:
+            self.services.store.db.enqueue(job.job_id, job.user_id, json.dumps({**job.payload(), **payload}))
+        return SessionSummary.queued(job.job_id)
+
+    def _run_job(self, job: Job) -> SessionSummary:
+        if job.messages:
+            msgs: list[BaseMessage] = list(messages_from_dict(list(job.messages)))
+        elif job.thread_id and self.legacy_thread is not None:
+            msgs = self.legacy_thread(job)
+        else:
+            msgs = []
+        ctx = Context(user_id=job.user_id, policy=job.policy or self.settings.policy)
+        return self.post_think(msgs, ctx, job.session_id, job.at) if msgs else SessionSummary.queued()
+
+    def wait(self, job: str | None = None, timeout: float = 120.0) -> SessionSummary | None:
+        """Wait for background post-thinking: one job (its summary) or all of them (None)."""
+        if self.worker is None:
+            raise ConfigError("this memory runs no background worker (background=False)")
+        self.worker.drain(timeout)
+        found = self.worker.results.get(job) if job else None
+        return found if isinstance(found, SessionSummary) else None
+
+    def pending(self, *, user_id: str | None = None) -> list[str]:
+        """Jobs of sessions not yet post-thought (also those queued by other processes)."""
+        return [j[0] for j in self.services.store.db.jobs(user_id)]
+
+    # ---- administration ---------------------------------------------------------------------
+    def get(self, record_id: str, *, user_id: str) -> MemoryRecord | None:
+        return self.services.store.get(check_user(user_id), record_id)
+
+    def list(self, *, user_id: str) -> builtins.list[MemoryRecord]:
+        """The user's records, oldest first (``export`` streams them for large memories)."""
+        return self.services.store.list(check_user(user_id))
+
+    def forget(self, record_id: str, *, user_id: str) -> bool:
+        """Forget one record everywhere (vectors, lexical index, sources, history)."""
+        return self.services.store.delete(check_user(user_id), [record_id], compact=True) > 0
+
+    def forget_all(self, *, user_id: str) -> int:
+        """Delete every record of the user and their pending sessions; returns how many records."""
+        with self.lock(check_user(user_id)):
+            return self.services.store.forget_user(user_id)
+
+    def history(self, record_id: str, *, user_id: str) -> builtins.list[dict[str, Any]]:
+        """A record's chain, oldest first: its own history and that of the records it superseded,
+        merged or extended (what changed, when, from which session, with which records)."""
+        return self.services.store.history(check_user(user_id), record_id)
+
+    def export(self, *, user_id: str) -> dict[str, Any]:
+        """Everything stored about the user, as one JSON-ready dict (``export_lines`` streams it)."""
+        return json.loads("".join(export_lines(self.services.store.iter(check_user(user_id)), user_id)))
+
+    def import_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], *, user_id: str) -> int:
+        """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing)."""
+        return import_records(self.services.store, check_user(user_id), data)
+
+    def as_tools(self) -> builtins.list[Any]:
+        """LangChain tools ``search_memory`` and ``remember`` for an agent's model; the user comes
+        from the run's context or config, never from the model's arguments (``caim.agent.tools``)."""
+        from caim.agent.tools import memory_tools
+
+        return memory_tools(self)
+
+    # ---- async twins ------------------------------------------------------------------------
+    async def arecall(self, message: str, **kw: Any) -> Recall:
+        return await asyncio.to_thread(partial(self.recall, message, **kw))
+
+    async def aremember(self, messages: Sequence[Any], **kw: Any) -> SessionSummary:
+        return await asyncio.to_thread(partial(self.remember, messages, **kw))
+
+    async def asearch(self, query: str, **kw: Any) -> builtins.list[MemoryBrief]:
+        return await asyncio.to_thread(partial(self.search, query, **kw))
+
+    async def aadd(self, text: str, **kw: Any) -> SessionSummary:
+        return await asyncio.to_thread(partial(self.add, text, **kw))
+
+    async def aget(self, record_id: str, **kw: Any) -> MemoryRecord | None:
+        return await asyncio.to_thread(partial(self.get, record_id, **kw))
+
+    async def alist(self, **kw: Any) -> builtins.list[MemoryRecord]:
+        return await asyncio.to_thread(partial(self.list, **kw))
+
+    async def aforget(self, record_id: str, **kw: Any) -> bool:
+        return await asyncio.to_thread(partial(self.forget, record_id, **kw))
+
+    async def ahistory(self, record_id: str, **kw: Any) -> builtins.list[dict[str, Any]]:
+        return await asyncio.to_thread(partial(self.history, record_id, **kw))
+
+    async def aexport(self, **kw: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(partial(self.export, **kw))
+
+    async def aimport_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], **kw: Any) -> int:
+        return await asyncio.to_thread(partial(self.import_, data, **kw))
+
+    # ---- lifetime ---------------------------------------------------------------------------
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+        if self._owns_services:
+            self.services.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,86 @@
+"""Messages as developers have them - LangChain messages, role/content dicts, (role, text) pairs,
+chat-loader output - turned into the dated user and assistant turns caim's graphs read.
+
+>>> for m in as_messages([{"role": "user", "content": "I moved to Porto.", "time": "2024-05-07T10:00:00"},
+...                        ("assistant", "Welcome to Porto!")]):
+...     print(type(m).__name__, m.text, m.additional_kwargs["caim_time"])
+HumanMessage I moved to Porto. 2024-05-07T10:00:00+00:00
+AIMessage Welcome to Porto! 2024-05-07T10:00:00+00:00
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from caim.core.errors import InputError
+from caim.memory.records import stable_id
+from caim.memory.stm import TIME_KEY, parse_time
+
+USER_ROLES = {"user", "human"}
+ASSISTANT_ROLES = {"assistant", "ai"}
+#: Roles that carry no turn of the conversation (instructions, tool results): skipped.
+OTHER_ROLES = {"system", "tool", "function", "developer"}
+TIME_FIELDS = ("time", "at", "timestamp", "created_at")
+
+
+def _time_of(message: BaseMessage) -> Any:
+    """The time a LangChain message carries: caim's own key, or a chat loader's ``message_time``."""
+    kw = message.additional_kwargs or {}
+    if kw.get(TIME_KEY):
+        return kw[TIME_KEY]
+    events = kw.get("events")
+    if isinstance(events, list) and events and isinstance(events[0], Mapping):
+        return events[0].get("message_time")
+    return next((kw[f] for f in TIME_FIELDS if kw.get(f)), None)
+
+
+def _parts(item: Any) -> tuple[str, str, Any, str | None]:
+    """(role, text, time, id) of one item, or a one-line ``InputError``."""
+    if isinstance(item, BaseMessage):
+        role = "user" if isinstance(item, HumanMessage) else "assistant" if isinstance(item, AIMessage) else "system"
+        return role, item.text, _time_of(item), item.id
+    if isinstance(item, Mapping):
+        role, content = str(item.get("role", "")).lower(), item.get("content")
+        if not isinstance(content, str):
+            raise InputError("each message needs text content ('content': '...')")
+        when = next((item[f] for f in TIME_FIELDS if item.get(f)), None)
+        return role, content, when, str(item["id"]) if item.get("id") else None
+    if isinstance(item, tuple | list) and len(item) == 2 and all(isinstance(x, str) for x in item):
+        return str(item[0]).lower(), str(item[1]), None, None
+    raise InputError(f"a message is a LangChain message, a role/content dict or a (role, text) pair, not {item!r:.60}")
+
+
+def as_messages(items: Sequence[Any], *, default_time: str | None = None) -> list[BaseMessage]:
+    """The user and assistant turns of ``items``, each stamped with its time (its own, else the one
+    before it, else ``default_time``, else now); system and tool messages and empty turns are skipped.
+    A role caim does not know or a time that is no ISO time within 1900-2199 is an ``InputError``."""
+    out: list[BaseMessage] = []
+    last = default_time
+    for item in items:
+        role, text, when, mid = _parts(item)
+        if role in OTHER_ROLES or not text.strip():
+            continue
+        if role not in USER_ROLES | ASSISTANT_ROLES:
+            raise InputError(f"unknown message role {role[:20]!r}: use user or assistant")
+        last = parse_time(when or last).isoformat()
+        cls = HumanMessage if role in USER_ROLES else AIMessage
+        out.append(cls(text, id=mid, additional_kwargs={TIME_KEY: last}))
+    return out
+
+
+def session_key(user_id: str, messages: Sequence[BaseMessage]) -> str:
+    """A session id that the same messages always get: from their ids when all have one, else from
+    their speakers, words and times - so remembering them twice stores nothing twice.
+
+    >>> a = as_messages([("user", "hi"), ("assistant", "hello")], default_time="2024-01-01T00:00:00")
+    >>> session_key("ann", a) == session_key("ann", list(a)) != session_key("bob", a)
+    True
+    """
+    if messages and all(m.id for m in messages):
+        parts: list[object] = [m.id for m in messages]
+    else:
+        parts = [f"{m.type}\x1e{m.text}\x1e{m.additional_kwargs.get(TIME_KEY, '')}" for m in messages]
+    return "r" + stable_id(user_id, *parts)[:15]
