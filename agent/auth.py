@@ -33,7 +33,8 @@ from langgraph_sdk import Auth
 
 from caim.core.errors import ConfigError, InputError
 from caim.graph.policies import POLICIES
-from caim.graph.state import Context, context_refused
+from caim.graph.state import TIME_CHARS, Context, context_refused, message_limit
+from caim.memory.stm import check_length, parse_time
 
 auth = Auth()
 
@@ -98,6 +99,45 @@ def check_run_context(context: Any) -> None:
         raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
 
 
+#: Most messages one run's input may carry.
+MAX_INPUT_MESSAGES = 200
+
+
+def _text(message: Any) -> str:
+    """The text of a message as a client sends it (a dict, a [role, text] pair or a string)."""
+    if isinstance(message, dict):
+        content = message.get("content", "")
+    elif isinstance(message, list | tuple) and len(message) == 2:
+        content = message[1]
+    else:
+        content = message
+    if isinstance(content, list):  # content blocks
+        return "".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
+    return str(content)
+
+
+def check_run_input(payload: Any) -> None:
+    """Refuse a run's input before the server stores it: more than ``MAX_INPUT_MESSAGES`` messages or
+    a message over ``CAIM_MAX_MESSAGE_CHARS`` (413), a turn time that is no ISO time within 1900-2199
+    (422) - one line each."""
+    if not isinstance(payload, dict):
+        return
+    messages = payload.get("messages") or []
+    messages = messages if isinstance(messages, list) else [messages]
+    try:
+        if len(messages) > MAX_INPUT_MESSAGES:
+            raise InputError(f"{len(messages)} messages in one run; at most {MAX_INPUT_MESSAGES} are accepted")
+        for m in messages:
+            check_length(_text(m), message_limit())
+    except InputError as exc:
+        raise Auth.exceptions.HTTPException(status_code=413, detail=str(exc)) from None
+    try:
+        if payload.get("turn_time"):
+            parse_time(str(payload["turn_time"])[:TIME_CHARS])
+    except InputError as exc:
+        raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
+
+
 @auth.authenticate
 async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
     scheme, _, token = (authorization or "").partition(" ")
@@ -122,6 +162,7 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
     client sent as ``context``, or else as ``config.configurable`` (the server runs the graph with it)."""
     kwargs = value.get("kwargs") or {}
     check_run_context(kwargs.get("context"))
+    check_run_input(kwargs.get("input"))
     return await owner_only(ctx, dict(value))
 
 
@@ -132,6 +173,7 @@ async def crons(ctx: Auth.types.AuthContext, value: dict) -> dict:
     payload = value.get("payload")
     if ctx.action in ("create", "update") and isinstance(payload, dict):
         check_run_context(payload.get("context"))
+        check_run_input(payload.get("input"))
         config = payload.get("config")
         if isinstance(config, dict) and isinstance(config.get("configurable"), dict):
             # the server adds cron_id; the rest is the client's and becomes the cron runs' context

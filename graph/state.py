@@ -40,7 +40,7 @@ REFUSED = "caim_refused"
 TIME_CHARS = 64
 
 
-def _message_limit() -> int:
+def message_limit() -> int:
     """The deployment's largest accepted message (``CAIM_MAX_MESSAGE_CHARS``)."""
     raw = os.environ.get("CAIM_MAX_MESSAGE_CHARS", "")
     return int(raw) if raw.isdigit() else int(Settings.model_fields["max_message_chars"].default)
@@ -62,7 +62,7 @@ def bounded_messages(left: Messages, right: Messages) -> Messages:
     over-long message is replaced by a stand-in that names the refusal, and the intake node refuses
     the run. (LangGraph records a run's raw input before any reducer runs, so the facade, the HTTP
     surfaces and the server's auth handler refuse over-long messages before the graph sees them.)"""
-    limit = _message_limit()
+    limit = message_limit()
     items = right if isinstance(right, list) else [right]
     incoming: list[Any] = [_refused(m, limit) for m in convert_to_messages(items)]
     return add_messages(left, incoming)

@@ -247,7 +247,7 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     assert st["route"] == "ltm"
     assert st["decisions"]["needs_memory"] == "yes" and st["decisions"]["memory"] == "past"
     assert len(st["messages"]) == 4
-    assert _nodes(st["trace"]) == ["intake", "controller", "search", "retrieve", "respond"]
+    assert _nodes(st["trace"]) == ["intake", "controller", "search", "retrieve", "memory_prompt", "respond"]
     assert st["tags"] and st["candidates"] == [] and st["memories"] == []
 
     # Session end: post-thinking stores the key event for alice and clears the session.
@@ -257,7 +257,7 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     assert st["stored"] == out["stored"] and st["stored"][0]["tags"] == ["hiking"]
     assert st["key_events"][0]["time"] == T0  # the event takes its turn's time
     assert st["messages"] == [] and st["end_session"] is False
-    assert _nodes(st["trace"]) == ["intake", "extract_key_events", "write_thoughts", "maintain"]
+    assert _nodes(st["trace"]) == ["intake", "extract_key_events", "write_thoughts", "maintain", "close_session"]
 
     # Next session on the same thread, streamed as Studio does: the memory is retrieved from Chroma
     # and kept, and the answer's tokens arrive from the respond node.
@@ -347,7 +347,6 @@ def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_i
         )
         st = bob.threads.get_state(tb)["values"]
         assert st["candidates"] == [] and st["memories"] == []
-        bob.runs.wait(tb, "caim", input={"discard_session": True}, context={"user_id": "alice"})
     finally:
         server.stop()
     store = MemoryStore(server.data_dir, MiniLMEmbedder.shared())
@@ -444,6 +443,23 @@ def test_a_run_context_reaching_for_the_deployment_is_refused_before_the_run(dep
     assert [r["status"] for r in alice.runs.list(tid)] == ["success"]
     assert alice.threads.get_state(tid)["values"]["messages"][-1]["type"] == "ai"
     assert "refused run context: context key 'base_url' is set by the deployment" in deployed.log()
+
+
+def test_an_over_long_message_or_a_bad_time_is_refused_before_the_server_stores_it(deployed):
+    alice = _as(deployed, "token-alice")
+    tid = alice.threads.create()["thread_id"]
+    huge = {"messages": [{"role": "user", "content": "x" * 20_000}], "turn_time": T0}
+    assert "20000 characters; at most 16000" in _refused(413, alice.runs.wait, tid, "caim", input=huge)
+    blocks = {"messages": [{"role": "user", "content": [{"type": "text", "text": "y" * 20_000}]}]}
+    assert "at most 16000" in _refused(413, alice.runs.wait, tid, "caim", input=blocks)
+    many = {"messages": [{"role": "user", "content": "hi"}] * 201}
+    assert "201 messages" in _refused(413, alice.runs.wait, tid, "caim", input=many)
+    early = {"messages": [{"role": "user", "content": "hello"}], "turn_time": "0001-01-01T00:00:00"}
+    assert "out of range" in _refused(422, alice.runs.wait, tid, "caim", input=early)
+    garbage = {"messages": [{"role": "user", "content": "hello"}], "turn_time": "next tuesday"}
+    assert "not an ISO 8601 time" in _refused(422, alice.runs.wait, tid, "caim", input=garbage)
+    assert alice.runs.list(tid) == []
+    assert not (alice.threads.get_state(tid)["values"] or {}).get("messages")
 
 
 def test_a_malformed_token_map_stops_the_server_at_start_with_one_line(tmp_path):
