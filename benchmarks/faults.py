@@ -265,17 +265,13 @@ def endpoint_faults(root: Path, sessions: int, rate: float) -> Scenario:
 WRITER = textwrap.dedent(
     """
     import sys
-    from caim.agent import CaimAgent, Settings
-    from caim.graph.state import Context
-    from langchain_core.messages import HumanMessage
+    from caim import Memory, Settings
     i = sys.argv[1]
-    with CaimAgent(Settings(), background=False) as agent:
-        config = {"configurable": {"thread_id": f"writer:{i}"}}
-        ctx = Context(user_id="shared")
-        msgs = [HumanMessage("My favourite food is pizza."), HumanMessage(f"My locker number is {i}07.")]
-        agent.graph.invoke({"messages": msgs, "record": True, "turn_time": f"2023-05-0{int(i) % 9 + 1}T09:00:00+00:00"},
-                           config, context=ctx)
-        agent.graph.invoke({"end_session": True, "turn_time": "2023-05-10T09:00:00+00:00"}, config, context=ctx)
+    when = f"2023-05-0{int(i) % 9 + 1}T09:00:00+00:00"
+    msgs = [{"role": "user", "content": "My favourite food is pizza.", "time": when},
+            {"role": "user", "content": f"My locker number is {i}07.", "time": when}]
+    with Memory(Settings(), background=False) as memory:
+        memory.remember(msgs, user_id="shared", background=False, session_id=f"writer-{i}")
     """
 )
 
