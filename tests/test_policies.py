@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from caim.agent import ConfigError
+from caim.agent import InputError
 from caim.core.trace import llm_calls
 from caim.graph.policies import POLICIES, CaimPolicy, get_policy, register_policy
 from tests.test_graph import roles, tell_and_end
@@ -86,8 +86,9 @@ def test_none_uses_and_stores_no_memory(agent):
 
 
 def test_unknown_policy_is_a_clear_error(agent):
-    with pytest.raises(ConfigError, match="unknown memory policy 'nope'"):
+    with pytest.raises(InputError, match="unknown memory policy 'nope'"):
         ask(agent, "nope")
+    assert agent.state("ann")["messages"] == []  # refused before anything was stored
 
 
 def test_policy_defined_outside_the_package_can_be_registered(agent):
