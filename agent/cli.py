@@ -12,11 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import typer
 from rich.console import Console
@@ -28,6 +30,7 @@ from caim.core.errors import CaimError, ConfigError, InputError, StorageError
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
+    from langchain_core.messages import BaseMessage
     from typer._click.core import Command, Context
 
     from caim.agent.facade import CaimAgent
@@ -417,6 +420,270 @@ def memories_import(
         raise InputError(f"{file} is not JSON: {exc}") from None
     with _agent(_settings(data_dir)) as agent:
         out.print(f"imported {agent.import_user(user, data)} records into {user}.")
+
+
+#: Chat exports ``memories import-chat`` reads (each through langchain-community's chat loader), and
+#: what each takes. Facebook Messenger is not among them: its loader drops the messages' times.
+CHAT_FORMATS = {
+    "whatsapp": "a chat's .txt export (iOS or Android lines), its .zip, or a folder of .txt exports",
+    "telegram": "Telegram Desktop's 'Machine-readable JSON' export: result.json, its folder or a .zip",
+    "slack": "a Slack workspace export .zip (senders are user ids, U...)",
+    "imessage": "a copy of macOS's ~/Library/Messages/chat.db (your messages are those sent from it; no --me)",
+}
+#: A WhatsApp line's time as the loader reads it: ``[31/12/2023, 22:15:03]`` or ``[1/2/24, 9:05:00 PM]``.
+_WA_TIME = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{2,4}), (\d{1,2}):(\d{2}):(\d{2})(?: ([AP]M))?", re.IGNORECASE)
+#: An Android WhatsApp line's start (``31/12/2023, 22:15 - ``), rewritten to the iOS form the loader reads.
+_WA_ANDROID = re.compile(
+    r"^\u200e?(\d{1,2}/\d{1,2}/\d{2,4}), (\d{1,2}:\d{2})( [AP]M)? - ", re.MULTILINE | re.IGNORECASE
+)
+_APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
+
+
+class _Said(NamedTuple):
+    """One message of an export: who sent it, its text, when, and whether it is the user's own
+    (``None``: decided by ``--me``)."""
+
+    sender: str
+    text: str
+    when: datetime
+    mine: bool | None = None
+
+
+def _loader_text(message: BaseMessage) -> str:
+    """A loaded message's text; Telegram's formatted text is a list of strings and entities."""
+    content = message.content
+    if isinstance(content, str):
+        return content.strip()
+    return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content).strip()
+
+
+def _whatsapp_sources(path: Path) -> list[str]:
+    """The text of each chat in a WhatsApp export: a .txt file, a .zip or a folder of them."""
+    import zipfile
+
+    if path.is_dir():
+        return [f.read_text(encoding="utf-8") for f in sorted(path.rglob("*.txt"))]
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            return [z.read(n).decode("utf-8") for n in z.namelist() if n.endswith(".txt")]
+    return [path.read_text(encoding="utf-8")]
+
+
+def _whatsapp(path: Path, day_first: bool | None) -> list[list[_Said]]:
+    """WhatsApp chats, each message dated. Exports write dates day-first or month-first as the
+    phone's locale has it: the order is read from the dates (a first number above 12 is a day)
+    unless ``day_first`` says it."""
+    import tempfile
+
+    from langchain_community.chat_loaders.whatsapp import WhatsAppChatLoader
+
+    loaded: list[list[tuple[str, str, re.Match[str]]]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, text in enumerate(_whatsapp_sources(path)):
+            # newer exports put a narrow no-break space before AM/PM; Android lines have no seconds
+            text = text.replace("\r\n", "\n").replace("\u202f", " ").replace("\u00a0", " ")
+            copy = Path(tmp) / f"chat{i}.txt"
+            copy.write_text(_WA_ANDROID.sub(r"[\1, \2:00\3] ", text), encoding="utf-8")
+            for session in WhatsAppChatLoader(str(copy)).lazy_load():
+                chat = []
+                for m in session["messages"]:
+                    stamp = str(m.additional_kwargs["events"][0]["message_time"]).strip()
+                    found = _WA_TIME.fullmatch(stamp)
+                    if found is None:
+                        raise InputError(f"{path}: WhatsApp time {stamp!r} not understood")
+                    chat.append((str(m.additional_kwargs["sender"]).strip(), _loader_text(m), found))
+                loaded.append(chat)
+    stamps = [found for chat in loaded for _, _, found in chat]
+    if day_first is None and stamps:
+        firsts, seconds = max(int(f[1]) for f in stamps), max(int(f[2]) for f in stamps)
+        if firsts > 12 and seconds > 12:
+            raise InputError(f"{path}: its dates are neither all day/month nor all month/day")
+        if firsts <= 12 and seconds <= 12:
+            raise InputError(
+                f"{path}: dates such as {stamps[0][0]!r} read as day/month and as month/day; "
+                "say --day-first or --month-first"
+            )
+        day_first = firsts > 12
+
+    def when(f: re.Match[str]) -> datetime:
+        a, b, year, hour, minute, second, half = f.groups()
+        day, month = (int(a), int(b)) if day_first else (int(b), int(a))
+        hour_24 = int(hour) % 12 + (12 if half.upper() == "PM" else 0) if half else int(hour)
+        y = int(year) + 2000 if len(year) <= 2 else int(year)
+        return datetime(y, month, day, hour_24, int(minute), int(second))
+
+    return [[_Said(sender, text, when(f)) for sender, text, f in chat] for chat in loaded]
+
+
+def _read_chats(fmt: str, path: Path, day_first: bool | None) -> list[list[_Said]]:
+    """The chats of an export, in order, each a list of dated messages; a file that is not such an
+    export is a one-line ``InputError``."""
+    import sqlite3
+    import warnings
+    import zipfile
+
+    from caim.memory.stm import parse_time
+
+    if fmt not in CHAT_FORMATS:
+        raise InputError(f"unknown chat format {fmt!r}: choose one of {', '.join(CHAT_FORMATS)}")
+    if not path.exists():
+        raise InputError(f"no such file or folder: {path}")
+    try:
+        with warnings.catch_warnings():  # langchain-community announces its sunset on import
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import langchain_community.chat_loaders  # noqa: F401
+        if fmt == "whatsapp":
+            return _whatsapp(path, day_first)
+        if fmt == "telegram":
+            from langchain_community.chat_loaders.telegram import TelegramChatLoader
+
+            return [
+                [
+                    _Said(str(m.additional_kwargs["sender"]), _loader_text(m), parse_time(events[0]["message_time"]))
+                    for m in s["messages"]
+                    if (events := m.additional_kwargs.get("events"))
+                ]
+                for s in TelegramChatLoader(path).lazy_load()
+            ]
+        if fmt == "slack":
+            from langchain_community.chat_loaders.slack import SlackChatLoader
+
+            return [
+                [
+                    _Said(
+                        str(m.additional_kwargs["sender"]),
+                        _loader_text(m),
+                        datetime.fromtimestamp(float(m.additional_kwargs["events"][0]["message_time"]), UTC),
+                    )
+                    for m in s["messages"]
+                ]
+                for s in SlackChatLoader(path).lazy_load()
+            ]
+        from langchain_community.chat_loaders.imessage import IMessageChatLoader
+
+        chats = []
+        for s in IMessageChatLoader(path).lazy_load():
+            chat = []
+            for m in s["messages"]:
+                kw = m.additional_kwargs
+                stamp = int(kw["message_time"])  # nanoseconds since 2001 (seconds before macOS 10.13)
+                since = timedelta(seconds=stamp / 1e9 if abs(stamp) > 10**11 else stamp)
+                chat.append(_Said(str(kw["sender"]), _loader_text(m), _APPLE_EPOCH + since, bool(kw["is_from_me"])))
+            chats.append(chat)
+        return chats
+    except CaimError:
+        raise
+    except ImportError as exc:  # an optional package a loader needs (Telegram HTML: beautifulsoup4)
+        raise InputError(f"cannot read {path} as a {fmt} export: {exc}".splitlines()[0]) from None
+    except (OSError, ValueError, LookupError, TypeError, AttributeError, zipfile.BadZipFile, sqlite3.Error) as exc:
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"cannot read {path} as a {fmt} export: {why}") from None
+
+
+def _chat_sessions(
+    chats: list[list[_Said]], me: str | None, gap: timedelta, max_messages: int, max_chars: int
+) -> list[list[BaseMessage]]:
+    """The chats cut into sessions: a silence longer than ``gap`` (or ``max_messages`` messages)
+    starts a new one. The user's messages are ``HumanMessage``s, everyone else's ``AIMessage``s
+    prefixed with the sender's name; consecutive messages of one side are one turn (caim pairs a
+    user turn with the reply after it), each stamped with its first message's time. Sessions
+    without a message of the user are left out: they hold no turn of theirs."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    sessions: list[list[BaseMessage]] = []
+    for chat in chats:
+        current: list[BaseMessage] = []
+        last_time: datetime | None = None
+        last_sender = ""
+        for said in chat:
+            if not said.text:
+                continue
+            if current and last_time is not None and (said.when - last_time > gap or len(current) >= max_messages):
+                sessions.append(current)
+                current, last_sender = [], ""
+            last_time = said.when
+            mine = said.mine if said.mine is not None else said.sender == me
+            cls = HumanMessage if mine else AIMessage
+            text = said.text if mine or said.sender == last_sender else f"{said.sender}: {said.text}"
+            prev = current[-1] if current else None
+            if prev is not None and type(prev) is cls and len(prev.text) + 1 + len(text) <= max_chars:
+                prev.content = f"{prev.text}\n{text}"
+            else:
+                when = said.when if said.when.tzinfo else said.when.replace(tzinfo=UTC)  # caim's reading
+                current.append(cls(text[:max_chars], additional_kwargs={"caim_time": when.isoformat()}))
+            last_sender = said.sender
+        sessions.append(current)
+    return [s for s in sessions if any(isinstance(m, HumanMessage) for m in s)]
+
+
+@memories_app.command("import-chat")
+def memories_import_chat(
+    file: Path = typer.Argument(..., help="The export (file, folder or .zip, as the format takes)."),
+    fmt: str = typer.Option(..., "--format", "-f", help="whatsapp, telegram, slack or imessage."),
+    user: str = typer.Option(..., "--user", "-u", help="Whose memories they become."),
+    me: str | None = typer.Option(
+        None, "--me", help="The sender whose messages are the user's (as the export names them)."
+    ),
+    gap_hours: float = typer.Option(6.0, "--gap-hours", min=0.0, help="A longer silence starts a new session."),
+    day_first: bool | None = typer.Option(
+        None, "--day-first/--month-first", help="WhatsApp: how its dates are written (default: read from them)."
+    ),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Remember a chat history (WhatsApp, Telegram, Slack or iMessage export): it is cut into sessions
+    and each is post-thought now, the messages' dates becoming the memories' dates. A session already
+    remembered (same messages, same --me and --gap-hours) is skipped, so importing the same export
+    again stores nothing twice. Times without a zone (WhatsApp, Telegram) are read as UTC."""
+    from caim.core.checks import check_user
+
+    user = check_user(user)
+    chats = _read_chats(fmt, file, day_first)
+    counts: dict[str, int] = {}
+    for chat in chats:
+        for said in chat:
+            if said.text and said.mine is None:
+                counts[said.sender] = counts.get(said.sender, 0) + 1
+    if not any(said.text for chat in chats for said in chat):
+        raise InputError(f"no messages found in {file}: is it {CHAT_FORMATS[fmt]}?")
+    found = ", ".join(f"{name} ({n})" for name, n in sorted(counts.items(), key=lambda kv: -kv[1])[:12])
+    more = f" and {len(counts) - 12} more" if len(counts) > 12 else ""
+    if counts and me is None:
+        raise InputError(f"say which sender is {user} with --me NAME; senders in {file}: {found}{more}")
+    if counts and me not in counts:
+        raise InputError(f"no messages from {me!r} in {file}; senders: {found}{more}")
+
+    from rich.progress import Progress
+
+    from caim.agent.memory import MAX_MESSAGES, Memory
+    from caim.agent.messages import session_key
+
+    settings = _settings(data_dir)
+    sessions = _chat_sessions(chats, me, timedelta(hours=gap_hours), MAX_MESSAGES, settings.max_message_chars)
+    if not sessions:
+        raise InputError(f"no session in {file} has a message of {me or 'yours'}")
+    with Memory(settings, background=False) as memory:
+        store = memory.services.store
+        before = store.count(user)
+        # sessions that stored or changed a record (post-thinking is not run for them again)
+        seen = {s for r in store.db.iter_user(user) for s in (r.session_id, *(h.session_id for h in r.history))}
+        skipped = 0
+        with Progress(console=out) as bar:
+            task = bar.add_task("post-thinking", total=len(sessions))
+            for msgs in sessions:
+                key = session_key(user, msgs)
+                bar.update(task, description=f"session of {str(msgs[0].additional_kwargs['caim_time'])[:10]}")
+                if key in seen:
+                    skipped += 1
+                else:
+                    memory.remember(msgs, user_id=user, background=False, session_id=key)
+                bar.advance(task)
+        after = store.count(user)
+    first, last = (str(sessions[i][j].additional_kwargs["caim_time"])[:10] for i, j in ((0, 0), (-1, -1)))
+    again = f" ({skipped} remembered before, skipped)" if skipped else ""
+    out.print(
+        f"imported {len(sessions)} sessions{again}, {sum(map(len, sessions))} messages from {first} to {last}, "
+        f"from {file}: {after - before:+d} memories, {after} in all for {user}."
+    )
 
 
 @memories_app.command("reindex")

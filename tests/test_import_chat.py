@@ -1,0 +1,218 @@
+"""`caim memories import-chat`: chat exports (WhatsApp, Telegram, Slack, iMessage) through
+langchain-community's chat loaders into memories dated by their messages; run in-process with the
+rule-based scripted model (tests/scripts.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import zipfile
+from datetime import UTC, datetime
+
+import pytest
+
+from caim.core.scripted import ScriptedChatModel
+from tests.scripts import SCRIPT
+
+# An iOS WhatsApp export (_chat.txt) as written: the bracketed time, the left-to-right marks before
+# system lines and omitted media, a message continued on a second line.
+WHATSAPP = (
+    "[14/03/2024, 09:15:02] Ana: \u200eMessages and calls are end-to-end encrypted. No one outside of this chat,"
+    " not even WhatsApp, can read or listen to them.\n"
+    "[14/03/2024, 09:15:02] Ana: Morning! How was the weekend?\n"
+    "[14/03/2024, 09:16:40] Marta: I went hiking in Sintra with my brother Luis\n"
+    "[14/03/2024, 09:16:55] Marta: the views were lovely\n"
+    "\u200e[14/03/2024, 09:17:30] Ana: \u200eimage omitted\n"
+    "[14/03/2024, 09:18:00] Ana: Nice! Send photos\n"
+    "[20/03/2024, 21:05:12] Marta: I love the pottery class on Thursdays\n"
+    "I am making a bowl for mum\n"
+    "[20/03/2024, 21:06:00] Ana: That's great\n"
+)
+WHATSAPP_THOUGHTS = {
+    "I went hiking in Sintra with my brother Luis\nthe views were lovely": "2024-03-14T09:16:40+00:00",
+    "I love the pottery class on Thursdays I am making a bowl for mum": "2024-03-20T21:05:12+00:00",
+}
+
+# Telegram Desktop's machine-readable export of one chat: formatted text is a list of entities,
+# service messages have no sender and no text.
+TELEGRAM = {
+    "name": "Ana",
+    "type": "personal_chat",
+    "id": 4242,
+    "messages": [
+        {"id": 1, "type": "message", "date": "2024-05-02T18:00:00", "from": "Ana", "from_id": "user1",
+         "text": "Are you still in Porto?"},
+        {"id": 2, "type": "message", "date": "2024-05-02T18:03:10", "from": "Marta", "from_id": "user2",
+         "text": ["I moved to ", {"type": "bold", "text": "Lisbon"}, ", my new flat is near the river"]},
+        {"id": 3, "type": "service", "date": "2024-05-02T18:04:00", "actor": "Ana", "actor_id": "user1",
+         "action": "pin_message", "text": ""},
+        {"id": 4, "type": "message", "date": "2024-05-02T18:05:00", "from": "Ana", "from_id": "user1",
+         "text": "Lucky you"},
+    ],
+}  # fmt: skip
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    """The app in-process with the scripted provider answering from tests/scripts.py's rules."""
+    from typer.testing import CliRunner
+
+    from caim.agent.cli import app
+
+    for var in [v for v in os.environ if v.startswith(("CAIM_", "OPENAI_"))]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("CAIM_PROVIDER", "scripted")
+    monkeypatch.setenv("CAIM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(ScriptedChatModel, "from_env", classmethod(lambda cls, role: cls(role=role, script=SCRIPT)))
+
+    def invoke(*args: str):
+        return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+def memories(cli, user: str) -> dict[str, str]:
+    """The user's memories: thought -> event time (ISO)."""
+    listed = cli("memories", "list", "--user", user, "--json")
+    assert listed.exit_code == 0, listed.output
+    return {r["thought"]: datetime.fromisoformat(r["event_time"]).isoformat() for r in json.loads(listed.stdout)}
+
+
+def one_line(result) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and "Traceback" not in result.output, result.output
+    return lines[0]
+
+
+def test_a_whatsapp_export_becomes_memories_dated_by_its_messages_and_a_second_import_adds_nothing(cli, tmp_path):
+    export = tmp_path / "_chat.txt"
+    export.write_text(WHATSAPP, encoding="utf-8")
+    first = cli("memories", "import-chat", "--format", "whatsapp", str(export), "--user", "marta", "--me", "Marta")
+    assert first.exit_code == 0, first.output
+    assert "imported 2 sessions" in first.stdout and "+2 memories" in first.stdout
+    assert memories(cli, "marta") == WHATSAPP_THOUGHTS
+    records = json.loads(cli("memories", "list", "--user", "marta", "--json").stdout)
+    # the user's own words; the other side's named, their omitted image left out
+    assert [(s["role"], s["text"]) for s in records[0]["sources"]] == [
+        ("user", "I went hiking in Sintra with my brother Luis\nthe views were lovely"),
+        ("assistant", "Ana: Nice! Send photos"),
+    ]
+
+    again = cli("memories", "import-chat", "--format", "whatsapp", str(export), "--user", "marta", "--me", "Marta")
+    assert again.exit_code == 0, again.output
+    assert "(2 remembered before, skipped)" in again.stdout and "+0 memories, 2 in all" in again.stdout
+    assert json.loads(cli("memories", "list", "--user", "marta", "--json").stdout) == records
+
+
+def test_the_gap_decides_where_a_session_ends(cli, tmp_path):
+    export = tmp_path / "_chat.txt"
+    export.write_text(WHATSAPP, encoding="utf-8")
+    args = ("memories", "import-chat", "-f", "whatsapp", str(export), "-u", "marta", "--me", "Marta")
+    result = cli(*args, "--gap-hours", "200")  # the two days are one session
+    assert result.exit_code == 0, result.output
+    assert "imported 1 sessions" in result.stdout
+    assert set(memories(cli, "marta").values()) == set(WHATSAPP_THOUGHTS.values())
+
+
+def test_an_android_whatsapp_zip_with_month_first_dates(cli, tmp_path):
+    export = tmp_path / "WhatsApp Chat with Ana.zip"
+    lines = "3/15/24, 9:16 PM - Marta: I'm learning Italian with my neighbour Giulia\n3/15/24, 9:17 PM - Ana: Brava!\n"
+    with zipfile.ZipFile(export, "w") as z:
+        z.writestr("WhatsApp Chat with Ana.txt", lines)
+    result = cli("memories", "import-chat", "-f", "whatsapp", str(export), "-u", "marta", "--me", "Marta")
+    assert result.exit_code == 0, result.output
+    assert memories(cli, "marta") == {"I'm learning Italian with my neighbour Giulia": "2024-03-15T21:16:00+00:00"}
+
+
+def test_dates_that_read_both_ways_need_day_first_or_month_first(cli, tmp_path):
+    export = tmp_path / "_chat.txt"
+    export.write_text("[3/4/24, 10:00:00] Marta: my cat Miso is ill\n[3/4/24, 10:01:00] Ana: Oh no\n")
+    args = ("memories", "import-chat", "-f", "whatsapp", str(export), "-u", "marta", "--me", "Marta")
+    assert "--day-first or --month-first" in one_line(cli(*args))
+    assert cli(*args, "--day-first").exit_code == 0
+    assert memories(cli, "marta") == {"my cat Miso is ill": "2024-04-03T10:00:00+00:00"}
+
+
+def test_without_me_the_error_lists_the_senders(cli, tmp_path):
+    export = tmp_path / "_chat.txt"
+    export.write_text(WHATSAPP, encoding="utf-8")
+    line = one_line(cli("memories", "import-chat", "--format", "whatsapp", str(export), "--user", "marta"))
+    assert "--me" in line and "Ana (3)" in line and "Marta (3)" in line
+    wrong = one_line(cli("memories", "import-chat", "-f", "whatsapp", str(export), "-u", "marta", "--me", "Marte"))
+    assert "'Marte'" in wrong and "Ana (3)" in wrong
+    assert memories(cli, "marta") == {}
+
+
+def test_a_telegram_export(cli, tmp_path):
+    export = tmp_path / "result.json"
+    export.write_text(json.dumps(TELEGRAM), encoding="utf-8")
+    result = cli("memories", "import-chat", "-f", "telegram", str(export), "-u", "marta", "--me", "Marta")
+    assert result.exit_code == 0, result.output
+    assert memories(cli, "marta") == {"I moved to Lisbon, my new flat is near the river": "2024-05-02T18:03:10+00:00"}
+
+
+def test_a_slack_export(cli, tmp_path):
+    export = tmp_path / "slack.zip"
+    with zipfile.ZipFile(export, "w") as z:
+        z.writestr("users.json", json.dumps([{"id": "U01", "name": "marta"}, {"id": "U02", "name": "ana"}]))
+        z.writestr(
+            "random/2024-06-01.json",
+            json.dumps(
+                [
+                    {"type": "message", "user": "U02", "text": "how is the dog?", "ts": "1717235000.000100"},
+                    {"type": "message", "user": "U01", "text": "my dog Bolt turned five today", "ts": "1717236000.0"},
+                    {"type": "message", "user": "U02", "text": "happy birthday Bolt!", "ts": "1717236060.000200"},
+                ]
+            ),
+        )
+    result = cli("memories", "import-chat", "-f", "slack", str(export), "-u", "marta", "--me", "U01")
+    assert result.exit_code == 0, result.output
+    assert memories(cli, "marta") == {"my dog Bolt turned five today": "2024-06-01T10:00:00+00:00"}
+
+
+def test_an_imessage_database(cli, tmp_path):
+    db = tmp_path / "chat.db"
+    con = sqlite3.connect(db)
+    con.executescript(
+        "CREATE TABLE handle (ROWID INTEGER PRIMARY KEY, id TEXT);"
+        "CREATE TABLE message (ROWID INTEGER PRIMARY KEY, date INTEGER, text TEXT, is_from_me INTEGER,"
+        " attributedBody BLOB, handle_id INTEGER);"
+        "CREATE TABLE chat_message_join (chat_id INTEGER, message_id INTEGER);"
+    )
+    since_2001 = (datetime(2024, 7, 1, 12, 0, tzinfo=UTC) - datetime(2001, 1, 1, tzinfo=UTC)).total_seconds()
+    con.execute("INSERT INTO handle VALUES (1, '+351900000000')")
+    rows = [(1, "Where are you these days?", 0), (2, "I am in Berlin for my new job at Zalando", 1)]
+    for rowid, text, mine in rows:
+        date = int((since_2001 + 60 * rowid) * 1e9)
+        con.execute("INSERT INTO message VALUES (?, ?, ?, ?, NULL, 1)", (rowid, date, text, mine))
+        con.execute("INSERT INTO chat_message_join VALUES (7, ?)", (rowid,))
+    con.commit()
+    con.close()
+    result = cli("memories", "import-chat", "-f", "imessage", str(db), "-u", "marta")  # no --me: is_from_me
+    assert result.exit_code == 0, result.output
+    assert memories(cli, "marta") == {"I am in Berlin for my new job at Zalando": "2024-07-01T12:02:00+00:00"}
+
+
+@pytest.mark.parametrize(
+    "fmt,name,content,needle",
+    [
+        ("whatsapp", "_chat.txt", "just some notes\nno dates here\n", "no messages found"),
+        ("whatsapp", "_chat.txt", b"\xff\xfe\x00binary", "cannot read"),
+        ("telegram", "result.json", "{not json", "cannot read"),
+        ("telegram", "chat.html.txt", "<html></html>", "Machine-readable JSON"),
+        ("slack", "slack.zip", "not a zip", "cannot read"),
+        ("imessage", "chat.db", "not a database", "cannot read"),
+        ("signal", "signal.json", "anything", "unknown chat format 'signal'"),
+        ("whatsapp", "missing.txt", None, "no such file"),
+    ],
+)
+def test_a_bad_export_is_one_line_and_stores_nothing(cli, tmp_path, fmt, name, content, needle):
+    export = tmp_path / name
+    if isinstance(content, bytes):
+        export.write_bytes(content)
+    elif content is not None:
+        export.write_text(content)
+    line = one_line(cli("memories", "import-chat", "-f", fmt, str(export), "-u", "marta", "--me", "Marta"))
+    assert line.startswith("caim: ") and needle in line
+    assert memories(cli, "marta") == {}
