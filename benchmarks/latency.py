@@ -17,7 +17,16 @@ asked for afresh) and ``caim/no-draft`` (``speculative_answer`` off). Calls that
 round trip (a call's start time is in the trace); the overhead is the time before the first token
 when no model call is in flight.
 It also ends an 8-turn session in the background (how long ``end_session`` takes to return) and
-counts the post-thinking calls for it. Writes ``results.json`` and ``results.md`` to ``--out``.
+counts the post-thinking calls for it.
+
+``caim.Memory`` without an answer: ``recall()`` alone, as a developer's agent calls it before its own
+model - ``Memory.search`` (ranking only, no model; ``5 × --turns`` queries) and ``Memory.recall``
+with the ``caim`` policy (plan and filter against the endpoint): round trips before the result, time
+(p50/p95) and the overhead beside the model calls. And a developer's own agent: the ReAct agent of
+``examples/react_agent_with_memory.py`` (``create_agent``, a ``ChatOpenAI`` on the endpoint, which
+calls ``get_weather`` once per question and then answers) streamed alone and wrapped by
+``with_memory`` (``caim`` policy): round trips before the agent's first token, TTFT and model calls
+per turn. Writes ``results.json`` and ``results.md`` to ``--out``.
 
     python benchmarks/latency.py [--turns 20] [--records 1000] [--out eval-out/latency] [--doc docs/latency.md]
 """
@@ -25,6 +34,7 @@ counts the post-thinking calls for it. Writes ``results.json`` and ``results.md`
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -34,16 +44,30 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
+from uuid import UUID
 
 import numpy as np
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import AIMessageChunk, HumanMessage
+from langchain_openai import ChatOpenAI
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import SecretStr
 
 from caim.agent import CaimAgent, Settings
-from caim.core.simulated import Latency, Request, SimulatedEndpoint
+from caim.core.simulated import Latency, Request, SimulatedEndpoint, ToolCall
 from caim.core.trace import llm_calls
+from caim.graph.builder import with_memory
 from caim.memory.capture import raw_record
 
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "react_agent_with_memory.py"
+#: The ``recall()``-alone rows: result key -> row name.
+RECALL_ROWS = {"search": "Memory.search (ranking only)", "recall": "Memory.recall, caim policy"}
+#: The own-agent rows: row name -> wrapped by ``with_memory``.
+OWN_AGENT_ROWS = {"react agent alone": False, "with_memory(react agent), caim": True}
 POLICIES = ("none", "dense", "caim", "caim/filter-elsewhere", "caim/no-draft", "single-call", "caim-cascade")
 #: variants of a policy: (policy, settings changed, what the simulated filter keeps)
 VARIANTS = {
@@ -97,6 +121,12 @@ def table(mode: dict[str, str]) -> dict:
         enum = req.schema["properties"]["relevant"]["items"]["enum"] if req.schema else []
         return {"relevant": enum[-2:] if mode["filter"] == "last-two" else enum[:3]}
 
+    def respond(req: Request) -> str | ToolCall:
+        """A tool-calling agent's model asks for the weather once per question; caim answers in text."""
+        if req.payload.get("tools") and req.messages[-1].get("role") != "tool":
+            return ToolCall("get_weather", {"city": "Lisbon"})
+        return ANSWER
+
     events = {"events": [{"turn": n, "event": f"The user said something memorable in turn {n}."} for n in (1, 3, 5)]}
     return {
         "Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
@@ -104,7 +134,7 @@ def table(mode: dict[str, str]) -> dict:
         "Relevant": relevant,
         "TimeRefs": {"expressions": []},
         "KeyEvents": events,
-        "respond": ANSWER,
+        "respond": respond,
         "summarize": "The user talked about hiking.",
     }
 
@@ -198,6 +228,143 @@ def run_policy(agent: CaimAgent, policy: str, user: str, turns: int, rng: random
     }
 
 
+def model_spans(trace: list) -> list[tuple[float, float]]:
+    return [(float(c["started"]), float(c["started"]) + float(c["ms"]) / 1000) for c in llm_calls(trace)]
+
+
+def run_recall(agent: CaimAgent, endpoint: SimulatedEndpoint, user: str, turns: int, rng: random.Random) -> dict:
+    """``Memory.search`` (ranking only) and ``Memory.recall`` with the ``caim`` policy, each alone."""
+    memory = agent.memory
+    searched, seen = [], len(endpoint.requests)
+    for i in range(5 * turns):
+        question = fill(QUESTIONS[i % len(QUESTIONS)], rng)
+        start = time.perf_counter()
+        memory.search(question, user_id=user)
+        searched.append((time.perf_counter() - start) * 1000)
+    search_calls = len(endpoint.requests) - seen
+    whole, overhead, trips, calls = [], [], [], []
+    for i in range(turns):
+        question = fill(QUESTIONS[i % len(QUESTIONS)], rng)
+        seen, t0 = len(endpoint.requests), time.time()
+        start = time.perf_counter()
+        recall = memory.recall(question, user_id=user, policy="caim")
+        took = (time.perf_counter() - start) * 1000
+        t1 = t0 + took / 1000
+        whole.append(took)
+        overhead.append(took - busy(model_spans(recall.trace), t0, t1) * 1000)
+        trips.append(critical_path(llm_calls(recall.trace), t1))
+        calls.append(len(endpoint.requests) - seen)
+    return {
+        "search": {
+            "round_trips": search_calls,  # a model call in a search would be one on the path
+            "ms": {"p50": pct(searched, 50), "p95": pct(searched, 95)},
+            "queries": len(searched),
+        },
+        "recall": {
+            "round_trips": max(trips),
+            "model_calls_per_recall": round(statistics.mean(calls), 2),
+            "ms": {"p50": pct(whole, 50), "p95": pct(whole, 95)},
+            "overhead_ms": {"p50": pct(overhead, 50), "p95": pct(overhead, 95)},
+            "queries": len(whole),
+        },
+    }
+
+
+class CallTimer(BaseCallbackHandler):
+    """Start and duration of each call of the chat model it is attached to, as trace entries
+    (``started``: epoch seconds, ``ms``)."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+        self._open: dict[UUID, float] = {}
+
+    def on_chat_model_start(self, serialized: dict, messages: list, *, run_id: UUID, **kw: Any) -> None:
+        self._open[run_id] = time.time()
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kw: Any) -> None:
+        started = self._open.pop(run_id, None)
+        if started is not None:
+            self.calls.append({"started": started, "ms": (time.time() - started) * 1000})
+
+
+def load_example() -> Any:
+    spec = importlib.util.spec_from_file_location("caim_bench_react_example", EXAMPLE)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def agent_tokens(stream: Iterator[Any]) -> Iterator[str]:
+    """The text tokens the ReAct agent's model streams (``stream_mode="messages"``, maybe with
+    subgraphs): caim's own nodes never stream into this."""
+    for item in stream:
+        chunk, meta = item[1] if isinstance(item[0], tuple) else item
+        if isinstance(chunk, AIMessageChunk) and chunk.content and meta.get("langgraph_node") == "model":
+            yield str(chunk.content)
+
+
+def run_own_agent(
+    agent: CaimAgent, endpoint: SimulatedEndpoint, user: str, turns: int, rng: random.Random, wrapped: bool
+) -> dict:
+    """The example's ReAct agent streamed alone, or wrapped by ``with_memory`` (``caim`` policy, a
+    fresh thread per question): round trips before its first token, TTFT, whole turn, calls."""
+    timer = CallTimer()
+    settings = agent.services.settings
+    model = ChatOpenAI(
+        model="simulated", base_url=settings.base_url, api_key=SecretStr("simulated"), callbacks=[timer], max_retries=0
+    )
+    react = load_example().build_agent(model)
+    app = with_memory(react, services=agent.services, checkpointer=InMemorySaver()) if wrapped else react
+    ttft, whole, trips, calls, starts, overhead, tin, tout = [], [], [], [], [], [], [], []
+    for i in range(turns + 1):  # the first question warms the client up and is not counted
+        question = fill(QUESTIONS[i % len(QUESTIONS)], rng) + " And what's the weather in Lisbon?"
+        inputs = {"messages": [HumanMessage(question)]}
+        timer.calls.clear()
+        seen, t0 = len(endpoint.requests), time.time()
+        start = time.perf_counter()
+        if wrapped:
+            config = {"configurable": {"thread_id": f"own-{i}"}}
+            stream = app.stream(
+                inputs, config, context={"user_id": user, "policy": "caim"}, stream_mode="messages", subgraphs=True
+            )
+        else:
+            stream = app.stream(inputs, stream_mode="messages")
+        first = None
+        for _token in agent_tokens(stream):
+            if first is None:
+                first = time.perf_counter()
+        end = time.perf_counter()
+        if i == 0:
+            continue
+        to_first = ((first or end) - start) * 1000
+        t_first = t0 + to_first / 1000
+        trace = app.get_state(config).values.get("trace", []) if wrapped else []
+        spans = [*llm_calls(trace), *timer.calls]
+        answer_at = max((float(c["started"]) for c in timer.calls if float(c["started"]) <= t_first), default=t_first)
+        ttft.append(to_first)
+        whole.append((end - start) * 1000)
+        starts.append((answer_at - t0) * 1000)
+        busy_ms = busy([(float(c["started"]), float(c["started"]) + float(c["ms"]) / 1000) for c in spans], t0, t_first)
+        overhead.append(to_first - busy_ms * 1000)
+        trips.append(critical_path(spans, t_first))
+        turn = endpoint.requests[seen:]
+        calls.append(len(turn))
+        tin.append(sum(r.input_tokens for r in turn))
+        tout.append(sum(r.output_tokens for r in turn))
+    return {
+        "round_trips_before_first_token": max(trips),
+        "answer_call_starts_ms": {"p50": pct(starts, 50), "p95": pct(starts, 95)},
+        "ttft_ms": {"p50": pct(ttft, 50), "p95": pct(ttft, 95)},
+        "turn_ms": {"p50": pct(whole, 50), "p95": pct(whole, 95)},
+        "overhead_ms": {"p50": pct(overhead, 50), "p95": pct(overhead, 95)},
+        "model_calls_per_turn": round(statistics.mean(calls), 2),
+        "input_tokens_per_turn": round(statistics.mean(tin), 1),
+        "output_tokens_per_turn": round(statistics.mean(tout), 1),
+    }
+
+
 def post_thinking(agent: CaimAgent, endpoint: SimulatedEndpoint, rng: random.Random) -> dict:
     """An 8-turn session ended in the background: return time, and the calls post-thinking made."""
     user = "pt-user"
@@ -245,6 +412,13 @@ def markdown(results: dict) -> str:
             f"{r['turn_ms']['p50']} | {r['turn_ms']['p95']} | {r['overhead_ms']['p50']} | "
             f"{r['drafted_answers_used']:.0%} | {r['input_tokens_per_turn']} | {r['output_tokens_per_turn']} |"
         )
+    own = results.get("own_agent", {})
+    for name, r in own.items():
+        lines.append(
+            f"| {name} | {r['round_trips_before_first_token']} | {r['answer_call_starts_ms']['p50']} | "
+            f"{r['ttft_ms']['p50']} | {r['ttft_ms']['p95']} | {r['turn_ms']['p50']} | {r['turn_ms']['p95']} | "
+            f"{r['overhead_ms']['p50']} | – | {r['input_tokens_per_turn']} | {r['output_tokens_per_turn']} |"
+        )
     pt = results["post_thinking"]
     target = 2 * lat["per_call"] * 1000 + 50
     caim = results["policies"].get("caim")
@@ -273,6 +447,8 @@ def markdown(results: dict) -> str:
                     f"`{name}`: {trips(r)}, first token after "
                     f"{r['ttft_ms']['p50']} ms p50 / {r['ttft_ms']['p95']} ms p95."
                 )
+    lines += own_agent_notes(own)
+    lines += recall_alone(results.get("recall_alone"), results["records"])
     lines += [
         "",
         f"Post-thinking of an 8-turn session ended in the background: `end_session` returned in "
@@ -280,6 +456,54 @@ def markdown(results: dict) -> str:
         f"(budget 1 + ⌈events/8⌉ + 1 = {pt['budget']}): {pt['calls_by_role']}.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def own_agent_notes(own: dict) -> list[str]:
+    """What the own-agent rows mean, and the target beside the figures."""
+    alone, wrapped = (own.get(name) for name in OWN_AGENT_ROWS)
+    if not alone or not wrapped:
+        return []
+    added = wrapped["round_trips_before_first_token"] - alone["round_trips_before_first_token"]
+    return [
+        "",
+        "*react agent*: the ReAct agent of `examples/react_agent_with_memory.py` (`create_agent`, its model a "
+        "`ChatOpenAI` on the simulated endpoint), asked a memory question with a weather question: it calls "
+        "`get_weather` once, then streams its answer; round trips and TTFT are its first answer token's. "
+        "*with_memory(react agent), caim*: the same agent as the responder of caim's chat graph "
+        "(`caim.graph.builder.with_memory`, `caim` policy, a fresh thread per question, streamed with "
+        '`stream_mode="messages"`). Tokens per turn count every call the endpoint saw.',
+        f"`with_memory`: {added:+d} model round trip{'' if abs(added) == 1 else 's'} before the agent's first token "
+        f"(target: at most +1); {trips(alone)} alone, {trips(wrapped)} wrapped; TTFT "
+        f"{alone['ttft_ms']['p50']} → {wrapped['ttft_ms']['p50']} ms p50, {alone['ttft_ms']['p95']} → "
+        f"{wrapped['ttft_ms']['p95']} ms p95; model calls per turn {alone['model_calls_per_turn']} → "
+        f"{wrapped['model_calls_per_turn']}.",
+    ]
+
+
+def recall_alone(r: dict | None, records: int) -> list[str]:
+    """The ``recall()``-alone table and its target."""
+    if not r:
+        return []
+    s, c = r["search"], r["recall"]
+    return [
+        "",
+        f"## `recall()` alone ({records} records)",
+        "",
+        "| call | round trips before the result | p50 | p95 | overhead p50 | overhead p95 | model calls | queries |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| {RECALL_ROWS['search']} | {s['round_trips']} | {s['ms']['p50']} | {s['ms']['p95']} | "
+        f"{s['ms']['p50']} | {s['ms']['p95']} | {s['round_trips']} | {s['queries']} |",
+        f"| {RECALL_ROWS['recall']} | {c['round_trips']} | {c['ms']['p50']} | {c['ms']['p95']} | "
+        f"{c['overhead_ms']['p50']} | {c['overhead_ms']['p95']} | {c['model_calls_per_recall']} | {c['queries']} |",
+        "",
+        "Milliseconds from the call to its result, in the calling thread. `Memory.search`: the ranked search "
+        "(lexical, dense, tags, time, names) with no model, so all of it is overhead. `Memory.recall`: the memory "
+        "controller's plan and the relevance filter (one round trip when they run side by side) and the prompt "
+        "block; *overhead*: the time no model call is in flight. *Model calls*: requests the endpoint saw per call.",
+        f"Ranking only: {s['ms']['p50']} ms p50 at {records} records (target ≤ 15 ms p50 at 1,000 records); "
+        f"recall with the `caim` policy: {c['round_trips']} round trip{'' if c['round_trips'] == 1 else 's'} before "
+        f"the result, overhead {c['overhead_ms']['p50']} ms p50.",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -329,6 +553,24 @@ def main(argv: list[str] | None = None) -> int:
                     f"{r['overhead_ms']['p50']:6.1f}  drafts {r['drafted_answers_used']:.0%}  "
                     f"tokens {r['input_tokens_per_turn']:.0f}"
                     f"/{r['output_tokens_per_turn']:.0f}",
+                    flush=True,
+                )
+            mode["filter"] = "first-three"
+            results["recall_alone"] = run_recall(agent, endpoint, "bench", args.turns, rng)
+            for part, r in results["recall_alone"].items():
+                print(
+                    f"{RECALL_ROWS[part]:34s} trips {r['round_trips']}  p50 {r['ms']['p50']:7.1f}  p95 "
+                    f"{r['ms']['p95']:7.1f}"
+                    + (f"  overhead p50 {r['overhead_ms']['p50']:6.1f}" if "overhead_ms" in r else ""),
+                    flush=True,
+                )
+            results["own_agent"] = {}
+            for name, wrapped in OWN_AGENT_ROWS.items():
+                r = results["own_agent"][name] = run_own_agent(agent, endpoint, "bench", args.turns, rng, wrapped)
+                print(
+                    f"{name:34s} trips {r['round_trips_before_first_token']}  TTFT p50 {r['ttft_ms']['p50']:7.1f} "
+                    f"p95 {r['ttft_ms']['p95']:7.1f}  turn p50 {r['turn_ms']['p50']:7.1f}  "
+                    f"calls/turn {r['model_calls_per_turn']}",
                     flush=True,
                 )
             results["post_thinking"] = post_thinking(agent, endpoint, rng)

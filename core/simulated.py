@@ -9,7 +9,10 @@ on the Anthropic wire, answered with a ``tool_use`` block) or, for free text, ``
 ``summarize``; an entry is a fixed answer or a callable of the request. Without an entry, a minimal
 valid answer is generated from the JSON schema (first enum values, empty lists), so every role works
 out of the box. ``Request.messages`` are in OpenAI's form on both wires (a ``system`` message first,
-text contents), so a callable serves either; ``Request.payload`` is the body as sent.
+text contents), so a callable serves either; ``Request.payload`` is the body as sent. On the OpenAI
+wire an answer may call tools instead (a ``ToolCall`` or a list of them, e.g. from a callable that
+sees the request's ``tools`` in ``Request.payload``): the reply is an assistant message with
+``tool_calls``, streamed as one chunk when asked.
 
 Latency follows a simple model - a fixed cost per call, plus per input token, plus per output
 token (streamed answers arrive token by token at that pace). ``faults`` may turn any request into a
@@ -35,7 +38,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Answer = str | dict | list | Callable[["Request"], Any]
 FAULTS = ("timeout", "reset", "429", "500", "truncate", "malformed")
 FATAL_FAULTS = ("401", "403", "404")
 _STATUS_FAULTS = ("401", "403", "404", "429", "500")
@@ -55,6 +57,17 @@ class Latency:
     per_call: float = 0.35
     per_input_token: float = 0.00005
     per_output_token: float = 0.012
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """An answer calling a tool (OpenAI wire): the tool's name and its arguments."""
+
+    name: str
+    args: dict = field(default_factory=dict)
+
+
+Answer = str | dict | list | ToolCall | Callable[["Request"], Any]
 
 
 @dataclass
@@ -190,7 +203,8 @@ class SimulatedEndpoint:
         self._thread.start()
 
     # ---- answering -----------------------------------------------------------------------------------
-    def _content(self, req: Request) -> str:
+    def _reply(self, req: Request) -> str | list[ToolCall]:
+        """The table's answer to ``req``: text (JSON for a structured answer), or the tools it calls."""
         entry = self.table.get(req.role)
         if entry is None and req.schema is not None:
             entry = minimal_answer(req.schema)
@@ -198,7 +212,17 @@ class SimulatedEndpoint:
             entry = "OK."
         if callable(entry):
             entry = entry(req)
+        if isinstance(entry, ToolCall):
+            return [entry]
+        if isinstance(entry, list) and entry and all(isinstance(c, ToolCall) for c in entry):
+            return entry
         return entry if isinstance(entry, str) else json.dumps(entry)
+
+    def _content(self, req: Request) -> str:
+        reply = self._reply(req)
+        if not isinstance(reply, str):
+            raise ValueError(f"tool calls are answered on the OpenAI wire only (role {req.role!r})")
+        return reply
 
     def _serve(self, handler: Any, payload: dict) -> None:
         messages = payload.get("messages", [])
@@ -211,8 +235,10 @@ class SimulatedEndpoint:
         )
         if self._failed(handler, req):
             return None
-        content = "{not json" if req.fault == "malformed" else self._content(req)
-        out_tokens = max(1, estimate_tokens(content))
+        reply = "{not json" if req.fault == "malformed" else self._reply(req)
+        calls = [] if isinstance(reply, str) else _tool_calls(reply)
+        content = reply if isinstance(reply, str) else ""
+        out_tokens = max(1, estimate_tokens(content or json.dumps(calls)))
         req.output_tokens = out_tokens
         lat = self.latency
         time.sleep(lat.per_call + lat.per_input_token * req.input_tokens)
@@ -226,18 +252,21 @@ class SimulatedEndpoint:
             time.sleep(lat.per_output_token * out_tokens)
             if req.fault == "truncate":
                 return self._truncated(handler)
+            message: dict = {"role": "assistant", "content": content}
+            if calls:
+                message = {"role": "assistant", "content": None, "tool_calls": calls}
             body = {
                 "id": cid,
                 "object": "chat.completion",
                 "created": int(time.time()),
                 "model": "simulated",
-                "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
-                ],
+                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
                 "usage": usage,
             }
             return handler._send(200, json.dumps(body).encode())
-        self._stream(handler, cid, content, usage, lat.per_output_token, cut=req.fault == "truncate")
+        if calls:
+            time.sleep(lat.per_output_token * out_tokens)
+        self._stream(handler, cid, content, usage, lat.per_output_token, cut=req.fault == "truncate", calls=calls)
         return None
 
     def _failed(self, handler: Any, req: Request) -> bool:
@@ -377,7 +406,12 @@ class SimulatedEndpoint:
 
         return send
 
-    def _stream(self, handler: Any, cid: str, content: str, usage: dict, per_token: float, cut: bool) -> None:
+    def _stream(
+        self, handler: Any, cid: str, content: str, usage: dict, per_token: float, cut: bool, calls: list | None = None
+    ) -> None:
+        """Stream ``content`` word by word, or ``calls`` (OpenAI ``tool_calls`` entries) in one chunk; the
+        first delta names the ``assistant`` role, as OpenAI's does (clients that assemble a streamed
+        structured answer need it)."""
         handler.send_response(200)
         handler.send_header("content-type", "text/event-stream")
         handler.send_header("transfer-encoding", "chunked")
@@ -387,28 +421,29 @@ class SimulatedEndpoint:
             handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             handler.wfile.flush()
 
-        words = content.split(" ")
-        for i, w in enumerate(words):
-            piece = w if i == 0 else " " + w
-            chunk = {
+        def chunk(delta: dict, finish: str | None = None) -> dict:
+            return {
                 "id": cid,
                 "object": "chat.completion.chunk",
                 "created": int(time.time()),
                 "model": "simulated",
-                "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
             }
+
+        if calls:
+            indexed = [{"index": i, **c} for i, c in enumerate(calls)]
+            send(
+                f"data: {json.dumps(chunk({'role': 'assistant', 'content': None, 'tool_calls': indexed}))}\n\n".encode()
+            )
+        words = [] if calls else content.split(" ")
+        for i, w in enumerate(words):
+            piece = w if i == 0 else " " + w
             time.sleep(per_token * max(1, estimate_tokens(piece)))
-            send(f"data: {json.dumps(chunk)}\n\n".encode())
+            delta = {"role": "assistant", "content": piece} if i == 0 else {"content": piece}  # as OpenAI sends
+            send(f"data: {json.dumps(chunk(delta))}\n\n".encode())
             if cut and i >= len(words) // 2:
                 return self._close(handler)  # no final chunk: the client sees an incomplete body
-        end = {
-            "id": cid,
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": "simulated",
-            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-            "usage": usage,
-        }
+        end = {**chunk({}, "tool_calls" if calls else "stop"), "usage": usage}
         send(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
         handler.wfile.write(b"0\r\n\r\n")
         handler.wfile.flush()
@@ -443,6 +478,18 @@ class SimulatedEndpoint:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _tool_calls(calls: list[ToolCall]) -> list[dict]:
+    """``calls`` as the ``tool_calls`` of an OpenAI assistant message."""
+    return [
+        {
+            "id": "call_" + uuid.uuid4().hex[:12],
+            "type": "function",
+            "function": {"name": c.name, "arguments": json.dumps(c.args)},
+        }
+        for c in calls
+    ]
 
 
 def fail_first(n: int, fault: str, roles: tuple[str, ...] = ()) -> Callable[[Request], str | None]:

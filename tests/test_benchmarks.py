@@ -60,7 +60,51 @@ def test_latency_benchmark_reports_every_policy(tmp_path):
     for r in results["policies"].values():
         assert {"p50", "p95"} <= set(r["ttft_ms"]) and r["input_tokens_per_turn"] > 0
     assert results["post_thinking"]["calls"] <= results["post_thinking"]["budget"]
-    assert (out / "results.md").read_text().startswith("# Latency")
+    md = (out / "results.md").read_text()
+    assert md.startswith("# Latency")
+    # recall() alone: ranking needs no model; recall with the caim policy, plan and filter side by side
+    recall = results["recall_alone"]
+    assert recall["search"]["round_trips"] == 0 and recall["search"]["queries"] == 10
+    assert recall["recall"]["round_trips"] == 1
+    assert {"p50", "p95"} <= set(recall["search"]["ms"]) and {"p50", "p95"} <= set(recall["recall"]["overhead_ms"])
+    # the ReAct agent calls its tool, then answers; with_memory adds at most the plan's round trip
+    alone, wrapped = (results["own_agent"][name] for name in bench.OWN_AGENT_ROWS)
+    assert alone["round_trips_before_first_token"] == 1 and alone["model_calls_per_turn"] == 2
+    assert alone["round_trips_before_first_token"] < wrapped["round_trips_before_first_token"]
+    assert wrapped["round_trips_before_first_token"] <= alone["round_trips_before_first_token"] + 1
+    for row in [*bench.OWN_AGENT_ROWS, *bench.RECALL_ROWS.values()]:
+        assert f"| {row} |" in md, row
+    assert "(target ≤ 15 ms p50 at 1,000 records)" in md and "(target: at most +1)" in md
+
+
+def test_simulated_endpoint_answers_with_tool_calls():
+    """A table entry may call tools (OpenAI wire): invoked and streamed, as a ReAct agent's model needs."""
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
+
+    from caim.core.simulated import SimulatedEndpoint, ToolCall
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Today's weather in a city."""
+        return f"{city}: sunny"
+
+    def respond(req):
+        if req.payload.get("tools") and req.messages[-1]["role"] != "tool":
+            return [ToolCall("get_weather", {"city": "Lisbon"})]
+        return "Sunny in Lisbon."
+
+    with SimulatedEndpoint({"respond": respond}) as ep:
+        model = ChatOpenAI(model="simulated", base_url=ep.base_url, api_key=SecretStr("sim"), max_retries=0)
+        called = model.bind_tools([get_weather]).invoke("Weather in Lisbon?")
+        assert [(c["name"], c["args"]) for c in called.tool_calls] == [("get_weather", {"city": "Lisbon"})]
+        chunks = list(model.bind_tools([get_weather]).stream("Weather in Lisbon?"))
+        streamed = chunks[0]
+        for c in chunks[1:]:
+            streamed += c
+        assert [(c["name"], c["args"]) for c in streamed.tool_calls] == [("get_weather", {"city": "Lisbon"})]
+        assert "".join(str(c.content) for c in model.stream("Hello")) == "Sunny in Lisbon."  # no tools: text
 
 
 def test_store_scale_benchmark_prints_its_last_line(tmp_path, capsys):
