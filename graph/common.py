@@ -11,7 +11,7 @@ from caim.core.types import Route
 from caim.graph.env import Env
 from caim.graph.state import State
 from caim.memory.records import MemoryBrief
-from caim.memory.stm import clip, session_tokens, transcript
+from caim.memory.stm import clip, session_tokens
 from caim.prompts import respond as respond_prompt
 from caim.prompts import summarize as summarize_prompt
 
@@ -21,9 +21,9 @@ def current_input(state: State, env: Env) -> str:
     return clip(str(state["messages"][-1].content), env.settings.max_input_chars)
 
 
-def recent_turns(state: State, n: int = 4, per_message: int = 300) -> str:
-    """The ``n`` messages before the current one, as a short transcript."""
-    return transcript(state["messages"][-n - 1 : -1], per_message=per_message)
+def recent_turns(state: State, n: int = 4) -> list[AnyMessage]:
+    """The ``n`` messages before the current one (the prompt that shows them quotes and clips them)."""
+    return list(state["messages"][-n - 1 : -1])
 
 
 def ready_window(state: State, env: Env, route: Route) -> dict[str, Any] | None:
@@ -46,9 +46,7 @@ def stm_window(state: State, env: Env, route: Route) -> dict[str, Any]:
     earlier = state["messages"][:-1]
     upto = int(state.get("summary_upto", 0))
     cut = max(len(earlier) - env.settings.stm_keep_recent, 0)
-    summary = env.text(
-        "summarize", summarize_prompt.messages(state.get("summary", ""), transcript(earlier[upto:cut])), fallback=""
-    )
+    summary = env.text("summarize", summarize_prompt.messages(state.get("summary", ""), earlier[upto:cut]), fallback="")
     if not summary:  # the model failed: keep what was summarised before (or the whole, clipped STM)
         return {"stm_mode": "summary" if upto else "full"}
     return {"stm_mode": "summary", "summary": summary, "summary_upto": cut}

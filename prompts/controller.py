@@ -1,19 +1,21 @@
 """Memory controller role: three separate two-option decisions (the CAIM cascade).
 
-VERSION 2 (the message is quoted as a JSON string). Each question gets its own short call whose
+VERSION 3 (the message and the recent turns are quoted as JSON strings). Each question gets its own short call whose
 answer is constrained to "A" or "B".
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from caim.prompts.common import quote
+from caim.prompts.common import DATA_RULE, data_block, quote, turn_lines
 
-VERSION = 2
+VERSION = 3
+RECENT_CHARS = 300
 
 
 class Choice(BaseModel):
@@ -42,10 +44,17 @@ QUESTIONS = {
 }
 
 
-def messages(decision: str, user_input: str, recent: str) -> list[BaseMessage]:
+def messages(decision: str, user_input: str, recent: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """``recent``: the messages before the current one that the decision sees."""
     question, a, b = QUESTIONS[decision]
-    context = f"Recent turns of the current conversation:\n{recent}\n\n" if recent else ""
+    context = (
+        f"Recent turns of the current conversation:\n{data_block(turn_lines(recent, RECENT_CHARS))}\n\n"
+        if recent
+        else ""
+    )
     return [
-        SystemMessage("You route messages for an assistant with a memory of its user. Answer with one letter."),
+        SystemMessage(
+            "You route messages for an assistant with a memory of its user. Answer with one letter. " + DATA_RULE
+        ),
         HumanMessage(f"{context}User message: {quote(user_input, 2000)}\n\n{question}\n{a}\n{b}\nAnswer A or B."),
     ]

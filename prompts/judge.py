@@ -1,7 +1,7 @@
 """Judge role (evaluation only): rates one answer of the memory benchmark on one metric.
 
-VERSION 1. The four metrics of the CAIM paper, each judged in its own call with its own schema so
-one rating cannot colour another:
+VERSION 2 (every line of the reference quoted). The four metrics of the CAIM paper, each judged in
+its own call with its own schema so one rating cannot colour another:
 
 - ``retrieval_accuracy`` (0 / 1): do the memories the assistant retrieved hold what is needed?
 - ``response_correctness`` (0 / 0.5 / 1): is the answer right, measured against the reference?
@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from caim.prompts.common import DATA_RULE, data_block, quote
 
-VERSION = 1
+VERSION = 2
 
 _REASON = "One or two sentences: the grounds for the score, naming the facts that matter."
 
@@ -159,10 +159,13 @@ def messages(
     stored_note: str = "",
 ) -> list[BaseMessage]:
     """The judge prompt for one metric. ``reference`` is already clipped to the caller's budget;
-    ``retrieved`` (retrieval accuracy) and ``stored`` (memory storage) are memory briefs."""
+    ``retrieved`` (retrieval accuracy) and ``stored`` (memory storage) are memory briefs. Every line
+    of the reference is quoted whole (the caller clipped it)."""
     if metric not in SCHEMAS:
         raise ValueError(f"unknown judge metric {metric!r}; choose one of: {', '.join(METRICS)}")
-    parts = [f"{REFERENCE_LABELS[reference_kind]}:\n{data_block([reference])}"]
+    parts = [
+        f"{REFERENCE_LABELS[reference_kind]}:\n{data_block([quote(line, None) for line in reference.splitlines()])}"
+    ]
     if metric == "retrieval_accuracy":
         lines = _memory_lines(retrieved or []) or [HEADINGS["nothing_retrieved"]]
         parts.append(f"{HEADINGS['retrieved']}:\n" + data_block(lines))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from caim.prompts.common import DATA_RULE, dynamic_model, list_of, literal, quote
+from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote
 
 VERSION = 2
 MAX_EVENTS = 8
@@ -45,4 +45,4 @@ def numbered(turns: list[tuple[int, str, str]], limit: int = 700) -> str:
 
 
 def messages(turns: list[tuple[int, str, str]]) -> list[BaseMessage]:
-    return [SystemMessage(INSTRUCTIONS), HumanMessage(f"<data>\n{numbered(turns)}\n</data>")]
+    return [SystemMessage(INSTRUCTIONS), HumanMessage(data_block([numbered(turns)]))]

@@ -1,21 +1,24 @@
 """Plan role (``caim`` policy): the memory controller's decisions, tags and time expressions in one call.
 
-VERSION 1. The schema keeps the CAIM cascade's order - does the message need earlier information,
-which memory (past conversations, this one, both), what to look for (tags from an enumerated
-shortlist, time expressions copied from the message). The instructions come first and never change
-between turns (an endpoint's prompt cache can reuse them); the turn's own material comes last.
+VERSION 2 (earlier turns and offered tags quoted). The schema keeps the CAIM cascade's order - does
+the message need earlier information, which memory (past conversations, this one, both), what to
+look for (tags from an enumerated shortlist, time expressions copied from the message). The
+instructions come first and never change between turns (an endpoint's prompt cache can reuse them);
+the turn's own material comes last.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from caim.prompts.common import DATA_RULE, dynamic_model, list_of, literal, quote
+from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote, turn_lines
 
-VERSION = 1
+VERSION = 2
+RECENT_CHARS = 300
 
 INSTRUCTIONS = (
     "You plan how an assistant with a long-term memory of its user answers a message. Decide, in order:\n"
@@ -39,9 +42,10 @@ def schema(tags: list[str]) -> type[BaseModel]:
     )
 
 
-def messages(user_input: str, recent: str, today: str, tags: list[str]) -> list[BaseMessage]:
-    context = f"Earlier in this conversation:\n<data>\n{recent}\n</data>\n" if recent else ""
-    offered = ", ".join(tags) if tags else "(none)"
+def messages(user_input: str, recent: Sequence[BaseMessage], today: str, tags: list[str]) -> list[BaseMessage]:
+    """``recent``: the messages before the current one that the plan sees."""
+    context = f"Earlier in this conversation:\n{data_block(turn_lines(recent, RECENT_CHARS))}\n" if recent else ""
+    offered = ", ".join(quote(t, 40) for t in tags) if tags else "(none)"
     return [
         SystemMessage(INSTRUCTIONS),
         HumanMessage(f"Today is {today}.\n{context}Offered tags: {offered}\nMessage: {quote(user_input, 2000)}"),

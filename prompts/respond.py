@@ -1,23 +1,25 @@
 """Response role: the assistant's reply (plain text).
 
-VERSION 4. The instructions are one fixed system message (identical on every turn, so an endpoint's
-prompt cache reuses it, followed by the conversation so far). The turn's own material comes last,
+VERSION 5. The instructions are one fixed system message (identical on every turn, so an endpoint's
+prompt cache reuses it), followed by the conversation so far as chat messages whose words pass
+``quote_chat`` (prose, but no markup: a turn can neither open nor close a data block nor form a chat
+template's token). The turn's own material comes last,
 in the final user message: the kept memories first - quoted, dated, with the turn that gave them
 context, each relative time phrase followed by the date it meant when it was said - then the date
-and the message, with a request for a short answer drawn from the memories.
+and the message (also through ``quote_chat``), with a request for a short answer drawn from the memories.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from caim.memory.records import MemoryBrief
 from caim.memory.timeref import long_date, with_dates
-from caim.prompts.common import DATA_RULE, data_block, quote
+from caim.prompts.common import DATA_RULE, data_block, quote, quote_chat
 
-VERSION = 4
+VERSION = 5
 
 SYSTEM = (
     "You are a friendly personal assistant with a long-term memory of this user. Answer helpfully and "
@@ -53,6 +55,24 @@ def memory_lines(memories: list[MemoryBrief], source_chars: int = 1200) -> list[
     return lines
 
 
+def memory_block(memories: list[MemoryBrief], memory_question: bool) -> str:
+    """The kept memories for another agent's prompt: the data rule, then the memories quoted and dated
+    as caim's own answer sees them - or, with none kept for a memory question, the instruction not
+    to invent ("" when there is nothing to say).
+
+    >>> print(memory_block([{"id": "a", "thought": "Lives in Porto.", "tags": [], "event_time": "2024-05-07"}], True))
+    Text inside <data> tags ...
+    What you remember about the user (oldest first):
+    <data>
+    - (7 May 2024) "Lives in Porto."
+    </data>
+    """
+    if memories:
+        shown = sorted(memories, key=lambda m: m["event_time"])
+        return f"{DATA_RULE}\nWhat you remember about the user (oldest first):\n{data_block(memory_lines(shown))}"
+    return NOTHING_FOUND if memory_question else ""
+
+
 def system() -> SystemMessage:
     return SystemMessage(SYSTEM)
 
@@ -68,9 +88,9 @@ def final_message(
     if summary:
         parts.append("Summary of the earlier part of this conversation:\n" + data_block([quote(summary, 3000)]))
     if not parts:
-        return HumanMessage(user_input)
+        return HumanMessage(quote_chat(user_input))
     parts.append(f"Today is {today}. Reply to the user's message{' briefly, from the memories' if memories else ''}.")
-    parts.append(f"Message: {user_input}")
+    parts.append(f"Message: {quote_chat(user_input)}")
     return HumanMessage("\n\n".join(parts))
 
 
@@ -82,4 +102,9 @@ def messages(
     summary: str,
     memory_question: bool,
 ) -> list[BaseMessage]:
-    return [system(), *history, final_message(user_input, today, memories, summary, memory_question)]
+    """``history``: the session's earlier messages (user and assistant), already clipped."""
+    earlier: list[BaseMessage] = [
+        (HumanMessage if isinstance(m, HumanMessage) else AIMessage)(content=quote_chat(str(m.content)))
+        for m in history
+    ]
+    return [system(), *earlier, final_message(user_input, today, memories, summary, memory_question)]

@@ -1,8 +1,9 @@
 """Thought-writing role: the key events of a chunk -> one memory sentence and tags each, in one call.
 
-VERSION 2. Event numbers and tags are enumerated (the tags offered are the nearest ontology terms
-of the events, not the whole ontology). When no offered tag fits, the model may propose up to two
-new single-word terms under an enumerated parent; code decides whether they are accepted.
+VERSION 3 (facts, offered tags and parents quoted). Event numbers and tags are enumerated (the tags
+offered are the nearest ontology terms of the events, not the whole ontology). When no offered tag
+fits, the model may propose up to two new single-word terms under an enumerated parent; code
+decides whether they are accepted.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote
 
-VERSION = 2
+VERSION = 3
 MAX_NEW_TERMS = 2
 
 INSTRUCTIONS = (
@@ -51,7 +52,7 @@ def messages(facts: list[tuple[int, str, str]], tags: list[str], parents: list[s
     return [
         SystemMessage(INSTRUCTIONS),
         HumanMessage(
-            f"Offered tags: {', '.join(tags)}\nOffered parents for new tags: {', '.join(parents)}\n\nFacts:\n"
-            + data_block(lines)
+            f"Offered tags: {', '.join(quote(t, 40) for t in tags)}\n"
+            f"Offered parents for new tags: {', '.join(quote(p, 40) for p in parents)}\n\nFacts:\n" + data_block(lines)
         ),
     ]
