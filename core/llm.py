@@ -312,8 +312,19 @@ def _read_tool_call(name: str) -> Callable[[Any], Any]:
     return read
 
 
+#: Tag of caim's own decision calls: LangGraph leaves them out of ``stream_mode="messages"``, so a caller
+#: streaming a graph sees the answer's tokens, not the plan's or the filter's JSON.
+NOSTREAM = "nostream"
+
+
 def structured_call(model: BaseChatModel, schema: type[BaseModel], lengths: bool = True) -> StructuredCall:
-    """The provider-aware way to ask ``model`` for ``schema`` (see the module docstring)."""
+    """The provider-aware way to ask ``model`` for ``schema`` (see the module docstring); tagged
+    ``NOSTREAM``."""
+    call = _structured_call(model, schema, lengths)
+    return StructuredCall(call.runnable.with_config(tags=[NOSTREAM]), call.read, call.extra)
+
+
+def _structured_call(model: BaseChatModel, schema: type[BaseModel], lengths: bool) -> StructuredCall:
     bound: Runnable
     if openai_compatible(model):
         bound = model.bind(response_format=response_format(schema, lengths))
@@ -422,12 +433,14 @@ class LLM:
     def text(
         self, role: Role, messages: list[BaseMessage], *, trace: list, node: str, fallback: str | None = None
     ) -> str:
-        """Free text. After the retries: ``fallback`` when one is given (recorded), else ``EndpointError``."""
+        """Free text (not streamed to callers: tagged ``NOSTREAM``). After the retries: ``fallback`` when
+        one is given (recorded), else ``EndpointError``."""
         model = self.models.for_role(role)
+        quiet = model.with_config(tags=[NOSTREAM])
         start = time.perf_counter()
         errors: list[str] = []
         try:
-            msg = self._call(lambda: model.invoke(messages), errors, model)
+            msg = self._call(lambda: quiet.invoke(messages), errors, model)
         except EndpointError as exc:
             if fallback is None:
                 raise

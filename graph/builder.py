@@ -75,7 +75,9 @@ def authenticated_user(config: RunnableConfig) -> str | None:
     return str(user) if user else None
 
 
-def as_node(step: Step, services: Services | None) -> Callable[..., dict[str, Any]]:
+def as_node(
+    step: Step, services: Services | None, fixed: dict[str, Any] | None = None
+) -> Callable[..., dict[str, Any]]:
     """Wrap a step ``(state, env, policy) -> update`` as a LangGraph node of ``(state, config, runtime)``.
     Behind a server with authentication the user id is the authenticated one, whatever the context says.
     The context's policy must be a registered one (else a one-line ``InputError`` before the step);
@@ -91,9 +93,10 @@ def as_node(step: Step, services: Services | None) -> Callable[..., dict[str, An
                 f"context policy {ctx.policy[:64]!r} is no memory policy; choose one of: {', '.join(sorted(POLICIES))}"
             )
         policy = get_policy(ctx.policy or svc.settings.policy)
+        settings = svc.tuned(ctx)
         env = Env(
             svc,
-            svc.tuned(ctx),
+            settings.model_copy(update=fixed) if fixed else settings,
             ctx,
             clock(state.get("turn_time") or None),
             step.__name__,
@@ -108,13 +111,16 @@ def as_node(step: Step, services: Services | None) -> Callable[..., dict[str, An
     return node
 
 
-def build_recall_graph(services: Services | None = None, *, name: str = "recall") -> Any:
+def build_recall_graph(services: Services | None = None, *, name: str = "recall", draft: bool = False) -> Any:
     """Compile the recall subgraph: ``RecallInput`` in (the conversation, its last message the user's
     turn), ``RecallOutput`` out (route, decisions and signals, kept memories, ``memory_prompt``).
-    Usable as a node of any graph whose state has these keys, or invoked on its own (``Memory.recall``)."""
+    Usable as a node of any graph whose state has these keys, or invoked on its own (``Memory.recall``).
+    ``draft``: start caim's own answer beside the decisions (``speculative_answer``) - only for the
+    chat graph whose responder is caim's ``respond``."""
     g = StateGraph(RecallState, context_schema=Context, input_schema=RecallInput, output_schema=RecallOutput)
+    fixed = None if draft else {"speculative_answer": False}
     for step in RECALL_STEPS:
-        g.add_node(step.__name__, as_node(step, services))
+        g.add_node(step.__name__, as_node(step, services, fixed))
     g.add_edge(START, "controller")
     g.add_edge(START, "search")  # beside the controller: the search needs no decision to begin
     g.add_edge(["controller", "search"], "retrieve")
@@ -155,7 +161,7 @@ def build_graph(
     g = StateGraph(State, context_schema=Context, input_schema=InputState, output_schema=OutputState)
     for step in CHAT_STEPS:
         g.add_node(step.__name__, as_node(step, services))
-    g.add_node("recall", build_recall_graph(services))
+    g.add_node("recall", build_recall_graph(services, draft=responder is None))
     g.add_node("respond", as_node(respond, services) if responder is None else responder_node(responder, services))
     g.add_node("post_thinking", build_post_thinking_graph(services))
     g.add_edge(START, "intake")

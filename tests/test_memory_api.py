@@ -86,6 +86,17 @@ def test_recall_gives_the_route_the_kept_memories_and_a_quoted_prompt_block(memo
     assert general.route == "none" and general.prompt == "" and general.memories == []
 
 
+def test_recall_asks_no_answer_of_any_model(settings, scripted, tmp_path):
+    models, calls, _script = scripted
+    drafting = settings.model_copy(update={"speculative_answer": True, "data_dir": tmp_path / "drafting"})
+    with Memory(drafting, models=models) as memory:
+        memory.remember(SESSION, user_id="marta", background=False)
+        calls.clear()
+        got = memory.recall("Do you remember where my sister lives?", user_id="marta")
+    assert got.memories and calls
+    assert "respond" not in {c["role"] for c in calls}  # caim's own answer is never drafted for recall
+
+
 def test_recall_reads_the_history_it_is_given(memory):
     history = [("user", "I just said I like tea."), ("assistant", "Noted, tea.")]
     got = memory.recall("Did I tell you what I just said I like?", user_id="marta", history=history)
@@ -182,3 +193,20 @@ def test_the_subgraphs_are_nodes_of_another_graph(memory):
         context=Context(user_id="marta"),
     )
     assert [r["thought"] for r in done["stored"]] == ["I play the cello."]
+
+
+def test_only_the_answer_streams_as_messages(memory, settings):
+    memory.remember(SESSION, user_id="marta", background=False)
+    with CaimAgent(settings, memory=memory) as agent:
+        config = agent._config(agent.thread_id("marta"))
+        parts = list(
+            agent.graph.stream(
+                {"messages": [HumanMessage("Do you remember where my sister lives?")]},
+                config,
+                context=agent._context("marta", None),
+                stream_mode="messages",
+                subgraphs=True,
+            )
+        )
+    nodes = {meta["langgraph_node"] for _ns, (_chunk, meta) in parts}
+    assert nodes == {"respond"}  # the plan's and the filter's JSON never reach a caller
