@@ -49,9 +49,9 @@ from caim.core.trace import add_usage
 from caim.eval.dataset import Conversation
 from caim.graph.policies import POLICIES, get_policy
 from caim.memory.records import MemoryRecord
-from caim.memory.stm import clip, estimate_tokens
+from caim.memory.stm import estimate_tokens
 from caim.prompts import respond as respond_prompt
-from caim.prompts.common import data_block
+from caim.prompts.common import data_block, quote, quote_chat
 
 REPLAY_MODES = ("recorded", "live")
 #: Default window of the full-context baseline (estimated tokens) for hosted models.
@@ -219,7 +219,7 @@ class FullContextSystem(System):
         self.conv: Conversation | None = None
 
     def _line(self, when: datetime, label: str, text: str) -> str:
-        return f"({when.strftime('%Y-%m-%d %H:%M')}) {label}: {clip(text, self.settings.max_input_chars)}"
+        return f"({when.strftime('%Y-%m-%d %H:%M')}) {label}: {quote(text, self.settings.max_input_chars)}"
 
     def window(self) -> tuple[list[str], int]:
         """(the newest history lines within the budget, their estimated tokens)."""
@@ -236,7 +236,7 @@ class FullContextSystem(System):
 
     def _generate(self, text: str, at: datetime, trace: list[dict]) -> tuple[str, dict]:
         kept, used = self.window()
-        message = clip(text, self.settings.max_input_chars)
+        message = quote_chat(text, self.settings.max_input_chars)
         parts = [f"{FULL_CONTEXT_INTRO}\n{data_block(kept)}"] if kept else []
         parts += [f"Today is {at.strftime('%A, %B %d, %Y')}. Reply to the user's message.", f"Message: {message}"]
         msgs = [respond_prompt.system(), HumanMessage("\n\n".join(parts))]
