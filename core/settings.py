@@ -105,6 +105,10 @@ class Settings(BaseSettings):
     # a rewrite of a verbatim capture keeps this share of its content words (and all its names,
     # numbers, dates), else the words stay: the bundled model's rewrites kept a median 0.22, full ones 0.8+
     capture_keep: float = 0.75
+    # the assistant has a persona of its own (or the other side of a replayed conversation is a
+    # person): what it tells of itself in the first person is kept as memory; otherwise only what it
+    # gave the user (recommendations, names, titles, numbers, dates) is
+    persona: bool = False
     merge_min_similarity: float = 0.55
     maintain_k: int = 3  # stored records each new one is compared with
     # memory that changes and privacy bounds

@@ -140,6 +140,8 @@ class Benchmark:
     reference_kind: str = "history"
     scorer: Scorer | None = None
     info: dict = field(default_factory=dict)
+    #: The replayed "assistant" is a person (LoCoMo's second speaker): what it tells of itself is memory.
+    persona: bool = False
 
     @property
     def n_questions(self) -> int:

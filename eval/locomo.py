@@ -275,4 +275,5 @@ def load_locomo(
         "porter_stem": stem is not None,
         "spacing_minutes": spacing_minutes,
     }
-    return Benchmark("locomo", convs, reference_kind="answer", scorer=partial(score_locomo, stem=stem), info=info)
+    scorer = partial(score_locomo, stem=stem)
+    return Benchmark("locomo", convs, reference_kind="answer", scorer=scorer, info=info, persona=True)

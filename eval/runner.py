@@ -373,6 +373,8 @@ def run_benchmark(
     if config.plot:
         require_matplotlib()
     settings = settings or Settings()
+    if bench.persona and "persona" not in settings.model_fields_set:
+        settings = settings.model_copy(update={"persona": True})
     config.resolve(settings, models, judge_settings, judge_model)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

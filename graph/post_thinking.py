@@ -13,7 +13,9 @@
    them real and fitting). A sentence not grounded in its source is not stored: the event's own
    words are (a raw record for captures, spoken by the user or by the assistant). A capture's (or
    raw record's) rewrite must also keep its names, numbers, dates and most of its words
-   (``caim.memory.maintenance.keeps``), else the words stay as they were. Records outside
+   (``caim.memory.maintenance.keeps``), else the words stay as they were. An event or a sentence
+   that asserts a name, number or date its source turns do not hold (``caim.memory.text.unsupported``)
+   is refused - noted in the trace - and the turn's own words are kept instead. Records outside
    the deployment's privacy bounds are never stored. Ids come from (user, session, turn, event), so
    a re-run stores nothing twice.
 3. ``maintain``: each new record is compared with related stored ones; the policy decides new /
@@ -52,7 +54,7 @@ from caim.memory.merge import Merge, merge_group
 from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn, as_aware, stable_id
 from caim.memory.retrieval import Query
 from caim.memory.stm import Turn, clip, turns
-from caim.memory.text import names
+from caim.memory.text import names, unsupported
 from caim.ontology import Ontology, Proposal
 
 CHUNK = 8
@@ -86,6 +88,7 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     events: list[KeyEvent] = []
     ok = True
     dropped: list[str] = []
+    invented: list[dict[str, Any]] = []  # events naming what their turn does not hold: refused
     for chunk in _chunks(all_turns):
         got = policy.key_events(env, chunk)
         if got is None:
@@ -96,7 +99,10 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
         sims = env.svc.embedder.similarity(texts) if got else np.zeros((0, 0))
         for i, e in enumerate(got):
             source = _turn_text(by_number[e["turn"]])
-            if grounded(
+            made_up = unsupported(e["event"], source)
+            if made_up:
+                invented.append({"event": e["event"], "invented": made_up})
+            elif grounded(
                 e["event"],
                 source,
                 float(sims[i, len(got) + i]),
@@ -108,7 +114,9 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
                 dropped.append(e["event"])
     covered = {e["turn"] for e in events}
     captured = 0
+    heard = ""  # what the user said up to the turn: a reply naming it gives nothing new
     for t in all_turns:
+        heard += "\n" + t.user
         if t.number in covered:
             continue
         when = (t.time or env.now).isoformat()
@@ -117,7 +125,7 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
                 {"turn": t.number, "event": clip(" ".join(t.user.split()), 600), "time": when, "origin": "capture"}
             )
             captured += 1
-        if t.assistant and reply_worth_keeping(t.assistant, asked=t.user):
+        if t.assistant and reply_worth_keeping(t.assistant, asked=heard, persona=env.settings.persona):
             said = clip(" ".join(t.assistant.split()), 600)
             events.append(
                 {
@@ -143,7 +151,12 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
             event["event"] = ASSISTANT_SAID + r.thought
         events.append(event)
     env.note(
-        events=len(events), ok=ok, ungrounded=dropped, captured=captured, refining=min(len(refine), REFINE_PER_SESSION)
+        events=len(events),
+        ok=ok,
+        ungrounded=dropped,
+        invented=invented,
+        captured=captured,
+        refining=min(len(refine), REFINE_PER_SESSION),
     )
     faultpoints.hit("after_key_events")
     return {"key_events": events, "complete": ok}
@@ -250,6 +263,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
     sims = env.svc.embedder.similarity(check + sources_text) if check else None
     records: list[MemoryRecord] = []
     retire: list[str] = []
+    refused: list[dict[str, Any]] = []
     denied = 0
     per_turn: dict[int, int] = {}
     ci = 0
@@ -268,6 +282,11 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
                 min_overlap=env.settings.ground_overlap,
                 min_similarity=env.settings.ground_similarity,
             )
+        made_up = unsupported(thought, sources_text[i]) if ok_thought else []
+        if made_up:  # a name, number or date its source turns do not hold: refused, the turn's words kept
+            refused.append({"thought": thought, "invented": made_up})
+            ok_thought = False
+            origin = "capture" if origin == "model" else origin
         if ok_thought and (origin == "capture" or raw is not None):  # words a rewrite must keep
             said = raw.thought if raw is not None else e["event"].removeprefix(ASSISTANT_SAID)
             ok_thought = keeps(thought, said, env.settings.capture_keep)
@@ -350,6 +369,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         stored_ids=[r.id for r in records],
         raw=sum(r.kind == "raw" for r in records),
         refined=retire,
+        invented=refused,
         denied=denied,
         thoughts_from_model=len(answers),
     )

@@ -109,16 +109,36 @@ _OWN_NEWS = re.compile(r"\b(i|i'm|i've|we|we're|we've|my|our)\b", re.I)
 _MY_THING = re.compile(r"\b(my|our) (\w+ ){1,2}" + _TELLING.pattern.removeprefix(r"\b"), re.I)
 #: A name the speaker addresses ("Thanks, Emily!", "Hey Mel,"): not something named.
 _VOCATIVE = re.compile(r"(^|,|\b(hi|hey|hello|thanks|thank you|bye))\s*[A-Z][a-z]+\s*(?=[!.?,]|$)", re.I)
+#: The assistant giving the user something in the first person: a recommendation, a suggestion, a
+#: commitment ("I'd recommend...", "I'll remind you...", "I booked...").
+_GIVING = re.compile(
+    r"\b(i|we)(\s*'d|\s*'ll| would| can| could| will| have| just)?\s+(recommend|suggest|propose|advise|"
+    r"book|booked|remind|reserved?|schedul(e|ed)|add(ed)?|sen[dt]|set up|found|picked)\b",
+    re.I,
+)
 _QUOTED_TITLE = re.compile(r"[\"\u201c\u2018'][A-Z0-9][^\"\u201d\u2019']{1,80}[\"\u201d\u2019']")
 
 
-def reply_worth_keeping(text: str, asked: str = "") -> bool:
-    """Does this assistant reply hold something the user may ask about later? True when one of its
-    sentences - not a question, and with at least two words of its own (not heard in ``asked``, the
-    user's turn it answers) - names something new (a title in quotes, a name, a number or a date),
-    or tells in the first person of something done or dated (an assistant with a persona telling of
-    itself: "I ran a race last Saturday", "my kids love dinosaurs"; "that sounds lovely to me" is no
-    news).
+def _self_tale(sentence: str) -> bool:
+    """A sentence of the assistant telling of itself: its first person, not giving, with something
+    done, dated or of its own ("my favourite hobby was...", "I went surfing in 2015")."""
+    return bool(
+        _OWN_NEWS.search(sentence)
+        and not _GIVING.search(sentence)
+        and (tells_past_action(sentence) or has_time_expression(sentence) or _MY_THING.search(sentence))
+    )
+
+
+def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) -> bool:
+    """Does this assistant reply hold something it gave the user, that the user may ask about later?
+    True when one of its sentences - not a question, not spoken of itself in the first person, and
+    with at least two words of its own (not heard in ``asked``: what the user said before it) - names
+    something new: a title in quotes, a name, a number or a date ("what did you recommend?"). Its
+    small talk, praise, feelings and tales of itself ("I'm so glad you asked", "my favourite hobby
+    is...") are no memory - unless the deployment gives the assistant a ``persona`` (or the other side
+    is a person, as in a replayed conversation): then a first-person sentence of something done or
+    dated, or of something of its own, counts too ("I ran a race last Saturday", "my kids love
+    dinosaurs"; "that sounds lovely to me" never does).
 
     >>> reply_worth_keeping('You might enjoy "The Left Hand of Darkness" by Ursula K. Le Guin.')
     True
@@ -128,18 +148,28 @@ def reply_worth_keeping(text: str, asked: str = "") -> bool:
     False
     >>> reply_worth_keeping("Playing the piano sounds like an amazing hobby to me!", asked="I play the piano.")
     False
+    >>> reply_worth_keeping("I'd recommend 'Dune' by Frank Herbert.")
+    True
+    >>> tale = "I'm so glad you asked! My favourite hobby was surfing. It was with Joana in 2019."
+    >>> reply_worth_keeping(tale, asked="I surf with my friend Joana."), reply_worth_keeping(tale, persona=True)
+    (False, True)
     """
     heard = set(tokenize(asked))
-    for sentence in _SENTENCE.split(" ".join(text.split())):
-        if not sentence.strip() or sentence.rstrip().endswith("?"):
-            continue
+    sentences = [x for x in _SENTENCE.split(" ".join(text.split())) if x.strip() and not x.rstrip().endswith("?")]
+    # a reply that tells of the assistant itself: without a persona only what it gives counts
+    tale = not persona and any(_self_tale(x) for x in sentences)
+    for sentence in sentences:
         if len(set(tokenize(sentence)) - heard) < 2:
             continue  # small talk, or the user's own words said back
+        own = bool(_OWN_NEWS.search(sentence))
+        giving = bool(_GIVING.search(sentence) or _QUOTED_TITLE.search(sentence))
+        if (own or tale) and not persona and not giving:
+            continue  # the assistant speaking of itself: no persona, no memory
         plain = _VOCATIVE.sub(" ", sentence)
         new_names = [n for n in names(plain) if not set(tokenize(n)) <= heard]
         if (
-            (_OWN_NEWS.search(sentence) and (tells_past_action(sentence) or has_time_expression(sentence)))
-            or _MY_THING.search(sentence)
+            (own and (tells_past_action(sentence) or has_time_expression(sentence)))
+            or (persona and _MY_THING.search(sentence))
             or _QUOTED_TITLE.search(plain)
             or new_names
             or _NUMBER_OR_DATE.search(plain)

@@ -498,6 +498,37 @@ def specifics(text: str) -> list[str]:
     return list(dict.fromkeys([*days, *years, *weekdays, *numbers, *named]))
 
 
+#: Number words a context may write where a claim gives the digits ("three" supports "3").
+NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100", "dozen": "12"}
+
+
 def unsupported(answer: str, context: str) -> list[str]:
     """The specifics of ``answer`` (``specifics``) that ``context`` - what the answer was given -
     does not hold: a date, number or name the model made up. A date counts only as a whole (day
@@ -508,8 +539,11 @@ def unsupported(answer: str, context: str) -> list[str]:
     ['17 october', '2024']
     >>> unsupported("She went on 7 May 2023.", ctx), unsupported("On May 7th.", ctx)
     ([], [])
+    >>> unsupported("Has 3 kids.", "I have three kids."), unsupported("Has 4 kids.", "I have three kids.")
+    ([], ['4'])
     """
-    held = set(specifics(context)) | {w.lower() for w in re.findall(r"\w+", context)}
+    words = {w.lower() for w in re.findall(r"\w+", context)}
+    held = set(specifics(context)) | words | {NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS}
     return [s for s in specifics(answer) if s not in held]
 
 

@@ -272,9 +272,11 @@ def test_failed_extraction_keeps_what_the_assistant_recommended_and_answers_what
     assert 'you said: "Try' in final  # the answer is told whose words they were
 
 
-def test_a_reply_telling_news_of_the_assistant_is_kept_as_its_words_and_chatter_is_not(agent, scripted):
+def test_a_reply_telling_news_of_the_assistant_is_kept_as_its_words_and_chatter_is_not(settings, scripted):
     from caim.agent.facade import Turn
 
+    # the other side has a persona (as in a replayed conversation between two people)
+    agent = CaimAgent(settings.model_copy(update={"persona": True}), models=scripted[0])
     agent.record_turns(
         user_id="em",
         turns=[
@@ -284,6 +286,7 @@ def test_a_reply_telling_news_of_the_assistant_is_kept_as_its_words_and_chatter_
     )
     agent.end_session(user_id="em", at="2023-05-01T10:00:00")
     [rec] = agent.memories("em")  # the chatter is not kept
+    agent.close()
     assert (
         rec.speaker == "assistant" and rec.thought == "I ran a charity race last Saturday."
     )  # no "The assistant said:"
