@@ -150,6 +150,7 @@ def summarize(run: dict, records: list[dict], memory_lines: list[dict]) -> dict:
             "entries_per_user": entries / len(sized),
             "words_per_user": words / len(sized),
             "per_user": {m["user"]: m["memory_size"] for m in sorted(sized, key=lambda m: m["user"])},
+            "faithfulness": _faithfulness([m["faithfulness"] for m in sized if m.get("faithfulness")]),
         }
 
     return {
@@ -197,6 +198,32 @@ def _num(x, digits: int = 1) -> str:
     if isinstance(x, int):
         return f"{x:,}"
     return f"{x:,.{digits}f}"
+
+
+#: Rows of the memory table from ``caim.eval.faithfulness`` (label, key).
+FAITHFULNESS_ROWS = (
+    ("memories with an invented specific (share)", "invented"),
+    ("assistant chatter among memories (share)", "chatter"),
+    ("evidence turns covered by a memory", "evidence_coverage"),
+    ("memories from an evidence or fact-stating turn", "grounded_share"),
+)
+
+
+def _faithfulness(per_user: list[dict]) -> dict:
+    """Faithfulness over users: shares of all stored memories, and evidence coverage over all users."""
+    n = sum(f["memories"] for f in per_user)
+
+    def share(key: str) -> float | None:
+        got = [(f[key], f["memories"]) for f in per_user if f.get(key) is not None]
+        return sum(v * w for v, w in got) / n if got and n else None
+
+    coverage = [f["evidence_coverage"] for f in per_user if f.get("evidence_coverage") is not None]
+    return {
+        "invented": share("invented"),
+        "chatter": share("chatter"),
+        "grounded_share": share("grounded_share"),
+        "evidence_coverage": sum(coverage) / len(coverage) if coverage else None,
+    }
 
 
 def _memory_share(routes: dict) -> str:
@@ -368,6 +395,10 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
             ["words per entry", *(_num(mem[s]["words_per_entry"], 1) for s in msys)],
             ["entries per user", *(_num(mem[s]["entries_per_user"], 1) for s in msys)],
             ["words per user", *(_num(mem[s]["words_per_user"], 1) for s in msys)],
+            *(
+                [label, *(_num((mem[s].get("faithfulness") or {}).get(key), 3) for s in msys)]
+                for label, key in FAITHFULNESS_ROWS
+            ),
         ]
         out += [_table(["", *msys], rows), ""]
         users = sorted({u for s in msys for u in mem[s]["per_user"]})

@@ -47,6 +47,7 @@ from caim.core.trace import usage
 from caim.eval.dataset import Benchmark, Conversation, Question
 from caim.eval.files import MEMORY_FILE, RESULTS_FILE, RUN_FILE, JsonlLog
 from caim.eval.judge import DEFAULT_HISTORY_TOKENS, DEFAULT_MEMORY_TOKENS, Judge
+from caim.eval.faithfulness import faithfulness
 from caim.eval.metrics import memory_size
 from caim.eval.report import write_report
 from caim.eval.systems import (
@@ -232,6 +233,7 @@ class _Run:
                     "finished_at": datetime.now(UTC).isoformat(),
                     "replay": replay,
                     "memory_size": memory_size(records) if system.stores else None,
+                    "faithfulness": self.faithfulness(conv, records) if system.stores else None,
                     "records": records,
                 }
             )
@@ -248,6 +250,12 @@ class _Run:
             system.close()
             if progress is not None and task is not None:
                 progress.remove_task(task)
+
+    def faithfulness(self, conv: Conversation, records: list[dict]) -> dict:
+        """How faithful the stored records are (``caim.eval.faithfulness``), against every evidence turn
+        of the conversation's questions."""
+        evidence = [e for q in conv.questions for e in q.evidence]
+        return faithfulness(records, evidence=evidence, turn_text=conv.turn_text, persona=self.bench.persona)
 
     def score(
         self, conv: Conversation, q: Question, name: str, system: System, answer: Answer, records: list[dict]

@@ -432,6 +432,12 @@ def test_locomo_run_scores_f1_evidence_and_adversarial(tmp_path, settings):
     assert summary["code_metrics"]["evidence_recall"]["none"]["n"] == 0
     report = (out / "report.md").read_text()
     assert "### Token F1 by category" in report and "overall (1-4)" in report
+    # faithfulness of what was stored: per conversation in memory.jsonl, per system in the report
+    faithful = {m["system"]: m["faithfulness"] for m in read_jsonl(out / "memory.jsonl")}
+    assert faithful["none"] is None and faithful["caim"]["memories"] > 0
+    assert faithful["caim"]["invented"] == 0.0 and faithful["caim"]["evidence_coverage"] > 0
+    assert summary["memory"]["caim"]["faithfulness"]["invented"] == 0.0
+    assert "memories with an invented specific (share)" in report and "evidence turns covered by a memory" in report
 
 
 # ---- metrics ----------------------------------------------------------------------------------
