@@ -326,6 +326,30 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
+def start_app(env: dict[str, str], log: Path, timeout: float = 180) -> tuple[subprocess.Popen, str]:
+    """The FastAPI example under uvicorn on a free loopback port, once its ``/health`` answers:
+    (the process, its base URL). Its stderr goes to ``log``."""
+    import httpx
+
+    port = _port()
+    base = f"http://127.0.0.1:{port}"
+    cmd = [sys.executable, "-m", "uvicorn", "examples.fastapi_chat:create_app", "--factory"]
+    cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    with log.open("w") as err:  # the server keeps its own handle
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(base + "/health", timeout=2).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"the FastAPI example did not start: {log.read_text()[-800:]}")
+        time.sleep(0.3)
+
+
 def many_users(root: Path, users: int) -> Scenario:
     import httpx
 
@@ -336,7 +360,6 @@ def many_users(root: Path, users: int) -> Scenario:
         "Relevant": {"relevant": [1]},
     }
     with SimulatedEndpoint(table) as ep:
-        port = _port()
         env = {
             **env_for(root / "api"),
             "CAIM_PROVIDER": "openai",
@@ -346,38 +369,9 @@ def many_users(root: Path, users: int) -> Scenario:
             # the app authenticates every request: one bearer token per user, as a deployment would
             "CAIM_AUTH_TOKENS": json.dumps({f"token-{i}": f"user-{i}" for i in range(users)}),
         }
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "examples.fastapi_chat:create_app",
-                "--factory",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        base = f"http://127.0.0.1:{port}"
+        root.mkdir(parents=True, exist_ok=True)
+        server, base = start_app(env, root / "api.log", timeout=120)
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    if httpx.get(base + "/health", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("the FastAPI example did not start")
-                time.sleep(0.3)
 
             def user(i: int) -> tuple[int, int]:
                 auth = {"Authorization": f"Bearer token-{i}"}
@@ -792,6 +786,18 @@ def hostile_langgraph(root: Path, exe: str, key: str, ep: SimulatedEndpoint, att
     return res
 
 
+def _reaching_for_the_deployment(attacker: Attacker, elsewhere: Path) -> dict[str, str]:
+    """Settings only the deployment may make, as a hostile client would send them."""
+    return {
+        "base_url": attacker.url + "/v1",
+        "provider": "openai",
+        "model": "gpt-attacker",
+        "api_key": "sk-attacker",
+        "data_dir": str(elsewhere),
+        "namespace": "ann",
+    }
+
+
 def _hostile_langgraph_attempts(
     p: Prober,
     bob: str,
@@ -803,14 +809,7 @@ def _hostile_langgraph_attempts(
     attacker: Attacker,
     elsewhere: Path,
 ) -> None:
-    values = {
-        "base_url": attacker.url + "/v1",
-        "provider": "openai",
-        "model": "gpt-attacker",
-        "api_key": "sk-attacker",
-        "data_dir": str(elsewhere),
-        "namespace": "ann",
-    }
+    values = _reaching_for_the_deployment(attacker, elsewhere)
     ask = _turn(ASK)
     body: Any  # each attempt's JSON body, params or raw bytes
     params: Any
@@ -1050,40 +1049,8 @@ def hostile_app(root: Path, key: str, ep: SimulatedEndpoint, attacker: Attacker)
     data = root / "app"
     tokens = {f"tok-ann-{os.urandom(8).hex()}": "ann", f"tok-bob-{os.urandom(8).hex()}": "bob"}
     ann_token, bob = list(tokens)
-    port = _port()
-    base = f"http://127.0.0.1:{port}"
-    err = (root / "app.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "examples.fastapi_chat:create_app",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=_server_env(data, ep, key, tokens),
-        stdout=subprocess.DEVNULL,
-        stderr=err,
-        start_new_session=True,
-    )
+    proc, base = start_app(_server_env(data, ep, key, tokens), root / "app.log")
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                if httpx.get(base + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the FastAPI example did not start: {(root / 'app.log').read_text()[-800:]}")
-            time.sleep(0.3)
         ann = httpx.Client(base_url=base, timeout=180, headers={"Authorization": f"Bearer {ann_token}"})
         ann.post("/chat", json={"message": ANN_FACT, "time": T_ANN}).raise_for_status()
         ann.post("/session/end", json={"time": T_END}).raise_for_status()
@@ -1113,7 +1080,6 @@ def hostile_app(root: Path, key: str, ep: SimulatedEndpoint, attacker: Attacker)
         ann.close()
     finally:
         _stop(proc)
-        err.close()
     res.bytes_stored = max(grown, _dir_bytes(data)) - stored_before
     with CaimAgent(Settings(data_dir=data, _env_file=None), background=False) as agent:
         kept = [(m.type, m.content) for m in agent.state("ann")["messages"]]
@@ -1173,14 +1139,7 @@ def _after(
 
 
 def _hostile_app_attempts(p: Prober, bob: str, ann_token: str, rid: str, attacker: Attacker, elsewhere: Path) -> None:
-    values = {
-        "base_url": attacker.url + "/v1",
-        "provider": "openai",
-        "model": "gpt-attacker",
-        "api_key": "sk-attacker",
-        "data_dir": str(elsewhere),
-        "namespace": "ann",
-    }
+    values = _reaching_for_the_deployment(attacker, elsewhere)
     body: Any  # each attempt's JSON body, params, headers or raw bytes
     params: Any
     headers: Any
