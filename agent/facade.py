@@ -412,7 +412,7 @@ class CaimAgent:
         """Delete every record of the user, their pending sessions and their conversation checkpoints."""
         with self._lock(user_id):
             legacy = [Job.decode(row[0], row[1], row[2]) for row in self.services.store.db.jobs(user_id)]
-            n = self.memory.forget_all(user_id=user_id)
+            n = self.services.store.forget_user(check_user(user_id))  # under the user's lock already
             for tid in [self.thread_id(user_id)] + [j.thread_id for j in legacy if j.thread_id]:
                 with contextlib.suppress(NotImplementedError):
                     self.checkpointer.delete_thread(tid)

@@ -137,6 +137,7 @@ class Memory:
         self.recall_graph = build_recall_graph(self.services)
         self.post_thinking_graph = build_post_thinking_graph(self.services)
         self._locks: dict[str, threading.RLock] = {}
+        self._depth: dict[str, int] = {}  # how deep the thread holding a user's lock holds it
         self._guard = threading.Lock()
         #: Reads (and drops) the messages of a job queued with a checkpoint thread instead of its
         #: messages; ``CaimAgent`` sets it, as it owns those threads.
@@ -156,11 +157,22 @@ class Memory:
     @contextlib.contextmanager
     def lock(self, user_id: str) -> Iterator[None]:
         """One run at a time on a user's conversation: across this process's threads, and across
-        processes (and, with a shared database, machines) serving the same user."""
+        processes (and, with a shared database, machines) serving the same user. Reentrant in a
+        thread: a nested hold takes no second cross-process lock (a PostgreSQL advisory lock is held
+        by a connection of its own, and a second one would wait for the first)."""
         with self._guard:
             local = self._locks.setdefault(user_id, threading.RLock())
-        with local, self.services.store.lock(f"thread:{user_id}"):
-            yield
+        with local:  # from here on only this thread touches the user's depth
+            depth = self._depth.get(user_id, 0)
+            self._depth[user_id] = depth + 1
+            try:
+                if depth:
+                    yield
+                else:
+                    with self.services.store.lock(f"thread:{user_id}"):
+                        yield
+            finally:
+                self._depth[user_id] = depth
 
     def message(self, text: str) -> str:
         """``text`` if it is a message caim accepts, else a one-line ``InputError``."""

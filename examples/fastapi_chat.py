@@ -207,7 +207,7 @@ def current_user(request: Request) -> str:
     unusable id is a fault of the deployment's token map, reported as one 500 line."""
     try:
         return check_user(request.state.user)
-    except ConfigError as exc:
+    except CaimError as exc:
         raise HTTPException(500, f"the token's user id cannot be used: {exc}") from None
 
 
