@@ -382,7 +382,8 @@ def test_an_event_its_turn_does_not_support_is_not_stored(agent, scripted):
     [rec] = agent.memories("em")
     assert "Gatsby" not in rec.thought and "Emily" in rec.thought
     noted = steps(summary.trace, "extract_key_events")[0]
-    assert noted["ungrounded"] and noted["captured"] == 1  # the turn itself was captured instead
+    assert "gatsby" in noted["invented"][0]["invented"]  # a title the turn never named: refused
+    assert noted["captured"] == 1  # the turn itself was captured instead
 
 
 def test_a_thought_its_source_does_not_support_falls_back_to_the_event(agent, scripted):
