@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from typer._click.core import Command, Context
 
     from caim.agent.facade import CaimAgent
+    from caim.core.models import Models
     from caim.core.settings import Settings
     from caim.memory.db import RecordDB
     from caim.memory.store import MemoryStore
@@ -794,9 +795,24 @@ def doctor(
         report("model", models.describe(), lambda: models.check())
     else:
         out.print(f"-     model: {models.describe()} (not checked)")
+    out.print(f"-     roles: {_role_uses(settings, models)}", highlight=False)
     agent.close()
     if failed:
         raise typer.Exit(1)
+
+
+def _role_uses(settings: Settings, models: Models) -> str:
+    """Which probed roles use the model and which code, and what said so (``caim models probe``)."""
+    from caim.core.model_roles import role_uses
+
+    uses = role_uses(models.model_id, settings.data_dir, settings.use_model_for)
+    parts = []
+    for use in ("model", "code"):
+        named = [r for r, (u, _) in uses.items() if u == use]
+        if named:
+            why = sorted({w for r, (u, w) in uses.items() if u == use})
+            parts.append(f"{use} for {', '.join(named)} ({'; '.join(why)})")
+    return "; ".join(parts) + "; the answer always uses the model"
 
 
 @ontology_app.command("show")

@@ -54,9 +54,10 @@ from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
 from caim.core.errors import EndpointError
+from caim.core.model_roles import code_roles, role_uses
 from caim.core.models import Models
 from caim.core.scripted import ScriptedChatModel
-from caim.core.trace import LLMCall
+from caim.core.trace import LLMCall, step
 from caim.core.types import Role
 
 try:
@@ -361,17 +362,34 @@ class LLM:
     and say so in the trace - the caller's code takes over; the answer itself raises a one-line
     ``EndpointError`` (the user's turn is already kept in the checkpoint)."""
 
-    def __init__(self, models: Models, max_retries: int = 1, *, endpoint_retries: int = 2, backoff: float = 0.5):
+    def __init__(
+        self,
+        models: Models,
+        max_retries: int = 1,
+        *,
+        endpoint_retries: int = 2,
+        backoff: float = 0.5,
+        code_roles: frozenset[Role] = frozenset(),
+    ):
         self.models = models
+        self.code_roles = code_roles  # roles that skip the model: their callers' code decides
         self.max_retries = max_retries
         self.endpoint_retries = endpoint_retries
         self.backoff = backoff
 
     @classmethod
     def of(cls, models: Models) -> LLM:
-        """The client the models' settings describe (retries and backoff)."""
+        """The client the models' settings describe: retries, backoff, and the roles that skip the
+        model (``caim.core.model_roles``)."""
         s = models.settings
-        return cls(models, s.max_retries, endpoint_retries=s.endpoint_retries, backoff=s.retry_backoff)
+        uses = role_uses(models.model_id, s.data_dir, s.use_model_for)
+        return cls(
+            models,
+            s.max_retries,
+            endpoint_retries=s.endpoint_retries,
+            backoff=s.retry_backoff,
+            code_roles=code_roles(uses),
+        )
 
     def _call(self, fn: Callable[[], T2], errors: list[str], model: Any = None) -> T2:
         """``fn()`` with bounded retries on transient faults; fatal ones raise ``EndpointError`` at once.
@@ -391,10 +409,19 @@ class LLM:
                 time.sleep(self.backoff * (2**attempt))
         raise AssertionError("unreachable")
 
+    def _skipped(self, role: Role, trace: list, node: str) -> bool:
+        if role not in self.code_roles:
+            return False
+        trace.append(step(node, role=role, use="code"))
+        return True
+
     def structured(
         self, role: Role, schema: type[T], messages: list[BaseMessage], *, trace: list, node: str
     ) -> T | None:
-        """The validated answer, or ``None`` after the retries (recorded in the trace as a fallback)."""
+        """The validated answer, or ``None`` after the retries (recorded in the trace as a fallback),
+        or at once for a role in ``code_roles`` (recorded as a code step)."""
+        if self._skipped(role, trace, node):
+            return None
         chat = self.models.for_role(role)
         call = structured_call(chat, schema, self.models.lengths_for(role))
         prompt = call.messages(messages)
@@ -434,7 +461,10 @@ class LLM:
         self, role: Role, messages: list[BaseMessage], *, trace: list, node: str, fallback: str | None = None
     ) -> str:
         """Free text (not streamed to callers: tagged ``NOSTREAM``). After the retries: ``fallback`` when
-        one is given (recorded), else ``EndpointError``."""
+        one is given (recorded), else ``EndpointError``. A role in ``code_roles`` with a ``fallback``
+        returns it at once."""
+        if fallback is not None and self._skipped(role, trace, node):
+            return fallback
         model = self.models.for_role(role)
         quiet = model.with_config(tags=[NOSTREAM])
         start = time.perf_counter()

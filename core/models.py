@@ -204,6 +204,24 @@ class Models:
             return None
         return provider_model(self.settings.model_for(role))
 
+    def model_id(self, role: Role) -> str | None:
+        """The identity of the model serving ``role``, as the probe's record names it (``None`` for
+        injected models: no record applies to them)."""
+        if self._overrides is not None:
+            return None
+        named = self.settings.model_for(role)
+        provider = self.settings.resolved_provider()
+        if provider == "scripted":
+            return "scripted"
+        if named and provider_model(named) is not None:
+            return named
+        if provider == "local":
+            try:
+                return f"local:{resolve_model_path(self.settings.local_model).name}"
+            except ConfigError:
+                return None  # no such weights: the first call says so
+        return f"openai:{named or DEFAULT_OPENAI_MODEL}@{self.settings.base_url or 'api.openai.com'}"
+
     def describe(self) -> str:
         """Which provider and model are in use, for people."""
         if self._overrides is not None:

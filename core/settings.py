@@ -17,7 +17,7 @@ from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
 from caim.core.errors import ConfigError
-from caim.core.types import ROLES, Role
+from caim.core.types import PROBED, ROLES, Role
 
 __all__ = ["ROLES", "Provider", "Role", "Settings", "default_data_dir", "setting_error"]
 
@@ -57,6 +57,9 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("CAIM_API_KEY", "OPENAI_API_KEY", "api_key")
     )
     role_models: dict[str, str] = Field(default_factory=dict)
+    # probed roles that use the model's judgement (["all"]: every one); unset: the probe's record
+    # decides (``caim models probe``; see caim.core.model_roles)
+    use_model_for: list[str] | None = None
     temperature: float = 0.0
     request_timeout: float = 120.0
     max_retries: int = 1  # further attempts after a malformed answer
@@ -124,6 +127,14 @@ class Settings(BaseSettings):
             raise ValueError("namespace must be lowercase letters, digits and _, starting with a letter")
         return v
 
+    @field_validator("use_model_for")
+    @classmethod
+    def _roles(cls, v: list[str] | None) -> list[str] | None:
+        wrong = [r for r in v or [] if r not in (*PROBED, "all")]
+        if wrong:
+            raise ValueError(f"unknown role {wrong[0]!r}: name some of {', '.join(PROBED)} or all")
+        return v
+
     @field_validator("data_dir", mode="before")
     @classmethod
     def _expand(cls, v):
@@ -146,6 +157,7 @@ _EXAMPLES: dict[str, str] = {
     "chroma_headers": """'{"Authorization": "Bearer TOKEN"}'""",
     "lifetimes": """'{"plans": 30}'""",
     "deny_categories": """'["health"]'""",
+    "use_model_for": """'["plan", "relevance"]'""",
     "allow_categories": """'["food", "music"]'""",
 }
 #: The fix for a value of the wrong type, by pydantic's error type.

@@ -20,6 +20,10 @@ Role = Literal[
 ]
 ROLES: tuple[Role, ...] = get_args(Role)
 
+#: Roles measured against a code fallback (``caim models probe``); the answer itself has none.
+Probed = Literal["plan", "relevance", "key_events", "thoughts", "maintain", "summarize"]
+PROBED: tuple[Probed, ...] = get_args(Probed)
+
 #: Which memory a turn uses: none, the current session (stm), past sessions (ltm), or both.
 Route = Literal["none", "stm", "ltm", "ltm+stm"]
 ROUTES: tuple[Route, ...] = get_args(Route)

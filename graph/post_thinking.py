@@ -40,7 +40,7 @@ from caim.core import faultpoints
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State
-from caim.memory.capture import raw_record, reply_worth_keeping, states_fact
+from caim.memory.capture import captures, raw_record
 from caim.memory.maintenance import (
     apply_contradiction,
     apply_extend,
@@ -113,30 +113,21 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
             else:
                 dropped.append(e["event"])
     covered = {e["turn"] for e in events}
-    captured = 0
-    heard = ""  # what the user said up to the turn: a reply naming it gives nothing new
-    for t in all_turns:
-        heard += "\n" + t.user
-        if t.number in covered:
-            continue
-        when = (t.time or env.now).isoformat()
-        if states_fact(t.user) or state.get("explicit"):
-            events.append(
-                {"turn": t.number, "event": clip(" ".join(t.user.split()), 600), "time": when, "origin": "capture"}
-            )
-            captured += 1
-        if t.assistant and reply_worth_keeping(t.assistant, asked=heard, persona=env.settings.persona):
-            said = clip(" ".join(t.assistant.split()), 600)
-            events.append(
-                {
-                    "turn": t.number,
-                    "event": ASSISTANT_SAID + said,
-                    "time": when,
-                    "origin": "capture",
-                    "speaker": "assistant",
-                }
-            )
-            captured += 1
+    by_number = {t.number: t for t in all_turns}
+    kept = captures(all_turns, skip=covered, explicit=bool(state.get("explicit")), persona=env.settings.persona)
+    for c in kept:
+        t = by_number[c.turn]
+        kept_event: KeyEvent = {
+            "turn": c.turn,
+            "event": clip(c.text, 600),
+            "time": (t.time or env.now).isoformat(),
+            "origin": "capture",
+        }
+        if c.speaker == "assistant":
+            kept_event["event"] = ASSISTANT_SAID + kept_event["event"]
+            kept_event["speaker"] = "assistant"
+        events.append(kept_event)
+    captured = len(kept)
     refine = [r for r in env.svc.store.iter(env.user_id) if r.kind == "raw" and r.session_id != state.get("session_id")]
     for r in refine[:REFINE_PER_SESSION]:
         event: KeyEvent = {

@@ -15,9 +15,13 @@ the record instead of adding one.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from caim.memory.records import MemoryRecord, SourceTurn, as_aware, stable_id
+from caim.memory.stm import Turn
 from caim.memory.text import has_time_expression, names, tells_past_action, tokenize
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our|me)\b", re.I)
@@ -176,6 +180,40 @@ def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) ->
         ):
             return True
     return False
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One side of a turn kept in the speaker's own words (whitespace folded)."""
+
+    turn: int
+    text: str
+    speaker: Literal["user", "assistant"]
+
+
+def captures(
+    turns: Iterable[Turn], *, skip: Collection[int] = (), explicit: bool = False, persona: bool = False
+) -> list[Capture]:
+    """What code keeps of a session without a model: each user turn that ``states_fact`` (every one
+    when the user asked to be remembered: ``explicit``) and each reply ``reply_worth_keeping`` given
+    what the user had said up to it; turns in ``skip`` (covered otherwise) give nothing.
+
+    >>> from caim.memory.stm import Turn
+    >>> said = [Turn(1, "I moved to Porto.", "Welcome!", None), Turn(2, "Any surf spot?", "Try 'Matosinhos'.", None)]
+    >>> [(c.turn, c.speaker) for c in captures(said)]
+    [(1, 'user'), (2, 'assistant')]
+    """
+    out: list[Capture] = []
+    heard = ""  # what the user said up to the turn: a reply naming it gives nothing new
+    for t in turns:
+        heard += "\n" + t.user
+        if t.number in skip:
+            continue
+        if explicit or states_fact(t.user):
+            out.append(Capture(t.number, " ".join(t.user.split()), "user"))
+        if t.assistant and reply_worth_keeping(t.assistant, asked=heard, persona=persona):
+            out.append(Capture(t.number, " ".join(t.assistant.split()), "assistant"))
+    return out
 
 
 def raw_record(

@@ -413,16 +413,20 @@ def date_windows(question: str, now: datetime) -> list[tuple[datetime, datetime]
 _PAST_REFERENCE = re.compile(
     r"\b(remember|remind me|recall|i told you|tell you|told you|i mentioned|i said|i shared|you said|you told me|"
     r"you recommended|(did|have) i (mention|say|ask|share)|"
-    r"(did|have) you (recommend|suggest|say|tell|told|mention|show|shown|give|gave|given)|"
-    r"you (have |'ve )?(recommended|suggested|told|mentioned|shown|given|gave|showed)|"
+    r"(did|have) you (recommend|suggest|say|tell|told|mention|show|shown|give|gave|given|teach|taught|share|shared|"
+    r"send|sent)|you (once |ever |previously |also )?(have |'ve )?(recommended|suggested|told|mentioned|shown|given|"
+    r"gave|showed|taught|shared|sent|introduced)|"
     r"you suggested|we talked|we discussed|we spoke|last time|the other day|earlier|before|previously|used to|"
     r"again|still|(i|we) (once |previously |also )?(recommended|suggested)|(i|we) (once )?(showed|sent|gave) you"
     r"|(i|we) once)\b",
     re.I,
 )
 _SELF_QUESTION = re.compile(
-    r"\b(my|mine|our)\b|\b(what|where|when|who|which|whom)('s|\s+(do|did|does|am|was|were|have|had|would|should))"
-    r"\s+(i|we)\b|^\s*(do|did|am|was|have|had|were)\s+(i|we)\b"
+    r"\b(my|mine|our)\b|\bhow\b[^?.!]{0,40}?\s(did|am|was|were|had)\s+(i|we)\b"
+    r"|\b(what|where|when|who|which|whom)('s|\b[^?.!]{0,40}?\s(do|did|does|am|was|were|have|"
+    r"had|would|should))\s+(i|we)\b|^\s*(do|did|am|was|have|had|were)\s+(i|we)\b"
+    # something of the user's told before the question: "I have a badminton group. How many are in it?"
+    r"|^\s*(i|we)\s+(have|'ve|had)\s+(\w+ed|a|an|been|seen|done|made|got)\b"
     # the user as the object of something past: "What did Anna give me?", "Did you send us the link?"
     r"|^\s*((what|where|when|who|which|why|how)\b[^?]*\s)?(did|was|were|had)\b[^?]*\b(me|us)\b"
     # a statement about the user checked with a tag: "I don't like comedies, right?"
@@ -446,7 +450,7 @@ def memory_signals(text: str) -> dict[str, bool]:
     >>> any(v for k, v in memory_signals("What is the capital of France?").items() if k != "question")
     False
     """
-    t = " ".join(text.split())
+    t = " ".join(text.split()).strip("\"'\u201c\u201d ")
     question = "?" in t or bool(re.match(r"\s*(what|which|where|when|who|how|do|did|does|can|could)\b", t, re.I))
     return {
         "question": question,

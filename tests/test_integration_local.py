@@ -59,8 +59,16 @@ def test_session_post_thinking_and_recall_with_the_bundled_model(local_settings)
         assert set(kept) <= set(fetched)
 
 
-def test_plan_and_cascade_with_the_bundled_model_give_valid_decisions(local_settings):
+def test_the_bundled_model_is_skipped_where_code_beat_it(local_settings):
     with CaimAgent(local_settings) as agent:
+        r = agent.chat("What did I tell you about my sister?", user_id="probe", at="2023-05-01T09:00:00")
+        assert "plan" not in {e["role"] for e in llm_calls(r.trace)}  # the shipped probe record: plan on code
+        assert {"role": "plan", "use": "code"} in [e.get("data") for e in r.trace]
+        assert r.route == "ltm+stm" and r.text.strip()  # the code signals route it to memory
+
+
+def test_plan_and_cascade_with_the_bundled_model_give_valid_decisions(local_settings):
+    with CaimAgent(local_settings.model_copy(update={"use_model_for": ["all"]})) as agent:
         r = agent.chat("What is the capital of France?", user_id="probe", at="2023-05-01T09:00:00")
         assert r.decisions["needs_memory"] in ("yes", "no") and r.decisions["memory"] in ("past", "current", "both")
         assert not any(e.get("fallback") for e in llm_calls(r.trace))  # constrained: never a fallback

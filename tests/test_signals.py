@@ -22,6 +22,13 @@ from caim.memory.text import memory_signals
         ("Which podcasts have you recommended to me?", "past_reference"),
         ("What tips have you told me about for sleeping better?", "past_reference"),
         ("I don't like horror films, right?", "self_question"),
+        ('"I do not enjoy cold weather, right?"', "self_question"),  # quoted, as pasted
+        ("You once taught me a bread recipe. What flour did it use?", "past_reference"),
+        ("What board games have you shared with me?", "past_reference"),
+        ("What kind of jazz do I like?", "self_question"),
+        ("On June 3rd, how far did I cycle?", "self_question"),
+        ("I have a chess club. How many members are in it?", "self_question"),
+        ("What's the forecast for Friday? How am I feeling about the trip?", "self_question"),
     ],
 )
 def test_memory_questions_raise_a_signal(message, signal):
@@ -33,6 +40,7 @@ def test_memory_questions_raise_a_signal(message, signal):
     [
         "What is the capital of France?",
         "How do I boil an egg?",
+        "How should we split a restaurant bill fairly?",
         "Tell me a joke about cats.",
         "Paris is in France, right?",
     ],
