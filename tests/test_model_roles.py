@@ -171,4 +171,5 @@ def test_probe_command_records_the_result_and_doctor_shows_it(tmp_path, monkeypa
     [line] = [ln for ln in res.output.splitlines() if "roles:" in ln]
     assert "code for" in line and "key_events" in line and "(probe record)" in line
     res = CliRunner().invoke(app, ["models", "show"], env={**env, "CAIM_USE_MODEL_FOR": '["plan"]'})
-    assert "plan        model  (CAIM_USE_MODEL_FOR)" in res.output and "thoughts    code   (CAIM_USE_MODEL_FOR)" in res.output
+    assert "plan        model  (CAIM_USE_MODEL_FOR)" in res.output
+    assert "thoughts    code   (CAIM_USE_MODEL_FOR)" in res.output
