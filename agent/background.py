@@ -28,13 +28,37 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tenacity import RetryCallState, Retrying, stop_after_attempt, wait_chain, wait_fixed
+
 from caim.memory.db import RecordDB
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 5
 STALE_AFTER = 600.0  # seconds a claimed job may run before another worker takes it over
-BACKOFF = (1.0, 5.0, 30.0, 120.0)
+#: Seconds before a failed job's next attempt: after its first failure, its second, ... then the last
+#: wait again; ``MAX_ATTEMPTS`` attempts in all.
+RETRY = Retrying(
+    stop=stop_after_attempt(MAX_ATTEMPTS),
+    wait=wait_chain(wait_fixed(1.0), wait_fixed(5.0), wait_fixed(30.0), wait_fixed(120.0)),
+)
+
+
+def retry_at(attempts: int, now: float) -> float | None:
+    """When a job that failed after ``attempts`` earlier failed attempts runs again.
+
+    Args:
+        attempts: The job's failed attempts before the one that just failed.
+        now: The time of the failure (``time.time()``).
+
+    Returns:
+        The time of the next attempt, or ``None`` when the job has had ``MAX_ATTEMPTS`` attempts.
+    """
+    state = RetryCallState(RETRY, fn=None, args=(), kwargs={})
+    state.attempt_number = attempts + 1
+    if RETRY.stop(state):
+        return None
+    return now + RETRY.wait(state)
 
 
 @dataclass(frozen=True)
@@ -132,7 +156,7 @@ class PostThinkingWorker:
                     self.results.pop(next(iter(self.results)))
                 self.db.job_done(job.job_id)
             except Exception as exc:
-                retry = None if attempts + 1 >= MAX_ATTEMPTS else time.time() + BACKOFF[min(attempts, len(BACKOFF) - 1)]
+                retry = retry_at(attempts, time.time())
                 log.warning("post-thinking of session %s (user %s) failed: %s", job.session_id, job.user_id, exc)
                 self.db.job_failed(job.job_id, f"{type(exc).__name__}: {exc}", retry)
 

@@ -52,6 +52,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.json_schema import dereference_refs
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from pydantic import BaseModel, ValidationError
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from caim.core.errors import EndpointError
 from caim.core.model_roles import code_roles, role_uses
@@ -393,21 +394,27 @@ class LLM:
 
     def _call(self, fn: Callable[[], T2], errors: list[str], model: Any = None) -> T2:
         """``fn()`` with bounded retries on transient faults; fatal ones raise ``EndpointError`` at once.
-        ``model``: the chat model ``fn`` calls, named in the error."""
-        for attempt in range(self.endpoint_retries + 1):
-            try:
-                return fn()
-            except Exception as exc:
-                kind = fault_kind(exc)
-                if kind is None:
-                    raise
-                if kind == "fatal":
-                    raise _endpoint_error(exc, self.models, model) from None
-                errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
-                if attempt == self.endpoint_retries:
-                    raise _endpoint_error(exc, self.models, model) from None
-                time.sleep(self.backoff * (2**attempt))
-        raise AssertionError("unreachable")
+        ``model``: the chat model ``fn`` calls, named in the error. Each transient fault is added to
+        ``errors``; the waits are ``backoff``, then twice as long, ..."""
+
+        def record(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome is not None else None
+            errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
+
+        retrying = Retrying(
+            stop=stop_after_attempt(self.endpoint_retries + 1),
+            wait=wait_exponential(multiplier=self.backoff, exp_base=2),
+            retry=retry_if_exception(lambda exc: fault_kind(exc) == "transient"),
+            after=record,
+            sleep=lambda seconds: time.sleep(seconds),
+            reraise=True,
+        )
+        try:
+            return retrying(fn)
+        except Exception as exc:
+            if fault_kind(exc) is None:
+                raise
+            raise _endpoint_error(exc, self.models, model) from None
 
     def _skipped(self, role: Role, trace: list, node: str) -> bool:
         if role not in self.code_roles:
