@@ -79,3 +79,14 @@ def test_plan_and_cascade_with_the_bundled_model_give_valid_decisions(local_sett
         cascade = {k: v for k, v in r.decisions.items() if k != "rule"}
         assert cascade and all(v in ("A", "B") for v in cascade.values())
         assert r.route in ROUTES
+
+
+def test_a_first_session_with_the_bundled_model_stores_only_what_was_said(tmp_path):
+    marta = "Hi! I'm Marta. I just moved to Porto and I'm learning to surf with my friend Joana."
+    with CaimAgent(Settings(provider="local", data_dir=tmp_path / "d", _env_file=None)) as agent:
+        replies = [agent.chat(m, user_id="marta").text for m in (marta, "What's a good beginner surf spot?")]
+        agent.end_session(user_id="marta")
+        records = agent.memories("marta")
+    said = [" ".join(t.split()) for t in (marta, *replies)]
+    assert [r.thought for r in records if r.speaker != "assistant"] == [marta]  # her words, nothing invented
+    assert all(any(r.thought.removesuffix(" …") in s for s in said) for r in records)  # every memory was said
