@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from caim.core.embeddings import MiniLMEmbedder
+from caim.eval.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -127,12 +128,17 @@ def markdown(out: dict, argv: list[str] | None) -> str:
         f"{datetime.now(UTC).date().isoformat()} ({os.cpu_count()} cores, load average {load:.1f}): "
         f"{out['texts']} chat turns from {out['source']}, mean {out['mean_chars']:.0f} characters.",
         "",
-        "| batches | threads | texts/s | CPU s |",
-        "|---|---|---|---|",
     ]
-    for r in out["rows"]:
-        label = "one padded batch" if r["mode"] == "single" else f"{r['mode']}, {r['batch']} per batch"
-        lines.append(f"| {label} | {r['threads']} | {r['texts_per_s']:.1f} | {r['cpu_s']:.1f} |")
+    rows = [
+        [
+            "one padded batch" if r["mode"] == "single" else f"{r['mode']}, {r['batch']} per batch",
+            r["threads"],
+            f"{r['texts_per_s']:.1f}",
+            f"{r['cpu_s']:.1f}",
+        ]
+        for r in out["rows"]
+    ]
+    lines += markdown_table(["batches", "threads", "texts/s", "CPU s"], rows)
     q = out["query_ms"]
     lines += [
         "",

@@ -58,6 +58,7 @@ from caim.agent import CaimAgent, EndpointError, Settings
 from caim.core.faultpoints import POINTS
 from caim.core.scripted import scripted_models
 from caim.core.simulated import FAULTS, Request, SimulatedEndpoint
+from caim.eval.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
 FACTS = ["My favourite food is pizza.", "I play the piano every evening.", "My sister Clara lives in Rome."]
@@ -1293,14 +1294,24 @@ def markdown(scenarios: list[Scenario], args: argparse.Namespace, started: datet
         f"{seconds:.0f} s ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}). Loopback only; scripted "
         "or simulated models. Every loss count must be 0.",
         "",
-        "| scenario | runs | facts expected | found | duplicates | crashes | cross-user reads | **losses** | seconds |",
-        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for sc in scenarios:
-        lines.append(
-            f"| {sc.name} | {sc.runs} | {sc.expected} | {sc.found} | {sc.duplicates} | {sc.crashes} | "
-            f"{sc.cross_user} | **{sc.losses}** | {sc.seconds:.0f} |"
-        )
+    headers = ["scenario", "runs", "facts expected", "found", "duplicates", "crashes", "cross-user reads"]
+    headers += ["**losses**", "seconds"]
+    rows = [
+        [
+            sc.name,
+            sc.runs,
+            sc.expected,
+            sc.found,
+            sc.duplicates,
+            sc.crashes,
+            sc.cross_user,
+            f"**{sc.losses}**",
+            f"{sc.seconds:.0f}",
+        ]
+        for sc in scenarios
+    ]
+    lines += markdown_table(headers, rows)
     lines += [""]
     for sc in scenarios:
         if sc.extra:
@@ -1323,17 +1334,12 @@ HOSTILE_COLUMNS = (
 
 def hostile_table(results: list[Hostile]) -> str:
     """The hostile-client counts per target, with the target of each column beside them."""
-    lines = [
-        "| target | " + " | ".join(HOSTILE_COLUMNS) + " |",
-        "|---" * (len(HOSTILE_COLUMNS) + 1) + "|",
-    ]
+    rows = []
     for r in results:
         counts = (r.keys_leaked, r.attacker_requests, r.foreign_reads, r.foreign_writes, r.server_errors, r.unanswered)
-        lines.append(
-            f"| {r.target} | {r.attempts} | " + " | ".join(str(c) for c in counts) + f" | {r.ratio:.4f} "
-            f"({r.bytes_stored:,} B / {r.bytes_sent:,} B) |"
-        )
-    lines.append("| **target** | | 0 | 0 | 0 | 0 | 0 | 0 | ≤ 2 |")
+        rows.append([r.target, r.attempts, *counts, f"{r.ratio:.4f} ({r.bytes_stored:,} B / {r.bytes_sent:,} B)"])
+    lines = markdown_table(["target", *HOSTILE_COLUMNS], rows)
+    lines.append("| **target** | | 0 | 0 | 0 | 0 | 0 | 0 | ≤ 2 |")  # the targets, under the table's last row
     return "\n".join(lines) + "\n"
 
 

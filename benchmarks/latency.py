@@ -60,6 +60,7 @@ from pydantic import SecretStr
 from caim.agent import CaimAgent, Settings
 from caim.core.simulated import Latency, Request, SimulatedEndpoint, ToolCall
 from caim.core.trace import llm_calls
+from caim.eval.tables import markdown_table
 from caim.graph.builder import with_memory
 from caim.memory.capture import raw_record
 
@@ -401,24 +402,29 @@ def markdown(results: dict) -> str:
         f"{lat['per_call'] * 1000:.0f} ms per call + {lat['per_input_token'] * 1000:.2f} ms per input token + "
         f"{lat['per_output_token'] * 1000:.0f} ms per output token (streamed). Memory: {results['records']} records.",
         "",
-        "| policy | round trips before 1st token | answer call starts p50 | TTFT p50 | TTFT p95 | turn p50 | turn p95 "
-        "| overhead p50 | drafts used | in tok/turn | out tok/turn |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, r in results["policies"].items():
-        lines.append(
-            f"| {name} | {r['round_trips_before_first_token']} | {r['answer_call_starts_ms']['p50']} | "
-            f"{r['ttft_ms']['p50']} | {r['ttft_ms']['p95']} | "
-            f"{r['turn_ms']['p50']} | {r['turn_ms']['p95']} | {r['overhead_ms']['p50']} | "
-            f"{r['drafted_answers_used']:.0%} | {r['input_tokens_per_turn']} | {r['output_tokens_per_turn']} |"
-        )
+
+    def row(name: str, r: dict, drafts: str) -> list:
+        return [
+            name,
+            r["round_trips_before_first_token"],
+            r["answer_call_starts_ms"]["p50"],
+            r["ttft_ms"]["p50"],
+            r["ttft_ms"]["p95"],
+            r["turn_ms"]["p50"],
+            r["turn_ms"]["p95"],
+            r["overhead_ms"]["p50"],
+            drafts,
+            r["input_tokens_per_turn"],
+            r["output_tokens_per_turn"],
+        ]
+
     own = results.get("own_agent", {})
-    for name, r in own.items():
-        lines.append(
-            f"| {name} | {r['round_trips_before_first_token']} | {r['answer_call_starts_ms']['p50']} | "
-            f"{r['ttft_ms']['p50']} | {r['ttft_ms']['p95']} | {r['turn_ms']['p50']} | {r['turn_ms']['p95']} | "
-            f"{r['overhead_ms']['p50']} | – | {r['input_tokens_per_turn']} | {r['output_tokens_per_turn']} |"
-        )
+    rows = [row(name, r, f"{r['drafted_answers_used']:.0%}") for name, r in results["policies"].items()]
+    rows += [row(name, r, "–") for name, r in own.items()]
+    headers = ["policy", "round trips before 1st token", "answer call starts p50", "TTFT p50", "TTFT p95"]
+    headers += ["turn p50", "turn p95", "overhead p50", "drafts used", "in tok/turn", "out tok/turn"]
+    lines += markdown_table(headers, rows)
     pt = results["post_thinking"]
     target = 2 * lat["per_call"] * 1000 + 50
     caim = results["policies"].get("caim")
@@ -489,12 +495,40 @@ def recall_alone(r: dict | None, records: int) -> list[str]:
         "",
         f"## `recall()` alone ({records} records)",
         "",
-        "| call | round trips before the result | p50 | p95 | overhead p50 | overhead p95 | model calls | queries |",
-        "|---|---|---|---|---|---|---|---|",
-        f"| {RECALL_ROWS['search']} | {s['round_trips']} | {s['ms']['p50']} | {s['ms']['p95']} | "
-        f"{s['ms']['p50']} | {s['ms']['p95']} | {s['round_trips']} | {s['queries']} |",
-        f"| {RECALL_ROWS['recall']} | {c['round_trips']} | {c['ms']['p50']} | {c['ms']['p95']} | "
-        f"{c['overhead_ms']['p50']} | {c['overhead_ms']['p95']} | {c['model_calls_per_recall']} | {c['queries']} |",
+        *markdown_table(
+            [
+                "call",
+                "round trips before the result",
+                "p50",
+                "p95",
+                "overhead p50",
+                "overhead p95",
+                "model calls",
+                "queries",
+            ],
+            [
+                [
+                    RECALL_ROWS["search"],
+                    s["round_trips"],
+                    s["ms"]["p50"],
+                    s["ms"]["p95"],
+                    s["ms"]["p50"],
+                    s["ms"]["p95"],
+                    s["round_trips"],
+                    s["queries"],
+                ],
+                [
+                    RECALL_ROWS["recall"],
+                    c["round_trips"],
+                    c["ms"]["p50"],
+                    c["ms"]["p95"],
+                    c["overhead_ms"]["p50"],
+                    c["overhead_ms"]["p95"],
+                    c["model_calls_per_recall"],
+                    c["queries"],
+                ],
+            ],
+        ),
         "",
         "Milliseconds from the call to its result, in the calling thread. `Memory.search`: the ranked search "
         "(lexical, dense, tags, time, names) with no model, so all of it is overhead. `Memory.recall`: the memory "

@@ -41,6 +41,7 @@ from caim.core.trace import llm_calls
 from caim.eval.metrics import covered_turns, evidence_recall, locomo_f1
 from caim.eval.runner import describe_models
 from caim.eval.systems import CaimSystem
+from caim.eval.tables import markdown_table
 from caim.graph.env import Env
 from caim.graph.policies import get_policy
 from caim.graph.policies.caim import _ROUTES
@@ -245,9 +246,12 @@ def asked_summary(a: dict) -> str:
 
 
 def markdown(res: dict, args: argparse.Namespace, summary: str) -> str:
-    rows = "\n".join(
-        f"| {p['question']} | {p['recorded_route']} | {p['route']} | {p['recall']:.2f} | {p['ceiling']:.2f} |"
-        for p in res["per_question"]
+    table = markdown_table(
+        ["question", "recorded route", "route today", f"evidence recall@{args.k}", "held by the memory"],
+        [
+            [p["question"], p["recorded_route"], p["route"], f"{p['recall']:.2f}", f"{p['ceiling']:.2f}"]
+            for p in res["per_question"]
+        ],
     )
     return (
         "# Today's routing and ranking over a memory a bundled-model run built\n\n"
@@ -255,24 +259,31 @@ def markdown(res: dict, args: argparse.Namespace, summary: str) -> str:
         f"{args.run} --data {args.data} --system {args.system} --k {args.k}{' --ask' if args.ask else ''}` (first "
         "without model calls: the run's recorded plan decisions, today's code signals and ranked search over the "
         "records it stored).\n\n"
-        f"```\n{summary}\n```\n\n"
-        f"| question | recorded route | route today | evidence recall@{args.k} | held by the memory |\n"
-        "|---|---|---|---|---|\n" + rows + "\n" + (asked_markdown(res["asked"]) if "asked" in res else "")
+        f"```\n{summary}\n```\n\n" + "\n".join(table) + "\n" + (asked_markdown(res["asked"]) if "asked" in res else "")
     )
 
 
 def asked_markdown(a: dict) -> str:
-    rows = "\n".join(
-        f"| {p['question']} | {p['route']} | {p['kept']} | {p['kept_recall']:.2f} | {p['candidate_recall']:.2f} "
-        f"| {p['f1']:.2f} | {p['calls']} |"
-        for p in a["per_question"]
+    headers = ["question", "route", "kept", "evidence recall (kept)", "evidence recall (candidates)", "F1"]
+    table = markdown_table(
+        [*headers, "model calls"],
+        [
+            [
+                p["question"],
+                p["route"],
+                p["kept"],
+                f"{p['kept_recall']:.2f}",
+                f"{p['candidate_recall']:.2f}",
+                f"{p['f1']:.2f}",
+                p["calls"],
+            ]
+            for p in a["per_question"]
+        ],
     )
     return (
         "\n## Asked again with a model\n\n"
         "Each question through the whole `caim` graph (plan, search, relevance filter, answer) over the same "
-        f"memory, with {a['model']}.\n\n"
-        "| question | route | kept | evidence recall (kept) | evidence recall (candidates) | F1 | model calls |\n"
-        "|---|---|---|---|---|---|---|\n" + rows + "\n"
+        f"memory, with {a['model']}.\n\n" + "\n".join(table) + "\n"
     )
 
 

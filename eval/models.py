@@ -39,13 +39,15 @@ from caim.core.errors import ConfigError
 from caim.core.model_roles import RECORD, RoleResult, decide, role_uses, write
 from caim.core.trace import llm_calls
 from caim.core.types import PROBED, Role
+from caim.eval.tables import markdown_table
 from caim.graph.env import Env
 from caim.graph.policies.caim import CaimPolicy
-from caim.graph.post_thinking import ASSISTANT_SAID, DUPLICATE
 from caim.graph.retrieval import combine
 from caim.graph.services import Services
 from caim.graph.state import Context, KeyEvent, Plan
+from caim.memory.build import ASSISTANT_SAID
 from caim.memory.capture import captures
+from caim.memory.maintenance import DUPLICATE, MaintainGroup, StoredMemory
 from caim.memory.stm import TIME_KEY, transcript, turns
 from caim.memory.text import memory_signals, unsupported
 from caim.prompts import respond as respond_prompt
@@ -204,8 +206,8 @@ def _thoughts(p: _Probe) -> None:
 
 def _maintain(p: _Probe) -> None:
     for item in p.probes["maintain"]:
-        stored = [(i + 2, p.today, t) for i, t in enumerate(item["stored"])]
-        got = p.policy.maintain(p.env, [(1, p.today, item["new"], stored)])
+        stored = [StoredMemory(i + 2, p.today, t) for i, t in enumerate(item["stored"])]
+        got = p.policy.maintain(p.env, [MaintainGroup(1, p.today, item["new"], stored)])
         d = next(iter(got.decisions), None) if got else None
         target = item["target"] + 1 if item["target"] else 0
         model = d is not None and d.decision == item["decision"] and (not target or d.target == target)
@@ -237,20 +239,26 @@ def probe(services: Services, probes: dict[str, Any] | None = None) -> ProbeRun:
 
 def table(run: ProbeRun) -> list[str]:
     """The run as a Markdown table: per role the model's and code's points and which one is used."""
-    lines = [
-        "| role | model | code | used | calls | valid | s/call | tokens in/out per call |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
     results = run.results()
+    rows = []
     for role, s in run.roles.items():
         per = max(s.calls, 1)
         used = results[role]["use"] if role in results else "model (no code fallback)"
         code = f"{s.code:g}/{s.items}" if role in results else "-"
-        lines.append(
-            f"| {role} | {s.model:g}/{s.items} | {code} | {used} | {s.calls} | {s.valid}/{s.calls} | "
-            f"{s.ms / per / 1000:.2f} | {s.tokens_in // per}/{s.tokens_out // per} |"
+        rows.append(
+            [
+                role,
+                f"{s.model:g}/{s.items}",
+                code,
+                used,
+                s.calls,
+                f"{s.valid}/{s.calls}",
+                f"{s.ms / per / 1000:.2f}",
+                f"{s.tokens_in // per}/{s.tokens_out // per}",
+            ]
         )
-    return lines
+    headers = ["role", "model", "code", "used", "calls", "valid", "s/call", "tokens in/out per call"]
+    return markdown_table(headers, rows)
 
 
 models_app = typer.Typer(no_args_is_help=True, help="Measure the configured model's judgement against code.")

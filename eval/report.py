@@ -17,6 +17,7 @@ from pathlib import Path
 from caim.core.errors import ConfigError
 from caim.eval.files import MEMORY_FILE, PLOT_FILE, REPORT_FILE, RESULTS_FILE, RUN_FILE, SUMMARY_FILE, JsonlLog
 from caim.eval.metrics import mean, percentile
+from caim.eval.tables import markdown_table
 from caim.prompts.judge import METRICS, TITLES
 
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -244,9 +245,7 @@ def _per_session(replay: dict) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    return "\n".join(markdown_table(header, rows))
 
 
 def render_markdown(summary: dict, plot_file: str | None = None) -> str:
