@@ -1,6 +1,6 @@
 """Time to first token, model round trips and overhead per memory policy, against a simulated endpoint.
 
-A simulated OpenAI-compatible endpoint on 127.0.0.1 (``caim.core.simulated``) answers every role
+A simulated OpenAI-compatible endpoint on 127.0.0.1 (``caim.testing.simulated``) answers every role
 from a table, with a latency model (default: 350 ms per call + 0.05 ms per input token + 12 ms per
 output token, the answer streamed token by token). A user with a prepared memory of ``--records``
 records asks ``--turns`` memory questions under each policy; per policy the benchmark prints
@@ -58,11 +58,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import SecretStr
 
 from caim.agent import CaimAgent, Settings
-from caim.core.simulated import Latency, Request, SimulatedEndpoint, ToolCall
 from caim.core.trace import llm_calls
 from caim.eval.tables import markdown_table
 from caim.graph.builder import with_memory
 from caim.memory.capture import raw_record
+from caim.testing.simulated import Latency, Request, SimulatedEndpoint, ToolCall
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "react_agent_with_memory.py"
 #: The ``recall()``-alone rows: result key -> row name.

@@ -1,7 +1,7 @@
 """Several workers, one memory: the FastAPI example under load, embedded versus server mode.
 
 Starts the FastAPI example (``examples/fastapi_chat.py``) under uvicorn on loopback, against a
-simulated OpenAI-compatible endpoint (``caim.core.simulated``, with a per-call latency), and runs a
+simulated OpenAI-compatible endpoint (``caim.testing.simulated``, with a per-call latency), and runs a
 bounded load: ``--users`` users at once, each telling ``--turns`` facts (one unique word per fact),
 ending the session, then reading its memories back. In
 
@@ -40,7 +40,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from caim.core.simulated import Latency, SimulatedEndpoint
+from caim.testing.simulated import Latency, SimulatedEndpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = {

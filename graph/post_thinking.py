@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 
-from caim.core import faultpoints
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State
@@ -56,6 +55,7 @@ from caim.memory.retrieval import Query
 from caim.memory.stm import Turn, clip, turns
 from caim.memory.text import names, unsupported
 from caim.ontology import Ontology, Proposal
+from caim.testing import faultpoints
 
 CHUNK = 8
 #: How an event from the assistant's words is put to the thoughts model (the memory is of what it said).

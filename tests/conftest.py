@@ -18,7 +18,7 @@ import uuid
 import pytest
 
 from caim.agent import CaimAgent, Settings
-from caim.core.scripted import scripted_models
+from caim.testing.scripted import scripted_models
 from tests.scripts import SCRIPT
 
 #: Test modules whose tests run against both backends.

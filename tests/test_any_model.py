@@ -2,7 +2,7 @@
 are not OpenAI-compatible, fault mapping for their clients, and ``provider:model`` names built by
 ``init_chat_model``.
 
-The real ``ChatAnthropic`` talks to the simulated Anthropic Messages API of ``caim.core.simulated``
+The real ``ChatAnthropic`` talks to the simulated Anthropic Messages API of ``caim.testing.simulated``
 on loopback; ``ToolModel`` is a chat model whose tool calls the test scripts."""
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from pydantic import Field
 from caim.agent import CaimAgent, ConfigError, EndpointError, Settings
 from caim.core.llm import LLM, fault_kind, openai_compatible
 from caim.core.models import Models
-from caim.core.simulated import Request, SimulatedEndpoint, fail_first
 from caim.prompts import controller, tags
+from caim.testing.simulated import Request, SimulatedEndpoint, fail_first
 from tests.scripts import SCRIPT
 
 #: Response schema names (tool names) and the role whose rule in ``tests.scripts`` answers them.

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from caim.core.models import Models
-from caim.core.scripted import scripted_models
 from caim.graph.services import Services
+from caim.testing.scripted import scripted_models
 from tests.scripts import SCRIPT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +85,7 @@ def test_simulated_endpoint_answers_with_tool_calls():
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
-    from caim.core.simulated import SimulatedEndpoint, ToolCall
+    from caim.testing.simulated import SimulatedEndpoint, ToolCall
 
     @tool
     def get_weather(city: str) -> str:

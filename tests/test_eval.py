@@ -14,7 +14,6 @@ import pytest
 from pydantic import ValidationError
 
 from caim.core.errors import ConfigError
-from caim.core.scripted import scripted_models
 from caim.eval import metrics as M
 from caim.eval.files import JsonlLog
 from caim.eval.gvd import load_gvd
@@ -23,6 +22,7 @@ from caim.eval.locomo import SHORT_ANSWER, load_locomo, parse_locomo_datetime
 from caim.eval.runner import DEFAULT_SYSTEMS, EvalConfig, run_benchmark
 from caim.eval.systems import CaimSystem, FullContextSystem
 from caim.prompts import judge as judge_prompt
+from caim.testing.scripted import scripted_models
 from tests.scripts import SCRIPT
 
 # ---- synthetic data ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Endpoint faults against a real HTTP endpoint on loopback (``caim.core.simulated``): timeouts,
+"""Endpoint faults against a real HTTP endpoint on loopback (``caim.testing.simulated``): timeouts,
 resets, HTTP 429/500, cut streams and malformed answers - bounded retries, then the recorded
 fallback; the user's turn is always kept; no half-written records."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from caim.agent import CaimAgent, EndpointError
-from caim.core.simulated import SimulatedEndpoint, fail_first, minimal_answer
+from caim.testing.simulated import SimulatedEndpoint, fail_first, minimal_answer
 
 YES = {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []}
 EVENTS = {"events": [{"turn": 1, "event": "The user's favourite food is pizza."}]}

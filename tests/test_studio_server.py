@@ -35,7 +35,7 @@ T1 = "2025-05-01T10:05:00+00:00"
 T_END = "2025-05-01T11:00:00+00:00"
 T2 = "2025-05-03T09:00:00+00:00"
 
-# Answers per LLM role (core/scripted.py format). The plan answers in order: turn 1 -> no memory;
+# Answers per LLM role (testing/scripted.py format). The plan answers in order: turn 1 -> no memory;
 # turn 2 -> past conversations; turn 3 (new session) -> past conversations.
 NO = {"needs_memory": "no", "memory": "past", "tags": [], "time_expressions": []}
 PAST = {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []}
