@@ -36,6 +36,7 @@ before any of it is parsed; a message over the agent's ``max_message_chars`` wit
 unknown token with 401. Whatever a client sends wrong (malformed JSON, unknown fields, a turn time
 that is no ISO time or lies outside 1900-2199, an unknown policy) is a 4xx; a fault of the server
 (model endpoint down, storage failing) a 5xx. Every error body is ``{"detail": "<one line>"}``.
+The guard (bearer tokens, body limit) is ``caim.agent.web.Guard``, shared with ``caim serve``.
 
 ``create_app(agent)`` takes a ready ``CaimAgent`` (tests inject one with scripted models); without one
 the app builds ``CaimAgent()`` at startup and closes it at shutdown.
@@ -43,14 +44,12 @@ the app builds ``CaimAgent()`` at startup and closes it at shutdown.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Body, Depends, FastAPI, HTTPException, Path, Request
 from fastapi.exceptions import RequestValidationError
@@ -59,28 +58,12 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent import CaimAgent, CaimError
+from caim.agent.web import Guard, Verify, body_limit, default_verify, one_line
 from caim.core.checks import check_user
-from caim.core.errors import ConfigError, InputError
+from caim.core.errors import InputError
 from caim.graph.policies import POLICIES
 from caim.memory.stm import check_length, parse_time
 from caim.memory.transfer import export_lines
-
-#: Largest request body accepted when neither ``max_body_bytes`` nor ``CAIM_MAX_BODY_BYTES`` says otherwise.
-DEFAULT_MAX_BODY_BYTES = 64 * 1024
-#: Paths served without a token (they reveal nothing about any user).
-PUBLIC_PATHS = frozenset({"/health"})
-
-Verify = Callable[[str], str | None]
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def one_line(text: object) -> str:
-    """``text`` as a single line (newlines and runs of blanks become one space)."""
-    return " ".join(str(text).split()) or "error"
 
 
 def _check_time(value: datetime | None) -> datetime | None:
@@ -136,72 +119,6 @@ class SessionOut(BaseModel):
     job: str = ""
 
 
-async def _reply(send: Send, status: int, detail: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
-    body = json.dumps({"detail": one_line(detail)}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *headers,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-class Guard:
-    """ASGI middleware run before routing and before a byte of the body is read: authenticates the
-    bearer token (401 otherwise) and puts its user in ``scope["state"]["user"]``; refuses a body
-    declared or found to be over ``max_body`` bytes with 413."""
-
-    def __init__(self, app: ASGIApp, verify: Verify, max_body: int) -> None:
-        self.app = app
-        self.verify = verify
-        self.max_body = max_body
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if scope["path"] not in PUBLIC_PATHS:
-            user = self._user(scope)
-            if user is None:
-                await _reply(send, 401, "missing or invalid bearer token", ((b"www-authenticate", b"Bearer"),))
-                return
-            scope.setdefault("state", {})["user"] = user
-        headers = dict(scope["headers"])
-        declared = headers.get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
-            await _reply(send, 413, f"request body over {self.max_body} bytes")
-            return
-        await self.app(scope, self._bounded(receive), send)
-
-    def _user(self, scope: Scope) -> str | None:
-        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
-        scheme, _, token = header.partition(" ")
-        token = token.strip()
-        return self.verify(token) if scheme.lower() == "bearer" and token else None
-
-    def _bounded(self, receive: Receive) -> Receive:
-        """``receive`` that counts body bytes (a chunked body declares no length) and raises 413
-        as soon as they pass the limit, before the application has seen them."""
-        seen = 0
-
-        async def bounded() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_body:
-                    raise HTTPException(413, f"request body over {self.max_body} bytes")
-            return message
-
-        return bounded
-
-
 def current_user(request: Request) -> str:
     """The authenticated user (set by ``Guard``), checked as a user id: a token mapped to an
     unusable id is a fault of the deployment's token map, reported as one 500 line."""
@@ -213,27 +130,6 @@ def current_user(request: Request) -> str:
 
 User = Annotated[str, Depends(current_user)]
 RecordId = Annotated[str, Path(min_length=1, max_length=128)]
-
-
-def _body_limit(explicit: int | None) -> int:
-    if explicit is not None:
-        return explicit
-    raw = os.environ.get("CAIM_MAX_BODY_BYTES", "").strip()
-    if not raw:
-        return DEFAULT_MAX_BODY_BYTES
-    if not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"CAIM_MAX_BODY_BYTES must be a positive number of bytes, not {raw[:40]!r}")
-    return int(raw)
-
-
-def _default_verify() -> Verify:
-    if not os.environ.get("CAIM_AUTH_TOKENS", "").strip():
-        raise ConfigError(
-            'the chat server authenticates every request: set CAIM_AUTH_TOKENS=\'{"<token>": "<user id>"}\''
-        )
-    from caim.agent import auth
-
-    return auth.verify
 
 
 def _validation_detail(exc: RequestValidationError) -> str:
@@ -254,8 +150,8 @@ def create_app(
     ``caim.agent.auth.verify`` over ``CAIM_AUTH_TOKENS``, which must then be set); ``max_body_bytes``
     bounds a request body (default ``CAIM_MAX_BODY_BYTES`` or 64 KiB)."""
     owned = agent is None
-    check = verify or _default_verify()
-    max_body = _body_limit(max_body_bytes)
+    check = verify or default_verify()
+    max_body = body_limit(max_body_bytes)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
