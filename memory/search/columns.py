@@ -1,0 +1,104 @@
+"""A set of records as typed arrays, the only form the ranking signals read.
+
+Row ``i`` of every array is the same record. The raw columns come from ``RecordDB.columns`` (row
+ids ascending); the derived ones are computed here once: each row's neighbouring turns within the
+set (``prev`` / ``next``, -1 when absent), a dense code per session (a record without a session is
+its own session), and the event day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+Flags = npt.NDArray[np.bool_]
+
+
+def neighbours(session: Sequence[str], turn: Ints) -> tuple[Ints, Ints]:
+    """Each row's turn before and after in the same session, as row numbers (-1: not in the set).
+
+    Args:
+        session: Session id per row ("" for none).
+        turn: Turn number per row (-1 for none).
+
+    Returns:
+        ``(prev, next)`` row numbers.
+
+    >>> prev, nxt = neighbours(["a", "a", "b", "a"], np.array([1, 2, 1, 4]))
+    >>> prev.tolist(), nxt.tolist()
+    ([-1, 0, -1, -1], [1, -1, -1, -1])
+    """
+    at = {(s, int(t)): i for i, (s, t) in enumerate(zip(session, turn, strict=True)) if s and t >= 0}
+
+    def row(delta: int) -> Ints:
+        return np.array(
+            [at.get((s, int(t) + delta), -1) if s and t >= 0 else -1 for s, t in zip(session, turn, strict=True)],
+            dtype=np.int64,
+        )
+
+    return row(-1), row(1)
+
+
+class Columns:
+    """A set of records as arrays for ranking.
+
+    Attributes:
+        rid: Row id per record (ascending).
+        session: Session id ("" for none).
+        turn: Turn number (-1 for none).
+        speaker: Who said it.
+        prior: Informativeness prior (code, at write time).
+        timex: The record holds a time expression.
+        ts: Event time, epoch seconds.
+        current: Still valid (no update closed it).
+        raw: A verbatim turn rather than an extracted fact.
+        vec: The vectors, one row per record (no columns when the store has none).
+        m: Number of records.
+        prev: Row of the turn before in the same session, -1 if not in the set.
+        next: Row of the turn after, -1 if not in the set.
+        session_code: Dense session number per row; ``sessions`` of them.
+        day: Event day (days since the epoch, UTC).
+        index: Row id -> row number.
+        nbytes: Rough memory held (for the retriever's cache).
+    """
+
+    def __init__(self, raw: Mapping[str, Any]):
+        self.rid: Ints = raw["rid"]
+        self.session: list[str] = raw["session"]
+        self.turn: Ints = raw["turn"]
+        self.speaker: list[str] = raw["speaker"]
+        self.prior: Floats = raw["prior"]
+        self.timex: Flags = raw["timex"]
+        self.ts: Floats = raw["ts"]
+        self.current: Flags = raw["current"]
+        self.raw: Flags = raw["raw"]
+        self.vec: npt.NDArray[np.float32] = raw["vec"]
+        self.m = len(self.rid)
+        self.prev, self.next = neighbours(self.session, self.turn)
+        keys = [s or f"#{r}" for s, r in zip(self.session, self.rid, strict=True)]
+        codes: dict[str, int] = {}
+        self.session_code: Ints = np.array([codes.setdefault(k, len(codes)) for k in keys], dtype=np.int64)
+        self.sessions = len(codes)
+        self.day: Ints = (self.ts // 86400).astype(np.int64)
+        self.index = {int(r): i for i, r in enumerate(self.rid)}
+        self.nbytes = self.vec.nbytes + 64 * self.m
+
+    def partner(self, i: int) -> int:
+        """The other half of row ``i``'s exchange, or -1: the neighbouring turn when another speaker
+        said it (the turn before first: a question this record answers).
+
+        Args:
+            i: A row number.
+
+        Returns:
+            A row number, or -1.
+        """
+        for j in (int(self.prev[i]), int(self.next[i])):
+            if j >= 0 and self.speaker[j] != self.speaker[i]:
+                return j
+        return -1

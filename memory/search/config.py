@@ -1,0 +1,66 @@
+"""The ranking configuration: how much each signal counts, and the named recipes.
+
+``Weights`` is frozen: a recipe is a value, shared freely. A weight of 0 turns its signal off (it
+is then not computed and does not appear among a hit's scores). The age decay is not a weight: it
+applies when the query sets ``decay_days`` and costs at most ``DECAY_WEIGHT``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from caim.memory.text import is_aggregate_question
+
+#: Most a record loses to age when ``decay_days`` is set (reached asymptotically; half at the half-life).
+DECAY_WEIGHT = 2.0
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each signal counts (see ``caim.memory.search``)."""
+
+    bm25: float = 1.0
+    dense: float = 1.5
+    neighbour: float = 0.5
+    speaker: float = 4.0
+    name: float = 0.0
+    timex: float = 1.0
+    date: float = 1.0
+    range: float = 3.0
+    tag: float = 0.0
+    prior: float = 0.75
+    recency: float = 0.0
+    session: float = 1.0
+
+
+#: The ranking caim uses.
+DEFAULT_WEIGHTS = Weights()
+#: Plain retrievers, for comparison: nearest by meaning only.
+DENSE_ONLY = Weights(
+    bm25=0, dense=1, neighbour=0, speaker=0, name=0, timex=0, date=0, range=0, tag=0, prior=0, recency=0, session=0
+)
+#: Plain retrievers, for comparison: BM25 only.
+LEXICAL_ONLY = replace(DENSE_ONLY, bm25=1, dense=0)
+
+
+def for_question(weights: Weights, text: str) -> Weights:
+    """The weights to rank a question with.
+
+    Aggregate questions ("what books has X read", "how many") collect mentions scattered over many
+    sessions, so the neighbour and session terms, which favour one place in the conversation, are off.
+
+    Args:
+        weights: The recipe asked for.
+        text: The question.
+
+    Returns:
+        ``weights``, or a copy with ``neighbour`` and ``session`` at 0.
+
+    >>> for_question(DEFAULT_WEIGHTS, "How many books has Mel read?").session
+    0.0
+    >>> for_question(DEFAULT_WEIGHTS, "Where did Mel go?") is DEFAULT_WEIGHTS
+    True
+    """
+    if is_aggregate_question(text):
+        return replace(weights, neighbour=0.0, session=0.0)
+    return weights

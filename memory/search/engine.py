@@ -1,0 +1,227 @@
+"""The search: pick candidates, gather the query's evidence, weigh, filter, and return hits.
+
+``search`` reads through a ``Source`` (``caim.memory.retrieval.Retriever`` is one): the store, the
+lexical index, and the caches of a user's columns, vector sample and speakers. A user with at most
+``full_scan`` records is scored over all of them; past that the candidates are the lexical top
+``lexical_k``, the ``dense_k`` nearest vectors, records not yet in the vector index, records in the
+query's time ranges or naming its names, and the turns next to all of these (the cosine's mean and
+spread then come from a sample of the user's vectors). Every hit is followed by up to three linked
+records that did not rank themselves.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
+
+import numpy as np
+
+import caim.memory.search.ranking as ranking
+import caim.memory.search.signals as signals
+from caim.memory.db import RecordDB
+from caim.memory.search.columns import Columns, Floats
+from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, for_question
+from caim.memory.search.lexical import LexicalIndex, LexicalScores
+from caim.memory.search.query import Hit, Query
+from caim.memory.store import MemoryStore
+from caim.memory.text import date_windows, is_when_question, named_speakers, names, tokenize
+
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="caim-retrieval")
+#: Most linked records added after the hits.
+MOST_LINKED = 3
+
+
+class Source(Protocol):
+    """What a search reads: the store, the lexical index, the candidate limits and the per-user caches."""
+
+    store: MemoryStore
+    lexical: LexicalIndex
+    full_scan: int
+    lexical_k: int
+    dense_k: int
+
+    def columns(self, user_id: str, version: int) -> Columns:
+        """All the user's records as columns."""
+        ...
+
+    def dense_sample(self, user_id: str, n: int) -> np.ndarray:
+        """A sample of the user's vectors (for the cosine's mean and spread)."""
+        ...
+
+    def speakers(self, user_id: str, version: int) -> list[str]:
+        """The user's known speakers."""
+        ...
+
+
+def search(source: Source, user_id: str, query: Query, k: int = 10, weights: Weights = DEFAULT_WEIGHTS) -> list[Hit]:
+    """The ``k`` best records of the user for the query, each followed by its linked records.
+
+    Args:
+        source: Where to read.
+        user_id: Whose memory.
+        query: What to look for.
+        k: How many ranked hits.
+        weights: The ranking recipe (aggregate questions turn neighbour and session off).
+
+    Returns:
+        Hits, best first, linked records after the hit that links them.
+    """
+    db = source.store.db
+    n, avgdl, version = db.stats(user_id)
+    if n == 0 or k <= 0:
+        return []
+    w = for_question(weights, query.text)
+    # the query's vector is computed while the lexical part reads the database (both release the GIL)
+    pending = None if query.vector is not None else _POOL.submit(source.store.embedder.embed_query, query.text)
+    full = n <= source.full_scan
+    lex = source.lexical.scores(user_id, tokenize(query.text), n, avgdl, prune=not full)
+    qvec = query.vector if pending is None else pending.result()
+    speakers = source.speakers(user_id, version)
+    query_names = [x.lower() for x in names(query.text, frozenset(speakers))]
+    c = source.columns(user_id, version) if full else candidates(source, user_id, query, qvec, lex, query_names)
+    if c.m == 0:
+        return []
+    cos = signals.cosine(c.vec, qvec)
+    reference = cos if full else _sample_cosine(source.dense_sample(user_id, n), qvec, cos)
+    ev = evidence(db, user_id, c, query, w, lex, cos, reference, named_speakers(query.text, speakers), query_names)
+    score, parts = ranking.weigh(c, w, ev)
+    order = ranking.top(score, ranking.allowed(c, query, ev.tags_of), k)
+    return with_links(source.store, user_id, hits(db, user_id, c, order, score, parts, cos), query)
+
+
+def _sample_cosine(sample: np.ndarray, qvec: np.ndarray, fallback: Floats) -> Floats:
+    return sample @ qvec if len(sample) else fallback
+
+
+def candidates(
+    source: Source, user_id: str, query: Query, qvec: np.ndarray, lex: LexicalScores, query_names: list[str]
+) -> Columns:
+    """The records worth scoring in a large memory, with the turns next to them.
+
+    Args:
+        source: Where to read.
+        user_id: Whose memory.
+        query: The query (its time ranges).
+        qvec: The query's vector.
+        lex: Its lexical scores.
+        query_names: Names it mentions (lower case).
+
+    Returns:
+        Their columns.
+    """
+    db = source.store.db
+    cand = {int(r) for r in lex.top(source.lexical_k)}
+    cand |= set(db.rids_of(user_id, [i for i, _ in source.store.vectors.nearest(user_id, qvec, source.dense_k)]))
+    cand |= set(db.pending_rids(user_id))  # written, not yet in the vector index
+    for a, b in query.ranges:
+        cand |= set(db.in_range(user_id, a, b, source.lexical_k))
+    cand |= set(db.with_names(user_id, query_names, source.lexical_k))
+    extra = set(db.neighbours(user_id, db.turns_of(user_id, sorted(cand)))) - cand
+    return Columns(db.columns(user_id, sorted(cand | extra)))
+
+
+def evidence(
+    db: RecordDB,
+    user_id: str,
+    c: Columns,
+    query: Query,
+    w: Weights,
+    lex: LexicalScores,
+    cos: Floats,
+    reference: Floats,
+    named: list[str],
+    query_names: list[str],
+) -> ranking.Evidence:
+    """What the query brings to the signals over the candidates ``c``.
+
+    Args:
+        db: The record database (names and tags per record are read only when needed).
+        user_id: Whose memory.
+        c: The candidates.
+        query: The query.
+        w: The weights (a signal at 0 reads nothing).
+        lex: Its lexical scores over the user's records.
+        cos: Cosine similarity per candidate.
+        reference: Cosine similarities the dense z-score's mean and spread come from.
+        named: Known speakers the query names.
+        query_names: Names it mentions (lower case).
+
+    Returns:
+        The evidence.
+    """
+    rids = [int(r) for r in c.rid]
+    return ranking.Evidence(
+        lexical=signals.zscore(lex.at(c.rid), lex.mean, lex.std),
+        dense=signals.zscore(cos, float(reference.mean()), float(reference.std())),
+        speaker=named[0] if len(named) == 1 else None,
+        names=frozenset(query_names),
+        names_of=db.names_of(user_id, rids) if w.name and query_names else {},
+        when=is_when_question(query.text),
+        windows=date_windows(query.text, query.now),
+        ranges=query.ranges,
+        tags=query.tags,
+        tags_of=db.tags_of(user_id, rids) if (w.tag and query.tags) or query.expired is not None else {},
+        decay_days=query.decay_days,
+        now=query.now.timestamp(),
+    )
+
+
+def hits(
+    db: RecordDB, user_id: str, c: Columns, order: list[int], score: Floats, parts: ranking.Parts, cos: Floats
+) -> list[Hit]:
+    """The ranked rows as hits: the record, its score and parts, and the other half of its exchange.
+
+    Args:
+        db: The record database.
+        user_id: Whose memory.
+        c: The candidates.
+        order: Rows to return, best first.
+        score: Score per row.
+        parts: Weighted part per signal per row.
+        cos: Cosine similarity per row.
+
+    Returns:
+        One hit per row whose record still exists.
+    """
+    partner = {i: c.partner(i) for i in order}
+    wanted = [int(c.rid[i]) for i in order] + [int(c.rid[j]) for j in partner.values() if j >= 0]
+    records = db.by_rid(user_id, wanted)
+    out: list[Hit] = []
+    for i in order:
+        rec = records.get(int(c.rid[i]))
+        if rec is None:
+            continue
+        hit = Hit(rec, float(score[i]), {name: float(v[i]) for name, v in parts.items()}, float(cos[i]))
+        other = records.get(int(c.rid[partner[i]])) if partner[i] >= 0 else None
+        if other is not None:
+            who = f"{other.speaker}: " if other.speaker else ""
+            hit.context = f"{who}{other.thought}"
+        out.append(hit)
+    return out
+
+
+def with_links(store: MemoryStore, user_id: str, hits: list[Hit], query: Query, most: int = MOST_LINKED) -> list[Hit]:
+    """Each hit followed by the records linked to it (the same person, pet, place or thing) that did not rank.
+
+    They become candidates beside it, so information split over sessions is answered together.
+
+    Args:
+        store: The store.
+        user_id: Whose memory.
+        hits: The ranked hits.
+        query: The query (superseded links only when it asks about the past).
+        most: Most linked records added in all.
+
+    Returns:
+        The hits with the linked ones after their first linking hit (score: that hit's).
+    """
+    have = {h.record.id for h in hits}
+    wanted = list(dict.fromkeys(i for h in hits for i in h.record.links if i not in have))[:most]
+    linked = {r.id: r for r in store.get_many(user_id, wanted) if r.current or query.past}
+    out: list[Hit] = []
+    for h in hits:
+        out.append(h)
+        for i in h.record.links:
+            if i in linked:
+                out.append(Hit(linked.pop(i), h.score, {"linked": 1.0}))
+    return out
