@@ -18,7 +18,6 @@ left by a stopped process are resumed; a claim whose process is gone (same host)
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 
 from tenacity import RetryCallState, Retrying, stop_after_attempt, wait_chain, wait_fixed
 
-from caim.memory.db import RecordDB
+from caim.memory.jobs import JobQueue, QueuedJob
 
 log = logging.getLogger(__name__)
 
@@ -76,12 +75,19 @@ class Job:
     messages: tuple[dict, ...] = ()
 
     @classmethod
-    def decode(cls, job_id: str, user_id: str, payload: str) -> Job:
-        """The job a queue row holds (its id, user and JSON payload)."""
-        data = json.loads(payload)
+    def decode(cls, queued: QueuedJob) -> Job:
+        """The job a queued one holds (its id, user and payload).
+
+        Args:
+            queued: The job as the queue holds it.
+
+        Returns:
+            The ended session it names.
+        """
+        data = queued.payload
         return cls(
-            job_id,
-            user_id,
+            queued.job_id,
+            queued.user_id,
             data.get("thread_id", ""),
             data["session_id"],
             data.get("policy"),
@@ -93,28 +99,39 @@ class Job:
         """The job's fields as stored in the queue (without its messages)."""
         return {"thread_id": self.thread_id, "session_id": self.session_id, "policy": self.policy, "at": self.at}
 
+    def queued(self, extra: dict | None = None) -> QueuedJob:
+        """The job as the queue holds it, with ``extra`` in its payload (e.g. its messages).
+
+        Args:
+            extra: Further payload fields.
+
+        Returns:
+            The job to enqueue.
+        """
+        return QueuedJob(self.job_id, self.user_id, {**self.payload(), **(extra or {})})
+
 
 Runner = Callable[[Job], object]
 
 
 class PostThinkingWorker:
-    """Drains the job queue of a record database by calling ``run(job)`` for each job."""
+    """Drains a job queue (``MemoryStore.queue``) by calling ``run(job)`` for each job."""
 
-    def __init__(self, db: RecordDB, run: Runner, *, poll: float = 2.0):
-        self.db = db
+    def __init__(self, queue: JobQueue, run: Runner, *, poll: float = 2.0):
+        self.queue = queue
         self._run = run
         self.poll = poll
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._wake = threading.Event()
         self._stop = threading.Event()
         self.results: dict[str, object] = {}
-        self.db.revive_failed()
+        self.queue.revive_failed()
         self._thread = threading.Thread(target=self._loop, name="caim-post-thinking", daemon=True)
         self._thread.start()
 
     def submit(self, job: Job, extra: dict | None = None) -> None:
         """Queue ``job`` durably (with ``extra`` in its payload, e.g. its messages) and wake the worker."""
-        self.db.enqueue(job.job_id, job.user_id, json.dumps({**job.payload(), **(extra or {})}))
+        self.queue.enqueue(job.queued(extra))
         self._wake.set()
 
     @staticmethod
@@ -132,11 +149,8 @@ class PostThinkingWorker:
         return True
 
     def _next(self) -> tuple[Job, int] | None:
-        got = self.db.claim(self.owner, time.time(), STALE_AFTER, self._alive)
-        if got is None:
-            return None
-        job_id, user_id, payload, attempts = got
-        return Job.decode(job_id, user_id, payload), attempts
+        got = self.queue.claim(self.owner, time.time(), STALE_AFTER, self._alive)
+        return None if got is None else (Job.decode(got), got.attempts)
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -154,20 +168,20 @@ class PostThinkingWorker:
                 self.results[job.job_id] = self._run(job)
                 while len(self.results) > 256:  # keep the latest summaries for ``CaimAgent.wait``
                     self.results.pop(next(iter(self.results)))
-                self.db.job_done(job.job_id)
+                self.queue.done(job.job_id)
             except Exception as exc:
                 retry = retry_at(attempts, time.time())
                 log.warning("post-thinking of session %s (user %s) failed: %s", job.session_id, job.user_id, exc)
-                self.db.job_failed(job.job_id, f"{type(exc).__name__}: {exc}", retry)
+                self.queue.failed(job.job_id, f"{type(exc).__name__}: {exc}", retry)
 
     def pending(self, user_id: str | None = None) -> list[str]:
-        return [j[0] for j in self.db.jobs(user_id)]
+        return [j.job_id for j in self.queue.pending(user_id)]
 
     def drain(self, timeout: float = 60.0) -> bool:
         """Wait until no job of this queue is pending or running (True) or the timeout passes."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            open_jobs = [j for j in self.db.jobs() if j[3] in ("pending", "running")]
+            open_jobs = [j for j in self.queue.pending() if j.open]
             if not open_jobs:
                 return True
             self._wake.set()

@@ -148,12 +148,7 @@ def _records(settings: Settings) -> Iterator[RecordDB | None]:
         if not (settings.data_dir / "chroma").is_dir():
             yield None
             return
-        store = _store(settings)  # migrates caim 0.1 records into the database
-        try:
-            yield store.db
-        finally:
-            store.close()
-        return
+        _store(settings).close()  # migrates caim 0.1 records into the database
     db = RecordDB(None if settings.database_url else db_file, url=settings.database_url, namespace=settings.namespace)
     try:
         yield db
@@ -166,7 +161,11 @@ def _resolve_id(db: RecordDB | None, user: str, record_id: str) -> str:
     names no record of the user is a one-line ``InputError``."""
     if db is not None and db.get(user, [record_id]):
         return record_id
-    matches = db.ids_starting(user, record_id) if db is not None and record_id else []
+    return _one_id(db.ids_starting(user, record_id) if db is not None and record_id else [], user, record_id)
+
+
+def _one_id(matches: list[str], user: str, record_id: str) -> str:
+    """The one id of ``matches`` (the ids an id prefix names); none or several is a one-line ``InputError``."""
     if len(matches) > 1:
         raise InputError(f"id prefix {record_id!r} matches several records of {user}; give more characters")
     if not matches:
@@ -347,7 +346,7 @@ def memories_forget(
             out.print(f"forgot {agent.forget_user(user)} records of {user}.")
             return
         assert record_id is not None
-        full = _resolve_id(agent.services.store.db, user, record_id)
+        full = _one_id(agent.services.store.matching_ids(user, record_id), user, record_id)
         if not agent.forget(user, full):  # forgotten by another process meanwhile
             raise InputError(f"no record {record_id} for {user}")
         out.print("forgot 1 record.")
@@ -666,7 +665,7 @@ def memories_import_chat(
         store = memory.services.store
         before = store.count(user)
         # sessions that stored or changed a record (post-thinking is not run for them again)
-        seen = {s for r in store.db.iter_user(user) for s in (r.session_id, *(h.session_id for h in r.history))}
+        seen = store.session_ids(user)
         skipped = 0
         with Progress(console=out) as bar:
             task = bar.add_task("post-thinking", total=len(sessions))
@@ -717,12 +716,14 @@ def memories_reembed(data_dir: Path | None = DataDir) -> None:
 @memories_app.command("pending")
 def memories_pending(data_dir: Path | None = DataDir) -> None:
     """Sessions ended in the background and not yet post-thought (processed by the next caim start)."""
+    from caim.memory.jobs import JobQueue
+
     with _records(_settings(data_dir)) as db:
-        jobs = db.jobs() if db is not None else []
+        jobs = JobQueue(db).pending() if db is not None else []
     if not jobs:
         out.print("no pending sessions.")
-    for job_id, user, _payload, state, attempts, error in jobs:
-        out.print(f"{job_id}  user {user}  {state}  attempts {attempts}  {error}")
+    for job in jobs:
+        out.print(f"{job.job_id}  user {job.user_id}  {job.state}  attempts {job.attempts}  {job.error}")
 
 
 @app.command()
@@ -761,10 +762,10 @@ def doctor(
     store = agent.services.store
     report(
         "records",
-        str(store.db.path),
+        store.records_at,
         lambda: (
             f"{sum(store.count(u) for u in store.users())} records, "
-            f"{len(store.db.jobs())} pending sessions, embedder {store.embedder.name}"
+            f"{len(store.queue.pending())} pending sessions, embedder {store.embedder.name}"
         ),
     )
 
@@ -783,7 +784,7 @@ def doctor(
             )
         return f"{vectors} vectors, one per record"
 
-    report("vectors", f"Chroma {store.vectors.where}", in_step)
+    report("vectors", f"Chroma {store.vectors_at}", in_step)
     where = settings.checkpoint_url or str(settings.data_dir / "checkpoints.sqlite")
     report(
         "checkpoints",

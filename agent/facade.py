@@ -411,7 +411,7 @@ class CaimAgent:
     def forget_user(self, user_id: str) -> int:
         """Delete every record of the user, their pending sessions and their conversation checkpoints."""
         with self._lock(user_id):
-            legacy = [Job.decode(row[0], row[1], row[2]) for row in self.services.store.db.jobs(user_id)]
+            legacy = [Job.decode(j) for j in self.services.store.queue.pending(user_id)]
             n = self.services.store.forget_user(check_user(user_id))  # under the user's lock already
             for tid in [self.thread_id(user_id)] + [j.thread_id for j in legacy if j.thread_id]:
                 with contextlib.suppress(NotImplementedError):

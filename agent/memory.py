@@ -142,7 +142,7 @@ class Memory:
         #: Reads (and drops) the messages of a job queued with a checkpoint thread instead of its
         #: messages; ``CaimAgent`` sets it, as it owns those threads.
         self.legacy_thread: Callable[[Job], list[BaseMessage]] | None = None
-        self.worker = PostThinkingWorker(self.services.store.db, self._run_job) if background else None
+        self.worker = PostThinkingWorker(self.services.store.queue, self._run_job) if background else None
 
     # ---- plumbing ---------------------------------------------------------------------------
     def context(self, user_id: str, policy: str | None = None) -> Context:
@@ -275,7 +275,7 @@ class Memory:
         if self.worker is not None:
             self.worker.submit(job, payload)
         else:
-            self.services.store.db.enqueue(job.job_id, job.user_id, json.dumps({**job.payload(), **payload}))
+            self.services.store.queue.enqueue(job.queued(payload))
         return SessionSummary.queued(job.job_id)
 
     def _run_job(self, job: Job) -> SessionSummary:
@@ -298,7 +298,7 @@ class Memory:
 
     def pending(self, *, user_id: str | None = None) -> list[str]:
         """Jobs of sessions not yet post-thought (also those queued by other processes)."""
-        return [j[0] for j in self.services.store.db.jobs(user_id)]
+        return [j.job_id for j in self.services.store.queue.pending(user_id)]
 
     # ---- administration ---------------------------------------------------------------------
     def get(self, record_id: str, *, user_id: str) -> MemoryRecord | None:

@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         for u in range(1, args.users + 1):
             spent += fill(store, f"u{u}", args.per_user, text, dim, args.batch, bar, task)
         drain = bar.add_task("vector index (catching up)", total=total)
-        while (left := len(store.db.pending_vectors(total))) > 0:
+        while (left := store.unindexed(total)) > 0:
             bar.update(drain, completed=total - left)
             time.sleep(0.5)
         store.flush()

@@ -184,10 +184,7 @@ def _query(text: str, conv: Conversation, tagger: TagIndex, ontology: Ontology, 
 
 
 def _tags_time(store: MemoryStore, user_id: str, q: Query, k: int) -> list[MemoryRecord]:
-    rids = set(store.db.with_tags(user_id, list(q.tags), 100_000))
-    for a, b in q.ranges:
-        rids |= set(store.db.in_range(user_id, a, b, 100_000))
-    recs = list(store.db.by_rid(user_id, sorted(rids)).values())
+    recs = store.tagged_or_dated(user_id, list(q.tags), q.ranges, 100_000)
     recs.sort(key=lambda r: r.event_time, reverse=True)
     return recs[:k]
 

@@ -39,18 +39,11 @@ import numpy as np
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State
-from caim.memory.capture import captures, raw_record
-from caim.memory.maintenance import (
-    apply_contradiction,
-    apply_extend,
-    apply_update,
-    content_overlap,
-    grounded,
-    keeps,
-    link,
-)
-from caim.memory.merge import Merge, merge_group
-from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn, as_aware, stable_id
+from caim.memory.build import ASSISTANT_SAID, Draft, Grounding, RecordBuilder, settle
+from caim.memory.capture import captures
+from caim.memory.maintenance import Decision, Maintenance, duplicate, grounded, maintain_groups
+from caim.memory.merge import Merge
+from caim.memory.records import MemoryRecord, as_aware
 from caim.memory.retrieval import Query
 from caim.memory.stm import Turn, clip, turns
 from caim.memory.text import names, unsupported
@@ -58,13 +51,9 @@ from caim.ontology import Ontology, Proposal
 from caim.testing import faultpoints
 
 CHUNK = 8
-#: How an event from the assistant's words is put to the thoughts model (the memory is of what it said).
-ASSISTANT_SAID = "The assistant said: "
 _LIST_MARK = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")  # "2. ..." - small models number their sentences
 #: Raw records of earlier sessions refined per post-thinking run.
 REFINE_PER_SESSION = 8
-#: Cosine similarity at which two records are duplicates whatever the model says.
-DUPLICATE = 0.95
 #: Further search hits the code checks for stored copies of a new memory (beyond those the model sees).
 COPIES = 8
 #: Cosine similarity a proposed ontology term needs to the events it is meant for (when it does not occur in them).
@@ -199,33 +188,16 @@ def _allowed(ontology: Ontology, tags: list[str], env: Env) -> bool:
     return not (s.allow_categories and not all(_under(ontology, t, s.allow_categories) for t in tags))
 
 
-def _sources(t: Turn | None, prev: Turn | None) -> list[SourceTurn]:
-    if t is None:
-        return []
-    out = []
-    if prev is not None and prev.assistant and prev.assistant.rstrip().endswith("?"):
-        out.append(SourceTurn(role="assistant", text=prev.assistant, time=prev.time, turn=prev.number, context=True))
-    out.append(SourceTurn(role="user", text=t.user, time=t.time, turn_id=t.user_id, turn=t.number))
-    if t.assistant:
-        out.append(SourceTurn(role="assistant", text=t.assistant, time=t.time, turn=t.number))
-    return out
-
-
 def write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     with env.svc.store.user_lock(env.user_id):  # one writer per user, across processes
         return _write_thoughts(state, env, policy)
 
 
-def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
-    events = state.get("key_events", [])
-    if not events:
-        return {"stored": [], "ontology_added": [], "denied": 0}
-    session = state.get("session_id", "")
+def _ask_thoughts(
+    events: list[KeyEvent], nearest: list[list[tuple[str, float]]], env: Env, policy: MemoryPolicy
+) -> tuple[dict[int, Any], list[str]]:
+    """The policy's sentence per event index (one call per chunk) and the ontology terms accepted."""
     ontology = env.svc.ontology.current
-    by_number = {t.number: t for t in turns(state.get("messages", []))}
-    refined = {r.id: r for r in env.svc.store.get_many(env.user_id, [e["record"] for e in events if e.get("record")])}
-    event_vecs = env.svc.store.embed([e["event"] for e in events])
-    nearest = env.svc.tagger.nearest(ontology, event_vecs, 4)
     answers: dict[int, Any] = {}
     added: list[str] = []
     for start in range(0, len(events), CHUNK):
@@ -239,123 +211,78 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
             answers.setdefault(start + th.event - 1, th)
         if policy.extend_ontology:
             added += _accept_terms(list(answer.new_terms), chunk, env)
-    ontology = env.svc.ontology.current
-    sources_text = []
-    for e in events:
+    return answers, added
+
+
+def _drafts(
+    events: list[KeyEvent], answers: dict[int, Any], refined: dict[str, MemoryRecord], by_number: dict[int, Turn]
+) -> list[Draft]:
+    """Each event with the sentence written for it and the words it must be grounded in."""
+    out = []
+    for i, e in enumerate(events):
         raw = refined.get(e.get("record", ""))
         t = by_number.get(e["turn"]) if raw is None else None
-        sources_text.append(raw.source_text() if raw else (_turn_text(t) if t else e["event"]))
-    # small models number their sentences, and copy the "The assistant said:" an event was shown with
-    written = [
-        _LIST_MARK.sub("", answers[i].thought).strip().removeprefix(ASSISTANT_SAID).strip() if i in answers else ""
-        for i in range(len(events))
-    ]
-    check = [w for w in written if w]
-    sims = env.svc.embedder.similarity(check + sources_text) if check else None
+        source = raw.source_text() if raw else (_turn_text(t) if t else e["event"])
+        # small models number their sentences, and copy the "The assistant said:" an event was shown with
+        thought = (
+            _LIST_MARK.sub("", answers[i].thought).strip().removeprefix(ASSISTANT_SAID).strip() if i in answers else ""
+        )
+        when = datetime.fromisoformat(e["time"])
+        assistant = e.get("speaker") == "assistant"
+        out.append(Draft(e["turn"], e["event"], when, e.get("origin", "model"), assistant, thought, source, raw))
+    return out
+
+
+def _similarities(drafts: list[Draft], env: Env) -> list[float]:
+    """Each draft's sentence against its source (0 without a sentence), in one embedding call."""
+    check = [d.thought for d in drafts if d.thought]
+    if not check:
+        return [0.0] * len(drafts)
+    sims = env.svc.embedder.similarity(check + [d.source for d in drafts])
+    out, ci = [], 0
+    for i, d in enumerate(drafts):
+        out.append(float(sims[ci, len(check) + i]) if d.thought else 0.0)
+        ci += bool(d.thought)
+    return out
+
+
+def _tags(answer: Any, nearest: list[tuple[str, float]], ontology: Ontology) -> list[str]:
+    """The model's tags that the ontology knows, else the event's nearest terms; at most three."""
+    model_tags = [t for t in (answer.tags if answer is not None else []) if t in ontology]
+    return list(dict.fromkeys(model_tags or [t for t, _ in nearest]))[:3] or ["personal"]
+
+
+def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    events = state.get("key_events", [])
+    if not events:
+        return {"stored": [], "ontology_added": [], "denied": 0}
+    store = env.svc.store
+    by_number = {t.number: t for t in turns(state.get("messages", []))}
+    refined = {r.id: r for r in store.get_many(env.user_id, [e["record"] for e in events if e.get("record")])}
+    nearest = env.svc.tagger.nearest(env.svc.ontology.current, store.embed([e["event"] for e in events]), 4)
+    answers, added = _ask_thoughts(events, nearest, env, policy)
+    ontology = env.svc.ontology.current
+    drafts = _drafts(events, answers, refined, by_number)
+    s = env.settings
+    grounding = Grounding(s.ground_overlap, s.ground_similarity, s.capture_keep)
+    builder = RecordBuilder(env.user_id, state.get("session_id", ""), by_number)
     records: list[MemoryRecord] = []
-    retire: list[str] = []
     refused: list[dict[str, Any]] = []
     denied = 0
-    per_turn: dict[int, int] = {}
-    ci = 0
-    for i, e in enumerate(events):
-        origin = e.get("origin", "model")
-        raw = refined.get(e.get("record", ""))
-        thought = written[i]
-        ok_thought = False
-        if thought:
-            sim = float(sims[ci, len(check) + i]) if sims is not None else 0.0
-            ci += 1
-            ok_thought = grounded(
-                thought,
-                sources_text[i],
-                sim,
-                min_overlap=env.settings.ground_overlap,
-                min_similarity=env.settings.ground_similarity,
-            )
-        made_up = unsupported(thought, sources_text[i]) if ok_thought else []
-        if made_up:  # a name, number or date its source turns do not hold: refused, the turn's words kept
-            refused.append({"thought": thought, "invented": made_up})
-            ok_thought = False
-            origin = "capture" if origin == "model" else origin
-        if ok_thought and (origin == "capture" or raw is not None):  # words a rewrite must keep
-            said = raw.thought if raw is not None else e["event"].removeprefix(ASSISTANT_SAID)
-            ok_thought = keeps(thought, said, env.settings.capture_keep)
-        model_tags = [t for t in (answers[i].tags if i in answers else []) if t in ontology]
-        tags = list(dict.fromkeys(model_tags or [t for t, _ in nearest[i]]))[:3] or ["personal"]
+    for i, (draft, sim) in enumerate(zip(drafts, _similarities(drafts, env), strict=True)):
+        settled = settle(draft, sim, grounding)
+        if settled.invented:
+            refused.append({"thought": draft.thought, "invented": settled.invented})
+        tags = _tags(answers.get(i), nearest[i], ontology)
         if not _allowed(ontology, tags, env):
             denied += 1
-            continue
-        when = datetime.fromisoformat(e["time"])
-        if raw is not None:  # refining an earlier raw capture
-            if not ok_thought:
-                continue
-            rec = raw.model_copy(
-                update={
-                    "id": stable_id(
-                        env.user_id, raw.session_id, raw.turn, 0 if raw.speaker != "assistant" else "assistant"
-                    ),
-                    "kind": "thought",
-                    "thought": clip(thought, 500),
-                    "tags": tags,
-                    "history": [*raw.history, HistoryEntry(change="refined", session_id=session, others=[raw.id])],
-                }
-            )
+        elif (rec := builder.build(settled, tags)) is not None:
             records.append(rec)
-            retire.append(raw.id)
-            continue
-        t = by_number.get(e["turn"])
-        assistant = e.get("speaker") == "assistant"
-        if origin == "capture" and not ok_thought:
-            if assistant:  # the reply's words; the user's turn it answered is its context
-                rec = raw_record(
-                    user_id=env.user_id,
-                    session_id=session,
-                    turn=e["turn"],
-                    text=t.assistant if t else e["event"].removeprefix(ASSISTANT_SAID),
-                    when=when,
-                    tags=tags,
-                    speaker="assistant",
-                    asked=t.user if t else "",
-                    role="assistant",
-                )
-            else:
-                rec = raw_record(
-                    user_id=env.user_id,
-                    session_id=session,
-                    turn=e["turn"],
-                    text=t.user if t else e["event"],
-                    when=when,
-                    tags=tags,
-                    speaker="user",
-                    reply=t.assistant if t else "",
-                    turn_id=t.user_id if t else None,
-                )
-            records.append(rec.model_copy(update={"history": [HistoryEntry(change="captured", session_id=session)]}))
-            continue
-        k = per_turn.get(e["turn"], 0)
-        per_turn[e["turn"]] = k + 1
-        text = thought if ok_thought else e["event"]
-        prev = by_number.get(e["turn"] - 1)
-        records.append(
-            MemoryRecord(
-                id=stable_id(env.user_id, session, e["turn"], k),
-                user_id=env.user_id,
-                thought=clip(text, 500),
-                tags=tags,
-                event_time=as_aware(when),
-                session_id=session,
-                turn=e["turn"],
-                speaker="assistant" if assistant else "user",
-                entities=names(e["event"]),
-                sources=_sources(t, prev),
-                history=[HistoryEntry(change="created", session_id=session)],
-            )
-        )
-    env.svc.store.add(records)
+    store.add(records)
     faultpoints.hit("after_store_thoughts")
+    retire = builder.retired
     if retire:
-        env.svc.store.delete(env.user_id, [r for r in retire if r not in {x.id for x in records}])
+        store.delete(env.user_id, [r for r in retire if r not in {x.id for x in records}])
     env.note(
         stored_ids=[r.id for r in records],
         raw=sum(r.kind == "raw" for r in records),
@@ -381,164 +308,77 @@ def maintain(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     return {"merged": merged, "changes": changes}
 
 
-def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tuple[list[Merge], list[Change]]:
-    store = env.svc.store
-    new, merged = _merge_new_copies(store.get_many(env.user_id, [r["id"] for r in stored]), env, session)
+Related = dict[str, list[tuple[MemoryRecord, float]]]
+Decisions = dict[str, tuple[Decision, MemoryRecord]]
+
+
+def _related(new: list[MemoryRecord], env: Env) -> tuple[Related, Decisions, dict[str, list[MemoryRecord]]]:
+    """Per new record the stored ones it is compared with (with similarity), code's own "same"
+    decisions, and the further stored copies each such "same" merges too."""
     new_ids = {r.id for r in new}
-    related: dict[str, list[tuple[MemoryRecord, float]]] = {}
-    decisions: dict[str, tuple[str, MemoryRecord | None]] = {}
+    related: Related = {}
+    decisions: Decisions = {}
     # the code signal: the same words, or near-identical meaning, are the same whatever the model says;
     # every stored copy is merged (sessions ended at once elsewhere may each have stored one), so the
     # code looks further than the few related records the model is shown
     also_same: dict[str, list[MemoryRecord]] = {}
+    k = env.settings.maintain_k
     for rec in new:
         hits = env.svc.retriever.search(
-            env.user_id, Query(text=rec.thought, now=env.now, past=True), env.settings.maintain_k + len(new) + COPIES
+            env.user_id, Query(text=rec.thought, now=env.now, past=True), k + len(new) + COPIES
         )
         others = [h.record for h in hits if h.record.id not in new_ids]
         sims = env.svc.embedder.similarity([rec.thought] + [o.thought for o in others])[0, 1:] if others else []
         scored = [(o, float(sim)) for o, sim in zip(others, sims, strict=True)]
-        related[rec.id] = scored[: env.settings.maintain_k]
-        same = [other for other, sim in scored if _duplicate(rec.thought, other.thought, sim)]
+        related[rec.id] = scored[:k]
+        same = [other for other, sim in scored if duplicate(rec.thought, other.thought, sim)]
         if same:
-            decisions[rec.id] = ("same", same[0])
+            decisions[rec.id] = (Decision.SAME, same[0])
             also_same[rec.id] = same[1:]
             if same[0].id not in {o.id for o, _ in related[rec.id]}:
                 related[rec.id] = [next(x for x in scored if x[0].id == same[0].id), *related[rec.id]]
-    groups_all = [rec for rec in new if related[rec.id]]
-    for chunk in _chunks(groups_all):
-        numbering: dict[int, MemoryRecord] = {}
-        groups = []
-        n_new = len(chunk)
-        for i, rec in enumerate(chunk, 1):
-            rel = []
-            for other, _ in related[rec.id]:
-                m = next((k for k, v in numbering.items() if v.id == other.id), None)
-                if m is None:
-                    m = n_new + len(numbering) + 1
-                    numbering[m] = other
-                rel.append((m, as_aware(other.event_time).date().isoformat(), other.thought))
-            groups.append((i, as_aware(rec.event_time).date().isoformat(), rec.thought, rel))
-        answer = policy.maintain(env, groups)
-        if answer is None:
+    return related, decisions, also_same
+
+
+def _ask_maintain(
+    chunk: list[MemoryRecord], related: Related, decisions: Decisions, env: Env, policy: MemoryPolicy
+) -> None:
+    """The policy's decisions for a chunk of new records, added to ``decisions`` where code made none."""
+    groups, numbering = maintain_groups(chunk, {r.id: [o for o, _ in related[r.id]] for r in chunk})
+    answer = policy.maintain(env, groups)
+    if answer is None:
+        return
+    for d in answer.decisions:
+        rec = chunk[d.memory - 1]
+        target = numbering.get(d.target)
+        if rec.id in decisions or d.decision == Decision.NEW or target is None:
             continue
-        for d in answer.decisions:
-            rec = chunk[d.memory - 1]
-            target = numbering.get(d.target)
-            if rec.id in decisions or d.decision == "new" or target is None:
-                continue
-            if target.id not in {o.id for o, _ in related[rec.id]}:
-                continue  # a stored memory shown for another new one: not this one's to change
-            decisions[rec.id] = (d.decision, target)
-    changes: list[Change] = []
+        if target.id not in {o.id for o, _ in related[rec.id]}:
+            continue  # a stored memory shown for another new one: not this one's to change
+        decisions[rec.id] = (Decision(d.decision), target)
+
+
+def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tuple[list[Merge], list[Change]]:
+    store = env.svc.store
+    run = Maintenance(store, env.user_id, session, env.settings.merge_min_similarity)
+    new = store.get_many(env.user_id, [r["id"] for r in stored])
+    if len(new) >= 2:
+        new = run.merge_copies(new, env.svc.embedder.similarity([r.thought for r in new]))
+    related, decisions, also_same = _related(new, env)
+    for chunk in _chunks([rec for rec in new if related[rec.id]]):
+        _ask_maintain(chunk, related, decisions, env, policy)
     current = {r.id: r for r in new}
     for rid, (decision, target) in decisions.items():
         rec = current.get(rid)
-        if rec is None or target is None:
-            continue
-        old = store.get(env.user_id, target.id)
-        if old is None:
+        old = store.get(env.user_id, target.id) if rec is not None else None
+        if rec is None or old is None:
             continue
         sim = dict((o.id, s) for o, s in related[rid]).get(old.id, 0.0)
-        if decision == "same":
-            if sim < env.settings.merge_min_similarity and content_overlap(rec.thought, old.thought) < 0.5:
-                continue  # refused: a confused model cannot merge unrelated facts
-            if not _same_details(rec.thought, old.thought):
-                continue  # refused: other numbers or names ("locker 707" / "locker 807") are other facts
-            group = [old] + [
-                again
-                for o in also_same.get(rid, [])
-                if o.id != old.id and (again := store.get(env.user_id, o.id)) is not None
-            ]
-            keep = merge_group([*group, rec], session)
-            gone = [rec.id, *(g.id for g in group)]
-            store.replace(keep, gone)
+        further = also_same.get(rid, []) if decision == Decision.SAME else []
+        copies = [old, *store.get_many(env.user_id, [o.id for o in further if o.id != old.id])]
+        if (after := run.apply(decision, rec, sim, copies)) is None:
             current.pop(rid, None)
-            faultpoints.hit("after_maintain_write")
-            merged.append({"kept": keep.id, "removed": [i for i in gone if i != keep.id], "thought": keep.thought})
-        elif decision == "update":
-            closed, newer = apply_update(old, rec, session)
-            store.add([closed, newer])
-            current[rid] = newer
-            changes.append({"change": "update", "record": newer.id, "others": [old.id], "thought": newer.thought})
-        elif decision == "extends":
-            grown = apply_extend(old, rec, session)
-            store.replace(grown, [rec.id])
-            current.pop(rid, None)
-            changes.append({"change": "extends", "record": grown.id, "others": [rec.id], "thought": grown.thought})
-        elif decision == "contradicts":
-            a, b = apply_contradiction(old, rec, session)
-            store.add([a, b])
-            current[rid] = b
-            changes.append({"change": "contradicts", "record": b.id, "others": [a.id], "thought": b.thought})
-    changes += _link(list(current.values()), env, session)
-    return merged, changes
-
-
-_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
-
-
-def _same_details(a: str, b: str) -> bool:
-    """Do two texts state the same numbers and names? Near-identical wording with another number or
-    name is another fact, so neither the similarity rule nor a model may merge them."""
-    return set(_NUMBER.findall(a)) == set(_NUMBER.findall(b)) and {n.casefold() for n in names(a)} == {
-        n.casefold() for n in names(b)
-    }
-
-
-def _merge_new_copies(new: list[MemoryRecord], env: Env, session: str) -> tuple[list[MemoryRecord], list[Merge]]:
-    """Merge copies among this session's new records (two events saying the same, raw records of
-    earlier sessions refined now) before they are compared with stored ones."""
-    if len(new) < 2:
-        return new, []
-    sims = env.svc.embedder.similarity([r.thought for r in new])
-    group_of = list(range(len(new)))
-    for i in range(len(new)):
-        for j in range(i):
-            if group_of[j] == j and _duplicate(new[i].thought, new[j].thought, float(sims[i, j])):
-                group_of[i] = j
-                break
-    groups: dict[int, list[MemoryRecord]] = {}
-    for i, g in enumerate(group_of):
-        groups.setdefault(g, []).append(new[i])
-    out: list[MemoryRecord] = []
-    merged: list[Merge] = []
-    for members in groups.values():
-        if len(members) == 1:
-            out.append(members[0])
-            continue
-        keep = merge_group(members, session)
-        gone = [m.id for m in members]
-        env.svc.store.replace(keep, gone)
-        faultpoints.hit("after_maintain_write")
-        merged.append({"kept": keep.id, "removed": [i for i in gone if i != keep.id], "thought": keep.thought})
-        out.append(keep)
-    return out, merged
-
-
-def _duplicate(a: str, b: str, similarity: float) -> bool:
-    """The code's own "same": the same words, or near-identical meaning with the same numbers and names."""
-    return _same_words(a, b) or (similarity >= DUPLICATE and _same_details(a, b))
-
-
-def _same_words(a: str, b: str) -> bool:
-    return re.sub(r"\W+", " ", a).strip().casefold() == re.sub(r"\W+", " ", b).strip().casefold()
-
-
-def _link(new: list[MemoryRecord], env: Env, session: str) -> list[Change]:
-    """Link each new record to stored records naming the same entity."""
-    store = env.svc.store
-    out: list[Change] = []
-    for fresh in new:
-        rec = store.get(env.user_id, fresh.id)
-        if rec is None:  # folded into another record meanwhile
-            continue
-        for name in rec.entities:
-            rids = store.db.with_names(env.user_id, [name], 5)
-            for other in store.db.by_rid(env.user_id, rids).values():
-                if other.id == rec.id or other.id in rec.links:
-                    continue
-                rec, other2 = link(rec, other, session, name)
-                store.add([rec, other2])
-                out.append({"change": "linked", "record": rec.id, "others": [other.id], "thought": name})
-    return out
+        else:
+            current[rid] = after
+    run.link_named(list(current.values()))
+    return run.merged, run.changes

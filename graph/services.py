@@ -82,7 +82,7 @@ class Services:
         shared = persist and settings.database_url is not None  # workers share the ontology too
         ontology = OntologyStore(
             settings.data_dir if persist else None,
-            shared=store.db if shared else None,
+            shared=store if shared else None,
             lock=store.lock if shared else None,
         )
         retriever = Retriever(store, full_scan=settings.full_scan)

@@ -13,15 +13,29 @@ deletes: the old record's validity ends where the new one begins.
   folded into it;
 - contradicts: both stay current, linked to each other;
 - link: records naming the same person, pet, place or thing are linked.
+
+``Decision`` is the closed set the maintain prompt offers; ``Maintenance.apply`` dispatches a decision
+through a table to the function that applies it, and refuses a "same" that code finds unrelated or
+differing in numbers or names. ``MaintainGroup`` is what a policy is shown of one new memory and the
+stored ones related to it. Code's own "same" (``duplicate``: the same words, or near-identical meaning
+with the same numbers and names) merges copies whatever a model says (``merge_copies``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
 
+import numpy as np
+from typing_extensions import TypedDict
+
+from caim.memory.merge import Merge, merge_group
 from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
-from caim.memory.text import tokenize, unsupported
+from caim.memory.store import MemoryStore
+from caim.memory.text import names, tokenize, unsupported
+from caim.testing import faultpoints
 
 _ROLE_WORDS = frozenset(tokenize("user assistant person someone"))
 #: Words of small talk: they carry no fact, so a sentence of them alone is not supported by a turn
@@ -31,6 +45,11 @@ _SMALL_TALK = frozenset(tokenize("wow awesome great glad thanks thank cool amazi
 _LABEL = re.compile(r"(?:^|\n)\s*([A-Z][\w.'-]{1,30}):")
 #: Fewest distinct content words a grounded claim holds ("Mel" is no memory; "Loves pizza" is).
 MIN_CONTENT_WORDS = 2
+#: Cosine similarity at which two records are duplicates whatever the model says.
+DUPLICATE = 0.95
+_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
+#: Stored records naming an entity that a new record naming it is linked to.
+LINKS_PER_NAME = 5
 
 
 def content_overlap(claim: str, source: str) -> float:
@@ -146,3 +165,234 @@ def link(a: MemoryRecord, b: MemoryRecord, session_id: str, name: str) -> tuple[
     a2 = _note(a, "linked", session_id, [b.id], name)
     b2 = _note(b, "linked", session_id, [a.id], name)
     return (a2.model_copy(update={"links": [*a.links, b.id]}), b2.model_copy(update={"links": [*b.links, a.id]}))
+
+
+# ---- decisions ------------------------------------------------------------------------------------
+class Decision(StrEnum):
+    """How a new memory relates to a stored one: the maintain prompt's closed set."""
+
+    NEW = "new"
+    SAME = "same"
+    UPDATE = "update"
+    EXTENDS = "extends"
+    CONTRADICTS = "contradicts"
+
+
+@dataclass(frozen=True)
+class StoredMemory:
+    """A stored memory as a policy is shown it: its number in the request, date and text."""
+
+    number: int
+    date: str
+    text: str
+
+
+@dataclass(frozen=True)
+class MaintainGroup:
+    """One new memory (its number, date and text) and the stored memories related to it."""
+
+    new: int
+    date: str
+    text: str
+    stored: list[StoredMemory]
+
+
+class Change(TypedDict):
+    """One change applied to stored memory (for the trace and the session summary)."""
+
+    change: str
+    record: str
+    others: list[str]
+    thought: str
+
+
+def _day(rec: MemoryRecord) -> str:
+    return as_aware(rec.event_time).date().isoformat()
+
+
+def maintain_groups(
+    new: Sequence[MemoryRecord], related: dict[str, list[MemoryRecord]]
+) -> tuple[list[MaintainGroup], dict[int, MemoryRecord]]:
+    """The groups a policy is shown for ``new`` records (numbered from 1) and their ``related`` stored
+    ones (numbered after the new ones, each once however many new ones it relates to).
+
+    Args:
+        new: The new records, in the order they are numbered.
+        related: Per new record id, the stored records it is compared with.
+
+    Returns:
+        The groups, and the stored record each number stands for.
+    """
+    numbering: dict[int, MemoryRecord] = {}
+    number_of: dict[str, int] = {}
+    groups = []
+    for i, rec in enumerate(new, 1):
+        shown = []
+        for other in related[rec.id]:
+            if other.id not in number_of:
+                number_of[other.id] = len(new) + len(numbering) + 1
+                numbering[number_of[other.id]] = other
+            shown.append(StoredMemory(number_of[other.id], _day(other), other.thought))
+        groups.append(MaintainGroup(i, _day(rec), rec.thought, shown))
+    return groups, numbering
+
+
+# ---- code's own "same" ----------------------------------------------------------------------------
+def same_details(a: str, b: str) -> bool:
+    """Do two texts state the same numbers and names? Near-identical wording with another number or
+    name is another fact, so neither the similarity rule nor a model may merge them.
+
+    >>> same_details("Locker 707 at the gym", "locker 807 at the gym")
+    False
+    """
+    return set(_NUMBER.findall(a)) == set(_NUMBER.findall(b)) and {n.casefold() for n in names(a)} == {
+        n.casefold() for n in names(b)
+    }
+
+
+def same_words(a: str, b: str) -> bool:
+    """The same words, whatever the punctuation and case."""
+    return re.sub(r"\W+", " ", a).strip().casefold() == re.sub(r"\W+", " ", b).strip().casefold()
+
+
+def duplicate(a: str, b: str, similarity: float) -> bool:
+    """The code's own "same": the same words, or near-identical meaning with the same numbers and names."""
+    return same_words(a, b) or (similarity >= DUPLICATE and same_details(a, b))
+
+
+def copy_groups(records: Sequence[MemoryRecord], similarity: np.ndarray) -> list[list[MemoryRecord]]:
+    """Records grouped with the earlier ones they duplicate (``similarity``: their pairwise cosine
+    similarities), in order of their first member."""
+    group_of = list(range(len(records)))
+    for i in range(len(records)):
+        for j in range(i):
+            if group_of[j] == j and duplicate(records[i].thought, records[j].thought, float(similarity[i, j])):
+                group_of[i] = j
+                break
+    groups: dict[int, list[MemoryRecord]] = {}
+    for i, g in enumerate(group_of):
+        groups.setdefault(g, []).append(records[i])
+    return list(groups.values())
+
+
+# ---- applying decisions -----------------------------------------------------------------------------
+@dataclass
+class Maintenance:
+    """One maintenance run over a user's new records: applies decisions in ``store`` and records
+    what it did (``merged``, ``changes``) for the trace."""
+
+    store: MemoryStore
+    user_id: str
+    session_id: str
+    #: Similarity below which a model's "same" needs half the words in common to be merged.
+    merge_min_similarity: float = 0.55
+    merged: list[Merge] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+
+    def merge(self, members: Sequence[MemoryRecord], gone: Sequence[str] = ()) -> MemoryRecord:
+        """Merge ``members`` into one stored record (``merge_group``) and delete the others.
+
+        Args:
+            members: Two or more records of the user saying the same thing.
+            gone: Their ids in the order the trace lists them (default: the members' order).
+
+        Returns:
+            The record kept.
+        """
+        keep = merge_group(members, self.session_id)
+        gone = list(gone) or [m.id for m in members]
+        self.store.replace(keep, gone)
+        faultpoints.hit("after_maintain_write")
+        self.merged.append({"kept": keep.id, "removed": [i for i in gone if i != keep.id], "thought": keep.thought})
+        return keep
+
+    def merge_copies(self, records: list[MemoryRecord], similarity: np.ndarray) -> list[MemoryRecord]:
+        """Merge copies among this session's new records (two events saying the same, raw records
+        of earlier sessions refined now) before they are compared with stored ones.
+
+        Args:
+            records: The session's new records.
+            similarity: Their pairwise cosine similarities.
+
+        Returns:
+            The records left: each group of copies as its merged record.
+        """
+        if len(records) < 2:
+            return records
+        return [g[0] if len(g) == 1 else self.merge(g) for g in copy_groups(records, similarity)]
+
+    def apply(
+        self, decision: Decision, new: MemoryRecord, similarity: float, copies: Sequence[MemoryRecord] = ()
+    ) -> MemoryRecord | None:
+        """Apply ``decision`` between the new record and the stored one it concerns.
+
+        Args:
+            decision: The decision, its target the first of ``copies``.
+            new: The new record.
+            similarity: The cosine similarity of the two.
+            copies: The stored record the decision concerns (as read now), then further stored
+                copies a "same" merges too.
+
+        Returns:
+            The new record as it stands afterwards, ``None`` when it was folded into another.
+        """
+        return _APPLY[decision](self, new, list(copies), similarity)
+
+    def _same(self, new: MemoryRecord, copies: list[MemoryRecord], similarity: float) -> MemoryRecord | None:
+        old = copies[0]
+        if similarity < self.merge_min_similarity and content_overlap(new.thought, old.thought) < 0.5:
+            return new  # refused: a confused model cannot merge unrelated facts
+        if not same_details(new.thought, old.thought):
+            return new  # refused: other numbers or names ("locker 707" / "locker 807") are other facts
+        self.merge([*copies, new], [new.id, *(c.id for c in copies)])
+        return None
+
+    def _update(self, new: MemoryRecord, copies: list[MemoryRecord], similarity: float) -> MemoryRecord | None:
+        old = copies[0]
+        closed, newer = apply_update(old, new, self.session_id)
+        self.store.add([closed, newer])
+        self._note("update", newer, [old.id], newer.thought)
+        return newer
+
+    def _extends(self, new: MemoryRecord, copies: list[MemoryRecord], similarity: float) -> MemoryRecord | None:
+        grown = apply_extend(copies[0], new, self.session_id)
+        self.store.replace(grown, [new.id])
+        self._note("extends", grown, [new.id], grown.thought)
+        return None
+
+    def _contradicts(self, new: MemoryRecord, copies: list[MemoryRecord], similarity: float) -> MemoryRecord | None:
+        a, b = apply_contradiction(copies[0], new, self.session_id)
+        self.store.add([a, b])
+        self._note("contradicts", b, [a.id], b.thought)
+        return b
+
+    def _new(self, new: MemoryRecord, copies: list[MemoryRecord], similarity: float) -> MemoryRecord | None:
+        return new
+
+    def _note(self, change: str, rec: MemoryRecord, others: list[str], thought: str) -> None:
+        self.changes.append({"change": change, "record": rec.id, "others": others, "thought": thought})
+
+    def link_named(self, records: Sequence[MemoryRecord]) -> None:
+        """Link each of ``records`` (as stored now) to stored records naming the same entity."""
+        for fresh in records:
+            rec = self.store.get(self.user_id, fresh.id)
+            if rec is None:  # folded into another record meanwhile
+                continue
+            for name in rec.entities:
+                for other in self.store.records_named(self.user_id, name, LINKS_PER_NAME):
+                    if other.id == rec.id or other.id in rec.links:
+                        continue
+                    rec, other2 = link(rec, other, self.session_id, name)
+                    self.store.add([rec, other2])
+                    self._note("linked", rec, [other.id], name)
+
+
+_Apply = Callable[[Maintenance, MemoryRecord, list[MemoryRecord], float], "MemoryRecord | None"]
+#: What each decision does (``Maintenance.apply``).
+_APPLY: dict[Decision, _Apply] = {
+    Decision.NEW: Maintenance._new,
+    Decision.SAME: Maintenance._same,
+    Decision.UPDATE: Maintenance._update,
+    Decision.EXTENDS: Maintenance._extends,
+    Decision.CONTRADICTS: Maintenance._contradicts,
+}

@@ -6,6 +6,9 @@ Chroma in batches and marks them indexed (``flush`` waits for it). A delete remo
 rows and queues the vector deletion. Whatever a crash leaves undone is finished by ``repair`` when
 the store opens, so the index never misses or keeps a record for long. Every read and delete is
 filtered by user id: one user's records are never visible to another.
+
+The store is the only door to storage: code outside ``caim.memory`` reads, writes and queues through
+its methods (``queue`` for the post-thinking job queue), never through its database or vector index.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
 from caim.memory.db import DB_FILE, RecordDB
+from caim.memory.jobs import JobQueue
 from caim.memory.locks import UserLocks
 from caim.memory.records import MemoryRecord, SourceTurn
 from caim.memory.sql import Postgres
@@ -82,6 +86,8 @@ class MemoryStore:
         self._index_lock = threading.Lock()
         self._indexer: threading.Thread | None = None
         self._closed = False
+        #: The durable queue of ended sessions waiting for post-thinking.
+        self.queue = JobQueue(self.db)
         self.locks = UserLocks(root / "locks" if root is not None else None)
         if check_embedder:
             self._check_embedder()
@@ -290,6 +296,28 @@ class MemoryStore:
         self.flush()
         return self.db.vectors_held(), self.vectors.count()
 
+    def unindexed(self, limit: int = 1000) -> int:
+        """How many written records the vector index does not hold yet (at most ``limit``)."""
+        return len(self.db.pending_vectors(limit))
+
+    @property
+    def records_at(self) -> str:
+        """Where the records are kept (the database file; ``None`` in memory or on a server), for reports."""
+        return str(self.db.path)
+
+    @property
+    def vectors_at(self) -> str:
+        """Where the vector index is kept (a Chroma directory or server, or ``memory``), for reports."""
+        return self.vectors.where
+
+    def get_meta(self, key: str) -> str | None:
+        """A value of the database's key-value table (shared by every worker of a shared database)."""
+        return self.db.get_meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a value of the database's key-value table."""
+        self.db.set_meta(key, value)
+
     # ---- reads ------------------------------------------------------------------------------------
     def get(self, user_id: str, record_id: str) -> MemoryRecord | None:
         got = self.db.get(user_id, [record_id])
@@ -314,6 +342,39 @@ class MemoryStore:
 
     def users(self) -> builtins.list[str]:
         return self.db.users()
+
+    def matching_ids(self, user_id: str, id_or_prefix: str) -> builtins.list[str]:
+        """The record ids of this user that an id or an id prefix names.
+
+        Args:
+            user_id: The user.
+            id_or_prefix: A record id, or the start of one.
+
+        Returns:
+            ``[id]`` when a record has that id, else the ids starting with it (at most two: more than
+            one means the prefix is ambiguous).
+        """
+        if self.db.get(user_id, [id_or_prefix]):
+            return [id_or_prefix]
+        return self.db.ids_starting(user_id, id_or_prefix) if id_or_prefix else []
+
+    def records_named(self, user_id: str, name: str, k: int) -> builtins.list[MemoryRecord]:
+        """Up to ``k`` records of this user naming ``name`` (a person, pet, place or thing)."""
+        return builtins.list(self.db.by_rid(user_id, self.db.with_names(user_id, [name], k)).values())
+
+    def tagged_or_dated(
+        self, user_id: str, tags: Sequence[str], ranges: Sequence[tuple[float, float]], limit: int
+    ) -> builtins.list[MemoryRecord]:
+        """This user's records under any of ``tags`` or with an event time in any of ``ranges``
+        (timestamps, start and end), oldest written first; at most ``limit`` per tag set and range."""
+        rids = set(self.db.with_tags(user_id, builtins.list(tags), limit))
+        for start, end in ranges:
+            rids |= set(self.db.in_range(user_id, start, end, limit))
+        return builtins.list(self.db.by_rid(user_id, sorted(rids)).values())
+
+    def session_ids(self, user_id: str) -> set[str]:
+        """Sessions that stored or changed a record of this user (its own, and those in its history)."""
+        return {s for r in self.db.iter_user(user_id) for s in (r.session_id, *(h.session_id for h in r.history))}
 
     def history(self, user_id: str, record_id: str) -> builtins.list[dict[str, object]]:
         """A record's chain, oldest first: its history and that of the records it superseded,

@@ -15,15 +15,19 @@ Code applies the decisions; an update never deletes anything.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from caim.memory.maintenance import Decision as DecisionSet
+from caim.memory.maintenance import MaintainGroup
 from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote
 
 VERSION = 1
+#: The decisions offered: ``caim.memory.maintenance.Decision``'s values.
 Decision = Literal["new", "same", "update", "extends", "contradicts"]
+assert set(get_args(Decision)) == {d.value for d in DecisionSet}, "the prompt offers Decision's closed set"
 
 INSTRUCTIONS = (
     "You maintain a memory of a user. For each new memory, compare it with the stored memories listed "
@@ -44,11 +48,20 @@ def schema(new: list[int], stored: list[int]) -> type[BaseModel]:
     return dynamic_model("MaintenancePlan", decisions=(list_of(item), Field(max_length=len(new))))
 
 
-def messages(groups: list[tuple[int, str, str, list[tuple[int, str, str]]]]) -> list[BaseMessage]:
-    """``groups``: (number, date, new memory, [(number, date, stored memory), ...])."""
+def messages(groups: list[MaintainGroup]) -> list[BaseMessage]:
+    """The request for ``groups``: each new memory with its number and date, the stored ones under it.
+
+    Args:
+        groups: The new memories and the stored memories related to each.
+
+    Returns:
+        The system and user messages.
+    """
     blocks = []
-    for n, date, text, related in groups:
-        lines = [f"New [{n}] ({date}) {quote(text, 400)}"]
-        lines += [f"  stored [{m}] ({d}) {quote(t, 300)}" for m, d, t in related] or ["  (no stored memories)"]
+    for g in groups:
+        lines = [f"New [{g.new}] ({g.date}) {quote(g.text, 400)}"]
+        lines += [f"  stored [{m.number}] ({m.date}) {quote(m.text, 300)}" for m in g.stored] or [
+            "  (no stored memories)"
+        ]
         blocks.append("\n".join(lines))
     return [SystemMessage(INSTRUCTIONS), HumanMessage(data_block(blocks))]

@@ -4,7 +4,8 @@
     eval sits above agent; nodes never import other nodes; policies never import nodes.
 
 Every ``import caim.…`` in the source (function-level ones included) is checked, so a lazy import
-cannot hide a circle.
+cannot hide a circle. The memory store is the only door to storage: no module outside ``memory``
+reaches for a store's database or vector index (an attribute ``.db`` or ``.vectors``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ ALLOWED = {
 }
 
 NODES = {"intake", "controller", "retrieval", "respond", "post_thinking"}
+#: Where code uses the memory store only through its methods.
+STORE_USERS = ("graph", "agent", "eval", "benchmarks", "examples")
+#: The store's parts behind its door.
+STORAGE = {"db", "vectors"}
 
 
 def _module(root: Path, path: Path) -> str:
@@ -118,3 +123,27 @@ def test_the_checks_see_a_planted_upward_import_and_circle(tmp_path):
     edges = import_graph(tmp_path)
     assert upward_imports(edges) == ["caim.core.x imports caim.graph.y"]
     assert find_cycle(edges) == ["caim.core.x", "caim.graph.y", "caim.core.x"]
+
+
+def storage_reached(root: Path = ROOT) -> list[str]:
+    """Every attribute access ``X.db`` / ``X.vectors`` (a store's database or vector index) outside ``memory``."""
+    found = []
+    for pkg in STORE_USERS:
+        for path in sorted((root / pkg).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Attribute) and node.attr in STORAGE:
+                    found.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def test_only_the_store_reaches_storage():
+    reached = storage_reached()
+    assert not reached, "use MemoryStore's methods instead:\n" + "\n".join(reached)
+
+
+def test_the_check_sees_a_planted_reach_into_storage(tmp_path):
+    for pkg in STORE_USERS:
+        (tmp_path / pkg).mkdir()
+    (tmp_path / "graph" / "n.py").write_text("def f(env):\n    return env.svc.store.db.jobs(), env.store.vectors\n")
+    (tmp_path / "agent" / "ok.py").write_text("def g(store):\n    return store.queue.pending(), 'chat.db'\n")
+    assert sorted(storage_reached(tmp_path)) == ["graph/n.py:2 env.store.vectors", "graph/n.py:2 env.svc.store.db"]

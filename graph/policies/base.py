@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from caim.graph.env import Env
 from caim.graph.state import KeyEvent, Plan, State
+from caim.memory.maintenance import MaintainGroup
 from caim.memory.records import MemoryBrief
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Weights
 from caim.memory.stm import Turn
@@ -55,6 +56,6 @@ class MemoryPolicy(ABC):
         schema); ``None``: the events' own words are stored, tagged by meaning."""
 
     @abstractmethod
-    def maintain(self, env: Env, groups: list[tuple[int, str, str, list[tuple[int, str, str]]]]) -> BaseModel | None:
+    def maintain(self, env: Env, groups: list[MaintainGroup]) -> BaseModel | None:
         """How each new memory relates to related stored ones (``prompts.maintain`` schema);
         ``None``: every new memory is kept as new (duplicates are still merged by code)."""

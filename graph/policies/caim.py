@@ -24,6 +24,7 @@ from caim.graph.common import current_input, recent_turns
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import KeyEvent, Plan, State
+from caim.memory.maintenance import MaintainGroup
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import Turn, clip
 from caim.prompts import key_events as events_prompt
@@ -106,7 +107,7 @@ class CaimPolicy(MemoryPolicy):
             thoughts_prompt.messages(facts, tags, parents),
         )
 
-    def maintain(self, env: Env, groups: list[tuple[int, str, str, list[tuple[int, str, str]]]]) -> BaseModel | None:
-        new = [n for n, *_ in groups]
-        stored = sorted({m for *_, related in groups for m, _, _ in related})
+    def maintain(self, env: Env, groups: list[MaintainGroup]) -> BaseModel | None:
+        new = [g.new for g in groups]
+        stored = sorted({m.number for g in groups for m in g.stored})
         return env.structured("maintain", maintain_prompt.schema(new, stored), maintain_prompt.messages(groups))

@@ -1,0 +1,247 @@
+"""Records from post-thinking's key events, one small function per origin.
+
+A ``Draft`` is one key event with the sentence a model wrote for it. ``settle`` decides whether that
+sentence is stored: it must be grounded in the event's source (``grounded``), assert no name, number
+or date the source does not hold (``unsupported``: an event of the model's then falls back to being a
+capture of the turn's words), and - rewriting someone's words (a capture, a raw record) - keep what
+they said (``keeps``). ``RecordBuilder.build`` then makes the record of the event's origin:
+
+- refine: a raw record of an earlier session rewritten as a thought (kept raw when the sentence is refused);
+- capture: a side of an exchange stored verbatim as a ``raw`` record, unless its rewrite was accepted;
+- model: the accepted sentence, or the event's own words, as a thought with the turn as its source.
+
+Ids come from (user, session, turn, event), so building the same session again writes the same records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from caim.memory.capture import raw_record
+from caim.memory.maintenance import grounded, keeps
+from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn, as_aware, stable_id
+from caim.memory.stm import Turn, clip
+from caim.memory.text import names, unsupported
+
+#: How an event from the assistant's words is put to the thoughts model (the memory is of what it said).
+ASSISTANT_SAID = "The assistant said: "
+
+Origin = Literal["model", "capture", "refine"]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """One key event and the sentence written for it.
+
+    ``event`` is the event's text (an assistant's words prefixed with ``ASSISTANT_SAID``), ``thought``
+    the model's sentence (empty when it wrote none), ``source`` the words it must be grounded in, and
+    ``raw`` the raw record of an earlier session a ``refine`` event rewrites.
+    """
+
+    turn: int
+    event: str
+    when: datetime
+    origin: Origin = "model"
+    assistant: bool = False
+    thought: str = ""
+    source: str = ""
+    raw: MemoryRecord | None = None
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """Thresholds a written sentence must meet (``grounded`` and ``keeps``)."""
+
+    min_overlap: float
+    min_similarity: float
+    keep_share: float
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What ``settle`` decided for a draft: whether its sentence is stored, the draft as it now stands
+    (an invented event of the model's is a capture), and the words the sentence invented."""
+
+    ok: bool
+    draft: Draft
+    invented: list[str] = field(default_factory=list)
+
+
+def settle(draft: Draft, similarity: float, grounding: Grounding) -> Settled:
+    """Decide whether a draft's sentence is stored in place of its event's words.
+
+    Args:
+        draft: The event and the sentence written for it.
+        similarity: Cosine similarity of the sentence and its source (0 without a sentence).
+        grounding: The thresholds.
+
+    Returns:
+        The decision, the draft (a model event whose sentence invents becomes a capture) and the
+        invented names, numbers or dates.
+    """
+    ok = bool(draft.thought) and grounded(
+        draft.thought,
+        draft.source,
+        similarity,
+        min_overlap=grounding.min_overlap,
+        min_similarity=grounding.min_similarity,
+    )
+    made_up = unsupported(draft.thought, draft.source) if ok else []
+    if made_up:  # a name, number or date its source turns do not hold: refused, the turn's words kept
+        origin: Origin = "capture" if draft.origin == "model" else draft.origin
+        return Settled(False, dataclasses.replace(draft, origin=origin), made_up)
+    if ok and (draft.origin == "capture" or draft.raw is not None):  # words a rewrite must keep
+        said = draft.raw.thought if draft.raw is not None else draft.event.removeprefix(ASSISTANT_SAID)
+        ok = keeps(draft.thought, said, grounding.keep_share)
+    return Settled(ok, draft)
+
+
+def turn_sources(t: Turn | None, prev: Turn | None) -> list[SourceTurn]:
+    """The source turns of a record from turn ``t``: the assistant's question before it, when the
+    previous turn ended with one, then the user's words and the assistant's reply."""
+    if t is None:
+        return []
+    out = []
+    if prev is not None and prev.assistant and prev.assistant.rstrip().endswith("?"):
+        out.append(SourceTurn(role="assistant", text=prev.assistant, time=prev.time, turn=prev.number, context=True))
+    out.append(SourceTurn(role="user", text=t.user, time=t.time, turn_id=t.user_id, turn=t.number))
+    if t.assistant:
+        out.append(SourceTurn(role="assistant", text=t.assistant, time=t.time, turn=t.number))
+    return out
+
+
+def refined_record(raw: MemoryRecord, thought: str, tags: list[str], session_id: str) -> MemoryRecord:
+    """A raw record of an earlier session rewritten as a thought (its id that of the side it captured).
+
+    Args:
+        raw: The raw record.
+        thought: The accepted rewrite.
+        tags: The record's tags.
+        session_id: The session refining it.
+
+    Returns:
+        The thought that replaces the raw record.
+    """
+    side: int | str = 0 if raw.speaker != "assistant" else "assistant"
+    return raw.model_copy(
+        update={
+            "id": stable_id(raw.user_id, raw.session_id, raw.turn, side),
+            "kind": "thought",
+            "thought": clip(thought, 500),
+            "tags": tags,
+            "history": [*raw.history, HistoryEntry(change="refined", session_id=session_id, others=[raw.id])],
+        }
+    )
+
+
+def captured_record(user_id: str, session_id: str, draft: Draft, turn: Turn | None, tags: list[str]) -> MemoryRecord:
+    """One side of an exchange kept verbatim as a raw record (the reply's words with the user's turn
+    it answered as context, or the user's words with the reply).
+
+    Args:
+        user_id: The user.
+        session_id: The session.
+        draft: The capture event.
+        turn: The turn it came from, when the session still holds it.
+        tags: The record's tags.
+
+    Returns:
+        The raw record.
+    """
+    if draft.assistant:  # the reply's words; the user's turn it answered is its context
+        rec = raw_record(
+            user_id=user_id,
+            session_id=session_id,
+            turn=draft.turn,
+            text=turn.assistant if turn else draft.event.removeprefix(ASSISTANT_SAID),
+            when=draft.when,
+            tags=tags,
+            speaker="assistant",
+            asked=turn.user if turn else "",
+            role="assistant",
+        )
+    else:
+        rec = raw_record(
+            user_id=user_id,
+            session_id=session_id,
+            turn=draft.turn,
+            text=turn.user if turn else draft.event,
+            when=draft.when,
+            tags=tags,
+            speaker="user",
+            reply=turn.assistant if turn else "",
+            turn_id=turn.user_id if turn else None,
+        )
+    return rec.model_copy(update={"history": [HistoryEntry(change="captured", session_id=session_id)]})
+
+
+def model_record(
+    user_id: str, session_id: str, draft: Draft, index: int, text: str, turns: Mapping[int, Turn], tags: list[str]
+) -> MemoryRecord:
+    """A thought from an event: ``text`` (the accepted sentence or the event's words), its turn (and
+    the question before it) as sources.
+
+    Args:
+        user_id: The user.
+        session_id: The session.
+        draft: The event.
+        index: How many thoughts of the same turn were built before this one.
+        text: The thought.
+        turns: The session's turns by number.
+        tags: The record's tags.
+
+    Returns:
+        The thought record.
+    """
+    return MemoryRecord(
+        id=stable_id(user_id, session_id, draft.turn, index),
+        user_id=user_id,
+        thought=clip(text, 500),
+        tags=tags,
+        event_time=as_aware(draft.when),
+        session_id=session_id,
+        turn=draft.turn,
+        speaker="assistant" if draft.assistant else "user",
+        entities=names(draft.event),
+        sources=turn_sources(turns.get(draft.turn), turns.get(draft.turn - 1)),
+        history=[HistoryEntry(change="created", session_id=session_id)],
+    )
+
+
+@dataclass
+class RecordBuilder:
+    """Builds the records of one session's drafts, numbering the thoughts of each turn; ``retired``
+    lists the raw records refined (to be deleted once their thoughts are stored)."""
+
+    user_id: str
+    session_id: str
+    turns: Mapping[int, Turn]
+    retired: list[str] = field(default_factory=list)
+    _per_turn: dict[int, int] = field(default_factory=dict)
+
+    def build(self, settled: Settled, tags: Sequence[str]) -> MemoryRecord | None:
+        """The record of a settled draft, by its origin.
+
+        Args:
+            settled: The draft and whether its sentence is stored.
+            tags: The record's tags.
+
+        Returns:
+            The record, or ``None`` for a refinement whose sentence was refused (the raw record stays).
+        """
+        draft, tags_ = settled.draft, list(tags)
+        if draft.raw is not None:  # refining an earlier raw capture
+            if not settled.ok:
+                return None
+            self.retired.append(draft.raw.id)
+            return refined_record(draft.raw, draft.thought, tags_, self.session_id)
+        if draft.origin == "capture" and not settled.ok:
+            return captured_record(self.user_id, self.session_id, draft, self.turns.get(draft.turn), tags_)
+        index = self._per_turn.get(draft.turn, 0)
+        self._per_turn[draft.turn] = index + 1
+        text = draft.thought if settled.ok else draft.event
+        return model_record(self.user_id, self.session_id, draft, index, text, self.turns, tags_)
