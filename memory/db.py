@@ -18,6 +18,10 @@ Tables (every row carries its ``user_id``; every query filters by it):
 - ``record_tags`` / ``record_names``: ontology tags and names (people, pets, places) per record.
 - ``vector_deletes``: vector-index deletions not yet applied (a crash between the two writes is
   finished at the next start).
+- ``meta``: settings of the database (the embedding model of its vectors, ...); ``jobs``: the
+  post-thinking queue.
+- ``_migrations``: the schema changes the database has run (``caim.memory.migrations`` holds them
+  and runs the missing ones when the database opens).
 
 Every write is one transaction: a record, its postings and its statistics change together.
 """
@@ -32,66 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from caim.memory.migrations import migrate
 from caim.memory.records import MemoryRecord, as_aware
 from caim.memory.sql import Cursor, Postgres, SQLite
 from caim.memory.text import has_time_expression, names, prior, tokenize
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS records (
-    rid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    user_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    event_ts REAL NOT NULL,
-    valid_until_ts REAL,
-    session_id TEXT NOT NULL DEFAULT '',
-    turn INTEGER,
-    speaker TEXT NOT NULL DEFAULT '',
-    prior REAL NOT NULL DEFAULT 0,
-    timex INTEGER NOT NULL DEFAULT 0,
-    dl INTEGER NOT NULL DEFAULT 0,
-    body TEXT NOT NULL,
-    vec BLOB,
-    vec_state INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS records_user_time ON records(user_id, event_ts, rid);
-CREATE INDEX IF NOT EXISTS records_user_session ON records(user_id, session_id, turn);
-CREATE INDEX IF NOT EXISTS records_vec_pending ON records(user_id, vec_state) WHERE vec_state = 0;
-CREATE TABLE IF NOT EXISTS postings (
-    user_id TEXT NOT NULL, term TEXT NOT NULL, rid INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
-    PRIMARY KEY (user_id, term, rid)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS postings_by_record ON postings(user_id, rid);
-CREATE TABLE IF NOT EXISTS term_df (
-    user_id TEXT NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, PRIMARY KEY (user_id, term)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS user_stats (
-    user_id TEXT PRIMARY KEY, n INTEGER NOT NULL, total_dl INTEGER NOT NULL, version INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS record_tags (
-    user_id TEXT NOT NULL, tag TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (user_id, tag, rid)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS record_names (
-    user_id TEXT NOT NULL, name TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (user_id, name, rid)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS record_tags_by_record ON record_tags(user_id, rid);
-CREATE INDEX IF NOT EXISTS record_names_by_record ON record_names(user_id, rid);
-CREATE TABLE IF NOT EXISTS vector_deletes (id TEXT PRIMARY KEY, user_id TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS jobs (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    job_id TEXT NOT NULL UNIQUE,
-    user_id TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    state TEXT NOT NULL DEFAULT 'pending',
-    owner TEXT NOT NULL DEFAULT '',
-    claimed_at REAL NOT NULL DEFAULT 0,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    not_before REAL NOT NULL DEFAULT 0,
-    error TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS jobs_by_user ON jobs(user_id, seq);
-"""
 
 #: Records per page when paging through a user's records (lists, exports).
 PAGE = 500
@@ -119,29 +67,19 @@ def _indexed(rec: MemoryRecord) -> tuple[list[str], float, bool, list[str]]:
     return tokenize(text), informative, any(has_time_expression(t) for t in said), found
 
 
-def postgres_schema(schema: str) -> str:
-    """The schema in PostgreSQL's types."""
-    out = schema.replace("rid INTEGER PRIMARY KEY,", "rid BIGSERIAL PRIMARY KEY,")
-    out = out.replace("seq INTEGER PRIMARY KEY AUTOINCREMENT", "seq BIGSERIAL PRIMARY KEY")
-    out = out.replace(") WITHOUT ROWID;", ");").replace(" REAL", " DOUBLE PRECISION").replace(" BLOB", " BYTEA")
-    return out.replace("rid INTEGER NOT NULL", "rid BIGINT NOT NULL")
-
-
 class RecordDB:
     """The record database: SQLite in the data dir (``path=None``: in memory, for tests and
     evaluation runs), or PostgreSQL (``url``), shared by several workers, in schema ``namespace``."""
 
     def __init__(self, path: Path | str | None, *, url: str | None = None, namespace: str = "caim"):
         self.path = Path(path) if path is not None else None
-        self.conn: SQLite | Postgres = (
-            Postgres(url, postgres_schema(SCHEMA), namespace) if url else SQLite(self.path, SCHEMA)
-        )
+        self.conn: SQLite | Postgres = Postgres(url, namespace) if url else SQLite(self.path)
         self.where = self.conn.where
-        if "version" not in self.conn.columns("user_stats"):  # a database of an earlier caim
-            self.conn.execute("ALTER TABLE user_stats ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
-        if self.conn.read("SELECT 1 FROM postings LIMIT 1") and not self.conn.read("SELECT 1 FROM term_df LIMIT 1"):
-            # postings written before term_df existed
-            self.conn.execute("INSERT INTO term_df SELECT user_id, term, count(*) FROM postings GROUP BY user_id, term")
+        try:
+            migrate(self.conn)
+        except BaseException:
+            self.conn.close()
+            raise
 
     @property
     def shared(self) -> bool:

@@ -114,9 +114,10 @@ class SQLite(Connection):
     dialect = "sqlite"
     _errors = (sqlite3.Error,)
 
-    def __init__(self, path: Path | None, schema: str):
+    def __init__(self, path: Path | None):
         """The database file ``path`` (``None``: in memory), created 0600 in a 0700 folder. A damaged
-        file raises a one-line ``StorageError`` naming it and the fix, and is left as it is."""
+        file raises a one-line ``StorageError`` naming it and the fix, and is left as it is. The
+        schema is the caller's (``caim.memory.migrations``)."""
         super().__init__()
         target = str(path) if path is not None else ":memory:"
         self.where = target
@@ -130,7 +131,6 @@ class SQLite(Connection):
             self._raw.execute("PRAGMA journal_mode=WAL")
             self._raw.execute("PRAGMA secure_delete=ON")  # forgotten text does not linger in free pages
             self._raw.execute("PRAGMA synchronous=NORMAL")
-            self._raw.executescript(schema)
         except sqlite3.OperationalError as exc:  # locked, read-only
             raise StorageError(f"memory database {target} cannot be opened ({_one_line(exc)})") from None
         except sqlite3.DatabaseError as exc:
@@ -149,7 +149,9 @@ class SQLite(Connection):
 class Postgres(Connection):
     dialect = "postgres"
 
-    def __init__(self, url: str, schema: str, namespace: str):
+    def __init__(self, url: str, namespace: str):
+        """A connection to ``url`` working in schema ``namespace`` (created if missing); the tables in
+        it are the caller's (``caim.memory.migrations``)."""
         super().__init__()
         try:
             import psycopg
@@ -166,12 +168,6 @@ class Postgres(Connection):
             self._raw = psycopg.connect(url, autocommit=True)
             self._raw.execute(f"CREATE SCHEMA IF NOT EXISTS {namespace}")
             self._raw.execute(f"SET search_path TO {namespace}")
-            self._raw.execute("SELECT pg_advisory_lock(914253)")  # one schema migration at a time
-            try:
-                for statement in filter(str.strip, schema.split(";")):
-                    self._raw.execute(statement)
-            finally:
-                self._raw.execute("SELECT pg_advisory_unlock(914253)")
         except psycopg.Error as exc:
             raise StorageError(f"memory database {self.where} cannot be opened ({_one_line(exc)})") from None
         self.url = url
