@@ -20,8 +20,12 @@ $(VENV)/.installed: pyproject.toml
 chat: install
 	$(BIN)/caim chat --user $(CHAT_USER)
 
+# The whole suite, the server-backend tests included: .ci/servers.sh starts PostgreSQL and a Chroma
+# server for it (unless CAIM_TEST_DATABASE_URL and CAIM_TEST_CHROMA_URL name running ones) and stops
+# them afterwards, whatever the outcome; with CAIM_REQUIRE_SERVERS=1 a server test fails, not skips,
+# without them.
 test: install
-	$(BIN)/python -m pytest
+	CAIM_REQUIRE_SERVERS=1 .ci/servers.sh run $(BIN)/python -m pytest
 
 studio: install
 	$(BIN)/langgraph dev

@@ -3,10 +3,15 @@
 # a PostgreSQL cluster in a temporary directory and a Chroma server (`chroma run`, from the venv).
 #   eval "$(.ci/servers.sh start)"   # prints the exports: CAIM_TEST_DATABASE_URL, CAIM_TEST_CHROMA_URL, ...
 #   .ci/servers.sh stop
+#   .ci/servers.sh run CMD ARG...    # start, run CMD with the exports, stop; exits with CMD's status
+# `start` and `stop` keep what they share in CAIM_SERVERS_STATE (default /tmp/caim-ci-servers); `run`
+# uses a directory of its own unless CAIM_SERVERS_STATE is set, and starts nothing when
+# CAIM_TEST_DATABASE_URL and CAIM_TEST_CHROMA_URL already name servers.
 # PostgreSQL comes from Debian's packages; it is installed here when missing (root, or sudo).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 STATE="${CAIM_SERVERS_STATE:-/tmp/caim-ci-servers}"
+OWN_STATE=""  # a state directory `run` made, removed when it stops
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -65,8 +70,32 @@ stop() {
   fi
 }
 
+finish() {
+  stop
+  [ -z "$OWN_STATE" ] || rm -rf "$OWN_STATE"
+}
+
+run() {
+  if [ -n "${CAIM_TEST_DATABASE_URL:-}" ] && [ -n "${CAIM_TEST_CHROMA_URL:-}" ]; then
+    "$@"  # the caller's servers
+    return
+  fi
+  if [ -z "${CAIM_SERVERS_STATE:-}" ]; then
+    STATE="$(mktemp -d /tmp/caim-servers.XXXXXX)"
+    OWN_STATE="$STATE"
+  fi
+  trap finish EXIT  # also after a failed start, a failed CMD, or an interrupt (below)
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  local exports
+  exports="$(start)"  # an assignment, so a failed start stops here (eval would hide it)
+  eval "$exports"
+  "$@"
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+  run) shift; [ "$#" -gt 0 ] || { echo "usage: $0 run CMD [ARG...]" >&2; exit 2; }; run "$@" ;;
+  *) echo "usage: $0 start|stop|run CMD [ARG...]" >&2; exit 2 ;;
 esac
