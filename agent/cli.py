@@ -802,6 +802,54 @@ def doctor(
         raise typer.Exit(1)
 
 
+@app.command()
+def mcp(
+    user: str | None = typer.Option(None, "--user", help="stdio: the user whose memory every tool reads and changes."),
+    http: bool = typer.Option(
+        False, "--http", help="Serve streamable HTTP at /mcp; each request's bearer token names its user."
+    ),
+    host: str = typer.Option("127.0.0.1", "--host", help="--http: the address to listen on."),
+    port: int = typer.Option(8765, "--port", help="--http: the port to listen on."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Serve memory to MCP hosts: over stdio for one user, or over HTTP with bearer tokens (CAIM_AUTH_TOKENS)."""
+    import os
+
+    if http and user is not None:
+        raise InputError("over HTTP the user comes from each request's bearer token; drop --user")
+    if not http and user is None:
+        raise InputError("over stdio name the user whose memory the tools use: caim mcp --user <id>")
+    if user is not None:
+        from caim.core.checks import check_user
+
+        check_user(user)
+    if http and not os.environ.get("CAIM_AUTH_TOKENS", "").strip():
+        raise ConfigError(
+            'caim mcp --http authenticates every request: set CAIM_AUTH_TOKENS=\'{"<token>": "<user id>"}\''
+        )
+    try:
+        from caim.agent import mcp_server
+    except ImportError as exc:
+        raise ConfigError(f"caim mcp needs the MCP SDK: pip install 'caim[server]' ({exc})") from None
+    from caim.agent.memory import Memory
+
+    settings = _settings(data_dir)
+    if http:
+        import uvicorn
+
+        from caim.agent.auth import verify
+
+        mcp_server.body_limit()  # a bad CAIM_MAX_BODY_BYTES stops the server before it starts
+        with Memory(settings) as memory:
+            app = mcp_server.create_http_app(memory, verify=verify, host=host)
+            uvicorn.run(app, host=host, port=port, log_level="warning")
+        return
+    import anyio
+
+    with Memory(settings) as memory:
+        anyio.run(mcp_server.create_server(memory, user=user).run_stdio_async)
+
+
 def _role_uses(settings: Settings, models: Models) -> str:
     """Which probed roles use the model and which code, and what said so (``caim models probe``)."""
     from caim.core.model_roles import role_uses
