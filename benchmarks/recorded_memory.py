@@ -31,6 +31,7 @@ import argparse
 import json
 import statistics
 import sys
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 
@@ -106,7 +107,7 @@ def measure(run: Path, data: Path, system: str, k: int) -> dict:
         env = Env(svc, settings, Context(user_id=uid), datetime.fromisoformat(r["asked_at"]), "search")
         state = {"messages": [HumanMessage(r["prompt"])]}
         found = search(state, env, policy)
-        signals = {**memory_signals(r["prompt"]), **found["found_signals"]}
+        signals = {**asdict(memory_signals(r["prompt"])), **found["found_signals"]}
         route = combine(recorded_plan((r.get("extra") or {}).get("decisions") or {}), signals, settings.route_rule)
         top = found["found"][:k] if "ltm" in route else []
         by_id = {rec.id: rec.model_dump(mode="json") for rec in users[r["user"]]}

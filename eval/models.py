@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -143,7 +143,7 @@ def _plan(p: _Probe) -> None:
         vec = p.svc.embedder.embed_query(item["message"])
         shortlist = [t for t, _ in p.svc.tagger.nearest(p.svc.ontology.current, vec, 8)[0]]
         plan: Plan | None = p.policy.plan(state, p.env, shortlist)
-        signals = {**memory_signals(item["message"]), "first_turn": not item["recent"]}
+        signals = {**asdict(memory_signals(item["message"])), "first_turn": not item["recent"]}
         code = combine(None, signals, p.svc.settings.route_rule)
         model = _route_points(plan["route"] if plan else None, item["route"])
         p.score("plan", model, _route_points(code, item["route"]))

@@ -10,6 +10,7 @@ structured call; ``caim-cascade``: the paper's separate decisions; ``single-call
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from caim.graph.common import current_input
@@ -22,7 +23,7 @@ from caim.memory.text import memory_signals
 def controller(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     text = current_input(state, env)
     # a first message has no "this conversation" to draw on: the past it asks about is long-term memory
-    signals: dict[str, bool] = {**memory_signals(text), "first_turn": len(state["messages"]) <= 1}
+    signals: dict[str, bool] = {**asdict(memory_signals(text)), "first_turn": len(state["messages"]) <= 1}
     shortlist: list[str] = []
     if policy.uses_memory:
         ontology = env.svc.ontology.current

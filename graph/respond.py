@@ -55,7 +55,7 @@ def memory_note(reply: str, question: str, messages: list[BaseMessage], memories
     a book like the last one" - may name new things): when the reply asserts a date, number or name
     that nothing it was given holds, or a "when" question gets no date, the kept memory that best
     matches the question is quoted after the reply ("" when the reply stands)."""
-    if not memory_signals(question)["question"]:
+    if not memory_signals(question).question:
         return ""
     given = "\n".join(str(m.content) for m in messages)
     made_up = unsupported(reply, given)

@@ -27,6 +27,7 @@ relevant, a memory the draft did not show - cancels it and the answer is asked f
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from datetime import datetime, time, timedelta
 from typing import Any
 
@@ -110,7 +111,7 @@ def found_signals(env: Env, text: str, found: list[MemoryBrief]) -> dict[str, An
     """Code signals from what the search found: a closely similar stored memory, a name it knows."""
     best = max((f.get("similarity", 0.0) for f in found), default=0.0)
     signals: dict[str, Any] = {"similar_memory": best >= env.settings.similar_memory, "best_similarity": round(best, 3)}
-    if memory_signals(text)["question"]:
+    if memory_signals(text).question:
         signals["named_in_memory"] = bool(env.svc.retriever.known_names(env.user_id, names(text)[:MAX_NAMES]))
     return signals
 
@@ -155,7 +156,7 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         "early": None,
         "draft": None,
     }
-    predicted = combine(None, {**memory_signals(text), **signals}, "signals")
+    predicted = combine(None, {**asdict(memory_signals(text)), **signals}, "signals")
     if not (policy.filter_beside_plan and found and "ltm" in predicted):
         return update
     candidates = found[: env.settings.candidate_cap]

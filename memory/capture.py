@@ -22,7 +22,16 @@ from typing import Literal
 
 from caim.memory.records import MemoryRecord, SourceTurn, as_aware, stable_id
 from caim.memory.stm import Turn
-from caim.memory.text import has_time_expression, names, tells_past_action, tokenize
+from caim.memory.text import (
+    MONTHS,
+    NOT_SUBJECTS,
+    WEEKDAYS,
+    has_time_expression,
+    is_small_talk,
+    names,
+    tells_past_action,
+    tokenize,
+)
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our|me)\b", re.I)
 _TELLING = re.compile(
@@ -32,44 +41,9 @@ _TELLING = re.compile(
     r"allergic|can't|cannot|don't|never|always|usually|every|go|goes|gonna|do|does|doing|try|trying)\b",
     re.I,
 )
-_NUMBER_OR_DATE = re.compile(
-    r"\d|\b(january|february|march|april|may|june|july|august|september|october|"
-    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
-    re.I,
-)
-_SMALL_TALK = re.compile(
-    r"^\s*(hi|hello|hey|thanks|thank you|ok|okay|bye|goodbye|good (morning|night|evening))\W*$", re.I
-)
+_NUMBER_OR_DATE = re.compile(r"\d|\b(" + "|".join(MONTHS + WEEKDAYS) + r")\b", re.I)
 
 _NAMED_SUBJECT = re.compile(r"^\s*([A-Z][a-z]+)\s+(\w+)")
-_NOT_SUBJECTS = frozenset(
-    {
-        "The",
-        "This",
-        "That",
-        "It",
-        "There",
-        "Here",
-        "What",
-        "Which",
-        "Who",
-        "He",
-        "She",
-        "They",
-        "You",
-        "Your",
-        "Yes",
-        "No",
-        "Thanks",
-        "Hello",
-        "Hi",
-        "Hey",
-        "Well",
-        "So",
-        "And",
-        "But",
-    }
-)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 #: Longest raw thought kept (the user's words, trimmed); the full turn stays in the sources.
@@ -85,7 +59,7 @@ def states_fact(text: str) -> bool:
     (True, False, False)
     """
     t = " ".join(text.split())
-    if len(t) < 8 or _SMALL_TALK.match(t):
+    if len(t) < 8 or is_small_talk(t):
         return False
     for sentence in _SENTENCE.split(t):
         if not sentence.strip() or sentence.rstrip().endswith("?"):
@@ -100,7 +74,7 @@ def states_fact(text: str) -> bool:
             ):
                 return True
         elif (
-            (m := _NAMED_SUBJECT.match(sentence)) and _TELLING.fullmatch(m.group(2)) and m.group(1) not in _NOT_SUBJECTS
+            (m := _NAMED_SUBJECT.match(sentence)) and _TELLING.fullmatch(m.group(2)) and m.group(1) not in NOT_SUBJECTS
         ):
             return True  # "Clara got a puppy": someone in the user's life
     return False

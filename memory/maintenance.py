@@ -34,13 +34,10 @@ from typing_extensions import TypedDict
 from caim.memory.merge import Merge, merge_group
 from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
 from caim.memory.store import MemoryStore
-from caim.memory.text import names, tokenize, unsupported
+from caim.memory.text import SMALL_TALK_STEMS, names, tokenize, unsupported
 from caim.testing import faultpoints
 
 _ROLE_WORDS = frozenset(tokenize("user assistant person someone"))
-#: Words of small talk: they carry no fact, so a sentence of them alone is not supported by a turn
-#: that happens to use them too ("Wow, looks awesome!" against "Wow, you had a blast").
-_SMALL_TALK = frozenset(tokenize("wow awesome great glad thanks thank cool amazing nice hey hi hello yeah yay totally"))
 #: A speaker's label at the start of a line or a claim ("Caroline: ...").
 _LABEL = re.compile(r"(?:^|\n)\s*([A-Z][\w.'-]{1,30}):")
 #: Fewest distinct content words a grounded claim holds ("Mel" is no memory; "Loves pizza" is).
@@ -70,7 +67,7 @@ def claim_words(claim: str, source: str) -> list[str]:
     """
     labels = set(tokenize(" ".join(_LABEL.findall(source))))
     claim = _LABEL.sub("\n", claim, count=1)
-    return [w for w in tokenize(claim) if w not in _ROLE_WORDS and w not in _SMALL_TALK and w not in labels]
+    return [w for w in tokenize(claim) if w not in _ROLE_WORDS and w not in SMALL_TALK_STEMS and w not in labels]
 
 
 def grounded(claim: str, source: str, similarity: float, *, min_overlap: float, min_similarity: float) -> bool:

@@ -4,6 +4,8 @@ The LLM only *finds* time expressions in the user's text; this module turns each
 ``(start, end)`` range relative to the turn's timestamp, in plain code. Explicit dates go through
 dateparser (with the turn time as its relative base, preferring the past); vague phrases such as
 "a few days ago" or "recently" map to forgiving windows. Unresolvable phrases give ``None``.
+Which phrases are found (``find_expressions``) and annotated (``with_dates``) is the grammar of
+``caim.memory.text.dates``; this module only resolves them.
 """
 
 from __future__ import annotations
@@ -11,32 +13,14 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import datetime, time, timedelta, tzinfo
 
 from typing_extensions import TypedDict
 
 from caim.memory.records import as_aware
+from caim.memory.text.dates import AGO, COUNTS, FINDABLE, MONTHS, ORDINAL, RELATIVE, SPAN, WEEKDAYS, month_days
 
 warnings.filterwarnings("ignore", module="dateparser")
-
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "couple of": 2,
-    "few": 3,
-    "several": 4,
-}
 
 
 class TimeSpan(TypedDict):
@@ -71,17 +55,16 @@ def _span(base: datetime, days_back_from: int, days_back_to: int) -> tuple[datet
     return _day(base - timedelta(days=days_back_from))[0], _day(base - timedelta(days=days_back_to))[1]
 
 
-def _month(year: int, month: int, tz) -> tuple[datetime, datetime]:
-    start = datetime(year, month, 1, tzinfo=tz)
-    nxt = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=tz)
-    return start, nxt - timedelta(microseconds=1)
+def _whole_month(year: int, month: int, tz: tzinfo | None) -> tuple[datetime, datetime]:
+    first, last = month_days(year, month, tz)
+    return _day(first)[0], _day(last)[1]
 
 
 def _count(word: str) -> int | None:
     word = word.strip().lower()
     if word.isdigit():
         return int(word)
-    return _NUMBERS.get(word)
+    return COUNTS.get(word)
 
 
 def _rules(text: str, base: datetime) -> tuple[datetime, datetime] | None:
@@ -111,19 +94,17 @@ def _rules(text: str, base: datetime) -> tuple[datetime, datetime] | None:
     if t in ("this week",):
         return _span(base, base.weekday(), 0)
     if t in ("this month",):
-        return _month(base.year, base.month, base.tzinfo)[0], _day(base)[1]
+        return _whole_month(base.year, base.month, base.tzinfo)[0], _day(base)[1]
     if t in ("last month", "past month", "a month ago"):
         y, m = (base.year - 1, 12) if base.month == 1 else (base.year, base.month - 1)
-        return _month(y, m, base.tzinfo)
+        return _whole_month(y, m, base.tzinfo)
     if t in ("this year",):
         return datetime(base.year, 1, 1, tzinfo=base.tzinfo), _day(base)[1]
     if t in ("last year",):
         return datetime(base.year - 1, 1, 1, tzinfo=base.tzinfo), datetime(
             base.year, 1, 1, tzinfo=base.tzinfo
         ) - timedelta(microseconds=1)
-    ago = re.fullmatch(
-        r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several) (day|week|month)s? ago", t
-    )
+    ago = AGO.fullmatch(t)
     if ago:
         n = _count(ago.group(1)) or 1
         unit = {"day": 1, "week": 7, "month": 30}[ago.group(2)]
@@ -131,8 +112,8 @@ def _rules(text: str, base: datetime) -> tuple[datetime, datetime] | None:
             return _day(base - timedelta(days=n))
         return _span(base, n * unit + unit // 2, max(n * unit - unit // 2, 0))
     day = re.fullmatch(r"(?:last |past )?(\w+)", t)
-    if day and day.group(1) in _WEEKDAYS:
-        back = (base.weekday() - _WEEKDAYS.index(day.group(1))) % 7 or 7
+    if day and day.group(1) in WEEKDAYS:
+        back = (base.weekday() - WEEKDAYS.index(day.group(1))) % 7 or 7
         return _day(base - timedelta(days=back))
     return None
 
@@ -146,7 +127,7 @@ def _dateparser(text: str, base: datetime) -> tuple[datetime, datetime] | None:
         settings={"RELATIVE_BASE": naive_base, "PREFER_DATES_FROM": "past", "RETURN_TIME_AS_PERIOD": True},
     )
     cleaned = re.sub(r"^(on|in|during|at|since)\s+", "", text.strip().lower())
-    cleaned = re.sub(r"(\d+)(st|nd|rd|th)\b", r"\1", cleaned)
+    cleaned = ORDINAL.sub(r"\1", cleaned)
     data = parser.get_date_data(cleaned)
     if not data or not data.date_obj:
         return None
@@ -158,7 +139,7 @@ def _dateparser(text: str, base: datetime) -> tuple[datetime, datetime] | None:
             return None
     period = data.period or "day"
     if period == "month":
-        return _month(d.year, d.month, base.tzinfo)
+        return _whole_month(d.year, d.month, base.tzinfo)
     if period == "year":
         return datetime(d.year, 1, 1, tzinfo=base.tzinfo), datetime(d.year + 1, 1, 1, tzinfo=base.tzinfo) - timedelta(
             microseconds=1
@@ -190,45 +171,23 @@ def resolve(expression: str, base: datetime) -> TimeRange | None:
     return TimeRange(expression.strip(), *span) if span else None
 
 
-_CANDIDATE = re.compile(
-    r"\b(?:today|tonight|yesterday|recently|lately|the other day|last (?:week|month|year|night|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|this (?:week|month|year|morning)|"
-    r"(?:\d+|a|an|one|two|three|four|five|six|seven|couple of|few|several) (?:days?|weeks?|months?) ago|"
-    r"(?:on |in )?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.? \d{1,2}(?:st|nd|rd|th)?|"
-    r"\d{4}-\d{2}-\d{2}|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
-    re.IGNORECASE,
-)
-
-
 def find_expressions(text: str) -> list[str]:
     """Code-only detection of common time phrases (used to cross-check and as the LLM fallback).
 
     >>> find_expressions("We met yesterday and again last week")
     ['yesterday', 'last week']
     """
-    return list(dict.fromkeys(m.group(0) for m in _CANDIDATE.finditer(text)))
+    return list(dict.fromkeys(m.group(0) for m in FINDABLE.finditer(text)))
 
 
 # ---- what a remembered phrase meant on the day it was said ------------------------------------------
-_SAID = re.compile(
-    r"\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|last night|this morning|"
-    r"(?:last|this|next|past) (?:week|weekend|month|year)|"
-    r"(?:last|this|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|couple of|a few|few|several) "
-    r"(?:days?|weeks?|months?|years?) ago|"
-    r"in (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (?:days?|weeks?|months?))\b",
-    re.IGNORECASE,
-)
-
-
 def long_date(d: datetime) -> str:
     """``8 May 2023``: how a date is shown to the model and the user."""
-    return f"{d.day} {d.strftime('%B')} {d.year}"
+    return f"{d.day} {MONTHS[d.month - 1].title()} {d.year}"
 
 
-def _month_name(year: int, month: int) -> str:
-    return f"{datetime(year, month, 1).strftime('%B')} {year}"
+def _month_and_year(year: int, month: int) -> str:
+    return f"{MONTHS[month - 1].title()} {year}"
 
 
 def _add_months(base: datetime, n: int) -> tuple[int, int]:
@@ -259,8 +218,8 @@ def meaning(expression: str, said_at: datetime) -> str | None:
     if t in day:
         return long_date(base + timedelta(days=day[t]))
     words = t.split()
-    if len(words) == 2 and words[1] in _WEEKDAYS:
-        target = _WEEKDAYS.index(words[1])
+    if len(words) == 2 and words[1] in WEEKDAYS:
+        target = WEEKDAYS.index(words[1])
         if words[0] == "next":
             return long_date(base + timedelta(days=(target - base.weekday()) % 7 or 7))
         if words[0] == "last":
@@ -270,10 +229,10 @@ def meaning(expression: str, said_at: datetime) -> str | None:
         rel = {"last": "before", "past": "before", "this": "of", "next": "after"}[words[0]]
         return f"the {words[1]} {rel} {long_date(base)}"
     if len(words) == 2 and words[1] == "month":
-        return _month_name(*_add_months(base, {"last": -1, "past": -1, "this": 0, "next": 1}[words[0]]))
+        return _month_and_year(*_add_months(base, {"last": -1, "past": -1, "this": 0, "next": 1}[words[0]]))
     if len(words) == 2 and words[1] == "year":
         return str(base.year + {"last": -1, "past": -1, "this": 0, "next": 1}[words[0]])
-    m = re.fullmatch(r"(in )?(.+?) (day|week|month|year)s?( ago)?", t)
+    m = SPAN.fullmatch(t)
     if m and bool(m.group(1)) != bool(m.group(4)):
         sign = 1 if m.group(1) else -1
         unit = m.group(3)
@@ -287,7 +246,7 @@ def meaning(expression: str, said_at: datetime) -> str | None:
         if unit == "week":
             return f"about {long_date(base + timedelta(days=sign * 7 * n))}"
         if unit == "month":
-            return _month_name(*_add_months(base, sign * n))
+            return _month_and_year(*_add_months(base, sign * n))
         return str(base.year + sign * n)
     return None
 
@@ -302,7 +261,7 @@ def with_dates(text: str, said_at: datetime) -> str:
     """
     out: list[str] = []
     at = 0
-    for m in _SAID.finditer(text):
+    for m in RELATIVE.finditer(text):
         said = meaning(m.group(0), said_at)
         if said is None:
             continue

@@ -3,6 +3,8 @@ never routes these to "no memory", whatever the model says."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pytest
 
 from caim.memory.text import memory_signals
@@ -32,7 +34,7 @@ from caim.memory.text import memory_signals
     ],
 )
 def test_memory_questions_raise_a_signal(message, signal):
-    assert memory_signals(message)[signal] is True
+    assert getattr(memory_signals(message), signal) is True
 
 
 @pytest.mark.parametrize(
@@ -46,7 +48,7 @@ def test_memory_questions_raise_a_signal(message, signal):
     ],
 )
 def test_general_questions_raise_none(message):
-    signals = memory_signals(message)
+    signals = asdict(memory_signals(message))
     assert not any(v for k, v in signals.items() if k != "question")
 
 

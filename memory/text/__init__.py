@@ -1,0 +1,68 @@
+"""Language heuristics in code, one concern per module; this package re-exports what callers use.
+
+- ``tokens``: stopwords, the tokenizer (Snowball stems) the lexical index and its queries share,
+  number words, text made safe to store (UTF-8);
+- ``names``: capitalised words that name someone or something, with one lexicon of those that do not;
+- ``dates``: the month and weekday table, the grammar of time expressions, dates in a question as
+  day windows;
+- ``signals``: what a message shows without a model - memory signals (``MemorySignals``), the
+  informativeness prior, "when" and aggregate questions;
+- ``grounding``: the specifics (dates, numbers, names) an answer asserts and which its context does
+  not hold;
+- ``smalltalk``: greetings, thanks, praise and farewells, as a whole message or as words.
+
+Every module here imports only the standard library, PyStemmer and its siblings.
+"""
+
+from caim.memory.text.dates import (
+    MONTHS,
+    TIME_EXPRESSION,
+    WEEKDAYS,
+    date_windows,
+    has_time_expression,
+)
+from caim.memory.text.grounding import specifics, states_a_date, unsupported
+from caim.memory.text.names import IMAGE_MARK, NOT_NAMES, NOT_SUBJECTS, names
+from caim.memory.text.signals import (
+    PRIOR_WEIGHTS,
+    MemorySignals,
+    asks_about_past,
+    is_aggregate_question,
+    is_when_question,
+    memory_signals,
+    named_speakers,
+    prior,
+    tells_past_action,
+)
+from caim.memory.text.smalltalk import SMALL_TALK_STEMS, is_small_talk
+from caim.memory.text.tokens import NUMBER_WORDS, STOPWORDS, storable, tokenize
+
+__all__ = [
+    "IMAGE_MARK",
+    "MONTHS",
+    "NOT_NAMES",
+    "NOT_SUBJECTS",
+    "NUMBER_WORDS",
+    "PRIOR_WEIGHTS",
+    "SMALL_TALK_STEMS",
+    "STOPWORDS",
+    "TIME_EXPRESSION",
+    "WEEKDAYS",
+    "MemorySignals",
+    "asks_about_past",
+    "date_windows",
+    "has_time_expression",
+    "is_aggregate_question",
+    "is_small_talk",
+    "is_when_question",
+    "memory_signals",
+    "named_speakers",
+    "names",
+    "prior",
+    "specifics",
+    "states_a_date",
+    "storable",
+    "tells_past_action",
+    "tokenize",
+    "unsupported",
+]

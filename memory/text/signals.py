@@ -1,0 +1,231 @@
+"""Signals computed in code: what a turn or a question shows without a model's judgement.
+
+- ``memory_signals``: does a message need memory? A ``MemorySignals`` of four flags - a question,
+  a reference to the shared past, a time reference, a question about the user's own facts.
+- ``prior``: how likely a turn is to carry a memorable fact, in log-odds units (``PRIOR_WEIGHTS``:
+  "I/we <past verb>", a name, a number, a quoted title, a shared image, an opening turn count for;
+  a question and a short reaction against).
+- Query signals: which known speakers a question names, "when" questions, aggregate questions
+  ("what books has X read", "how many"), questions about how things were ("used to").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from caim.memory.text.dates import date_windows, has_time_expression
+from caim.memory.text.names import IMAGE_MARK, names
+
+_I_PAST = re.compile(
+    r"\b(I|we|We)\b (just |recently |finally |also |even |actually )?(\w+ed|went|got|did|made|took|had|saw|"
+    r"won|lost|ran|bought|read|began|found|met|gave|wrote|sang|drew|built|taught|felt|left|kept|heard|became|came)\b"
+)
+
+#: Log-odds weights of the informativeness prior, one per feature of a turn.
+PRIOR_WEIGHTS = {
+    "i_past": 1.5,
+    "entity": 1.25,
+    "number": 1.25,
+    "quote": 0.75,
+    "image": 0.5,
+    "opening": 0.5,
+    "question": -0.75,
+    "short": -1.0,
+}
+
+
+def prior(text: str, position: int | None, speakers: frozenset[str] = frozenset()) -> float:
+    """Informativeness of a turn in log-odds units: the sum of the ``PRIOR_WEIGHTS`` of its features.
+
+    Args:
+        text: The turn (a shared image's caption after ``IMAGE_MARK``).
+        position: Its index in the session (``None``: unknown).
+        speakers: The conversation's speakers, which are no entity of the turn.
+
+    Returns:
+        The log-odds score.
+
+    >>> prior("We adopted a puppy called Miso in 2023!", 0)  # past action, name, number, opening; short
+    3.5
+    """
+    body = text.split(IMAGE_MARK)[0]
+    found = {
+        "i_past": bool(_I_PAST.search(text)),
+        "entity": bool(names(body, speakers)),
+        "number": bool(re.search(r"\d", body)),
+        "quote": bool(re.search(r"[\"\u201c][A-Z]", body)),
+        "image": IMAGE_MARK in text,
+        "opening": position is not None and position <= 1,
+        "question": body.rstrip().endswith("?"),
+        "short": len(body.split()) < 10,
+    }
+    return float(sum(PRIOR_WEIGHTS[k] for k, on in found.items() if on))
+
+
+def tells_past_action(text: str) -> bool:
+    """Does the speaker tell of something they did ("I painted...", "we went...")?
+
+    Args:
+        text: Any text.
+
+    Returns:
+        True when "I" or "we" is followed by a past verb.
+
+    >>> tells_past_action("We went hiking."), tells_past_action("We love hiking.")
+    (True, False)
+    """
+    return _I_PAST.search(text) is not None
+
+
+# ---- query signals -------------------------------------------------------------------------------
+_WHEN = re.compile(
+    r"\s*(when|how long ago|how long has|how long did|in what year|what year|what month|what date|which year|"
+    r"which month)\b"
+)
+_AGGREGATE = re.compile(r"^\s*(what|which)\s(\w+\s){0,3}(has|have)\s|^\s*how many\b", re.I)
+
+
+def named_speakers(question: str, speakers: list[str]) -> list[str]:
+    """Known speakers the question names.
+
+    Args:
+        question: The question.
+        speakers: The speakers' names.
+
+    Returns:
+        Those named as a whole word, or by the first three letters of a name longer than four.
+
+    >>> named_speakers("What did Mel paint?", ["Melanie", "Caroline"])
+    ['Melanie']
+    """
+    q = question.lower()
+    out = []
+    for s in speakers:
+        low = s.lower()
+        if re.search(r"\b" + re.escape(low) + r"\b", q) or (
+            len(low) > 4 and re.search(r"\b" + re.escape(low[:3]) + r"\b", q)
+        ):
+            out.append(s)
+    return out
+
+
+def is_when_question(question: str) -> bool:
+    """Does the question ask when ("When...", "In what year...", "... when ..." early on)?
+
+    Args:
+        question: The question.
+
+    Returns:
+        True for a question whose answer is a time.
+
+    >>> is_when_question("When did Caroline go to the support group?"), is_when_question("Where is it?")
+    (True, False)
+    """
+    q = question.lower()
+    return bool(_WHEN.match(q)) or " when " in q[:40]
+
+
+def is_aggregate_question(question: str) -> bool:
+    """Is the answer collected across many sessions ("What books has X read?", "How many...")?
+
+    Args:
+        question: The question.
+
+    Returns:
+        True for an aggregate question.
+
+    >>> is_aggregate_question("What books has Melanie read?"), is_aggregate_question("What is her name?")
+    (True, False)
+    """
+    return bool(_AGGREGATE.search(question))
+
+
+# ---- controller signals ----------------------------------------------------------------------------
+_PAST_REFERENCE = re.compile(
+    r"\b(remember|remind me|recall|i told you|tell you|told you|i mentioned|i said|i shared|you said|you told me|"
+    r"you recommended|(did|have) i (mention|say|ask|share)|"
+    r"(did|have) you (recommend|suggest|say|tell|told|mention|show|shown|give|gave|given|teach|taught|share|shared|"
+    r"send|sent)|you (once |ever |previously |also )?(have |'ve )?(recommended|suggested|told|mentioned|shown|given|"
+    r"gave|showed|taught|shared|sent|introduced)|"
+    r"you suggested|we talked|we discussed|we spoke|last time|the other day|earlier|before|previously|used to|"
+    r"again|still|(i|we) (once |previously |also )?(recommended|suggested)|(i|we) (once )?(showed|sent|gave) you"
+    r"|(i|we) once)\b",
+    re.I,
+)
+_SELF_QUESTION = re.compile(
+    r"\b(my|mine|our)\b|\bhow\b[^?.!]{0,40}?\s(did|am|was|were|had)\s+(i|we)\b"
+    r"|\b(what|where|when|who|which|whom)('s|\b[^?.!]{0,40}?\s(do|did|does|am|was|were|have|"
+    r"had|would|should))\s+(i|we)\b|^\s*(do|did|am|was|have|had|were)\s+(i|we)\b"
+    # something of the user's told before the question: "I have a badminton group. How many are in it?"
+    r"|^\s*(i|we)\s+(have|'ve|had)\s+(\w+ed|a|an|been|seen|done|made|got)\b"
+    # the user as the object of something past: "What did Anna give me?", "Did you send us the link?"
+    r"|^\s*((what|where|when|who|which|why|how)\b[^?]*\s)?(did|was|were|had)\b[^?]*\b(me|us)\b"
+    # a statement about the user checked with a tag: "I don't like comedies, right?"
+    r"|^\s*(i|i'm|i've|we)\b[^?]*,\s*(right|correct|true|yes|no|isn't it|don't i|didn't i|am i not|aren't i)\s*\?",
+    re.I,
+)
+_ASKS_PAST = re.compile(
+    r"\b(before|used to|use to|previously|formerly|back then|at the time|originally|earlier|old)\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class MemorySignals:
+    """Code signals that a message needs memory.
+
+    Attributes:
+        question: The message asks something ("?", or it opens with a question word).
+        past_reference: It refers to the shared past ("I told you", "remember", "last time").
+        time_reference: It holds a time expression or an explicit date.
+        self_question: A question about the user's own facts, or about something they did.
+    """
+
+    question: bool
+    past_reference: bool
+    time_reference: bool
+    self_question: bool
+
+
+def memory_signals(text: str) -> MemorySignals:
+    """Code signals that a message needs memory.
+
+    Args:
+        text: The user's message (surrounding quotes, as pasted, are ignored).
+
+    Returns:
+        The four flags of ``MemorySignals``.
+
+    >>> memory_signals("I once recommended a food program to you, what was its name?").past_reference
+    True
+    >>> memory_signals("When I was in the library, I read a novel. What was its name?").self_question
+    True
+    >>> memory_signals("What is the capital of France?")
+    MemorySignals(question=True, past_reference=False, time_reference=False, self_question=False)
+    """
+    t = " ".join(text.split()).strip("\"'\u201c\u201d ")
+    question = "?" in t or bool(re.match(r"\s*(what|which|where|when|who|how|do|did|does|can|could)\b", t, re.I))
+    return MemorySignals(
+        question=question,
+        past_reference=bool(_PAST_REFERENCE.search(t)),
+        time_reference=has_time_expression(t) or bool(date_windows(t, datetime.now())),
+        # about the user's own facts, or something they did ("I read a novel. What was its name?")
+        self_question=question and bool(_SELF_QUESTION.search(t) or _I_PAST.search(t)),
+    )
+
+
+def asks_about_past(text: str) -> bool:
+    """Is the question about how things were ("before", "used to", "previously")? Then superseded
+    records take part in retrieval.
+
+    Args:
+        text: The question.
+
+    Returns:
+        True when it asks about the past state of things.
+
+    >>> asks_about_past("Where did I use to live?"), asks_about_past("Where do I live?")
+    (True, False)
+    """
+    return bool(_ASKS_PAST.search(text))
