@@ -288,6 +288,73 @@ def chat(
         agent.close()
 
 
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (or ``localhost``): only this machine can connect."""
+    import ipaddress
+
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="The port to listen on."),
+    no_auth: bool = typer.Option(
+        False, "--no-auth", help="No bearer tokens: the user is each request's `user` field (loopback hosts only)."
+    ),
+    idle_minutes: float = typer.Option(
+        30.0, "--idle-minutes", min=0.0, help="End a user's session after this many quiet minutes (0: never)."
+    ),
+    turn_timeout: float = typer.Option(
+        300.0, "--turn-timeout", min=1.0, help="Seconds before a client gets a 504 (the turn is still kept)."
+    ),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Serve an OpenAI-compatible chat endpoint with memory at http://HOST:PORT/v1; each bearer token
+    (CAIM_AUTH_TOKENS, a JSON object token -> user id) names its user."""
+    import os
+
+    if no_auth and not _loopback(host):
+        raise ConfigError(
+            f"--no-auth lets anyone who can connect choose a user: allowed on a loopback host only "
+            f"(127.0.0.1, ::1, localhost), not {host!r}; set CAIM_AUTH_TOKENS instead"
+        )
+    if not no_auth and not os.environ.get("CAIM_AUTH_TOKENS", "").strip():
+        raise ConfigError(
+            'caim serve authenticates every request: set CAIM_AUTH_TOKENS=\'{"<token>": "<user id>"}\' '
+            "(or use --no-auth on 127.0.0.1)"
+        )
+    try:
+        import uvicorn
+
+        from caim.agent.openai_server import create_app
+    except ImportError as exc:
+        raise ConfigError(f"caim serve needs the server extra: pip install 'caim[server]' ({exc})") from None
+    from caim.agent.facade import CaimAgent
+
+    settings = _settings(data_dir)
+    _check_policy(settings.policy)
+    idle = idle_minutes * 60 if idle_minutes > 0 else None
+    agent = CaimAgent(settings)
+    try:
+        app = create_app(agent, auth=not no_auth, idle_seconds=idle, turn_timeout=turn_timeout)
+        shown = f"[{host}]" if ":" in host else host
+        who = "the request's `user` field (no auth)" if no_auth else "bearer tokens (CAIM_AUTH_TOKENS)"
+        out.print(
+            f"[bold]caim serve[/bold] - http://{shown}:{port}/v1, model {agent.services.models.describe()}, "
+            f"users by {who}",
+            highlight=False,
+        )
+        uvicorn.run(app, host=host, port=port, log_level="info")
+    finally:
+        agent.close()
+
+
 def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
     from caim.core.trace import llm_calls, usage
 

@@ -310,3 +310,66 @@ def test_the_app_refuses_to_start_without_tokens(agent, monkeypatch):
     monkeypatch.delenv("CAIM_AUTH_TOKENS", raising=False)
     with pytest.raises(ConfigError, match="CAIM_AUTH_TOKENS"):
         create_app(agent)
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    """``caim`` in-process with the scripted provider on a temporary data dir; uvicorn.run records its app."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from caim.agent.cli import app
+    from tests.scripts import SCRIPT
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({k: v for k, v in SCRIPT.items() if isinstance(v, str | dict)}))
+    for var in [v for v in os.environ if v.startswith(("CAIM_", "OPENAI_"))]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("CAIM_PROVIDER", "scripted")
+    monkeypatch.setenv("CAIM_SCRIPT", str(script))
+    monkeypatch.setenv("CAIM_DATA_DIR", str(tmp_path / "data"))
+    import caim.agent
+
+    monkeypatch.delitem(sys.modules, "caim.agent.auth", raising=False)  # read CAIM_AUTH_TOKENS afresh
+    monkeypatch.delattr(caim.agent, "auth", raising=False)
+    started: list[dict] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.append({"app": app, **kw}))
+
+    def invoke(args: list[str], env: dict[str, str] | None = None):
+        return CliRunner().invoke(app, args, env=env, catch_exceptions=False), started
+
+    return invoke
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "needle"),
+    [
+        (["serve"], {}, "set CAIM_AUTH_TOKENS"),
+        (["serve", "--no-auth", "--host", "0.0.0.0"], {}, "loopback host only"),
+        (["serve", "--host", "10.1.2.3", "--no-auth"], {"CAIM_AUTH_TOKENS": json.dumps(TOKENS)}, "loopback"),
+        (["serve"], {"CAIM_AUTH_TOKENS": "not json"}, "CAIM_AUTH_TOKENS is not JSON"),
+    ],
+)
+def test_serve_refuses_to_start_unauthenticated_off_loopback(cli, args, env, needle):
+    result, started = cli(args, env)
+    assert result.exit_code == 2 and not started
+    assert needle in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["serve", "--port", "8123"], {"CAIM_AUTH_TOKENS": json.dumps(TOKENS)}),
+        (["serve", "--no-auth", "--host", "::1", "--idle-minutes", "0"], {}),
+        (["serve", "--no-auth", "--host", "localhost"], {}),
+    ],
+)
+def test_serve_starts_the_app_on_the_host_and_port(cli, args, env):
+    result, started = cli(args, env)
+    assert result.exit_code == 0, result.output
+    assert "caim serve" in result.output and "/v1" in result.output
+    (run,) = started
+    assert run["host"] == (args[args.index("--host") + 1] if "--host" in args else "127.0.0.1")
+    assert run["port"] == (8123 if "--port" in args else 8000)
+    assert {"/v1/chat/completions", "/v1/models", "/v1/sessions/end"} <= {r.path for r in run["app"].routes}
