@@ -26,7 +26,10 @@ with the ``caim`` policy (plan and filter against the endpoint): round trips bef
 ``examples/react_agent_with_memory.py`` (``create_agent``, a ``ChatOpenAI`` on the endpoint, which
 calls ``get_weather`` once per question and then answers) streamed alone and wrapped by
 ``with_memory`` (``caim`` policy): round trips before the agent's first token, TTFT and model calls
-per turn. Writes ``results.json`` and ``results.md`` to ``--out``.
+per turn. And ``caim serve``: the same memory questions streamed through the official ``openai`` client
+from the OpenAI-compatible endpoint (``caim.agent.openai_server`` under uvicorn on 127.0.0.1) beside
+the graph streamed in-process (``CaimAgent.stream``), default policy: time to first token p50/p95.
+Writes ``results.json`` and ``results.md`` to ``--out``.
 
     python benchmarks/latency.py [--turns 20] [--records 1000] [--out eval-out/latency] [--doc docs/latency.md]
 """
@@ -69,6 +72,8 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "react_agent_with_m
 RECALL_ROWS = {"search": "Memory.search (ranking only)", "recall": "Memory.recall, caim policy"}
 #: The own-agent rows: row name -> wrapped by ``with_memory``.
 OWN_AGENT_ROWS = {"react agent alone": False, "with_memory(react agent), caim": True}
+#: The ``caim serve`` rows: row name -> through the OpenAI-compatible endpoint and the ``openai`` client.
+SERVE_ROWS = {"graph in-process (CaimAgent.stream)": False, "caim serve via the openai client": True}
 POLICIES = ("none", "dense", "caim", "caim/filter-elsewhere", "caim/no-draft", "single-call", "caim-cascade")
 #: variants of a policy: (policy, settings changed, what the simulated filter keeps)
 VARIANTS = {
@@ -387,6 +392,97 @@ def post_thinking(agent: CaimAgent, endpoint: SimulatedEndpoint, rng: random.Ran
     }
 
 
+def serve_in_thread(agent: CaimAgent, token: str, user: str) -> tuple[Any, Any, str]:
+    """``caim serve``'s app on ``agent`` under uvicorn in a thread on a free loopback port, ``token``
+    naming ``user``: (server, thread, base URL of the OpenAI API)."""
+    import socket
+    import threading
+
+    import uvicorn
+
+    from caim.agent.openai_server import create_app
+
+    app = create_app(agent, verify=lambda t: user if t == token else None, idle_seconds=None)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("caim serve did not start")
+        time.sleep(0.02)
+    return server, thread, f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+def run_serve(agent: CaimAgent, user: str, turns: int, rng: random.Random) -> dict:
+    """The memory questions streamed in-process (``CaimAgent.stream``) and through ``caim serve`` with the
+    ``openai`` client, alternating, each in a fresh session: time to first token and whole turn (p50/p95)."""
+    import openai
+
+    server, thread, base_url = serve_in_thread(agent, "bench-token", user)
+    client = openai.OpenAI(base_url=base_url, api_key="bench-token", max_retries=0, timeout=120)
+    times: dict[str, dict[str, list[float]]] = {name: {"ttft": [], "turn": []} for name in SERVE_ROWS}
+    try:
+        for i in range(turns + 1):  # the first question warms both paths up and is not counted
+            question = fill(QUESTIONS[i % len(QUESTIONS)], rng)
+            for name, served in SERVE_ROWS.items():
+                start = time.perf_counter()
+                first = None
+                if served:
+                    messages: Any = [{"role": "user", "content": question}]
+                    for c in client.chat.completions.create(model="caim", messages=messages, stream=True):
+                        if first is None and c.choices and c.choices[0].delta.content:
+                            first = time.perf_counter()
+                else:
+                    for _piece in agent.stream(question, user_id=user):
+                        if first is None:
+                            first = time.perf_counter()
+                end = time.perf_counter()
+                agent.discard_session(user_id=user)
+                if i:
+                    times[name]["ttft"].append(((first or end) - start) * 1000)
+                    times[name]["turn"].append((end - start) * 1000)
+    finally:
+        client.close()
+        server.should_exit = True
+        thread.join(30)
+    return {
+        name: {
+            "ttft_ms": {"p50": pct(t["ttft"], 50), "p95": pct(t["ttft"], 95)},
+            "turn_ms": {"p50": pct(t["turn"], 50), "p95": pct(t["turn"], 95)},
+            "turns": len(t["ttft"]),
+        }
+        for name, t in times.items()
+    }
+
+
+def serve_notes(r: dict | None) -> list[str]:
+    """The ``caim serve`` table: time to first token through the endpoint beside in-process."""
+    if not r:
+        return []
+    local, served = (r[name] for name in SERVE_ROWS)
+    added = round(served["ttft_ms"]["p50"] - local["ttft_ms"]["p50"], 1)
+    return [
+        "",
+        "## `caim serve` (OpenAI-compatible endpoint)",
+        "",
+        *markdown_table(
+            ["path", "TTFT p50", "TTFT p95", "turn p50", "turn p95", "turns"],
+            [
+                [name, x["ttft_ms"]["p50"], x["ttft_ms"]["p95"], x["turn_ms"]["p50"], x["turn_ms"]["p95"], x["turns"]]
+                for name, x in r.items()
+            ],
+        ),
+        "",
+        "Milliseconds. The same memory questions (default policy, each in a fresh session), streamed in-process "
+        "and through `caim serve` (uvicorn on 127.0.0.1, the official `openai` client, `stream=True`; TTFT is the "
+        f"first chunk with text). The endpoint adds {added:+} ms to the first token at p50 (HTTP, SSE, the "
+        "client).",
+    ]
+
+
 def trips(r: dict) -> str:
     n = r["round_trips_before_first_token"]
     return f"{n} round trip{'' if n == 1 else 's'}"
@@ -455,6 +551,7 @@ def markdown(results: dict) -> str:
                 )
     lines += own_agent_notes(own)
     lines += recall_alone(results.get("recall_alone"), results["records"])
+    lines += serve_notes(results.get("serve"))
     lines += [
         "",
         f"Post-thinking of an 8-turn session ended in the background: `end_session` returned in "
@@ -607,6 +704,14 @@ def main(argv: list[str] | None = None) -> int:
                     f"calls/turn {r['model_calls_per_turn']}",
                     flush=True,
                 )
+            if importlib.util.find_spec("uvicorn") and importlib.util.find_spec("openai"):
+                results["serve"] = run_serve(agent, "bench", args.turns, random.Random(13))
+                for name, r in results["serve"].items():
+                    print(
+                        f"{name:34s} TTFT p50 {r['ttft_ms']['p50']:7.1f} p95 {r['ttft_ms']['p95']:7.1f}  "
+                        f"turn p50 {r['turn_ms']['p50']:7.1f}",
+                        flush=True,
+                    )
             results["post_thinking"] = post_thinking(agent, endpoint, rng)
     results["load_average"] = os.getloadavg()[0]
     args.out.mkdir(parents=True, exist_ok=True)
