@@ -27,8 +27,6 @@ from caim.memory.text.tokens import NUMBER_WORDS
 
 #: A number as a claim states it ("5", "3.5", "1,000"): digits with one decimal or thousands part.
 NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
-#: A run of digits with its separators ("5:30", "12/05", "1.2.3"): details two texts must share.
-DIGITS = re.compile(r"\d+(?:[.,:/]\d+)*")
 
 
 def specifics(text: str) -> list[str]:
