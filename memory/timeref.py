@@ -33,15 +33,19 @@ class TimeSpan(TypedDict):
 
 @dataclass(frozen=True)
 class TimeRange:
+    """A time expression and the range it resolved to (aware datetimes, both ends inclusive)."""
+
     expression: str
     start: datetime
     end: datetime
 
     def span(self) -> TimeSpan:
+        """The range as graph state carries it (ISO timestamps)."""
         return {"expression": self.expression, "start": self.start.isoformat(), "end": self.end.isoformat()}
 
     @classmethod
     def of(cls, span: TimeSpan) -> TimeRange:
+        """The range a ``TimeSpan`` carries."""
         return cls(span["expression"], datetime.fromisoformat(span["start"]), datetime.fromisoformat(span["end"]))
 
 
@@ -150,7 +154,14 @@ def _dateparser(text: str, base: datetime) -> tuple[datetime, datetime] | None:
 
 
 def resolve(expression: str, base: datetime) -> TimeRange | None:
-    """A range for one expression relative to ``base`` (the turn's time), or None.
+    """A range for one expression relative to the turn's time.
+
+    Args:
+        expression: One time phrase ("last week", "on May 4th"), at most 80 characters.
+        base: When the turn was said (naive: UTC).
+
+    Returns:
+        The phrase with its range, or ``None`` when neither the rules nor dateparser resolve it.
 
     >>> from datetime import UTC, datetime
     >>> r = resolve("last week", datetime(2023, 5, 8, 12, tzinfo=UTC))
@@ -174,6 +185,12 @@ def resolve(expression: str, base: datetime) -> TimeRange | None:
 def find_expressions(text: str) -> list[str]:
     """Code-only detection of common time phrases (used to cross-check and as the LLM fallback).
 
+    Args:
+        text: A message.
+
+    Returns:
+        Each phrase of the ``FINDABLE`` grammar once, as written, in order.
+
     >>> find_expressions("We met yesterday and again last week")
     ['yesterday', 'last week']
     """
@@ -182,7 +199,18 @@ def find_expressions(text: str) -> list[str]:
 
 # ---- what a remembered phrase meant on the day it was said ------------------------------------------
 def long_date(d: datetime) -> str:
-    """``8 May 2023``: how a date is shown to the model and the user."""
+    """How a date is shown to the model and the user.
+
+    Args:
+        d: The date.
+
+    Returns:
+        Day, English month name and year: ``8 May 2023``.
+
+    >>> from datetime import datetime
+    >>> long_date(datetime(2023, 5, 8, 13))
+    '8 May 2023'
+    """
     return f"{d.day} {MONTHS[d.month - 1].title()} {d.year}"
 
 
@@ -196,8 +224,14 @@ def _add_months(base: datetime, n: int) -> tuple[int, int]:
 
 
 def meaning(expression: str, said_at: datetime) -> str | None:
-    """The date a relative time phrase meant on the day it was said, in plain words; ``None`` when
-    it is not a relative phrase this knows.
+    """The date a relative time phrase meant on the day it was said, in plain words.
+
+    Args:
+        expression: A ``RELATIVE`` phrase ("yesterday", "next month", "a few weeks ago").
+        said_at: When it was said (naive: UTC).
+
+    Returns:
+        A date, a week, a month or a year in words; ``None`` for a phrase this does not know.
 
     >>> from datetime import UTC, datetime
     >>> said = datetime(2023, 5, 25, 13, tzinfo=UTC)  # a Thursday
@@ -252,8 +286,15 @@ def meaning(expression: str, said_at: datetime) -> str | None:
 
 
 def with_dates(text: str, said_at: datetime) -> str:
-    """``text`` with each relative time phrase followed by the date it meant when it was said, so
-    that a memory read months later still says when things happened.
+    """A text with each relative time phrase followed by the date it meant when it was said, so that
+    a memory read months later still says when things happened.
+
+    Args:
+        text: What was said.
+        said_at: When it was said (naive: UTC).
+
+    Returns:
+        ``text`` with `` [<meaning>]`` after each ``RELATIVE`` phrase whose ``meaning`` is known.
 
     >>> from datetime import UTC, datetime
     >>> with_dates("I went to a support group yesterday.", datetime(2023, 5, 8, 13, tzinfo=UTC))
