@@ -56,7 +56,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -502,9 +502,27 @@ def _serve_body_limit() -> int:
     return body_limit(None) if os.environ.get("CAIM_MAX_BODY_BYTES", "").strip() else DEFAULT_MAX_BODY_BYTES
 
 
+class EventStream(StreamingResponse):
+    """A server-sent event stream that runs ``on_close`` once it is over - sent, failed, or dropped by
+    the client, even before its first event (when the body's generator never starts)."""
+
+    def __init__(self, events: AsyncIterator[str], on_close: Callable[[], Awaitable[None]]) -> None:
+        super().__init__(
+            events, media_type="text/event-stream", headers={"cache-control": "no-cache", "x-accel-buffering": "no"}
+        )
+        self.on_close = on_close
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.on_close()
+
+
 class Turn:
     """One request's turn for ``user``: answered whole (``complete``) or streamed (``stream``), within
-    ``timeout`` seconds from its start, one request of the user at a time."""
+    ``timeout`` seconds from its start, one request of the user at a time (the user's lock is held
+    from ``_begin`` to ``_end``)."""
 
     def __init__(self, agent: CaimAgent, sessions: Sessions, user: str, timeout: float, model: str) -> None:
         self.agent = agent
@@ -515,70 +533,73 @@ class Turn:
         self.id = f"chatcmpl-{uuid.uuid4().hex}"
         self.created = int(time.time())
         self.deadline = asyncio.get_running_loop().time() + timeout
+        self.tokens: AsyncIterator[str] | None = None
+        self._held: asyncio.Lock | None = None
 
     def _left(self) -> float:
         return max(self.deadline - asyncio.get_running_loop().time(), 0.0)
 
-    async def _begin(self) -> asyncio.Lock:
+    async def _begin(self) -> None:
+        """Wait (within the deadline) for the user's earlier request to finish; a 504 past it."""
         lock = self.sessions.lock(self.user)
-        await asyncio.wait_for(lock.acquire(), self._left())
+        try:
+            await asyncio.wait_for(lock.acquire(), self._left())
+        except TimeoutError as exc:
+            raise as_api_error(exc, self.timeout) from None
+        self._held = lock
         self.sessions.start(self.user)
-        return lock
 
-    def _end(self, lock: asyncio.Lock) -> None:
-        self.sessions.done(self.user)
-        lock.release()
+    async def _end(self) -> None:
+        """Stop reading the turn's tokens (the turn itself runs on and is kept) and let the user's next
+        request in; once, however the request ended."""
+        tokens, self.tokens = self.tokens, None
+        close = getattr(tokens, "aclose", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
+        held, self._held = self._held, None
+        if held is not None:
+            self.sessions.done(self.user)
+            held.release()
 
     async def complete(self, text: str) -> dict[str, Any]:
         """The whole answer as a ``chat.completion`` object."""
-        try:
-            lock = await self._begin()
-        except TimeoutError as exc:
-            raise as_api_error(exc, self.timeout) from None
+        await self._begin()
         try:
             reply = await asyncio.wait_for(self.agent.achat(text, user_id=self.user), self._left())
         except Exception as exc:
             raise as_api_error(exc, self.timeout) from None
         finally:
-            self._end(lock)
+            await self._end()
         return completion(self.id, self.created, reply.text, Outcome.of_reply(reply), self.model)
 
-    async def _next(self, tokens: AsyncIterator[str]) -> str | None:
+    async def _next(self) -> str | None:
+        assert self.tokens is not None
         try:
-            return await asyncio.wait_for(anext(tokens), self._left())
+            return await asyncio.wait_for(anext(self.tokens), self._left())
         except StopAsyncIteration:
             return None
 
     async def stream(self, text: str, include_usage: bool) -> StreamingResponse:
         """The answer as server-sent chunks. The first piece is awaited before the response starts,
         so a model that fails or times out before it is a proper 502/504."""
+        await self._begin()
         try:
-            lock = await self._begin()
-        except TimeoutError as exc:
-            raise as_api_error(exc, self.timeout) from None
-        tokens = self.agent.astream(text, user_id=self.user)
-        try:
-            first = await self._next(tokens)
+            self.tokens = self.agent.astream(text, user_id=self.user)
+            first = await self._next()
         except Exception as exc:
-            await _close(tokens)
-            self._end(lock)
+            await self._end()
             raise as_api_error(exc, self.timeout) from None
-        return StreamingResponse(
-            self._events(tokens, first, lock, include_usage),
-            media_type="text/event-stream",
-            headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
-        )
+        return EventStream(self._events(first, include_usage), self._end)
 
-    async def _events(
-        self, tokens: AsyncIterator[str], first: str | None, lock: asyncio.Lock, include_usage: bool
-    ) -> AsyncIterator[str]:
+    async def _events(self, first: str | None, include_usage: bool) -> AsyncIterator[str]:
         try:
             yield sse(chunk(self.id, self.created, self.model, {"role": "assistant", "content": ""}))
             piece = first
             while piece is not None:
                 if piece:
                     yield sse(chunk(self.id, self.created, self.model, {"content": piece}))
-                piece = await self._next(tokens)
+                piece = await self._next()
             outcome = Outcome.of_state(await asyncio.to_thread(self.agent.state, self.user))
             final = chunk(self.id, self.created, self.model, {}, "stop")
             final["caim"] = outcome.extension()
@@ -589,13 +610,4 @@ class Turn:
         except Exception as exc:  # the status is sent: the error is an event of the stream
             yield sse(as_api_error(exc, self.timeout).body())
         finally:
-            await _close(tokens)
-            self._end(lock)
-
-
-async def _close(tokens: AsyncIterator[str]) -> None:
-    """Stop reading a turn's tokens (the turn itself runs on and is kept)."""
-    close = getattr(tokens, "aclose", None)
-    if close is not None:
-        with contextlib.suppress(Exception):
-            await close()
+            await self._end()

@@ -141,6 +141,17 @@ def test_the_stream_is_openais_event_stream_ending_with_done(served):
     assert last["choices"][0]["finish_reason"] == "stop" and "caim" in last
 
 
+def test_a_client_that_drops_a_stream_blocks_no_later_request(served, agent):
+    body = {"model": "caim", "stream": True, "messages": [{"role": "user", "content": "I love hiking."}]}
+    headers = {"Authorization": "Bearer token-of-alice"}
+    with httpx.stream("POST", f"{served.url}/v1/chat/completions", json=body, headers=headers, timeout=60) as r:
+        assert next(r.iter_lines()).startswith("data: ")  # then hang up
+    reply = ask(served.client(), "I went to Rome with my sister.", timeout=30)
+    assert reply.choices[0].message.content == "Reply to: I went to Rome with my sister."
+    said = [m.content for m in agent.state("alice")["messages"] if m.type == "human"]
+    assert said == ["I love hiking.", "I went to Rome with my sister."]  # the dropped turn was kept
+
+
 def test_a_memory_of_one_session_is_recalled_in_the_next(served, agent):
     client = served.client()
     ask(client, "I love hiking in the mountains.")
