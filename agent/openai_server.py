@@ -540,12 +540,17 @@ class Turn:
         return max(self.deadline - asyncio.get_running_loop().time(), 0.0)
 
     async def _begin(self) -> None:
-        """Wait (within the deadline) for the user's earlier request to finish; a 504 past it."""
+        """Wait (within the deadline) for the user's earlier request to finish; past it a 504 that
+        may be retried (nothing was stored)."""
         lock = self.sessions.lock(self.user)
         try:
             await asyncio.wait_for(lock.acquire(), self._left())
-        except TimeoutError as exc:
-            raise as_api_error(exc, self.timeout) from None
+        except TimeoutError:
+            raise ApiError(
+                504,
+                f"an earlier message of this user was still being answered after {self.timeout:g}s; "
+                "nothing of this one was stored: send it again",
+            ) from None
         self._held = lock
         self.sessions.start(self.user)
 
