@@ -116,7 +116,8 @@ def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) ->
     is...") are no memory - unless the deployment gives the assistant a ``persona`` (or the other side
     is a person, as in a replayed conversation): then a first-person sentence of something done or
     dated, or of something of its own, counts too ("I ran a race last Saturday", "my kids love
-    dinosaurs"; "that sounds lovely to me" never does).
+    dinosaurs"; "that sounds lovely to me" never does), and so does a reply that ``states_fact`` as a
+    user's turn would ("Yeah, I play clarinet!").
 
     >>> reply_worth_keeping('You might enjoy "The Left Hand of Darkness" by Ursula K. Le Guin.')
     True
@@ -130,6 +131,8 @@ def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) ->
     True
     >>> tale = "I'm so glad you asked! My favourite hobby was surfing. It was with Joana in 2019."
     >>> reply_worth_keeping(tale, asked="I surf with my friend Joana."), reply_worth_keeping(tale, persona=True)
+    (False, True)
+    >>> reply_worth_keeping("Yeah, I play clarinet!"), reply_worth_keeping("Yeah, I play clarinet!", persona=True)
     (False, True)
     """
     heard = set(tokenize(asked))
@@ -153,7 +156,7 @@ def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) ->
             or _NUMBER_OR_DATE.search(plain)
         ):
             return True
-    return False
+    return persona and states_fact(text)  # a person's reply: kept as a user's turn would be
 
 
 @dataclass(frozen=True)
