@@ -41,6 +41,10 @@ class Env:
         """Record a code step of this node in the trace."""
         self.trace.append(step(self.node, **data))
 
+    def on_code(self, role: Role) -> bool:
+        """Whether code serves ``role`` instead of the model (``caim.core.model_roles``)."""
+        return role in self.svc.llm.code_roles
+
     def structured(self, role: Role, schema: type[T], messages: list[BaseMessage]) -> T | None:
         """A validated structured answer, or ``None`` (malformed after retries; the caller falls back)."""
         return self.svc.llm.structured(role, schema, messages, trace=self.trace, node=self.node)
