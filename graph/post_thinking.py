@@ -17,11 +17,15 @@
    that asserts a name, number or date its source turns do not hold (``caim.memory.text.unsupported``)
    is refused - noted in the trace - and the turn's own words are kept instead. Records outside
    the deployment's privacy bounds are never stored. Ids come from (user, session, turn, event), so
-   a re-run stores nothing twice.
+   a re-run stores nothing twice. ``caim.memory.build`` decides (``settle``) and builds the record
+   of each origin (``RecordBuilder``).
 3. ``maintain``: each new record is compared with related stored ones; the policy decides new /
-   same / update / extends / contradicts and ``caim.memory.maintenance`` applies it (an update never
-   deletes). Exact duplicates are merged by code even without a decision; records naming the same
-   entity are linked.
+   same / update / extends / contradicts (``caim.memory.maintenance.Decision``) and
+   ``caim.memory.maintenance.Maintenance`` applies it (an update never deletes). Exact duplicates are
+   merged by code even without a decision; records naming the same entity are linked.
+
+The nodes orchestrate: they call the policy and ``caim.memory``'s functions and note the trace; the
+store is their only door to storage.
 
 The nodes read ``messages`` (the session), ``session_id`` and ``explicit`` (every user turn is a fact
 to keep - ``Memory.add`` - even when code would not call it fact-stating); closing the chat
@@ -40,7 +44,7 @@ from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State
 from caim.memory.build import ASSISTANT_SAID, Draft, Grounding, RecordBuilder, settle
-from caim.memory.capture import captures
+from caim.memory.capture import Capture, captures
 from caim.memory.maintenance import Decision, Maintenance, duplicate, grounded, maintain_groups
 from caim.memory.merge import Merge
 from caim.memory.records import MemoryRecord, as_aware
@@ -69,7 +73,76 @@ def _turn_text(t: Turn) -> str:
 
 
 # ---- 1. key events ------------------------------------------------------------------------------------
+def _judge_events(
+    got: list[KeyEvent],
+    chunk: list[Turn],
+    env: Env,
+    events: list[KeyEvent],
+    dropped: list[str],
+    invented: list[dict[str, Any]],
+) -> None:
+    """Sort the policy's events of a chunk: grounded in their turn (``events``), naming what their turn
+    does not hold (``invented``: refused), or not grounded (``dropped``)."""
+    by_number = {t.number: t for t in chunk}
+    texts = [e["event"] for e in got] + [_turn_text(by_number[e["turn"]]) for e in got]
+    sims = env.svc.embedder.similarity(texts) if got else np.zeros((0, 0))
+    for i, e in enumerate(got):
+        source = _turn_text(by_number[e["turn"]])
+        made_up = unsupported(e["event"], source)
+        if made_up:
+            invented.append({"event": e["event"], "invented": made_up})
+        elif grounded(
+            e["event"],
+            source,
+            float(sims[i, len(got) + i]),
+            min_overlap=env.settings.ground_overlap,
+            min_similarity=env.settings.ground_similarity,
+        ):
+            events.append(e)
+        else:
+            dropped.append(e["event"])
+
+
+def _capture_event(c: Capture, t: Turn, env: Env) -> KeyEvent:
+    """The event of a side of an exchange worth keeping in its own words."""
+    event: KeyEvent = {
+        "turn": c.turn,
+        "event": clip(c.text, 600),
+        "time": (t.time or env.now).isoformat(),
+        "origin": "capture",
+    }
+    if c.speaker == "assistant":
+        event["event"] = ASSISTANT_SAID + event["event"]
+        event["speaker"] = "assistant"
+    return event
+
+
+def _refine_event(r: MemoryRecord) -> KeyEvent:
+    """The event of a raw record of an earlier session, to be rewritten as a thought."""
+    event: KeyEvent = {
+        "turn": r.turn or 0,
+        "event": r.thought,
+        "time": as_aware(r.event_time).isoformat(),
+        "origin": "refine",
+        "record": r.id,
+    }
+    if r.speaker == "assistant":
+        event["speaker"] = "assistant"
+        event["event"] = ASSISTANT_SAID + r.thought
+    return event
+
+
 def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """List the session's key events: the policy's grounded ones, captures, raw records to refine.
+
+    Args:
+        state: The session (``messages``, ``session_id``, ``explicit``).
+        env: The run's services, settings and trace.
+        policy: The memory policy.
+
+    Returns:
+        ``key_events`` and ``complete`` (False when an extraction call failed).
+    """
     if not policy.uses_memory:
         env.note(events=0, ok=True, reason="policy stores nothing")
         return {"key_events": [], "complete": True}
@@ -81,55 +154,16 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     for chunk in _chunks(all_turns):
         got = policy.key_events(env, chunk)
         if got is None:
-            ok = False
+            ok = ok and env.on_code("key_events")  # code serving the role is no failure
             continue
-        by_number = {t.number: t for t in chunk}
-        texts = [e["event"] for e in got] + [_turn_text(by_number[e["turn"]]) for e in got]
-        sims = env.svc.embedder.similarity(texts) if got else np.zeros((0, 0))
-        for i, e in enumerate(got):
-            source = _turn_text(by_number[e["turn"]])
-            made_up = unsupported(e["event"], source)
-            if made_up:
-                invented.append({"event": e["event"], "invented": made_up})
-            elif grounded(
-                e["event"],
-                source,
-                float(sims[i, len(got) + i]),
-                min_overlap=env.settings.ground_overlap,
-                min_similarity=env.settings.ground_similarity,
-            ):
-                events.append(e)
-            else:
-                dropped.append(e["event"])
+        _judge_events(got, chunk, env, events, dropped, invented)
     covered = {e["turn"] for e in events}
     by_number = {t.number: t for t in all_turns}
     kept = captures(all_turns, skip=covered, explicit=bool(state.get("explicit")), persona=env.settings.persona)
-    for c in kept:
-        t = by_number[c.turn]
-        kept_event: KeyEvent = {
-            "turn": c.turn,
-            "event": clip(c.text, 600),
-            "time": (t.time or env.now).isoformat(),
-            "origin": "capture",
-        }
-        if c.speaker == "assistant":
-            kept_event["event"] = ASSISTANT_SAID + kept_event["event"]
-            kept_event["speaker"] = "assistant"
-        events.append(kept_event)
+    events += [_capture_event(c, by_number[c.turn], env) for c in kept]
     captured = len(kept)
     refine = [r for r in env.svc.store.iter(env.user_id) if r.kind == "raw" and r.session_id != state.get("session_id")]
-    for r in refine[:REFINE_PER_SESSION]:
-        event: KeyEvent = {
-            "turn": r.turn or 0,
-            "event": r.thought,
-            "time": as_aware(r.event_time).isoformat(),
-            "origin": "refine",
-            "record": r.id,
-        }
-        if r.speaker == "assistant":
-            event["speaker"] = "assistant"
-            event["event"] = ASSISTANT_SAID + r.thought
-        events.append(event)
+    events += [_refine_event(r) for r in refine[:REFINE_PER_SESSION]]
     env.note(
         events=len(events),
         ok=ok,
@@ -189,6 +223,17 @@ def _allowed(ontology: Ontology, tags: list[str], env: Env) -> bool:
 
 
 def write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Store a record per key event, under the user's lock.
+
+    Args:
+        state: The session and its ``key_events``.
+        env: The run's services, settings and trace.
+        policy: The memory policy.
+
+    Returns:
+        ``stored`` (briefs of the records), ``ontology_added`` and ``denied`` (records outside the
+        privacy bounds).
+    """
     with env.svc.store.user_lock(env.user_id):  # one writer per user, across processes
         return _write_thoughts(state, env, policy)
 
@@ -296,6 +341,16 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
 
 # ---- 3. maintenance ---------------------------------------------------------------------------------------
 def maintain(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Relate the session's new records to stored ones and apply the decisions, under the user's lock.
+
+    Args:
+        state: The session and the records it ``stored``.
+        env: The run's services, settings and trace.
+        policy: The memory policy.
+
+    Returns:
+        ``merged`` and ``changes``, for the trace and the session summary.
+    """
     stored = state.get("stored", [])
     session = state.get("session_id", "")
     merged: list[Merge] = []

@@ -40,8 +40,10 @@ class JobQueue:
     """The jobs table of a record database."""
 
     def __init__(self, db: RecordDB):
-        """Args:
-        db: The record database holding the queue.
+        """A queue in ``db``.
+
+        Args:
+            db: The record database holding the queue.
         """
         self._db = db
 
