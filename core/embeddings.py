@@ -27,7 +27,8 @@ class Embedder(ABC):
     name: str
 
     @abstractmethod
-    def embed(self, texts: list[str]) -> list[list[float]]: ...
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One L2-normalised vector per text, in the order given (``[]`` for no texts)."""
 
     def chroma_function(self) -> EmbeddingFunction:
         """The embedding function handed to Chroma, so Chroma never loads a model of its own."""
@@ -82,8 +83,8 @@ class MiniLMEmbedder(Embedder):
 
     Texts are embedded in length-bucketed batches: sorted by token count and cut into batches of
     ``batch_size``, each padded only to its own longest text (one padded batch of mixed lengths
-    spends most of its work on padding). ``benchmarks/embeddings.py`` measured the batch size and
-    thread count used by default; ``threads`` is onnxruntime's intra-op thread count.
+    spends most of its work on padding). ``threads`` is onnxruntime's intra-op thread count;
+    ``docs/embeddings.md`` compares batch sizes and thread counts.
 
     >>> e = MiniLMEmbedder.shared()
     >>> a, b, c = e.embed(["I adopted a puppy", "we got a dog last week", "the stock market fell"])
@@ -95,7 +96,7 @@ class MiniLMEmbedder(Embedder):
 
     name = "all-MiniLM-L6-v2-int8"
     BATCH_SIZE = 16
-    #: onnxruntime intra-op threads: two ran 1.8x the texts/s of one on a 2-core machine (benchmarks/embeddings.py)
+    #: onnxruntime intra-op threads: two where the machine has them (throughput in docs/embeddings.md)
     THREADS = min(2, os.cpu_count() or 1)
 
     def __init__(self, batch_size: int = BATCH_SIZE, threads: int = THREADS):
@@ -119,9 +120,11 @@ class MiniLMEmbedder(Embedder):
     @staticmethod
     @lru_cache(maxsize=1)
     def shared() -> MiniLMEmbedder:
+        """The process's one instance with default settings (the model is loaded once)."""
         return MiniLMEmbedder()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in the order given; an empty text is embedded as a space."""
         if not texts:
             return []
         with self._lock:
@@ -159,6 +162,7 @@ class OpenAIEmbedder(Embedder):
         self._client = OpenAIEmbeddings(model=model, api_key=SecretStr(api_key) if api_key else None, base_url=base_url)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
+        """The endpoint's vectors for ``texts``, in order, L2-normalised here."""
         if not texts:
             return []
         vecs = np.asarray(self._client.embed_documents(texts), dtype=np.float32)

@@ -127,6 +127,7 @@ def trim(data: Any, schema: dict, root: dict | None = None) -> Any:
 
 
 def response_format(model: type[BaseModel], lengths: bool = True) -> dict:
+    """An OpenAI ``response_format`` that asks for ``model``'s strict JSON schema (``strict_schema``)."""
     return {
         "type": "json_schema",
         "json_schema": {"name": model.__name__, "schema": strict_schema(model, lengths), "strict": True},
@@ -292,6 +293,7 @@ class StructuredCall:
     extra: BaseMessage | None = None
 
     def messages(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        """The prompt's messages, followed by ``extra`` when there is one."""
         return [*messages, self.extra] if self.extra is not None else messages
 
 
@@ -636,6 +638,7 @@ class DraftBook:
         self._drafts: dict[str, Draft] = {}
 
     def put(self, draft: Draft) -> str:
+        """Keep ``draft`` and return its new id; drafts older than ``ttl`` are cancelled and dropped."""
         key = uuid.uuid4().hex
         now = time.monotonic()
         with self._lock:
@@ -646,6 +649,7 @@ class DraftBook:
         return key
 
     def pop(self, key: str | None) -> Draft | None:
+        """Take the draft kept under ``key`` out of the book; ``None`` when there is none (or no key)."""
         if not key:
             return None
         with self._lock:

@@ -243,6 +243,7 @@ class LocalServer:
 
     @property
     def running(self) -> bool:
+        """Whether the server is up (started and not yet stopped)."""
         return self._server is not None
 
     def stop(self) -> None:

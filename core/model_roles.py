@@ -38,6 +38,8 @@ SHIPPED = Path(__file__).with_name(RECORD)
 
 
 class RoleResult(TypedDict):
+    """One probed role's scores in the record, and which side the role uses."""
+
     model: float  # points the model scored on the role's probes
     code: float  # points its code fallback scored on the same probes
     items: int  # points possible
@@ -93,4 +95,5 @@ def role_uses(
 
 
 def code_roles(uses: Mapping[Probed, tuple[Use, str]]) -> frozenset[Role]:
+    """The roles of ``uses`` (``role_uses``) that skip the model for their code fallback."""
     return frozenset(role for role, (use, _) in uses.items() if use == "code")

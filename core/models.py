@@ -161,6 +161,7 @@ class Models:
         self.local_server: LocalServer | None = None
 
     def for_role(self, role: Role) -> BaseChatModel:
+        """The chat model for ``role``: the injected one, else one built from the settings (once)."""
         if isinstance(self._overrides, BaseChatModel):
             return self._overrides
         if self._overrides and role in self._overrides:

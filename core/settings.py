@@ -25,6 +25,7 @@ Provider = Literal["openai", "local", "scripted"]
 
 
 def default_data_dir() -> Path:
+    """The user's data directory for caim (the platform's, e.g. ``~/.local/share/caim`` on Linux)."""
     return Path(user_data_dir("caim", appauthor=False))
 
 
@@ -33,6 +34,8 @@ SECRET = frozenset({"api_key", "database_url", "checkpoint_url", "chroma_headers
 
 
 class Settings(BaseSettings):
+    """Every setting of caim; ``load`` reads them (arguments, ``CAIM_*`` variables, ``.env``)."""
+
     model_config = SettingsConfigDict(env_prefix="CAIM_", env_file=".env", extra="ignore")
 
     @classmethod
@@ -105,8 +108,8 @@ class Settings(BaseSettings):
     # post-thinking
     ground_overlap: float = 0.34  # share of an event's content words found in its turn
     ground_similarity: float = 0.5  # or: cosine similarity of event and turn
-    # a rewrite of a verbatim capture keeps this share of its content words (and all its names,
-    # numbers, dates), else the words stay: the bundled model's rewrites kept a median 0.22, full ones 0.8+
+    # a rewrite of a verbatim capture is stored only if it keeps at least this share of its content
+    # words (and all its names, numbers, dates); otherwise the verbatim words stay
     capture_keep: float = 0.75
     # the assistant has a persona of its own (or the other side of a replayed conversation is a
     # person): what it tells of itself in the first person is kept as memory; otherwise only what it
@@ -141,6 +144,7 @@ class Settings(BaseSettings):
         return Path(os.path.expanduser(str(v))) if v else default_data_dir()
 
     def resolved_provider(self) -> Provider:
+        """``provider`` if set, else ``openai`` when a key or base URL is given, else ``local``."""
         if self.provider:
             return self.provider
         if self.api_key or self.base_url:
@@ -148,6 +152,7 @@ class Settings(BaseSettings):
         return "local"
 
     def model_for(self, role: Role) -> str | None:
+        """The model named for ``role`` in ``role_models``, else ``model`` (``None``: the provider's default)."""
         return self.role_models.get(role) or self.model
 
 

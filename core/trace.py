@@ -14,6 +14,9 @@ from caim.core.types import Role
 
 
 class LLMCall(TypedDict):
+    """One model call of a node: its role, milliseconds, tokens and attempts; ``fallback`` when the
+    code fallback answered instead, ``first_ms`` when the first token of a streamed answer came."""
+
     node: str
     kind: Literal["llm"]
     role: Role
@@ -30,6 +33,8 @@ class LLMCall(TypedDict):
 
 
 class Step(TypedDict):
+    """One code step of a node, its details under ``data``."""
+
     node: str
     kind: Literal["step"]
     data: dict[str, Any]
@@ -39,6 +44,8 @@ TraceEntry = LLMCall | Step
 
 
 class Usage(TypedDict):
+    """What ``usage`` counts over a trace's LLM calls."""
+
     llm_calls: int
     input_tokens: int
     output_tokens: int
@@ -48,6 +55,7 @@ class Usage(TypedDict):
 
 
 def step(node: str, **data: Any) -> Step:
+    """A step entry for ``node`` with the keyword arguments as its ``data``."""
     return {"node": node, "kind": "step", "data": data}
 
 
