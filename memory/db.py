@@ -48,10 +48,12 @@ DB_FILE = "memory.sqlite"
 
 
 def pack(vec: Sequence[float] | np.ndarray) -> bytes:
+    """A vector as float16 bytes, the form the ``vec`` column stores."""
     return np.asarray(vec, dtype=np.float16).tobytes()
 
 
 def unpack(blob: bytes | None) -> np.ndarray | None:
+    """The float32 vector of ``pack``'s bytes (``None`` for none)."""
     return None if blob is None else np.frombuffer(blob, dtype=np.float16).astype(np.float32)
 
 
@@ -94,6 +96,7 @@ class RecordDB:
         return self.conn.read(sql, params)
 
     def close(self) -> None:
+        """Close the database connection (closing it again does nothing)."""
         self.conn.close()
 
     # ---- writes -------------------------------------------------------------------------------------
@@ -192,6 +195,8 @@ class RecordDB:
             return self._remove(c, user_id, list(dict.fromkeys(ids)), tombstone=True)
 
     def forget_user(self, user_id: str) -> int:
+        """Delete every record, index row, statistic and job of the user; the vector deletions are
+        queued until applied. Returns how many records were deleted."""
         with self._tx() as c:
             n = c.execute("SELECT count(*) FROM records WHERE user_id = ?", (user_id,)).fetchone()[0]
             c.execute(
@@ -204,6 +209,7 @@ class RecordDB:
         return int(n)
 
     def mark_indexed(self, ids: Sequence[str]) -> None:
+        """Note that the vector index now holds these records' vectors as they are."""
         if ids:
             with self._tx() as c:
                 c.executemany("UPDATE records SET vec_state = 1 WHERE id = ?", [(i,) for i in ids])
@@ -216,6 +222,7 @@ class RecordDB:
         return [(i, u, ts, vu is None, unpack(v)) for i, u, ts, vu, v in rows if v is not None]  # type: ignore[misc]
 
     def rids_of(self, user_id: str, ids: Sequence[str]) -> list[int]:
+        """Row ids of this user's records among ``ids`` (ids of no such record are left out)."""
         if not ids:
             return []
         return [
@@ -230,9 +237,11 @@ class RecordDB:
         return [r for (r,) in self._read("SELECT rid FROM records WHERE user_id = ? AND vec_state = 0", (user_id,))]
 
     def pending_deletes(self) -> list[tuple[str, str]]:
+        """Vector-index deletions not yet applied: (record id, user)."""
         return [(i, u) for i, u in self._read("SELECT id, user_id FROM vector_deletes")]
 
     def clear_deletes(self, ids: Sequence[str]) -> None:
+        """Drop these record ids from the queued vector-index deletions (once applied)."""
         if ids:
             with self._tx() as c:
                 c.executemany("DELETE FROM vector_deletes WHERE id = ?", [(i,) for i in ids])
@@ -263,6 +272,7 @@ class RecordDB:
         return row[0][0] if row else None
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """This user's records among ``ids``, in the order of ``ids`` (missing ones left out, each once)."""
         if not ids:
             return []
         rows = self._read(
@@ -303,6 +313,7 @@ class RecordDB:
         return out
 
     def by_rid(self, user_id: str, rids: Sequence[int]) -> dict[int, MemoryRecord]:
+        """This user's records by row id (row ids of no such record left out)."""
         if not rids:
             return {}
         rows = self._read(
@@ -327,6 +338,7 @@ class RecordDB:
             last = (rows[-1][0], rows[-1][1])
 
     def count(self, user_id: str) -> int:
+        """How many records the user has (0 for an unknown user)."""
         row = self._read("SELECT n FROM user_stats WHERE user_id = ?", (user_id,))
         return int(row[0][0]) if row else 0
 
@@ -336,9 +348,11 @@ class RecordDB:
         return int(self._read("SELECT COUNT(*) FROM records WHERE vec IS NOT NULL")[0][0])
 
     def users(self) -> list[str]:
+        """Every user with at least one record, sorted."""
         return [u for (u,) in self._read("SELECT user_id FROM user_stats WHERE n > 0 ORDER BY user_id")]
 
     def first(self, user_id: str) -> MemoryRecord | None:
+        """The user's record with the earliest event time (``None`` when the user has none)."""
         rows = self._read("SELECT body FROM records WHERE user_id = ? ORDER BY event_ts, rid LIMIT 1", (user_id,))
         return MemoryRecord.model_validate_json(rows[0][0]) if rows else None
 
@@ -423,6 +437,7 @@ class RecordDB:
         return out
 
     def document_frequency(self, user_id: str, terms: Iterable[str]) -> dict[str, int]:
+        """In how many of the user's records each of ``terms`` occurs (terms in none left out)."""
         terms = list(dict.fromkeys(terms))
         if not terms:
             return {}
@@ -434,6 +449,8 @@ class RecordDB:
         )
 
     def in_range(self, user_id: str, start: float, end: float, limit: int) -> list[int]:
+        """Row ids of up to ``limit`` records with an event time (epoch seconds) from ``start`` to ``end``
+        inclusive, newest first."""
         return [
             r
             for (r,) in self._read(
@@ -456,6 +473,7 @@ class RecordDB:
         ]
 
     def tags_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
+        """The ontology tags of each of the given records, by row id (records without tags left out)."""
         if not rids:
             return {}
         out: dict[int, set[str]] = {}
@@ -481,6 +499,7 @@ class RecordDB:
         ]
 
     def names_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
+        """The names (lower case) in each of the given records, by row id (records naming none left out)."""
         if not rids:
             return {}
         out: dict[int, set[str]] = {}
@@ -492,6 +511,7 @@ class RecordDB:
         return out
 
     def speakers(self, user_id: str) -> list[str]:
+        """The named speakers of the user's records (each once; records without one left out)."""
         return [
             s
             for (s,) in self._read(
@@ -513,6 +533,7 @@ class RecordDB:
 
     # ---- pending sessions (background post-thinking) ------------------------------------------------
     def enqueue(self, job_id: str, user_id: str, payload: str) -> None:
+        """Queue a post-thinking job for the user; a job id already queued is left as it is."""
         with self._tx() as c:
             c.execute(
                 "INSERT INTO jobs (job_id, user_id, payload) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
@@ -549,6 +570,7 @@ class RecordDB:
         return None
 
     def job_done(self, job_id: str) -> None:
+        """Remove a finished job from the queue."""
         with self._tx() as c:
             c.execute("DELETE FROM jobs WHERE job_id = ?", (job_id,))
 
@@ -568,6 +590,7 @@ class RecordDB:
                 )
 
     def revive_failed(self) -> int:
+        """Put every failed job back to pending with its attempts reset. Returns how many."""
         with self._tx() as c:
             return c.execute(
                 "UPDATE jobs SET state = 'pending', attempts = 0, not_before = 0 WHERE state = 'failed'"
@@ -588,10 +611,12 @@ class RecordDB:
         self.conn.compact()
 
     def get_meta(self, key: str) -> str | None:
+        """A database setting (``meta``); ``None`` when it is not set."""
         row = self._read("SELECT value FROM meta WHERE key = ?", (key,))
         return row[0][0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
+        """Set (or replace) a database setting (``meta``)."""
         with self._tx() as c:
             c.execute(
                 "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value)

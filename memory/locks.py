@@ -19,6 +19,8 @@ from pathlib import Path
 
 
 class UserLocks:
+    """Locks by name: across threads, and across processes on ``directory`` (``None``: in memory)."""
+
     def __init__(self, directory: Path | None):
         self.dir = directory
         self._threads: dict[str, threading.RLock] = {}
@@ -31,6 +33,8 @@ class UserLocks:
 
     @contextmanager
     def hold(self, key: str) -> Iterator[None]:
+        """Hold the lock named ``key`` for the block, waiting for any other holder; re-entrant
+        within a thread."""
         with self._thread_lock(key):
             depth: dict[str, int] = self._depth.__dict__.setdefault("d", {})
             if self.dir is None or depth.get(key, 0) > 0:  # in memory, or already held by this thread

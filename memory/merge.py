@@ -26,6 +26,8 @@ class Merge(TypedDict):
 
 
 def validate_groups(groups: Sequence[Sequence[str]], known: set[str]) -> list[list[str]]:
+    """The groups to merge: each group's ``known`` ids not in an earlier group (each once), and only
+    groups left with two or more."""
     used: set[str] = set()
     out: list[list[str]] = []
     for g in groups:

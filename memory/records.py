@@ -39,6 +39,7 @@ Change = Literal[
 
 
 def utcnow() -> datetime:
+    """The current time, timezone-aware in UTC."""
     return datetime.now(UTC)
 
 
@@ -95,6 +96,9 @@ class HistoryEntry(BaseModel):
 
 
 class MemoryRecord(BaseModel):
+    """One long-term memory of one user: a ``thought`` or a verbatim ``raw`` turn, with its tags,
+    times, validity, links, source turns and history (see the module docstring)."""
+
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     user_id: str
     thought: str
@@ -159,6 +163,7 @@ class MemoryRecord(BaseModel):
         return f"{self.document()} {said}".strip()
 
     def source_text(self) -> str:
+        """The source turns in one line, each as ``role: text``, separated by ``" / "``."""
         return " / ".join(f"{s.role}: {s.text}" for s in self.sources)
 
     def brief(self, source_chars: int = 0) -> MemoryBrief:

@@ -42,6 +42,7 @@ class Connection:
         return sql
 
     def read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+        """The rows of one statement run outside a transaction; an engine error is a ``StorageError``."""
         with self._lock:
             try:
                 cur = self._raw.execute(self._sql(sql), params)
@@ -50,6 +51,7 @@ class Connection:
                 raise StorageError(f"memory database {self.where}: read failed ({_one_line(exc)})") from None
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> Any:
+        """Run one statement outside a transaction and return the engine's cursor."""
         with self._lock:
             try:
                 return self._raw.execute(self._sql(sql), params)
@@ -58,6 +60,11 @@ class Connection:
 
     @contextmanager
     def tx(self) -> Iterator[Cursor]:
+        """A write transaction: committed when the block ends, rolled back when it raises.
+
+        Raises:
+            StorageError: The database is not writable, or the commit failed (nothing was changed).
+        """
         with self._lock:
             try:
                 self._raw.execute(self._sql("BEGIN IMMEDIATE"))
@@ -89,12 +96,14 @@ class Cursor:
         self.conn = conn
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> Any:
+        """Run one statement in the transaction and return the engine's cursor."""
         try:
             return self.conn._raw.execute(self.conn._sql(sql), params)
         except self.conn._errors as exc:
             raise StorageError(f"memory database {self.conn.where}: write failed ({_one_line(exc)})") from None
 
     def executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        """Run one statement for each row of parameters (no rows: nothing runs)."""
         if not rows:
             return
         try:
@@ -107,10 +116,13 @@ class Cursor:
             raise StorageError(f"memory database {self.conn.where}: write failed ({_one_line(exc)})") from None
 
     def one(self, sql: str, params: Sequence[object] = ()) -> tuple | None:
+        """The first row of one statement (``None``: no row)."""
         return self.execute(sql, params).fetchone()
 
 
 class SQLite(Connection):
+    """The embedded record database: one SQLite file (or memory) in WAL mode."""
+
     dialect = "sqlite"
     _errors = (sqlite3.Error,)
 
@@ -143,10 +155,13 @@ class SQLite(Connection):
             self._raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def columns(self, table: str) -> set[str]:
+        """The column names of ``table`` (empty when there is no such table)."""
         return {r[1] for r in self.read(f"PRAGMA table_info({table})")}
 
 
 class Postgres(Connection):
+    """The shared record database: a PostgreSQL connection in the deployment's schema."""
+
     dialect = "postgres"
 
     def __init__(self, url: str, namespace: str):
@@ -183,6 +198,7 @@ class Postgres(Connection):
                 self._raw.execute(f"VACUUM {table}")
 
     def columns(self, table: str) -> set[str]:
+        """The column names of ``table`` in the schema (empty when there is no such table)."""
         rows = self.read(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
             (self.namespace, table),

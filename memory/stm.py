@@ -24,6 +24,7 @@ def estimate_tokens(text: str) -> int:
 
 
 def message_time(m: AnyMessage) -> datetime | None:
+    """The turn time a message carries (``TIME_KEY``), timezone-aware; ``None`` when it has no valid one."""
     raw = (m.additional_kwargs or {}).get(TIME_KEY)
     try:
         return as_aware(datetime.fromisoformat(raw)) if raw else None
@@ -91,6 +92,8 @@ class Turn:
 
 
 def turns(messages: list[AnyMessage]) -> list[Turn]:
+    """The exchanges of a session, in order: each user message opens one (numbered from 1), and the
+    first assistant message after it is its reply; other messages are left out."""
     out: list[Turn] = []
     for m in messages:
         if isinstance(m, HumanMessage):
@@ -101,12 +104,15 @@ def turns(messages: list[AnyMessage]) -> list[Turn]:
 
 
 def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, with a note of how many more were not shown."""
     if len(text) <= limit:
         return text
     return text[:limit] + f" …[{len(text) - limit} more characters not shown]"
 
 
 def transcript(messages: list[AnyMessage], per_message: int = 600) -> str:
+    """The messages as ``User: ...`` lines (the user's) and ``Assistant: ...`` lines (any other),
+    each clipped to ``per_message`` characters."""
     lines = []
     for m in messages:
         who = "User" if isinstance(m, HumanMessage) else "Assistant"
@@ -115,4 +121,5 @@ def transcript(messages: list[AnyMessage], per_message: int = 600) -> str:
 
 
 def session_tokens(messages: list[AnyMessage]) -> int:
+    """The estimated tokens of the messages' contents (``estimate_tokens``)."""
     return sum(estimate_tokens(str(m.content)) for m in messages)

@@ -35,7 +35,8 @@ from caim.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
-#: Where caim 0.1 kept records (in Chroma only); migrated into the database once.
+#: The collection of the legacy layout (records in Chroma only, no record database): a store that
+#: opens a data dir holding it copies its records into the database, once.
 LEGACY_COLLECTION = "caim_memories"
 CHROMA_DIR = "chroma"
 Progress = Callable[[int, int], None]
@@ -149,13 +150,14 @@ class MemoryStore:
         self.repair()
 
     def _migrate_legacy(self) -> None:
-        """Records of caim 0.1 lived in Chroma only: copy them into the database once."""
+        """Copy the records of the legacy collection (``LEGACY_COLLECTION``) into the database, once per
+        database; a record that cannot be read is logged and left out."""
         if self.db.get_meta("legacy_checked"):
             return
         try:
             legacy = self.vectors.client.get_collection(LEGACY_COLLECTION)
             got = legacy.get(include=["documents", "metadatas"])
-        except Exception:  # no collection of caim 0.1: nothing to migrate
+        except Exception:  # no legacy collection: nothing to migrate
             got = {"ids": []}
         records = []
         for rid, doc, meta in zip(got["ids"], got.get("documents") or [], got.get("metadatas") or [], strict=False):
@@ -182,6 +184,7 @@ class MemoryStore:
 
     # ---- writes -----------------------------------------------------------------------------------
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The store's embedder's vectors for ``texts``, one row per text."""
         return np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
 
     def add(
@@ -320,10 +323,12 @@ class MemoryStore:
 
     # ---- reads ------------------------------------------------------------------------------------
     def get(self, user_id: str, record_id: str) -> MemoryRecord | None:
+        """This user's record with id ``record_id`` (``None``: no such record of this user)."""
         got = self.db.get(user_id, [record_id])
         return got[0] if got else None
 
     def get_many(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """This user's records among ``ids``, in the order of ``ids`` (missing ones left out, each once)."""
         return self.db.get(user_id, ids)
 
     def iter(self, user_id: str) -> Iterator[MemoryRecord]:
@@ -331,9 +336,11 @@ class MemoryStore:
         return self.db.iter_user(user_id)
 
     def list(self, user_id: str) -> list[MemoryRecord]:
+        """Every record of the user, oldest first, in one list (``iter`` pages instead)."""
         return list(self.db.iter_user(user_id))
 
     def count(self, user_id: str) -> int:
+        """How many records the user has (0 for an unknown user)."""
         return self.db.count(user_id)
 
     def first(self, user_id: str) -> MemoryRecord | None:
@@ -341,6 +348,7 @@ class MemoryStore:
         return self.db.first(user_id)
 
     def users(self) -> builtins.list[str]:
+        """Every user with at least one record, sorted."""
         return self.db.users()
 
     def matching_ids(self, user_id: str, id_or_prefix: str) -> builtins.list[str]:
@@ -391,6 +399,8 @@ class MemoryStore:
         return [(by_id[i], s) for i, s in hits if i in by_id]
 
     def close(self) -> None:
+        """Index the writes still pending, stop the background indexer and close the database; closing
+        again does nothing."""
         if self._closed:
             return
         self._closed = True

@@ -29,9 +29,11 @@ MIN_PRUNED_DF = 1000
 class Postings(Protocol):
     """Where the postings are stored (``RecordDB``)."""
 
-    def postings(self, user_id: str, terms: Iterable[str]) -> list[tuple[str, int, int, int]]: ...
+    def postings(self, user_id: str, terms: Iterable[str]) -> list[tuple[str, int, int, int]]:
+        """``(term, row id, tf, document length)`` of every posting of ``terms`` in the user's records."""
 
-    def document_frequency(self, user_id: str, terms: Iterable[str]) -> dict[str, int]: ...
+    def document_frequency(self, user_id: str, terms: Iterable[str]) -> dict[str, int]:
+        """In how many of the user's records each of ``terms`` occurs (terms in none left out)."""
 
 
 def bm25(rows: Sequence[tuple[str, int, int, int]], n: int, avgdl: float) -> tuple[Ints, Floats]:
