@@ -67,6 +67,7 @@ class Ontology:
 
     @classmethod
     def default(cls) -> Ontology:
+        """The ontology shipped with caim (``default.json``), version 0."""
         text = resources.files("caim.ontology").joinpath("default.json").read_text(encoding="utf-8")
         return cls(json.loads(text), 0)
 
@@ -131,6 +132,8 @@ class Ontology:
         return accepted, rejected
 
     def extended(self, accepted: list[Proposal]) -> Ontology:
+        """A copy with the accepted terms added under their parents, one version later (this one is
+        left as it is)."""
         tree = copy.deepcopy(self.tree)
         for p in accepted:
             if "/" in p.parent:
@@ -144,9 +147,11 @@ class Ontology:
 class SharedMeta(Protocol):
     """Key-value settings in a database several workers share (the record database provides it)."""
 
-    def get_meta(self, key: str) -> str | None: ...
+    def get_meta(self, key: str) -> str | None:
+        """The value stored under ``key`` (``None``: not set)."""
 
-    def set_meta(self, key: str, value: str) -> None: ...
+    def set_meta(self, key: str, value: str) -> None:
+        """Store ``value`` under ``key``, replacing any earlier value."""
 
 
 class OntologyStore:
@@ -204,6 +209,7 @@ class OntologyStore:
 
     @property
     def current(self) -> Ontology:
+        """The latest version of the ontology (of a shared one: as of at most ``refresh_s`` seconds ago)."""
         if self.shared is not None and time.monotonic() - self._checked >= self.refresh_s:
             self._checked = time.monotonic()
             latest = self._load_shared()

@@ -18,6 +18,8 @@ from caim.ontology.ontology import Ontology
 
 
 class TagIndex:
+    """The ontology's terms embedded with their paths, re-embedded when the ontology changes."""
+
     def __init__(self, embedder: Embedder):
         self.embedder = embedder
         self._lock = threading.Lock()
