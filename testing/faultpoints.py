@@ -16,5 +16,6 @@ POINTS = ("after_key_events", "after_store_thoughts", "after_maintain_write", "b
 
 
 def hit(name: str) -> None:
+    """Kill this process with SIGKILL when ``CAIM_FAULT_POINT`` names ``name``; otherwise do nothing."""
     if os.environ.get("CAIM_FAULT_POINT") == name:
         os.kill(os.getpid(), signal.SIGKILL)

@@ -26,6 +26,8 @@ from caim.core.types import ROLES
 
 
 class ScriptedChatModel(BaseChatModel):
+    """A chat model answering as ``role`` from ``script`` (the table), recording each call in ``calls``."""
+
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     role: str = "default"
@@ -36,6 +38,11 @@ class ScriptedChatModel(BaseChatModel):
 
     @classmethod
     def from_env(cls, role: str) -> ScriptedChatModel:
+        """A model for ``role`` answering from the JSON table in the file ``CAIM_SCRIPT`` names.
+
+        Raises:
+            ConfigError: ``CAIM_SCRIPT`` is not set, or its file cannot be read as JSON.
+        """
         path = os.environ.get("CAIM_SCRIPT")
         if not path:
             raise ConfigError("the scripted provider needs CAIM_SCRIPT=<path to a JSON table of answers per role>")

@@ -88,6 +88,7 @@ class Request:
 
 
 def estimate_tokens(text: str) -> int:
+    """A token count estimate for latency and usage (about four characters per token)."""
     return len(text) // 4 + 1
 
 
@@ -151,6 +152,9 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class SimulatedEndpoint:
+    """The endpoint, serving on a free port of 127.0.0.1 until ``close`` (or the ``with`` block ends);
+    every request is recorded in ``requests``."""
+
     def __init__(
         self,
         table: dict[str, Answer] | None = None,
@@ -466,10 +470,12 @@ class SimulatedEndpoint:
 
     # ---- lifecycle ----------------------------------------------------------------------------------
     def roles(self) -> list[str]:
+        """The role of each request so far, in the order they came."""
         with self._lock:
             return [r.role for r in self.requests]
 
     def close(self) -> None:
+        """Stop serving and release the port."""
         self._server.shutdown()
         self._server.server_close()
 
