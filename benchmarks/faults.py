@@ -21,12 +21,19 @@ scenario counts what it ran and what was lost; every loss count must be 0:
    attacker's server on loopback that records every request) and sends input that is malformed or
    huge: keys leaked, requests reaching the attacker, foreign reads and writes, 5xx answers, turns
    stored without a reply (all must be 0) and bytes stored per byte sent (at most 2). Needs the
-   ``langgraph`` CLI (``langgraph-cli[inmem]``).
+   ``langgraph`` CLI (``langgraph-cli[inmem]``);
+7. **two surfaces** - 50 clients of two users (alice's and bob's bearer token) at once on the MCP
+   server over streamable HTTP (the ``mcp`` SDK's client: ``add_memory``, then ``search_memory``,
+   ``list_memories``, ``recall``) and on the OpenAI-compatible endpoint (the ``openai`` client: turns,
+   then ``POST /v1/sessions/end``; background post-thinking awaited, then a question to memory), each
+   client with its own marker word: adds/turns sent and found stored (0 lost), cross-user reads (0).
 
-    python benchmarks/faults.py [--quick] [--scenarios kills,...,hostile] [--doc docs/reliability.md]
+    python benchmarks/faults.py [--quick] [--scenarios kills,...,hostile,surfaces] [--clients 50]
+        [--doc docs/reliability.md]
 
 ``--doc`` rewrites the parts of the doc whose scenarios ran: the table of scenarios 1-5, the
-"Hostile client" section, or both; ``--scenarios hostile --doc docs/reliability.md`` keeps the rest.
+"Hostile client" section, the "Two surfaces" section; ``--scenarios hostile --doc docs/reliability.md``
+keeps the rest.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -402,6 +410,270 @@ def many_users(root: Path, users: int) -> Scenario:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
     return sc
+
+
+# ---- two surfaces: the MCP server and the OpenAI-compatible endpoint -------------------------------------
+#: Two users, each with a token; a client of either surface sends one of them.
+SURFACE_TOKENS = {"token-of-alice": "alice", "token-of-bob": "bob"}
+#: A marker word as the clients say them: ``zq<user><client number>x``, one per client.
+MARKER = re.compile(r"zq(?:alice|bob)\d{2,}x")
+SURFACES_HEADING = "## Two surfaces, concurrent clients"
+
+
+def _marker(user: str, client: int) -> str:
+    return f"zq{user}{client:02d}x"
+
+
+def _said(user: str, marker: str, n: int) -> str:
+    """The ``n``-th message of a client (a fact in its marker word, distinct per message)."""
+    return f"My marker word is {marker}; note {n} about it: I keep {n} {marker} cards in the {user} box."
+
+
+def _surface_script() -> dict:
+    """Scripted roles for both surfaces: every user turn is a key event in its own words, every numbered
+    memory shown is relevant, and the answer repeats every marker word its prompt shows (so a memory
+    of the other user reaching a prompt shows in the reply)."""
+
+    def key_events(messages: list, _rf: object) -> dict:
+        body = str(messages[-1].content)
+        found = re.findall(r'Turn (\d+)\nUser: ("(?:[^"\\]|\\.)*")', body)
+        return {"events": [{"turn": int(n), "event": f"The user said: {json.loads(u)}"} for n, u in found]}
+
+    def relevance(messages: list, _rf: object) -> dict:
+        return {"relevant": sorted({int(n) for n in re.findall(r"\[(\d+)\]", str(messages[-1].content))})}
+
+    def respond(messages: list, _rf: object) -> str:
+        shown = sorted(set(MARKER.findall(" ".join(str(m.content) for m in messages))))
+        return f"I remember: {', '.join(shown)}." if shown else "Noted."
+
+    return {
+        "plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
+        "relevance": relevance,
+        "respond": respond,
+        "summarize": "The user told me marker words.",
+        "key_events": key_events,
+        "thoughts": {"thoughts": [], "new_terms": []},
+        "maintain": {"decisions": []},
+    }
+
+
+@contextlib.contextmanager
+def serve_in_thread(app: Any, timeout: float = 60) -> Iterator[str]:
+    """``app`` under uvicorn in a thread of this process on a free loopback port: its base URL."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + timeout
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(60)
+        sock.close()
+
+
+class Answers:
+    """What each user was answered, checked for the marker words only the other user said."""
+
+    def __init__(self, clients: int) -> None:
+        self.markers = {u: {_marker(u, i) for i in range(clients) if _user_of(i) == u} for u in ("alice", "bob")}
+        self.checked = 0
+        self.own = 0
+        self.foreign: list[str] = []
+
+    def check(self, user: str, text: str, what: str) -> None:
+        self.checked += 1
+        other = next(u for u in self.markers if u != user)
+        said = set(MARKER.findall(text))
+        self.own += int(bool(said & self.markers[user]))
+        leaked = sorted(said & self.markers[other])
+        if leaked:
+            self.foreign.append(f"{what} to {user}: {', '.join(leaked)}")
+
+
+def _user_of(client: int) -> str:
+    return "alice" if client % 2 == 0 else "bob"
+
+
+def _token_of(user: str) -> str:
+    return next(t for t, u in SURFACE_TOKENS.items() if u == user)
+
+
+def _stored(records: list, sent: set[str], other_markers: set[str]) -> tuple[int, int]:
+    """(messages of ``sent`` found in ``records`` - as a record's user source or its words -, records
+    holding a marker of the other user)."""
+    texts = {s.text for r in records for s in r.sources if s.role == "user" and not s.context}
+    texts |= {r.thought for r in records}
+    foreign = sum(1 for r in records if set(MARKER.findall(r.thought)) & other_markers)
+    return len(sent & texts), foreign
+
+
+def _crashes(sc: Scenario, results: list[Any]) -> None:
+    for got in results:
+        if isinstance(got, BaseException):
+            sc.crashes += 1
+            sc.extra.setdefault("crash examples", []).append(f"{type(got).__name__}: {got}"[:200])
+
+
+def _count_answers(sc: Scenario, answers: Answers) -> None:
+    sc.extra["responses checked"] = answers.checked
+    sc.extra["responses naming their own user's markers"] = answers.own
+    sc.cross_user += len(answers.foreign)
+    if answers.foreign:
+        sc.extra["cross-user examples"] = answers.foreign[:5]
+
+
+def surface_openai(root: Path, clients: int, per_client: int = 2) -> Scenario:
+    """``clients`` AsyncOpenAI clients at once (alternately alice's and bob's token) against
+    ``caim.agent.openai_server.create_app``: ``per_client`` turns each, then ``POST /v1/sessions/end``;
+    once post-thinking is done, each asks for its marker word again."""
+    import asyncio
+
+    import openai
+
+    from caim.agent.openai_server import create_app
+
+    sc = Scenario(f"{clients} clients of 2 users at once on the OpenAI-compatible endpoint")
+    models, _ = scripted_models(_surface_script())
+    agent = CaimAgent(Settings(data_dir=root / "surface-openai", _env_file=None), models=models)
+    answers = Answers(clients)
+    sent: dict[str, set[str]] = {"alice": set(), "bob": set()}
+    ended: list[dict] = []
+    try:
+        with serve_in_thread(create_app(agent, verify=SURFACE_TOKENS.get, idle_seconds=None)) as base:
+
+            def client(user: str) -> openai.AsyncOpenAI:
+                return openai.AsyncOpenAI(base_url=f"{base}/v1", api_key=_token_of(user), max_retries=0, timeout=600)
+
+            async def ask(c: openai.AsyncOpenAI, user: str, text: str) -> None:
+                reply = await c.chat.completions.create(model="caim", messages=[{"role": "user", "content": text}])
+                answers.check(user, reply.model_dump_json(), "a completion")
+
+            async def chat(i: int) -> None:
+                user = _user_of(i)
+                async with client(user) as c:
+                    for n in range(1, per_client + 1):
+                        text = _said(user, _marker(user, i), n)
+                        sent[user].add(text)
+                        await ask(c, user, text)
+                    end = await c.post("/sessions/end", cast_to=object, body={})
+                    ended.append(end if isinstance(end, dict) and end.get("object") == "caim.session" else {})
+
+            async def recall(i: int) -> None:
+                user = _user_of(i)
+                async with client(user) as c:
+                    await ask(c, user, "Do you remember my marker word?")
+
+            async def all_of(step: Any) -> list[Any]:
+                return await asyncio.gather(*(step(i) for i in range(clients)), return_exceptions=True)
+
+            sc.runs = clients
+            _crashes(sc, asyncio.run(all_of(chat)))
+            agent.wait(timeout=600)  # the sessions' background post-thinking
+            sc.extra["session ends answered"] = sum(1 for e in ended if e)
+            sc.extra["sessions ended with post-thinking"] = sum(1 for e in ended if e.get("ended"))
+            sc.extra["post-thinking jobs left"] = len(agent.memory.pending())
+            sc.extra["turns left in an open session"] = sum(
+                1 for u in sent for m in agent.state(u).get("messages", []) if m.type == "human"
+            )
+            for user, texts in sent.items():
+                other = next(u for u in answers.markers if u != user)
+                found, foreign = _stored(agent.memories(user), texts, answers.markers[other])
+                sc.expected += len(texts)
+                sc.found += found
+                sc.cross_user += foreign
+            _crashes(sc, asyncio.run(all_of(recall)))  # memory now answers: each answer is checked too
+            _count_answers(sc, answers)
+    finally:
+        agent.close()
+    return sc
+
+
+def surface_mcp(root: Path, clients: int, per_client: int = 2) -> Scenario:
+    """``clients`` MCP SDK clients at once (alternately alice's and bob's token) against
+    ``caim.agent.mcp_server.create_http_app`` over streamable HTTP: ``per_client`` ``add_memory`` calls
+    each, then ``search_memory``, ``list_memories`` and ``recall``."""
+    import asyncio
+
+    import httpx2
+    from mcp.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from caim.agent.mcp_server import create_http_app
+    from caim.agent.memory import Memory
+
+    sc = Scenario(f"{clients} clients of 2 users at once on the MCP server")
+    models, _ = scripted_models(_surface_script())
+    memory = Memory(Settings(data_dir=root / "surface-mcp", _env_file=None), models=models)
+    answers = Answers(clients)
+    sent: dict[str, set[str]] = {"alice": set(), "bob": set()}
+    refused = [0]
+    seen = [0]
+    try:
+        with serve_in_thread(create_http_app(memory, verify=SURFACE_TOKENS.get)) as base:
+
+            async def session(i: int) -> None:
+                user = _user_of(i)
+                marker = _marker(user, i)
+                auth = {"Authorization": f"Bearer {_token_of(user)}"}
+                async with (
+                    httpx2.AsyncClient(headers=auth, timeout=600) as http,
+                    Client(streamable_http_client(f"{base}/mcp", http_client=http)) as mcp,
+                ):
+
+                    async def call(tool: str, args: dict[str, Any]) -> Any:
+                        got = await mcp.call_tool(tool, args)
+                        text = " ".join(getattr(b, "text", "") for b in got.content)
+                        answers.check(user, f"{text} {json.dumps(got.structured_content)}", tool)
+                        refused[0] += int(bool(got.is_error))
+                        return got
+
+                    mine = [_said(user, marker, n) for n in range(1, per_client + 1)]
+                    for text in mine:
+                        sent[user].add(text)
+                        await call("add_memory", {"text": text})
+                    await call("search_memory", {"query": f"marker word {marker}", "k": 10})
+                    listed = await call("list_memories", {})
+                    thoughts = {m["thought"] for m in (listed.structured_content or {}).get("memories", [])}
+                    seen[0] += sum(1 for t in mine if any(t in thought for thought in thoughts))
+                    await call("recall", {"message": "Do you remember my marker word?"})
+
+            async def all_of() -> list[Any]:
+                return await asyncio.gather(*(session(i) for i in range(clients)), return_exceptions=True)
+
+            sc.runs = clients
+            _crashes(sc, asyncio.run(all_of()))
+        for user, texts in sent.items():  # afterwards, from storage
+            other = next(u for u in answers.markers if u != user)
+            found, foreign = _stored(memory.list(user_id=user), texts, answers.markers[other])
+            sc.expected += len(texts)
+            sc.found += found
+            sc.cross_user += foreign
+        sc.extra["tool errors"] = refused[0]
+        sc.extra["adds listed back to their client"] = seen[0]
+        _count_answers(sc, answers)
+    finally:
+        memory.close()
+    return sc
+
+
+def surfaces(root: Path, clients: int, per_client: int = 2) -> list[Scenario]:
+    """Both surfaces, one after the other, each timed."""
+    out = []
+    for fn in (surface_mcp, surface_openai):
+        start = time.perf_counter()
+        sc = fn(root, clients, per_client)
+        sc.seconds = time.perf_counter() - start
+        out.append(sc)
+    return out
 
 
 # ---- hostile client ---------------------------------------------------------------------------------------
@@ -1385,16 +1657,73 @@ def hostile_markdown(results: list[Hostile], started: datetime, seconds: float) 
     return "\n".join(lines) + "\n"
 
 
-def write_doc(path: Path, main_part: str | None, hostile_part: str | None) -> None:
+SURFACE_COLUMNS = ("clients", "users", "sent", "found stored", "lost", "responses checked", "cross-user reads")
+
+
+def surfaces_markdown(results: list[Scenario], command: str, started: datetime, seconds: float) -> str:
+    """The section of the two surfaces: per surface what was sent, found stored and read across users."""
+    lines = [
+        SURFACES_HEADING,
+        "",
+        f"Generated by `{command}` on {started.date()} in {seconds:.0f} s ({os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f}). Each surface is served by uvicorn on loopback inside the benchmark's process, "
+        "its models scripted: every user turn is a key event in its own words, and the answer repeats every "
+        "marker word its prompt shows (a memory of the other user reaching a prompt would show in the reply). "
+        "Half the clients carry alice's bearer token, half bob's; each says its own marker word (`zqalice00x`, "
+        "`zqbob01x`, ...), all clients at once. **MCP** (`caim.agent.mcp_server.create_http_app`, the `mcp` "
+        "SDK's streamable HTTP client): each client calls `add_memory` twice, then `search_memory`, "
+        "`list_memories` and `recall`. **OpenAI-compatible** (`caim.agent.openai_server.create_app`, the "
+        "official `openai` client, `AsyncOpenAI`): each client sends two turns, then `POST /v1/sessions/end`; "
+        "once the agent's background post-thinking is done (`CaimAgent.wait`), each asks for its marker word "
+        "again. Sent: adds or turns sent. Found stored: those found afterwards in their user's records (as a "
+        "record's user source or in its words). Cross-user reads: responses to one user (tool results, "
+        "completions with their `caim` memories) or records stored for them that hold a marker only the other "
+        "user said. Lost and cross-user reads must be 0.",
+        "",
+    ]
+    rows = []
+    for sc in results:
+        surface = (
+            "MCP server (`create_http_app`, as `caim mcp --http`)"
+            if "MCP" in sc.name
+            else "OpenAI-compatible endpoint (`create_app`, as `caim serve`)"
+        )
+        checked = sc.extra.get("responses checked", 0)
+        lost = sc.expected - sc.found
+        rows.append([surface, sc.runs, 2, sc.expected, sc.found, f"**{lost}**", checked, f"**{sc.cross_user}**"])
+    lines += markdown_table(["surface", *SURFACE_COLUMNS], rows)
+    lines.append("")
+    for sc in results:
+        notes = "; ".join(f"{k}: {v}" for k, v in sc.extra.items())
+        lines.append(f"- {sc.name}: {sc.seconds:.0f} s; crashes: {sc.crashes}; {notes}")
+    return "\n".join(lines) + "\n"
+
+
+#: The doc's sections after its first part, in order; each is rewritten only by its own scenario.
+SECTIONS = (HOSTILE_HEADING, SURFACES_HEADING)
+
+
+def _doc_parts(text: str) -> dict[str, str]:
+    """``text`` cut at the headings of ``SECTIONS``: the first part under ``""``, each section under its heading."""
+    parts: dict[str, list[str]] = {"": []}
+    key = ""
+    for line in text.splitlines(keepends=True):
+        if line.rstrip("\n") in SECTIONS:
+            key = line.rstrip("\n")
+            parts[key] = []
+        parts[key].append(line)
+    return {k: "".join(v) for k, v in parts.items()}
+
+
+def write_doc(path: Path, main_part: str | None, hostile_part: str | None, surfaces_part: str | None = None) -> None:
     """Write ``path`` from the parts that ran; a part that did not run keeps its text from the file."""
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    old_main, _, old_hostile = old.partition(HOSTILE_HEADING)
-    old_hostile = HOSTILE_HEADING + old_hostile if old_hostile else ""
-    parts = [main_part or old_main.rstrip("\n") + "\n", hostile_part or old_hostile]
-    path.write_text("\n".join(p for p in parts if p.strip()), encoding="utf-8")
+    old = _doc_parts(path.read_text(encoding="utf-8") if path.exists() else "")
+    new = {"": main_part, HOSTILE_HEADING: hostile_part, SURFACES_HEADING: surfaces_part}
+    parts = [new[k] or old.get(k, "") for k in ("", *SECTIONS)]
+    path.write_text("\n".join(p.rstrip("\n") + "\n" for p in parts if p.strip()), encoding="utf-8")
 
 
-SCENARIOS = ("kills", "malformed", "endpoint", "writers", "users", "hostile")
+SCENARIOS = ("kills", "malformed", "endpoint", "writers", "users", "hostile", "surfaces")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1406,6 +1735,9 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(SCENARIOS),
         help=f"comma-separated, of {', '.join(SCENARIOS)} (default all); --doc then rewrites only their part",
     )
+    ap.add_argument(
+        "--clients", type=int, default=None, help="clients per surface in `surfaces` (default 50; 10 with --quick)"
+    )
     args = ap.parse_args(argv)
     chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SCENARIOS))
@@ -1416,6 +1748,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     scenarios = []
     hostile_results: list[Hostile] = []
+    surface_results: list[Scenario] = []
     with tempfile.TemporaryDirectory(prefix="caim-faults-") as tmp:
         root = Path(tmp)
         for name, fn in (
@@ -1438,12 +1771,21 @@ def main(argv: list[str] | None = None) -> int:
             h0 = time.perf_counter()
             hostile_results = hostile(root)
             hostile_part = hostile_markdown(hostile_results, started, time.perf_counter() - h0)
-    for part in (main_part, hostile_part):
+        surfaces_part = None
+        if "surfaces" in chosen:
+            s0 = time.perf_counter()
+            clients = args.clients or (10 if q else 50)
+            surface_results = surfaces(root, clients)
+            command = "python benchmarks/faults.py --scenarios surfaces" + (
+                f" --clients {clients}" if clients != 50 else ""
+            )
+            surfaces_part = surfaces_markdown(surface_results, command, started, time.perf_counter() - s0)
+    for part in (main_part, hostile_part, surfaces_part):
         if part:
             print(part)
     if args.doc:
-        write_doc(args.doc, main_part, hostile_part)
-    ok = all(sc.losses == 0 for sc in scenarios) and all(r.holes == 0 for r in hostile_results)
+        write_doc(args.doc, main_part, hostile_part, surfaces_part)
+    ok = all(sc.losses == 0 for sc in [*scenarios, *surface_results]) and all(r.holes == 0 for r in hostile_results)
     return 0 if ok else 1
 
 

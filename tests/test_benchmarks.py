@@ -270,3 +270,23 @@ def test_faults_benchmark_hostile_client_gets_nothing(tmp_path, target):
     text = doc.read_text()
     assert text.startswith("# Reliability\n\n| scenario | runs |\n") and "old figures" not in text
     assert f"| {r.target} | {r.attempts} | 0 | 0 | 0 | 0 | 0 | 0 |" in text
+
+
+def test_faults_benchmark_surfaces_lose_nothing_and_read_nothing_across_users(tmp_path):
+    bench = load("faults")
+    probe = bench.Answers(2)  # the check itself: a marker only alice said, answered to bob, is counted
+    probe.check("bob", "I remember: zqalice00x, zqbob01x.", "a completion")
+    assert len(probe.foreign) == 1 and probe.own == 1
+    mcp, openai_ = bench.surfaces(tmp_path, 6)
+    for sc in (mcp, openai_):
+        assert sc.runs == 6 and sc.expected == 12, sc
+        assert sc.found == sc.expected and sc.crashes == 0 and sc.cross_user == 0, sc
+        assert sc.extra["responses checked"] == sc.extra["responses naming their own user's markers"] > 0, sc
+    assert mcp.extra["adds listed back to their client"] == 12 and mcp.extra["tool errors"] == 0
+    assert openai_.extra["session ends answered"] == 6 and openai_.extra["turns left in an open session"] == 0
+    doc = tmp_path / "reliability.md"
+    doc.write_text("# Reliability\n\n| scenario | runs |\n\n## Hostile client\n\nkept\n")
+    bench.write_doc(doc, None, None, bench.surfaces_markdown([mcp, openai_], "faults.py", bench.datetime.now(), 1))
+    text = doc.read_text()
+    assert text.startswith("# Reliability\n\n| scenario | runs |\n\n## Hostile client\n\nkept\n\n## Two surfaces")
+    assert "| 6 | 2 | 12 | 12 | **0** |" in text
