@@ -52,6 +52,7 @@ from caim.memory.retrieval import Query
 from caim.memory.stm import Turn, clip, turns
 from caim.memory.text import names, unsupported
 from caim.ontology import Ontology, Proposal
+from caim.prompts.thoughts import NewTerm, Thought
 from caim.testing import faultpoints
 
 CHUNK = 8
@@ -177,7 +178,7 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
 
 
 # ---- 2. thoughts ------------------------------------------------------------------------------------------
-def _accept_terms(proposals: list[Any], events: list[KeyEvent], env: Env) -> list[str]:
+def _accept_terms(proposals: list[NewTerm], events: list[KeyEvent], env: Env) -> list[str]:
     """Proposed ontology terms that code finds real and fitting: the word occurs in the events, or
     is close in meaning to them. Everything else is refused and logged in the trace."""
     if not proposals:
@@ -240,10 +241,10 @@ def write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, An
 
 def _ask_thoughts(
     events: list[KeyEvent], nearest: list[list[tuple[str, float]]], env: Env, policy: MemoryPolicy
-) -> tuple[dict[int, Any], list[str]]:
+) -> tuple[dict[int, Thought], list[str]]:
     """The policy's sentence per event index (one call per chunk) and the ontology terms accepted."""
     ontology = env.svc.ontology.current
-    answers: dict[int, Any] = {}
+    answers: dict[int, Thought] = {}
     added: list[str] = []
     for start in range(0, len(events), CHUNK):
         chunk = events[start : start + CHUNK]
@@ -260,7 +261,7 @@ def _ask_thoughts(
 
 
 def _drafts(
-    events: list[KeyEvent], answers: dict[int, Any], refined: dict[str, MemoryRecord], by_number: dict[int, Turn]
+    events: list[KeyEvent], answers: dict[int, Thought], refined: dict[str, MemoryRecord], by_number: dict[int, Turn]
 ) -> list[Draft]:
     """Each event with the sentence written for it and the words it must be grounded in."""
     out = []
@@ -291,7 +292,7 @@ def _similarities(drafts: list[Draft], env: Env) -> list[float]:
     return out
 
 
-def _tags(answer: Any, nearest: list[tuple[str, float]], ontology: Ontology) -> list[str]:
+def _tags(answer: Thought | None, nearest: list[tuple[str, float]], ontology: Ontology) -> list[str]:
     """The model's tags that the ontology knows, else the event's nearest terms; at most three."""
     model_tags = [t for t in (answer.tags if answer is not None else []) if t in ontology]
     return list(dict.fromkeys(model_tags or [t for t, _ in nearest]))[:3] or ["personal"]

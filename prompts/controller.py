@@ -10,15 +10,17 @@ from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from caim.prompts.common import DATA_RULE, data_block, quote, turn_lines
+from caim.prompts.common import DATA_RULE, Answer, data_block, quote, turn_lines
 
 VERSION = 3
 RECENT_CHARS = 300
 
 
-class Choice(BaseModel):
+class Choice(Answer):
+    """The controller's answer to one question: option A or B."""
+
     answer: Literal["A", "B"] = Field(description="The letter of the option that fits best.")
 
 
@@ -45,7 +47,16 @@ QUESTIONS = {
 
 
 def messages(decision: str, user_input: str, recent: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """``recent``: the messages before the current one that the decision sees."""
+    """The request for one decision of the cascade.
+
+    Args:
+        decision: A key of :data:`QUESTIONS`.
+        user_input: The current message.
+        recent: The messages before the current one that the decision sees.
+
+    Returns:
+        The system and user messages.
+    """
     question, a, b = QUESTIONS[decision]
     context = (
         f"Recent turns of the current conversation:\n{data_block(turn_lines(recent, RECENT_CHARS))}\n\n"

@@ -24,14 +24,16 @@ from typing import Literal
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from caim.prompts.common import DATA_RULE, data_block, quote
+from caim.prompts.common import DATA_RULE, Answer, data_block, quote
 
 VERSION = 2
 
 _REASON = "One or two sentences: the grounds for the score, naming the facts that matter."
 
 
-class RetrievalAccuracy(BaseModel):
+class RetrievalAccuracy(Answer):
+    """Retrieval accuracy: 0 or 1, after the reason."""
+
     reason: str = Field(description=_REASON)
     score: Literal[0, 1] = Field(
         description="1: the retrieved memories hold the information needed; 0: they do not.",
@@ -39,7 +41,9 @@ class RetrievalAccuracy(BaseModel):
     )
 
 
-class ResponseCorrectness(BaseModel):
+class ResponseCorrectness(Answer):
+    """Response correctness: 0, 0.5 or 1, after the reason."""
+
     reason: str = Field(description=_REASON)
     score: Literal[0, 0.5, 1] = Field(  # type: ignore[valid-type]
         description="1: correct and complete; 0.5: partly correct; 0: wrong, invented or missing.",
@@ -47,7 +51,9 @@ class ResponseCorrectness(BaseModel):
     )
 
 
-class ContextualCoherence(BaseModel):
+class ContextualCoherence(Answer):
+    """Contextual coherence: 0, 0.5 or 1, after the reason."""
+
     reason: str = Field(description=_REASON)
     score: Literal[0, 0.5, 1] = Field(  # type: ignore[valid-type]
         description="1: fluent, coherent and on topic; 0.5: partly; 0: incoherent or off topic.",
@@ -55,7 +61,9 @@ class ContextualCoherence(BaseModel):
     )
 
 
-class MemoryStorage(BaseModel):
+class MemoryStorage(Answer):
+    """Memory storage: 0, 0.5 or 1, after the reason."""
+
     reason: str = Field(description=_REASON)
     score: Literal[0, 0.5, 1] = Field(  # type: ignore[valid-type]
         description="1: the memory holds all needed information; 0.5: some of it; 0: none of it.",

@@ -7,9 +7,9 @@ exact time, set by code. The turns are quoted (JSON strings): they are data, nev
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote
+from caim.prompts.common import DATA_RULE, Answer, data_block, literal, narrowed, quote
 
 VERSION = 2
 MAX_EVENTS = 8
@@ -23,16 +23,30 @@ INSTRUCTIONS = (
 )
 
 
-def schema(turn_numbers: list[int]) -> type[BaseModel]:
-    event = dynamic_model(
-        "KeyEvent",
-        turn=(literal(turn_numbers), Field(description="Number of the turn this event comes from.")),
-        event=(
-            str,
-            Field(max_length=300, description="One short sentence, e.g. 'The user's favourite food is pizza.'"),
-        ),
-    )
-    return dynamic_model("KeyEvents", events=(list_of(event), Field(max_length=MAX_EVENTS)))
+class KeyEvent(Answer):
+    """One fact worth remembering and the number of the turn it comes from."""
+
+    turn: int = Field(description="Number of the turn this event comes from.")
+    event: str = Field(max_length=300, description="One short sentence, e.g. 'The user's favourite food is pizza.'")
+
+
+class KeyEvents(Answer):
+    """The key-events role's answer."""
+
+    events: list[KeyEvent] = Field(max_length=MAX_EVENTS)
+
+
+def schema(turn_numbers: list[int]) -> type[KeyEvents]:
+    """The response model for one call.
+
+    Args:
+        turn_numbers: The numbers of the turns shown (enumerated; must be non-empty).
+
+    Returns:
+        :class:`KeyEvents` with the turn numbers enumerated.
+    """
+    event = narrowed(KeyEvent, turn=literal(turn_numbers))
+    return narrowed(KeyEvents, events=list[event])  # type: ignore[valid-type]
 
 
 def numbered(turns: list[tuple[int, str, str]], limit: int = 700) -> str:
@@ -45,4 +59,5 @@ def numbered(turns: list[tuple[int, str, str]], limit: int = 700) -> str:
 
 
 def messages(turns: list[tuple[int, str, str]]) -> list[BaseMessage]:
+    """The key-events request for ``(number, user text, assistant text)`` turns."""
     return [SystemMessage(INSTRUCTIONS), HumanMessage(data_block([numbered(turns)]))]

@@ -18,11 +18,11 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from caim.memory.maintenance import Decision as DecisionSet
 from caim.memory.maintenance import MaintainGroup
-from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote
+from caim.prompts.common import DATA_RULE, Answer, data_block, literal, narrowed, quote
 
 VERSION = 1
 #: The decisions offered: ``caim.memory.maintenance.Decision``'s values.
@@ -38,14 +38,32 @@ INSTRUCTIONS = (
 )
 
 
-def schema(new: list[int], stored: list[int]) -> type[BaseModel]:
-    item = dynamic_model(
-        "Maintenance",
-        memory=(literal(new), Field(description="Number of the new memory.")),
-        decision=(Decision, Field(description="How it relates to the stored memories.")),
-        target=(literal([0, *stored]), Field(description="Number of the stored memory it concerns, 0 for 'new'.")),
-    )
-    return dynamic_model("MaintenancePlan", decisions=(list_of(item), Field(max_length=len(new))))
+class Maintenance(Answer):
+    """The decision for one new memory and the stored memory it concerns (0 for ``new``)."""
+
+    memory: int = Field(description="Number of the new memory.")
+    decision: Decision = Field(description="How it relates to the stored memories.")
+    target: int = Field(description="Number of the stored memory it concerns, 0 for 'new'.")
+
+
+class MaintenancePlan(Answer):
+    """The maintain role's answer: at most one decision per new memory."""
+
+    decisions: list[Maintenance]
+
+
+def schema(new: list[int], stored: list[int]) -> type[MaintenancePlan]:
+    """The response model for one call.
+
+    Args:
+        new: The numbers of the new memories (enumerated; must be non-empty).
+        stored: The numbers of the stored memories shown (enumerated with 0).
+
+    Returns:
+        :class:`MaintenancePlan` with the memory numbers enumerated.
+    """
+    item = narrowed(Maintenance, memory=literal(new), target=literal([0, *stored]))
+    return narrowed(MaintenancePlan, decisions=(list[item], Field(max_length=len(new))))  # type: ignore[valid-type]
 
 
 def messages(groups: list[MaintainGroup]) -> list[BaseMessage]:

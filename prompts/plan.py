@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote, turn_lines
+from caim.prompts.common import DATA_RULE, Answer, data_block, literal, narrowed, quote, turn_lines
 
 VERSION = 2
 RECENT_CHARS = 300
@@ -31,19 +31,39 @@ INSTRUCTIONS = (
 )
 
 
-def schema(tags: list[str]) -> type[BaseModel]:
-    tag_type = literal(tags) if tags else str
-    return dynamic_model(
-        "Plan",
-        needs_memory=(Literal["yes", "no"], Field(description="Does the answer depend on earlier information?")),
-        memory=(Literal["past", "current", "both"], Field(description="Which memory the answer needs.")),
-        tags=(list_of(tag_type), Field(max_length=3, description="Tags to look for, from the offered ones.")),
-        time_expressions=(list[str], Field(max_length=3, description="Time expressions copied from the message.")),
-    )
+class Plan(Answer):
+    """The plan role's answer: the controller's two decisions and what to look for."""
+
+    needs_memory: Literal["yes", "no"] = Field(description="Does the answer depend on earlier information?")
+    memory: Literal["past", "current", "both"] = Field(description="Which memory the answer needs.")
+    tags: list[str] = Field(max_length=3, description="Tags to look for, from the offered ones.")
+    time_expressions: list[str] = Field(max_length=3, description="Time expressions copied from the message.")
+
+
+def schema(tags: list[str]) -> type[Plan]:
+    """The response model for one call.
+
+    Args:
+        tags: The offered shortlist; the tags answered must come from it (any text when it is empty).
+
+    Returns:
+        :class:`Plan` with the offered tags enumerated.
+    """
+    return narrowed(Plan, tags=list[literal(tags)]) if tags else Plan  # type: ignore[misc]
 
 
 def messages(user_input: str, recent: Sequence[BaseMessage], today: str, tags: list[str]) -> list[BaseMessage]:
-    """``recent``: the messages before the current one that the plan sees."""
+    """The plan request: the static instructions first, the turn's material last.
+
+    Args:
+        user_input: The current message.
+        recent: The messages before the current one that the plan sees.
+        today: Today's date (ISO).
+        tags: The offered tags.
+
+    Returns:
+        The system and user messages.
+    """
     context = f"Earlier in this conversation:\n{data_block(turn_lines(recent, RECENT_CHARS))}\n" if recent else ""
     offered = ", ".join(quote(t, 40) for t in tags) if tags else "(none)"
     return [

@@ -7,10 +7,10 @@ statement count as relevant. Static instructions first, the turn's material last
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel
+from pydantic import Field
 
 from caim.memory.records import MemoryBrief
-from caim.prompts.common import DATA_RULE, closed_list_model, data_block, quote
+from caim.prompts.common import DATA_RULE, Answer, data_block, literal, narrowed, quote
 
 VERSION = 2
 
@@ -21,13 +21,30 @@ INSTRUCTIONS = (
 )
 
 
-def schema(n: int, max_kept: int) -> type[BaseModel]:
-    return closed_list_model(
-        "Relevant", "relevant", list(range(1, n + 1)), max_kept, "Numbers of the relevant memories."
-    )
+class Relevant(Answer):
+    """The relevance role's answer: the numbers of the candidates that matter."""
+
+    relevant: list[int] = Field(min_length=0, description="Numbers of the relevant memories.")
+
+
+def schema(n: int, max_kept: int) -> type[Relevant]:
+    """The response model for one call.
+
+    Args:
+        n: How many candidates are numbered (1 to ``n``, enumerated).
+        max_kept: The most numbers the answer may hold.
+
+    Returns:
+        :class:`Relevant` with the candidate numbers enumerated.
+
+    Raises:
+        ValueError: ``n`` is below 1.
+    """
+    return narrowed(Relevant, relevant=(list[literal(list(range(1, n + 1)))], Field(max_length=max_kept)))  # type: ignore[misc]
 
 
 def line(i: int, c: MemoryBrief, chars: int = 300) -> str:
+    """Candidate ``i`` as the prompt shows it: number, date, quoted thought (and its context)."""
     text = f"[{i}] ({c['event_time'][:10]}) {quote(c['thought'], chars)}"
     if c.get("context"):
         text += f" (after: {quote(c['context'], 150)})"
@@ -35,6 +52,7 @@ def line(i: int, c: MemoryBrief, chars: int = 300) -> str:
 
 
 def messages(user_input: str, candidates: list[MemoryBrief]) -> list[BaseMessage]:
+    """The relevance request: the message and the candidates numbered from 1, quoted."""
     lines = [line(i, c) for i, c in enumerate(candidates, 1)]
     return [
         SystemMessage(INSTRUCTIONS),

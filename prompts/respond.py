@@ -74,12 +74,25 @@ def memory_block(memories: list[MemoryBrief], memory_question: bool) -> str:
 
 
 def system() -> SystemMessage:
+    """The answer's system message (the same every turn)."""
     return SystemMessage(SYSTEM)
 
 
 def final_message(
     user_input: str, today: str, memories: list[MemoryBrief] | None, summary: str, memory_question: bool
 ) -> HumanMessage:
+    """The last message of the answer's prompt: memories, summary, date and the current message.
+
+    Args:
+        user_input: The current message.
+        today: Today's date.
+        memories: The memories kept for the answer (``None`` or empty: none).
+        summary: The summary of the session's earlier part ("" when none).
+        memory_question: Whether the message asks about memory (then "nothing found" is said).
+
+    Returns:
+        The message alone (prose, escaped) when there is nothing else to add.
+    """
     parts = []
     if memories:
         parts.append("What you remember about the user (oldest first):\n" + data_block(memory_lines(memories)))

@@ -7,20 +7,35 @@ schema enumerates the current ontology, so only existing tags can be returned.
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel
+from pydantic import Field
 
-from caim.prompts.common import closed_list_model, quote
+from caim.prompts.common import Answer, literal, narrowed, quote
 
 VERSION = 3
 
 
-def schema(tags: tuple[str, ...]) -> type[BaseModel]:
-    return closed_list_model(
-        "TagChoice", "tags", tags, 3, "Two or three tags from the ontology that fit the message.", 1
+class TagChoice(Answer):
+    """The tags role's answer: one to three ontology tags."""
+
+    tags: list[str] = Field(
+        min_length=1, max_length=3, description="Two or three tags from the ontology that fit the message."
     )
 
 
+def schema(tags: tuple[str, ...]) -> type[TagChoice]:
+    """The response model for one call.
+
+    Args:
+        tags: The ontology's tags (enumerated; must be non-empty).
+
+    Returns:
+        :class:`TagChoice` with the tags enumerated.
+    """
+    return narrowed(TagChoice, tags=list[literal(tags)])  # type: ignore[misc]
+
+
 def messages(user_input: str, outline: str) -> list[BaseMessage]:
+    """The tags request: the ontology outline (each line quoted), then the message."""
     return [
         SystemMessage(
             "Pick the two or three single-word tags from the ontology below that best describe what "

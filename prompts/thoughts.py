@@ -9,9 +9,9 @@ decides whether they are accepted.
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from caim.prompts.common import DATA_RULE, data_block, dynamic_model, list_of, literal, quote
+from caim.prompts.common import DATA_RULE, Answer, data_block, literal, narrowed, quote
 
 VERSION = 3
 MAX_NEW_TERMS = 2
@@ -24,30 +24,59 @@ INSTRUCTIONS = (
 )
 
 
-def schema(events: list[int], tags: list[str], parents: list[str]) -> type[BaseModel]:
-    thought = dynamic_model(
-        "Thought",
-        event=(literal(events), Field(description="Number of the fact.")),
-        thought=(
-            str,
-            Field(max_length=300, description="The fact as a concise sentence, e.g. 'favourite food is pizza'."),
-        ),
-        tags=(list_of(literal(tags)), Field(min_length=1, max_length=3, description="One to three offered tags.")),
-    )
-    term = dynamic_model(
-        "NewTerm",
-        parent=(literal(parents), Field(description="An offered parent.")),
-        term=(str, Field(max_length=24, description="One new lowercase English word.")),
-    )
-    return dynamic_model(
-        "Thoughts",
-        thoughts=(list_of(thought), Field(max_length=len(events))),
-        new_terms=(list_of(term), Field(max_length=MAX_NEW_TERMS)),
+class Thought(Answer):
+    """One memory sentence for a numbered fact, with its tags."""
+
+    event: int = Field(description="Number of the fact.")
+    thought: str = Field(max_length=300, description="The fact as a concise sentence, e.g. 'favourite food is pizza'.")
+    tags: list[str] = Field(min_length=1, max_length=3, description="One to three offered tags.")
+
+
+class NewTerm(Answer):
+    """A proposed ontology term under an offered parent (code decides whether it is accepted)."""
+
+    parent: str = Field(description="An offered parent.")
+    term: str = Field(max_length=24, description="One new lowercase English word.")
+
+
+class Thoughts(Answer):
+    """The thoughts role's answer: the memory sentences and the proposed terms."""
+
+    thoughts: list[Thought]
+    new_terms: list[NewTerm] = Field(max_length=MAX_NEW_TERMS)
+
+
+def schema(events: list[int], tags: list[str], parents: list[str]) -> type[Thoughts]:
+    """The response model for one call (every closed set must be non-empty).
+
+    Args:
+        events: The numbers of the facts (enumerated; at most one thought each).
+        tags: The offered tags (enumerated).
+        parents: The offered parents of new terms (enumerated).
+
+    Returns:
+        :class:`Thoughts` with the fact numbers, tags and parents enumerated.
+    """
+    thought = narrowed(Thought, event=literal(events), tags=list[literal(tags)])  # type: ignore[misc]
+    term = narrowed(NewTerm, parent=literal(parents))
+    return narrowed(
+        Thoughts,
+        thoughts=(list[thought], Field(max_length=len(events))),  # type: ignore[valid-type]
+        new_terms=list[term],  # type: ignore[valid-type]
     )
 
 
 def messages(facts: list[tuple[int, str, str]], tags: list[str], parents: list[str]) -> list[BaseMessage]:
-    """``facts``: (number, date, fact text)."""
+    """The thoughts request.
+
+    Args:
+        facts: ``(number, date, fact text)`` per fact.
+        tags: The offered tags.
+        parents: The offered parents of new terms.
+
+    Returns:
+        The system and user messages.
+    """
     lines = [f"[{n}] ({date}) {quote(text, 600)}" for n, date, text in facts]
     return [
         SystemMessage(INSTRUCTIONS),

@@ -8,14 +8,16 @@ from __future__ import annotations
 from typing import Annotated
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
-from caim.prompts.common import quote
+from caim.prompts.common import Answer, quote
 
 VERSION = 2
 
 
-class TimeRefs(BaseModel):
+class TimeRefs(Answer):
+    """The time role's answer: time expressions copied from the message (code resolves them)."""
+
     expressions: list[Annotated[str, StringConstraints(max_length=60)]] = Field(
         default_factory=list,
         max_length=3,
@@ -25,6 +27,7 @@ class TimeRefs(BaseModel):
 
 
 def messages(user_input: str, today: str) -> list[BaseMessage]:
+    """The time request: today's date and the quoted message."""
     return [
         SystemMessage(
             "List the expressions in the message that point to a time or date (like 'yesterday', "

@@ -19,6 +19,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from caim.agent import CaimAgent, InputError
+from caim.memory.maintenance import MaintainGroup, StoredMemory
 from caim.prompts import (
     controller,
     judge,
@@ -252,7 +253,7 @@ BUILDERS = {
     "summarize (a transcript)": lambda t: summarize.messages(t, f"User: {t}\nAssistant: {t}"),
     "key_events": lambda t: key_events.messages([(1, t, t)]),
     "thoughts": lambda t: thoughts.messages([(1, TODAY, t)], ["food", t], ["personal", t]),
-    "maintain": lambda t: maintain.messages([(1, TODAY, t, [(2, TODAY, t)])]),
+    "maintain": lambda t: maintain.messages([MaintainGroup(1, TODAY, t, [StoredMemory(2, TODAY, t)])]),
     **{
         f"judge {metric}": (
             lambda t, metric=metric: judge.messages(

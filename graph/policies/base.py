@@ -13,14 +13,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from pydantic import BaseModel
-
 from caim.graph.env import Env
 from caim.graph.state import KeyEvent, Plan, State
 from caim.memory.maintenance import MaintainGroup
 from caim.memory.records import MemoryBrief
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Weights
 from caim.memory.stm import Turn
+from caim.prompts.maintain import MaintenancePlan
+from caim.prompts.thoughts import Thoughts
 
 
 class MemoryPolicy(ABC):
@@ -51,11 +51,11 @@ class MemoryPolicy(ABC):
         turns are then captured verbatim)."""
 
     @abstractmethod
-    def thoughts(self, env: Env, events: list[KeyEvent], tags: list[str], parents: list[str]) -> BaseModel | None:
+    def thoughts(self, env: Env, events: list[KeyEvent], tags: list[str], parents: list[str]) -> Thoughts | None:
         """One memory sentence and tags per event, and proposed ontology terms (``prompts.thoughts``
         schema); ``None``: the events' own words are stored, tagged by meaning."""
 
     @abstractmethod
-    def maintain(self, env: Env, groups: list[MaintainGroup]) -> BaseModel | None:
+    def maintain(self, env: Env, groups: list[MaintainGroup]) -> MaintenancePlan | None:
         """How each new memory relates to related stored ones (``prompts.maintain`` schema);
         ``None``: every new memory is kept as new (duplicates are still merged by code)."""

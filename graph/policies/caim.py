@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel
-
 from caim.core.types import Route
 from caim.graph.common import current_input, recent_turns
 from caim.graph.env import Env
@@ -32,6 +30,8 @@ from caim.prompts import maintain as maintain_prompt
 from caim.prompts import plan as plan_prompt
 from caim.prompts import relevance as relevance_prompt
 from caim.prompts import thoughts as thoughts_prompt
+from caim.prompts.maintain import MaintenancePlan
+from caim.prompts.thoughts import Thoughts
 
 _ROUTES: dict[tuple[str, str], Route] = {
     ("no", "past"): "none",
@@ -99,7 +99,7 @@ class CaimPolicy(MemoryPolicy):
             )
         return events
 
-    def thoughts(self, env: Env, events: list[KeyEvent], tags: list[str], parents: list[str]) -> BaseModel | None:
+    def thoughts(self, env: Env, events: list[KeyEvent], tags: list[str], parents: list[str]) -> Thoughts | None:
         facts = [(i, e["time"][:10], e["event"]) for i, e in enumerate(events, 1)]
         return env.structured(
             "thoughts",
@@ -107,7 +107,7 @@ class CaimPolicy(MemoryPolicy):
             thoughts_prompt.messages(facts, tags, parents),
         )
 
-    def maintain(self, env: Env, groups: list[MaintainGroup]) -> BaseModel | None:
+    def maintain(self, env: Env, groups: list[MaintainGroup]) -> MaintenancePlan | None:
         new = [g.new for g in groups]
         stored = sorted({m.number for g in groups for m in g.stored})
         return env.structured("maintain", maintain_prompt.schema(new, stored), maintain_prompt.messages(groups))
