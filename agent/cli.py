@@ -194,6 +194,63 @@ def _show_records(records: list[dict], title: str) -> None:
     out.print(table)
 
 
+def _load_model(agent: CaimAgent, verbose: bool) -> None:
+    """Load the respond model now, not inside the first turn; with ``verbose``, say how long it took."""
+    t0 = time.perf_counter()
+    agent.services.models.for_role("respond")
+    server = agent.services.models.local_server
+    if verbose and server is not None:
+        out.print(f"model load: {server.load_seconds:.2f}s", style="dim")
+    elif verbose:
+        out.print(f"model client ready in {time.perf_counter() - t0:.2f}s", style="dim")
+
+
+def _chat_loop(agent: CaimAgent, user: str, *, interactive: bool, verbose: bool) -> bool:
+    """Answer input lines until ``/end``, ``/quit``, ``/exit`` or the end of the input.
+
+    Returns:
+        True when the user left without ending the session (``/quit`` or ``/exit``).
+    """
+    while True:
+        try:
+            line = input("you> " if interactive else "")
+        except EOFError:
+            return False
+        if line.strip() in ("/end", "/quit", "/exit"):
+            return line.strip() != "/end"
+        if not interactive:
+            out.print(f"you> {line}")
+        start = time.perf_counter()
+        reply = agent.chat(line, user_id=user)
+        out.print(f"[green]caim>[/green] {reply.text}")
+        if verbose:
+            _verbose_turn(reply.trace, reply.route, time.perf_counter() - start)
+
+
+def _show_summary(summary: Any) -> None:
+    """Print what post-thinking stored, merged, changed and left out at the end of a session."""
+    if summary.stored:
+        _show_records(summary.stored, f"stored {len(summary.stored)} memories")
+    else:
+        out.print("nothing new to remember.")
+    for m in summary.merged:
+        out.print(f"merged {len(m['removed']) + 1} records into: {m['thought']}", style="dim")
+    for c in summary.changes:
+        out.print(f"{c['change']}: {c['thought']}", style="dim")
+    if summary.ontology_added:
+        out.print(f"ontology extended: {', '.join(summary.ontology_added)}", style="dim")
+    if summary.denied:
+        out.print(f"{summary.denied} facts not stored: their categories are outside the privacy bounds", style="dim")
+    if not summary.complete:
+        raw = sum(1 for r in summary.stored if r.get("kind") == "raw")
+        kept = (
+            f"{raw} turns stored in your words, to be refined at a later session end"
+            if raw
+            else "turns that state a fact are captured by code instead"
+        )
+        out.print(f"the model could not extract key events; {kept}", style="yellow")
+
+
 @app.command()
 def chat(
     user: str = typer.Option(..., "--user", "-u", help="Whose memory to use."),
@@ -230,58 +287,16 @@ def chat(
     out.print(
         "Type /end to finish the session (post-thinking stores what matters), /quit to leave without it.", style="dim"
     )
-    t0 = time.perf_counter()
-    agent.services.models.for_role("respond")  # load the model now, not inside the first turn
-    server = agent.services.models.local_server
-    if verbose and server is not None:
-        out.print(f"model load: {server.load_seconds:.2f}s", style="dim")
-    elif verbose:
-        out.print(f"model client ready in {time.perf_counter() - t0:.2f}s", style="dim")
-    ended = False
+    _load_model(agent, verbose)
     try:
-        while True:
-            try:
-                line = input("you> " if interactive else "")
-            except EOFError:
-                break
-            if line.strip() in ("/end", "/quit", "/exit"):
-                ended = line.strip() != "/end"
-                break
-            if not interactive:
-                out.print(f"you> {line}")
-            start = time.perf_counter()
-            reply = agent.chat(line, user_id=user)
-            out.print(f"[green]caim>[/green] {reply.text}")
-            if verbose:
-                _verbose_turn(reply.trace, reply.route, time.perf_counter() - start)
+        ended = _chat_loop(agent, user, interactive=interactive, verbose=verbose)
         if not ended and defer:
             job = agent.end_session(user_id=user, background=True).job
             out.print(f"session queued for post-thinking ({job or 'nothing to remember'}).", style="dim")
         elif not ended:
             out.print("Ending the session: extracting what to remember…", style="dim")
             summary = agent.end_session(user_id=user)
-            if summary.stored:
-                _show_records(summary.stored, f"stored {len(summary.stored)} memories")
-            else:
-                out.print("nothing new to remember.")
-            for m in summary.merged:
-                out.print(f"merged {len(m['removed']) + 1} records into: {m['thought']}", style="dim")
-            for c in summary.changes:
-                out.print(f"{c['change']}: {c['thought']}", style="dim")
-            if summary.ontology_added:
-                out.print(f"ontology extended: {', '.join(summary.ontology_added)}", style="dim")
-            if summary.denied:
-                out.print(
-                    f"{summary.denied} facts not stored: their categories are outside the privacy bounds", style="dim"
-                )
-            if not summary.complete:
-                raw = sum(1 for r in summary.stored if r.get("kind") == "raw")
-                kept = (
-                    f"{raw} turns stored in your words, to be refined at a later session end"
-                    if raw
-                    else "turns that state a fact are captured by code instead"
-                )
-                out.print(f"the model could not extract key events; {kept}", style="yellow")
+            _show_summary(summary)
             if verbose:
                 _verbose_turn(summary.trace, "post-thinking", None)
     finally:

@@ -212,6 +212,93 @@ def _caller(ctx: Context, fixed: str | None) -> str:
     return user
 
 
+# ---- the tools (the caller is ``fixed`` or the request's user) ---------------------------------
+async def _recall(memory: Memory, fixed: str | None, message: str, ctx: Context) -> CallToolResult:
+    """What ``memory`` recalls for ``message`` (the ``recall`` tool)."""
+    try:
+        got = await memory.arecall(message, user_id=_caller(ctx, fixed))
+    except CaimError as exc:
+        return tool_error(exc)
+    data = RecallResult(route=got.route, memories=[_item(m) for m in got.memories], prompt=got.prompt)
+    return _result(got.prompt or "No stored memory is relevant to this message.", data)
+
+
+async def _search(memory: Memory, fixed: str | None, query: str, ctx: Context, k: int) -> CallToolResult:
+    """The ``k`` best matches for ``query`` (the ``search_memory`` tool)."""
+    try:
+        found = await memory.asearch(query, user_id=_caller(ctx, fixed), k=k)
+    except CaimError as exc:
+        return tool_error(exc)
+    items = [_item(m) for m in found]
+    text = memories_text(items, "Matching memories (best first):", "No memories match the query.")
+    return _result(text, SearchResult(memories=items))
+
+
+async def _add(memory: Memory, fixed: str | None, text: str, ctx: Context) -> CallToolResult:
+    """Store one fact ``text`` and say what was stored (the ``add_memory`` tool)."""
+    try:
+        summary = await memory.aadd(text, user_id=_caller(ctx, fixed))
+    except CaimError as exc:
+        return tool_error(exc)
+    return _result(remember_text(summary), _stored(summary))
+
+
+async def _remember(memory: Memory, fixed: str | None, messages: list[ChatMessage], ctx: Context) -> CallToolResult:
+    """Queue ``messages`` for post-thinking (the ``remember`` tool)."""
+    turns = [m.model_dump(exclude_none=True) for m in messages]
+    try:
+        summary = await memory.aremember(turns, user_id=_caller(ctx, fixed))
+    except CaimError as exc:
+        return tool_error(exc)
+    if not summary.job:
+        return _result(
+            "Nothing to remember: no user or assistant turn with text.", RememberResult(job="", queued=False)
+        )
+    text = f"Queued for post-thinking (job {summary.job}); what matters will be stored shortly."
+    return _result(text, RememberResult(job=summary.job, queued=True))
+
+
+async def _list(memory: Memory, fixed: str | None, ctx: Context) -> CallToolResult:
+    """The caller's newest ``MAX_LISTED`` memories, oldest first (the ``list_memories`` tool)."""
+    try:
+        records = await memory.alist(user_id=_caller(ctx, fixed))
+    except CaimError as exc:
+        return tool_error(exc)
+    items = [_item(r) for r in records[-MAX_LISTED:]]
+    more = f" (the newest {len(items)} of {len(records)})" if len(records) > len(items) else ""
+    text = memories_text(items, f"Stored memories{more}, oldest first:", "No memories are stored.")
+    return _result(text, ListResult(memories=items, total=len(records)))
+
+
+async def _forget(memory: Memory, fixed: str | None, id: str, ctx: Context) -> CallToolResult:
+    """Forget the caller's memory ``id`` (the ``forget_memory`` tool)."""
+    try:
+        owner = _caller(ctx, fixed)
+        if len(id) > MAX_ID or await memory.aget(id, user_id=owner) is None:
+            return _no_such(id)
+        forgotten = await memory.aforget(id, user_id=owner)
+    except CaimError as exc:
+        return tool_error(exc)
+    if not forgotten:  # forgotten by another call meanwhile
+        return _no_such(id)
+    return _result(f"Forgot memory {id}.", ForgetResult(id=id, forgotten=True))
+
+
+async def _history(memory: Memory, fixed: str | None, id: str, ctx: Context) -> CallToolResult:
+    """The changes of the caller's memory ``id``, oldest first (the ``memory_history`` tool)."""
+    try:
+        owner = _caller(ctx, fixed)
+        if len(id) > MAX_ID or await memory.aget(id, user_id=owner) is None:
+            return _no_such(id)
+        chain = await memory.ahistory(id, user_id=owner)
+    except CaimError as exc:
+        return tool_error(exc)
+    entries = [_history_entry(e) for e in chain]
+    lines = [f"- {e.at} {e.change} [{e.record}] {quote(e.thought, 600)}" for e in entries]
+    text = f"{DATA_RULE}\nHistory of memory {id}, oldest first:\n{data_block(lines)}"
+    return _result(text, HistoryResult(id=id, entries=entries))
+
+
 # ---- the server --------------------------------------------------------------------------------
 def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     """The MCP server with caim's memory tools over ``memory``.
@@ -240,12 +327,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     async def recall(
         message: Annotated[str, Field(description="The user's latest message, verbatim.")], ctx: Context
     ) -> Annotated[CallToolResult, RecallResult]:
-        try:
-            got = await memory.arecall(message, user_id=_caller(ctx, fixed))
-        except CaimError as exc:
-            return tool_error(exc)
-        data = RecallResult(route=got.route, memories=[_item(m) for m in got.memories], prompt=got.prompt)
-        return _result(got.prompt or "No stored memory is relevant to this message.", data)
+        return await _recall(memory, fixed, message, ctx)
 
     @server.tool(
         description=(
@@ -260,13 +342,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
         ctx: Context,
         k: Annotated[int, Field(ge=1, le=100, description="How many memories to return (1 to 100).")] = 10,
     ) -> Annotated[CallToolResult, SearchResult]:
-        try:
-            found = await memory.asearch(query, user_id=_caller(ctx, fixed), k=k)
-        except CaimError as exc:
-            return tool_error(exc)
-        items = [_item(m) for m in found]
-        text = memories_text(items, "Matching memories (best first):", "No memories match the query.")
-        return _result(text, SearchResult(memories=items))
+        return await _search(memory, fixed, query, ctx, k)
 
     @server.tool(
         description=(
@@ -279,11 +355,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     async def add_memory(
         text: Annotated[str, Field(description="The fact, as the user stated it.")], ctx: Context
     ) -> Annotated[CallToolResult, StoredResult]:
-        try:
-            summary = await memory.aadd(text, user_id=_caller(ctx, fixed))
-        except CaimError as exc:
-            return tool_error(exc)
-        return _result(remember_text(summary), _stored(summary))
+        return await _add(memory, fixed, text, ctx)
 
     @server.tool(
         description=(
@@ -299,31 +371,14 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
         ],
         ctx: Context,
     ) -> Annotated[CallToolResult, RememberResult]:
-        turns = [m.model_dump(exclude_none=True) for m in messages]
-        try:
-            summary = await memory.aremember(turns, user_id=_caller(ctx, fixed))
-        except CaimError as exc:
-            return tool_error(exc)
-        if not summary.job:
-            return _result(
-                "Nothing to remember: no user or assistant turn with text.", RememberResult(job="", queued=False)
-            )
-        text = f"Queued for post-thinking (job {summary.job}); what matters will be stored shortly."
-        return _result(text, RememberResult(job=summary.job, queued=True))
+        return await _remember(memory, fixed, messages, ctx)
 
     @server.tool(
         description="List the user's stored memories, oldest first, each with its id, date and tags.",
         annotations=read_only,
     )
     async def list_memories(ctx: Context) -> Annotated[CallToolResult, ListResult]:
-        try:
-            records = await memory.alist(user_id=_caller(ctx, fixed))
-        except CaimError as exc:
-            return tool_error(exc)
-        items = [_item(r) for r in records[-MAX_LISTED:]]
-        more = f" (the newest {len(items)} of {len(records)})" if len(records) > len(items) else ""
-        text = memories_text(items, f"Stored memories{more}, oldest first:", "No memories are stored.")
-        return _result(text, ListResult(memories=items, total=len(records)))
+        return await _list(memory, fixed, ctx)
 
     @server.tool(
         description=(
@@ -335,16 +390,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     async def forget_memory(
         id: Annotated[str, Field(description="The memory's id.")], ctx: Context
     ) -> Annotated[CallToolResult, ForgetResult]:
-        try:
-            owner = _caller(ctx, fixed)
-            if len(id) > MAX_ID or await memory.aget(id, user_id=owner) is None:
-                return _no_such(id)
-            forgotten = await memory.aforget(id, user_id=owner)
-        except CaimError as exc:
-            return tool_error(exc)
-        if not forgotten:  # forgotten by another call meanwhile
-            return _no_such(id)
-        return _result(f"Forgot memory {id}.", ForgetResult(id=id, forgotten=True))
+        return await _forget(memory, fixed, id, ctx)
 
     @server.tool(
         description=(
@@ -356,17 +402,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     async def memory_history(
         id: Annotated[str, Field(description="The memory's id.")], ctx: Context
     ) -> Annotated[CallToolResult, HistoryResult]:
-        try:
-            owner = _caller(ctx, fixed)
-            if len(id) > MAX_ID or await memory.aget(id, user_id=owner) is None:
-                return _no_such(id)
-            chain = await memory.ahistory(id, user_id=owner)
-        except CaimError as exc:
-            return tool_error(exc)
-        entries = [_history_entry(e) for e in chain]
-        lines = [f"- {e.at} {e.change} [{e.record}] {quote(e.thought, 600)}" for e in entries]
-        text = f"{DATA_RULE}\nHistory of memory {id}, oldest first:\n{data_block(lines)}"
-        return _result(text, HistoryResult(id=id, entries=entries))
+        return await _history(memory, fixed, id, ctx)
 
     return server
 
