@@ -57,7 +57,7 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -418,38 +418,14 @@ def create_app(
     max_body = body_limit(max_body_bytes) if max_body_bytes is not None else _serve_body_limit()
     sessions = Sessions()
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if agent is None:
-            app.state.agent = await asyncio.to_thread(CaimAgent)
-        watcher = None
-        if idle_seconds is not None:
-            watcher = asyncio.create_task(end_quiet_sessions(app.state.agent, sessions, idle_seconds))
-        try:
-            yield
-        finally:
-            if watcher is not None:
-                watcher.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
-            if agent is None:
-                await asyncio.to_thread(app.state.agent.close)
+    def lifespan(app: FastAPI) -> AbstractAsyncContextManager[None]:
+        return _lifespan(app, agent, sessions, idle_seconds)
 
     app = FastAPI(title="caim serve", lifespan=lifespan)
     if agent is not None:
         app.state.agent = agent
     app.add_middleware(Guard, verify=check, max_body=max_body, error_body=error_body)
     _add_error_handlers(app, turn_timeout)
-
-    def user_of(request: Request, claimed: str | None) -> str:
-        """The token's user; with authentication off, the request's ``user`` (or ``default``)."""
-        user = request.state.user if check is not None else (claimed or DEFAULT_USER)
-        try:
-            return check_user(user)
-        except CaimError as exc:
-            if check is not None:  # a fault of the deployment's token map
-                raise ApiError(500, f"the token's user id cannot be used: {exc}") from None
-            raise ApiError(400, f"user: {exc}", "invalid_user") from None
 
     @app.get("/health")
     async def health() -> dict:
@@ -461,36 +437,84 @@ def create_app(
 
     @app.get("/v1/models/{name:path}")
     async def model(name: str) -> dict:
-        if name != model_id:
-            raise ApiError(404, f"no model {name[:64]!r}; this server serves {model_id!r}", "model_not_found")
-        return _model(model_id)
+        return _named_model(name, model_id)
 
     @app.post("/v1/chat/completions")
     async def chat_completions(body: ChatRequest, request: Request) -> Any:
-        the_agent: CaimAgent = request.app.state.agent
-        user = user_of(request, body.user)
-        text = turn_text(body, the_agent.settings.max_message_chars)
-        turn = Turn(the_agent, sessions, user, turn_timeout, model_id)
-        if body.stream:
-            include_usage = bool((body.stream_options or {}).get("include_usage"))
-            return await turn.stream(text, include_usage)
-        return await turn.complete(text)
+        user = _user_of(request, body.user, authenticated=check is not None)
+        return await _chat_completion(request.app.state.agent, sessions, user, body, turn_timeout, model_id)
 
     @app.post("/v1/sessions/end")
     async def end_session(request: Request) -> dict:
-        raw = await request.body()
-        try:
-            claimed = SessionEndRequest.model_validate_json(raw).user if raw.strip() else None
-        except ValueError as exc:
-            raise ApiError(400, f"invalid body: {str(exc).splitlines()[0]}", "invalid_request") from None
-        user = user_of(request, claimed)
-        the_agent: CaimAgent = request.app.state.agent
-        async with sessions.lock(user):
-            sessions.forget(user)
-            summary = await the_agent.aend_session(user_id=user, background=True)
-        return {"object": "caim.session", "ended": bool(summary.job), "job": summary.job}
+        return await _end_session(request, sessions, authenticated=check is not None)
 
     return app
+
+
+@asynccontextmanager
+async def _lifespan(
+    app: FastAPI, agent: CaimAgent | None, sessions: Sessions, idle_seconds: float | None
+) -> AsyncIterator[None]:
+    """Build the agent when none was given (and close it at shutdown); end quiet sessions meanwhile."""
+    if agent is None:
+        app.state.agent = await asyncio.to_thread(CaimAgent)
+    watcher = None
+    if idle_seconds is not None:
+        watcher = asyncio.create_task(end_quiet_sessions(app.state.agent, sessions, idle_seconds))
+    try:
+        yield
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+        if agent is None:
+            await asyncio.to_thread(app.state.agent.close)
+
+
+def _user_of(request: Request, claimed: str | None, *, authenticated: bool) -> str:
+    """The token's user; with authentication off, the request's ``user`` (or ``default``)."""
+    user = request.state.user if authenticated else (claimed or DEFAULT_USER)
+    try:
+        return check_user(user)
+    except CaimError as exc:
+        if authenticated:  # a fault of the deployment's token map
+            raise ApiError(500, f"the token's user id cannot be used: {exc}") from None
+        raise ApiError(400, f"user: {exc}", "invalid_user") from None
+
+
+def _named_model(name: str, model_id: str) -> dict[str, Any]:
+    """The served model's entry when ``name`` is ``model_id``; a 404 ``ApiError`` otherwise."""
+    if name != model_id:
+        raise ApiError(404, f"no model {name[:64]!r}; this server serves {model_id!r}", "model_not_found")
+    return _model(model_id)
+
+
+async def _chat_completion(
+    agent: CaimAgent, sessions: Sessions, user: str, body: ChatRequest, turn_timeout: float, model_id: str
+) -> Any:
+    """Answer one chat completion request for ``user``, streamed when ``body.stream`` asks for it."""
+    text = turn_text(body, agent.settings.max_message_chars)
+    turn = _RequestTurn(agent, sessions, user, turn_timeout, model_id)
+    if body.stream:
+        include_usage = bool((body.stream_options or {}).get("include_usage"))
+        return await turn.stream(text, include_usage)
+    return await turn.complete(text)
+
+
+async def _end_session(request: Request, sessions: Sessions, *, authenticated: bool) -> dict[str, Any]:
+    """End the requesting user's session: queue it for post-thinking and forget its turns here."""
+    raw = await request.body()
+    try:
+        claimed = SessionEndRequest.model_validate_json(raw).user if raw.strip() else None
+    except ValueError as exc:
+        raise ApiError(400, f"invalid body: {str(exc).splitlines()[0]}", "invalid_request") from None
+    user = _user_of(request, claimed, authenticated=authenticated)
+    the_agent: CaimAgent = request.app.state.agent
+    async with sessions.lock(user):
+        sessions.forget(user)
+        summary = await the_agent.aend_session(user_id=user, background=True)
+    return {"object": "caim.session", "ended": bool(summary.job), "job": summary.job}
 
 
 def _model(model_id: str) -> dict[str, Any]:
@@ -519,7 +543,7 @@ class EventStream(StreamingResponse):
             await self.on_close()
 
 
-class Turn:
+class _RequestTurn:
     """One request's turn for ``user``: answered whole (``complete``) or streamed (``stream``), within
     ``timeout`` seconds from its start, one request of the user at a time (the user's lock is held
     from ``_begin`` to ``_end``)."""

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import asdict
 from datetime import datetime
 from typing import Annotated
@@ -153,22 +153,78 @@ def create_app(
     check = verify or default_verify()
     max_body = body_limit(max_body_bytes)
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI):
-        app.state.agent = agent or CaimAgent()
-        try:
-            yield
-        finally:
-            if owned:
-                app.state.agent.close()
+    def lifespan(app: FastAPI) -> AbstractAsyncContextManager[None]:
+        return _lifespan(app, agent, owned=owned)
 
     app = FastAPI(title="caim chat", lifespan=lifespan)
     if agent is not None:  # usable even when the lifespan does not run
         app.state.agent = agent
     app.add_middleware(Guard, verify=check, max_body=max_body)
 
-    def get_agent(request: Request) -> CaimAgent:
-        return request.app.state.agent
+    _add_error_handlers(app)
+
+    @app.get("/health")
+    async def health() -> dict:
+        return {"status": "ok"}
+
+    @app.post("/chat", response_model=ChatOut)
+    async def chat(body: ChatIn, request: Request, user: User) -> ChatOut:
+        text = _message_of(body, request)
+        reply = await _agent(request).achat(text, user_id=user, at=body.time, policy=body.policy)
+        return ChatOut(text=reply.text, route=reply.route, memories=reply.memories, notice=reply.notice)
+
+    @app.post("/chat/stream")
+    async def chat_stream(body: ChatIn, request: Request, user: User) -> StreamingResponse:
+        text = _message_of(body, request)
+        tokens = _agent(request).astream(text, user_id=user, at=body.time, policy=body.policy)
+        return await _text_stream(tokens)
+
+    @app.post("/session/end", response_model=SessionOut)
+    async def end_session(request: Request, user: User, body: Annotated[SessionIn | None, Body()] = None) -> SessionOut:
+        body = body or SessionIn()
+        s = await _agent(request).aend_session(
+            user_id=user, at=body.time, background=body.background, policy=body.policy
+        )
+        return SessionOut(**{k: v for k, v in asdict(s).items() if k != "trace"})
+
+    # Memory admin calls Chroma synchronously: plain ``def`` endpoints run in FastAPI's thread pool.
+    @app.get("/memories")
+    def memories(request: Request, user: User) -> list[dict]:
+        return [r.model_dump(mode="json") for r in _agent(request).memories(user)]
+
+    @app.get("/memories/export")
+    def export(request: Request, user: User) -> StreamingResponse:
+        filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user)
+        return StreamingResponse(  # streamed record by record: constant memory for any size
+            export_lines(_agent(request).services.store.iter(user), user),
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="caim-{filename}.json"'},
+        )
+
+    @app.delete("/memories/{record_id}")
+    def forget(record_id: RecordId, request: Request, user: User) -> dict:
+        return _forget(_agent(request), user, record_id)
+
+    @app.get("/memories/{record_id}/history")
+    def history(record_id: RecordId, request: Request, user: User) -> list[dict]:
+        return _history(_agent(request), user, record_id)
+
+    return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI, agent: CaimAgent | None, *, owned: bool) -> AsyncIterator[None]:
+    """Use ``agent`` (or build one) for the app's life; close it at shutdown when the app built it."""
+    app.state.agent = agent or CaimAgent()
+    try:
+        yield
+    finally:
+        if owned:
+            app.state.agent.close()
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Answer every error with a one-line ``{"detail": ...}`` body and the status it calls for."""
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -193,75 +249,49 @@ def create_app(
         # Anything else is a bug or a fault of the server: one line; the traceback goes to the server log.
         return JSONResponse({"detail": f"internal server error ({type(exc).__name__})"}, status_code=500)
 
-    def message_of(body: ChatIn, request: Request) -> str:
-        try:
-            return check_length(body.message, get_agent(request).settings.max_message_chars)
-        except InputError as exc:
-            raise HTTPException(413, str(exc)) from None
 
-    @app.get("/health")
-    async def health() -> dict:
-        return {"status": "ok"}
+def _agent(request: Request) -> CaimAgent:
+    """The app's agent."""
+    return request.app.state.agent
 
-    @app.post("/chat", response_model=ChatOut)
-    async def chat(body: ChatIn, request: Request, user: User) -> ChatOut:
-        text = message_of(body, request)
-        reply = await get_agent(request).achat(text, user_id=user, at=body.time, policy=body.policy)
-        return ChatOut(text=reply.text, route=reply.route, memories=reply.memories, notice=reply.notice)
 
-    @app.post("/chat/stream")
-    async def chat_stream(body: ChatIn, request: Request, user: User) -> StreamingResponse:
-        text = message_of(body, request)
-        tokens = get_agent(request).astream(text, user_id=user, at=body.time, policy=body.policy)
-        # Pull the first token before answering, so errors (e.g. no model) become a proper status.
-        try:
-            first = await anext(tokens)
-        except StopAsyncIteration:
-            first = ""
+def _message_of(body: ChatIn, request: Request) -> str:
+    """The request's message, within the agent's length bound (413 otherwise)."""
+    try:
+        return check_length(body.message, _agent(request).settings.max_message_chars)
+    except InputError as exc:
+        raise HTTPException(413, str(exc)) from None
 
-        async def rest() -> AsyncIterator[str]:
-            if first:
-                yield first
-            async for tok in tokens:
-                yield tok
 
-        return StreamingResponse(rest(), media_type="text/plain; charset=utf-8")
+async def _text_stream(tokens: AsyncIterator[str]) -> StreamingResponse:
+    """Stream ``tokens`` as plain text, after pulling the first one so that errors (e.g. no model)
+    become a proper status."""
+    try:
+        first = await anext(tokens)
+    except StopAsyncIteration:
+        first = ""
 
-    @app.post("/session/end", response_model=SessionOut)
-    async def end_session(request: Request, user: User, body: Annotated[SessionIn | None, Body()] = None) -> SessionOut:
-        body = body or SessionIn()
-        s = await get_agent(request).aend_session(
-            user_id=user, at=body.time, background=body.background, policy=body.policy
-        )
-        return SessionOut(**{k: v for k, v in asdict(s).items() if k != "trace"})
+    async def rest() -> AsyncIterator[str]:
+        if first:
+            yield first
+        async for tok in tokens:
+            yield tok
 
-    # Memory admin calls Chroma synchronously: plain ``def`` endpoints run in FastAPI's thread pool.
-    @app.get("/memories")
-    def memories(request: Request, user: User) -> list[dict]:
-        return [r.model_dump(mode="json") for r in get_agent(request).memories(user)]
+    return StreamingResponse(rest(), media_type="text/plain; charset=utf-8")
 
-    @app.get("/memories/export")
-    def export(request: Request, user: User) -> StreamingResponse:
-        filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user)
-        return StreamingResponse(  # streamed record by record: constant memory for any size
-            export_lines(get_agent(request).services.store.iter(user), user),
-            media_type="application/json",
-            headers={"Content-Disposition": f'attachment; filename="caim-{filename}.json"'},
-        )
 
-    @app.delete("/memories/{record_id}")
-    def forget(record_id: RecordId, request: Request, user: User) -> dict:
-        if not get_agent(request).forget(user, record_id):
-            raise HTTPException(404, f"no memory {record_id}")
-        return {"deleted": record_id}
+def _forget(agent: CaimAgent, user: str, record_id: str) -> dict:
+    """Forget the user's memory ``record_id`` (404 when there is none)."""
+    if not agent.forget(user, record_id):
+        raise HTTPException(404, f"no memory {record_id}")
+    return {"deleted": record_id}
 
-    @app.get("/memories/{record_id}/history")
-    def history(record_id: RecordId, request: Request, user: User) -> list[dict]:
-        if get_agent(request).get_memory(user, record_id) is None:
-            raise HTTPException(404, f"no memory {record_id}")
-        return get_agent(request).history(user, record_id)
 
-    return app
+def _history(agent: CaimAgent, user: str, record_id: str) -> list[dict]:
+    """The changes of the user's memory ``record_id`` (404 when there is none)."""
+    if agent.get_memory(user, record_id) is None:
+        raise HTTPException(404, f"no memory {record_id}")
+    return agent.history(user, record_id)
 
 
 if __name__ == "__main__":
