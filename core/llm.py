@@ -529,16 +529,16 @@ class LLM:
         trace.append(entry)
         return message_text(whole).strip() if whole is not None else ""
 
-    def draft(self, role: Role, messages: list[BaseMessage]) -> Draft:
-        """Start a streamed answer now, in the background; ``Draft.take`` streams it, ``cancel`` drops it."""
-        return Draft(self.models.for_role(role), role, messages)
+    def draft(self, role: Role, messages: list[BaseMessage]) -> AnswerDraft:
+        """Start a streamed answer now, in the background; ``AnswerDraft.take`` streams it, ``cancel`` drops it."""
+        return AnswerDraft(self.models.for_role(role), role, messages)
 
 
 def _estimate(text: str) -> int:
     return len(text) // 4 + 1
 
 
-class Draft:
+class AnswerDraft:
     """An answer started before the decisions that shape its prompt are in (a speculative answer).
 
     The stream runs in a background thread and its pieces are buffered. ``take`` replays them and
@@ -635,9 +635,9 @@ class DraftBook:
     def __init__(self, ttl: float = 120.0):
         self.ttl = ttl
         self._lock = threading.Lock()
-        self._drafts: dict[str, Draft] = {}
+        self._drafts: dict[str, AnswerDraft] = {}
 
-    def put(self, draft: Draft) -> str:
+    def put(self, draft: AnswerDraft) -> str:
         """Keep ``draft`` and return its new id; drafts older than ``ttl`` are cancelled and dropped."""
         key = uuid.uuid4().hex
         now = time.monotonic()
@@ -648,7 +648,7 @@ class DraftBook:
             self._drafts[key] = draft
         return key
 
-    def pop(self, key: str | None) -> Draft | None:
+    def pop(self, key: str | None) -> AnswerDraft | None:
         """Take the draft kept under ``key`` out of the book; ``None`` when there is none (or no key)."""
         if not key:
             return None

@@ -50,7 +50,7 @@ Progress = Callable[[str, int, int], None]
 
 
 @dataclass
-class Turn:
+class DatasetTurn:
     dia_id: str
     speaker: str
     text: str
@@ -71,9 +71,53 @@ class Question:
 class Conversation:
     sample_id: str
     speakers: tuple[str, str]
-    turns: list[Turn]
+    turns: list[DatasetTurn]
     questions: list[Question]
     probe_time: datetime
+
+
+def _turns(conv: dict) -> list[DatasetTurn]:
+    """The conversation's turns with text, session by session, a minute apart from each session's start."""
+    numbers = sorted(
+        int(k.split("_")[1])
+        for k in conv
+        if k.startswith("session_") and k.count("_") == 1 and isinstance(conv[k], list)
+    )
+    turns: list[DatasetTurn] = []
+    last = None
+    for n in numbers:
+        start = parse_locomo_datetime(conv.get(f"session_{n}_date_time", "")) or (
+            (last + timedelta(days=1)) if last else datetime(2023, 1, 1, 9)
+        )
+        last = start
+        for j, t in enumerate(conv[f"session_{n}"]):
+            text = locomo_turn_text(t)
+            if text:
+                turns.append(
+                    DatasetTurn(
+                        str(t.get("dia_id", "")).strip(),
+                        str(t.get("speaker", "")).strip(),
+                        text,
+                        start + timedelta(minutes=j),
+                        f"session_{n}",
+                        j,
+                    )
+                )
+    return turns
+
+
+def _questions(sample: dict) -> list[Question]:
+    """The sample's questions in ``CATEGORIES`` that have text and evidence."""
+    questions = []
+    for qi, qa in enumerate(sample.get("qa") or []):
+        try:
+            cat = int(qa.get("category"))
+        except (TypeError, ValueError):
+            continue
+        ev = evidence_ids(qa.get("evidence"))
+        if cat in CATEGORIES and ev and str(qa.get("question", "")).strip():
+            questions.append(Question(str(qi), " ".join(str(qa["question"]).split()), cat, ev))
+    return questions
 
 
 def load(path: str | Path, samples: Sequence[str] | None = None) -> list[Conversation]:
@@ -94,42 +138,10 @@ def load(path: str | Path, samples: Sequence[str] | None = None) -> list[Convers
             continue
         conv = sample.get("conversation") or {}
         a, b = str(conv.get("speaker_a") or "A"), str(conv.get("speaker_b") or "B")
-        numbers = sorted(
-            int(k.split("_")[1])
-            for k in conv
-            if k.startswith("session_") and k.count("_") == 1 and isinstance(conv[k], list)
-        )
-        turns: list[Turn] = []
-        last = None
-        for n in numbers:
-            start = parse_locomo_datetime(conv.get(f"session_{n}_date_time", "")) or (
-                (last + timedelta(days=1)) if last else datetime(2023, 1, 1, 9)
-            )
-            last = start
-            for j, t in enumerate(conv[f"session_{n}"]):
-                text = locomo_turn_text(t)
-                if text:
-                    turns.append(
-                        Turn(
-                            str(t.get("dia_id", "")).strip(),
-                            str(t.get("speaker", "")).strip(),
-                            text,
-                            start + timedelta(minutes=j),
-                            f"session_{n}",
-                            j,
-                        )
-                    )
+        turns = _turns(conv)
         if not turns:
             continue
-        questions = []
-        for qi, qa in enumerate(sample.get("qa") or []):
-            try:
-                cat = int(qa.get("category"))
-            except (TypeError, ValueError):
-                continue
-            ev = evidence_ids(qa.get("evidence"))
-            if cat in CATEGORIES and ev and str(qa.get("question", "")).strip():
-                questions.append(Question(str(qi), " ".join(str(qa["question"]).split()), cat, ev))
+        questions = _questions(sample)
         probe = datetime.combine(turns[-1].time.date() + timedelta(days=1), datetime.min.time()).replace(
             hour=12, tzinfo=turns[-1].time.tzinfo
         )

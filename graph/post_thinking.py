@@ -43,13 +43,13 @@ import numpy as np
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State
-from caim.memory.build import ASSISTANT_SAID, Draft, Grounding, RecordBuilder, settle
+from caim.memory.build import ASSISTANT_SAID, Grounding, RecordBuilder, ThoughtDraft, settle
 from caim.memory.capture import Capture, captures
 from caim.memory.maintenance import Decision, Maintenance, duplicate, grounded, maintain_groups
 from caim.memory.merge import Merge
 from caim.memory.records import MemoryRecord, as_aware
 from caim.memory.retrieval import Query
-from caim.memory.stm import Turn, clip, turns
+from caim.memory.stm import Exchange, clip, turns
 from caim.memory.text import names, unsupported
 from caim.ontology import Ontology, Proposal
 from caim.prompts.thoughts import NewTerm, Thought
@@ -69,14 +69,14 @@ def _chunks(items: list, n: int = CHUNK) -> list[list]:
     return [items[i : i + n] for i in range(0, len(items), n)]
 
 
-def _turn_text(t: Turn) -> str:
+def _turn_text(t: Exchange) -> str:
     return f"{t.user}\n{t.assistant}".strip()
 
 
 # ---- 1. key events ------------------------------------------------------------------------------------
 def _judge_events(
     got: list[KeyEvent],
-    chunk: list[Turn],
+    chunk: list[Exchange],
     env: Env,
     events: list[KeyEvent],
     dropped: list[str],
@@ -104,7 +104,7 @@ def _judge_events(
             dropped.append(e["event"])
 
 
-def _capture_event(c: Capture, t: Turn, env: Env) -> KeyEvent:
+def _capture_event(c: Capture, t: Exchange, env: Env) -> KeyEvent:
     """The event of a side of an exchange worth keeping in its own words."""
     event: KeyEvent = {
         "turn": c.turn,
@@ -261,8 +261,11 @@ def _ask_thoughts(
 
 
 def _drafts(
-    events: list[KeyEvent], answers: dict[int, Thought], refined: dict[str, MemoryRecord], by_number: dict[int, Turn]
-) -> list[Draft]:
+    events: list[KeyEvent],
+    answers: dict[int, Thought],
+    refined: dict[str, MemoryRecord],
+    by_number: dict[int, Exchange],
+) -> list[ThoughtDraft]:
     """Each event with the sentence written for it and the words it must be grounded in."""
     out = []
     for i, e in enumerate(events):
@@ -275,11 +278,11 @@ def _drafts(
         )
         when = datetime.fromisoformat(e["time"])
         assistant = e.get("speaker") == "assistant"
-        out.append(Draft(e["turn"], e["event"], when, e.get("origin", "model"), assistant, thought, source, raw))
+        out.append(ThoughtDraft(e["turn"], e["event"], when, e.get("origin", "model"), assistant, thought, source, raw))
     return out
 
 
-def _similarities(drafts: list[Draft], env: Env) -> list[float]:
+def _similarities(drafts: list[ThoughtDraft], env: Env) -> list[float]:
     """Each draft's sentence against its source (0 without a sentence), in one embedding call."""
     check = [d.thought for d in drafts if d.thought]
     if not check:

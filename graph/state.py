@@ -21,6 +21,7 @@ from caim.core.errors import InputError
 from caim.core.settings import Settings
 from caim.core.trace import TraceEntry
 from caim.core.types import Route
+from caim.memory.maintenance import Change
 from caim.memory.merge import Merge
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import check_length
@@ -115,21 +116,12 @@ class EarlyFilter(TypedDict):
     kept: list[str] | None
 
 
-class Draft(TypedDict):
+class AnswerDraftRef(TypedDict):
     """An answer drafted beside the decisions: its id in the process's draft book and the ids of the
     memories its prompt shows (the best-ranked candidates, up to ``max_kept``)."""
 
     id: str
     memories: list[str]
-
-
-class Change(TypedDict):
-    """One change post-thinking applied to stored memory (for the trace and the session summary)."""
-
-    change: str
-    record: str
-    others: list[str]
-    thought: str
 
 
 class RecallInput(TypedDict, total=False):
@@ -161,7 +153,7 @@ class RecallOutput(TypedDict, total=False):
     summary: str
     summary_upto: int
     found: list[MemoryBrief]
-    draft: Draft | None
+    draft: AnswerDraftRef | None
     trace: Annotated[list[TraceEntry], trace_reducer]
 
 

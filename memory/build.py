@@ -1,6 +1,6 @@
 """Records from post-thinking's key events, one small function per origin.
 
-A ``Draft`` is one key event with the sentence a model wrote for it. ``settle`` decides whether that
+A ``ThoughtDraft`` is one key event with the sentence a model wrote for it. ``settle`` decides whether that
 sentence is stored: it must be grounded in the event's source (``grounded``), assert no name, number
 or date the source does not hold (``unsupported``: an event of the model's then falls back to being a
 capture of the turn's words), and - rewriting someone's words (a capture, a raw record) - keep what
@@ -24,7 +24,7 @@ from typing import Literal
 from caim.memory.capture import raw_record
 from caim.memory.maintenance import grounded, keeps
 from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn, as_aware, stable_id
-from caim.memory.stm import Turn, clip
+from caim.memory.stm import Exchange, clip
 from caim.memory.text import names, unsupported
 
 #: How an event from the assistant's words is put to the thoughts model (the memory is of what it said).
@@ -34,7 +34,7 @@ Origin = Literal["model", "capture", "refine"]
 
 
 @dataclass(frozen=True)
-class Draft:
+class ThoughtDraft:
     """One key event and the sentence written for it.
 
     ``event`` is the event's text (an assistant's words prefixed with ``ASSISTANT_SAID``), ``thought``
@@ -67,11 +67,11 @@ class Settled:
     (an invented event of the model's is a capture), and the words the sentence invented."""
 
     ok: bool
-    draft: Draft
+    draft: ThoughtDraft
     invented: list[str] = field(default_factory=list)
 
 
-def settle(draft: Draft, similarity: float, grounding: Grounding) -> Settled:
+def settle(draft: ThoughtDraft, similarity: float, grounding: Grounding) -> Settled:
     """Decide whether a draft's sentence is stored in place of its event's words.
 
     Args:
@@ -100,7 +100,7 @@ def settle(draft: Draft, similarity: float, grounding: Grounding) -> Settled:
     return Settled(ok, draft)
 
 
-def turn_sources(t: Turn | None, prev: Turn | None) -> list[SourceTurn]:
+def turn_sources(t: Exchange | None, prev: Exchange | None) -> list[SourceTurn]:
     """The source turns of a record from turn ``t``: the assistant's question before it, when the
     previous turn ended with one, then the user's words and the assistant's reply."""
     if t is None:
@@ -138,7 +138,9 @@ def refined_record(raw: MemoryRecord, thought: str, tags: list[str], session_id:
     )
 
 
-def captured_record(user_id: str, session_id: str, draft: Draft, turn: Turn | None, tags: list[str]) -> MemoryRecord:
+def captured_record(
+    user_id: str, session_id: str, draft: ThoughtDraft, turn: Exchange | None, tags: list[str]
+) -> MemoryRecord:
     """One side of an exchange kept verbatim as a raw record (the reply's words with the user's turn
     it answered as context, or the user's words with the reply).
 
@@ -180,7 +182,13 @@ def captured_record(user_id: str, session_id: str, draft: Draft, turn: Turn | No
 
 
 def model_record(
-    user_id: str, session_id: str, draft: Draft, index: int, text: str, turns: Mapping[int, Turn], tags: list[str]
+    user_id: str,
+    session_id: str,
+    draft: ThoughtDraft,
+    index: int,
+    text: str,
+    turns: Mapping[int, Exchange],
+    tags: list[str],
 ) -> MemoryRecord:
     """A thought from an event: ``text`` (the accepted sentence or the event's words), its turn (and
     the question before it) as sources.
@@ -219,7 +227,7 @@ class RecordBuilder:
 
     user_id: str
     session_id: str
-    turns: Mapping[int, Turn]
+    turns: Mapping[int, Exchange]
     retired: list[str] = field(default_factory=list)
     _per_turn: dict[int, int] = field(default_factory=dict)
 

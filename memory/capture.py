@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Literal
 
 from caim.memory.records import MemoryRecord, SourceTurn, as_aware, stable_id
-from caim.memory.stm import Turn
+from caim.memory.stm import Exchange
 from caim.memory.text import (
     MONTHS,
     NOT_SUBJECTS,
@@ -169,14 +169,17 @@ class Capture:
 
 
 def captures(
-    turns: Iterable[Turn], *, skip: Collection[int] = (), explicit: bool = False, persona: bool = False
+    turns: Iterable[Exchange], *, skip: Collection[int] = (), explicit: bool = False, persona: bool = False
 ) -> list[Capture]:
     """What code keeps of a session without a model: each user turn that ``states_fact`` (every one
     when the user asked to be remembered: ``explicit``) and each reply ``reply_worth_keeping`` given
     what the user had said up to it; turns in ``skip`` (covered otherwise) give nothing.
 
-    >>> from caim.memory.stm import Turn
-    >>> said = [Turn(1, "I moved to Porto.", "Welcome!", None), Turn(2, "Any surf spot?", "Try 'Matosinhos'.", None)]
+    >>> from caim.memory.stm import Exchange
+    >>> said = [
+    ...     Exchange(1, "I moved to Porto.", "Welcome!", None),
+    ...     Exchange(2, "Any surf spot?", "Try 'Matosinhos'.", None),
+    ... ]
     >>> [(c.turn, c.speaker) for c in captures(said)]
     [(1, 'user'), (2, 'assistant')]
     """

@@ -81,7 +81,7 @@ def check_length(text: str, limit: int) -> str:
 
 
 @dataclass
-class Turn:
+class Exchange:
     """One exchange: the user's message and the assistant's reply (if any)."""
 
     number: int
@@ -91,13 +91,13 @@ class Turn:
     user_id: str | None = None
 
 
-def turns(messages: list[AnyMessage]) -> list[Turn]:
+def turns(messages: list[AnyMessage]) -> list[Exchange]:
     """The exchanges of a session, in order: each user message opens one (numbered from 1), and the
     first assistant message after it is its reply; other messages are left out."""
-    out: list[Turn] = []
+    out: list[Exchange] = []
     for m in messages:
         if isinstance(m, HumanMessage):
-            out.append(Turn(len(out) + 1, str(m.content), "", message_time(m), m.id))
+            out.append(Exchange(len(out) + 1, str(m.content), "", message_time(m), m.id))
         elif isinstance(m, AIMessage) and out and not out[-1].assistant:
             out[-1].assistant = str(m.content)
     return out

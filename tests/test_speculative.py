@@ -1,6 +1,6 @@
 """The answer drafted beside the decisions (``speculative_answer``): it stands only when the decided
 prompt is the one it was started with, and a dropped draft costs no correctness - the reply is then
-the one the decided prompt gets. Also the draft itself (``caim.core.llm.Draft``) and its book."""
+the one the decided prompt gets. Also the draft itself (``caim.core.llm.AnswerDraft``) and its book."""
 
 from __future__ import annotations
 

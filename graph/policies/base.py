@@ -18,7 +18,7 @@ from caim.graph.state import KeyEvent, Plan, State
 from caim.memory.maintenance import MaintainGroup
 from caim.memory.records import MemoryBrief
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Weights
-from caim.memory.stm import Turn
+from caim.memory.stm import Exchange
 from caim.prompts.maintain import MaintenancePlan
 from caim.prompts.thoughts import Thoughts
 
@@ -46,7 +46,7 @@ class MemoryPolicy(ABC):
         """The candidates that go to the answer; ``None``: the best-ranked ones, up to ``max_kept``."""
 
     @abstractmethod
-    def key_events(self, env: Env, chunk: list[Turn]) -> list[KeyEvent] | None:
+    def key_events(self, env: Env, chunk: list[Exchange]) -> list[KeyEvent] | None:
         """Key events of a chunk of the session's turns; ``None``: extraction failed (fact-stating
         turns are then captured verbatim)."""
 

@@ -24,7 +24,7 @@ from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import KeyEvent, Plan, State
 from caim.memory.maintenance import MaintainGroup
 from caim.memory.records import MemoryBrief
-from caim.memory.stm import Turn, clip
+from caim.memory.stm import Exchange, clip
 from caim.prompts import key_events as events_prompt
 from caim.prompts import maintain as maintain_prompt
 from caim.prompts import plan as plan_prompt
@@ -77,7 +77,7 @@ class CaimPolicy(MemoryPolicy):
         picked = [n for n in dict.fromkeys(answer.relevant) if 1 <= n <= len(candidates)]
         return [candidates[n - 1] for n in picked][:cap]
 
-    def key_events(self, env: Env, chunk: list[Turn]) -> list[KeyEvent] | None:
+    def key_events(self, env: Env, chunk: list[Exchange]) -> list[KeyEvent] | None:
         answer = env.structured(
             "key_events",
             events_prompt.schema([t.number for t in chunk]),
