@@ -140,6 +140,7 @@ def check_run_input(payload: Any) -> None:
 
 @auth.authenticate
 async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
+    """The user a request's ``Authorization: Bearer <token>`` names (``verify``); 401 without one."""
     scheme, _, token = (authorization or "").partition(" ")
     user = verify(token.strip()) if scheme.lower() == "bearer" else None
     if not user:
@@ -198,6 +199,7 @@ async def own_namespace(ctx: Auth.types.AuthContext, value: dict) -> None:
 
 @auth.on.assistants
 async def assistants(ctx: Auth.types.AuthContext, value: dict) -> bool:
+    """Assistants may be read and searched, not changed: 403 for any other action."""
     if ctx.action in ("read", "search"):
         return True
     raise Auth.exceptions.HTTPException(status_code=403, detail="assistants are managed by the deployment")

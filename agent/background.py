@@ -175,6 +175,7 @@ class PostThinkingWorker:
                 self.queue.failed(job.job_id, f"{type(exc).__name__}: {exc}", retry)
 
     def pending(self, user_id: str | None = None) -> list[str]:
+        """The ids of the jobs still pending, of ``user_id`` or of every user (None)."""
         return [j.job_id for j in self.queue.pending(user_id)]
 
     def drain(self, timeout: float = 60.0) -> bool:
@@ -189,6 +190,7 @@ class PostThinkingWorker:
         return False
 
     def stop(self) -> None:
+        """Stop the worker thread, waiting up to 30 seconds for the job in hand."""
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout=30)

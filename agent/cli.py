@@ -52,6 +52,7 @@ class CaimGroup(TyperGroup):
     when invoked: the agent layer never imports them, and help stays fast."""
 
     def invoke(self, ctx: Context) -> Any:
+        """Run the command; a ``CaimError`` becomes one red line and exit code 2."""
         try:
             return super().invoke(ctx)
         except CaimError as exc:
@@ -64,9 +65,11 @@ class CaimGroup(TyperGroup):
         return {ep.name: ep for ep in entry_points(group=PLUGINS) if ep.name not in self.commands}
 
     def list_commands(self, ctx: Context) -> list[str]:
+        """The built-in commands, then the plugins' (entry points), sorted."""
         return [*super().list_commands(ctx), *sorted(self._plugins())]
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        """The built-in command ``cmd_name``, else the plugin of that name without loading it, else None."""
         found = super().get_command(ctx, cmd_name)
         if found is not None:
             return found
@@ -77,6 +80,11 @@ class CaimGroup(TyperGroup):
         return TyperCommand(cmd_name, help=f"Commands from {ep.value.split(':')[0]}.")
 
     def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
+        """Load the plugin named by ``args[0]`` (if it is one) before resolving the command.
+
+        Raises:
+            ConfigError: The plugin cannot be imported (an optional extra that is not installed).
+        """
         if args and args[0] not in self.commands and (ep := self._plugins().get(args[0])) is not None:
             try:
                 sub = ep.load()
@@ -963,6 +971,7 @@ def ontology_show(as_json: bool = typer.Option(False, "--json"), data_dir: Path 
 
 
 def main() -> None:
+    """The ``caim`` console script: run the CLI; Ctrl-C exits with code 130."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         app()  # CaimGroup turns a CaimError into one line and exit code 2

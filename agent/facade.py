@@ -123,6 +123,8 @@ def open_checkpointer(settings: Settings, persist: bool) -> tuple[BaseCheckpoint
 
 
 class CaimAgent:
+    """The chat agent with long-term memory: each user's turns go through the graph, sessions end in post-thinking."""
+
     def __init__(
         self,
         settings: Settings | None = None,
@@ -246,6 +248,7 @@ class CaimAgent:
     async def achat(
         self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
     ) -> Reply:
+        """``chat`` in a worker thread."""
         return await asyncio.to_thread(self.chat, text, user_id=user_id, at=at, policy=policy)
 
     def stream(
@@ -357,6 +360,7 @@ class CaimAgent:
     async def aend_session(
         self, *, user_id: str, at: datetime | str | None = None, policy: str | None = None, background: bool = False
     ) -> SessionSummary:
+        """``end_session`` in a worker thread."""
         return await asyncio.to_thread(self.end_session, user_id=user_id, at=at, policy=policy, background=background)
 
     def wait(self, job: str | None = None, timeout: float = 120.0) -> SessionSummary | None:
@@ -395,9 +399,11 @@ class CaimAgent:
 
     # ---- memory admin (the user first, as ``Memory``'s methods take it by keyword) ----------
     def memories(self, user_id: str) -> list[MemoryRecord]:
+        """The user's records, oldest first (``Memory.list``)."""
         return self.memory.list(user_id=user_id)
 
     def get_memory(self, user_id: str, record_id: str) -> MemoryRecord | None:
+        """The user's record ``record_id``, or None (``Memory.get``)."""
         return self.memory.get(record_id, user_id=user_id)
 
     def history(self, user_id: str, record_id: str) -> list[dict[str, Any]]:

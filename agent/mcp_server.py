@@ -85,16 +85,22 @@ class MemoryItem(BaseModel):
 
 
 class RecallResult(BaseModel):
+    """What ``recall`` found for a message."""
+
     route: str = Field(description="What memory the controller chose for the message (none: no memory needed).")
     memories: list[MemoryItem]
     prompt: str = Field(description="The memories as a block ready for a system prompt (empty when none).")
 
 
 class SearchResult(BaseModel):
+    """The memories ``search_memory`` found, best first."""
+
     memories: list[MemoryItem]
 
 
 class StoredResult(BaseModel):
+    """What ``add_memory`` stored."""
+
     stored: list[MemoryItem]
     merged: list[str] = Field(default_factory=list, description="Known facts the text was merged into.")
     changes: list[str] = Field(default_factory=list, description="Changes to stored memory (update, extends...).")
@@ -102,21 +108,29 @@ class StoredResult(BaseModel):
 
 
 class RememberResult(BaseModel):
+    """The post-thinking job ``remember`` queued."""
+
     job: str = Field(description="The queued post-thinking job ('' when there was nothing to remember).")
     queued: bool
 
 
 class ListResult(BaseModel):
+    """The user's stored memories, oldest first."""
+
     memories: list[MemoryItem]
     total: int = Field(description="How many records the user has (at most the newest 200 are listed).")
 
 
 class ForgetResult(BaseModel):
+    """The memory ``forget_memory`` forgot."""
+
     id: str
     forgotten: bool
 
 
 class HistoryEntry(BaseModel):
+    """One change of a memory: what changed, when, and from which session."""
+
     record: str
     change: str
     at: str
@@ -127,6 +141,8 @@ class HistoryEntry(BaseModel):
 
 
 class HistoryResult(BaseModel):
+    """A memory's changes, oldest first."""
+
     id: str
     entries: list[HistoryEntry]
 
@@ -448,6 +464,7 @@ class BearerGuard:
         self.verify = verify
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer 401 to an HTTP request without a known bearer token; pass the others on with their user."""
         if scope["type"] == "http":
             user = self._user(scope)
             if user is None:

@@ -302,6 +302,7 @@ class Memory:
 
     # ---- administration ---------------------------------------------------------------------
     def get(self, record_id: str, *, user_id: str) -> MemoryRecord | None:
+        """The user's record ``record_id``, or None."""
         return self.services.store.get(check_user(user_id), record_id)
 
     def list(self, *, user_id: str) -> builtins.list[MemoryRecord]:
@@ -339,37 +340,48 @@ class Memory:
 
     # ---- async twins ------------------------------------------------------------------------
     async def arecall(self, message: str, **kw: Any) -> Recall:
+        """``recall`` in a worker thread."""
         return await asyncio.to_thread(partial(self.recall, message, **kw))
 
     async def aremember(self, messages: Sequence[Any], **kw: Any) -> SessionSummary:
+        """``remember`` in a worker thread."""
         return await asyncio.to_thread(partial(self.remember, messages, **kw))
 
     async def asearch(self, query: str, **kw: Any) -> builtins.list[MemoryBrief]:
+        """``search`` in a worker thread."""
         return await asyncio.to_thread(partial(self.search, query, **kw))
 
     async def aadd(self, text: str, **kw: Any) -> SessionSummary:
+        """``add`` in a worker thread."""
         return await asyncio.to_thread(partial(self.add, text, **kw))
 
     async def aget(self, record_id: str, **kw: Any) -> MemoryRecord | None:
+        """``get`` in a worker thread."""
         return await asyncio.to_thread(partial(self.get, record_id, **kw))
 
     async def alist(self, **kw: Any) -> builtins.list[MemoryRecord]:
+        """``list`` in a worker thread."""
         return await asyncio.to_thread(partial(self.list, **kw))
 
     async def aforget(self, record_id: str, **kw: Any) -> bool:
+        """``forget`` in a worker thread."""
         return await asyncio.to_thread(partial(self.forget, record_id, **kw))
 
     async def ahistory(self, record_id: str, **kw: Any) -> builtins.list[dict[str, Any]]:
+        """``history`` in a worker thread."""
         return await asyncio.to_thread(partial(self.history, record_id, **kw))
 
     async def aexport(self, **kw: Any) -> dict[str, Any]:
+        """``export`` in a worker thread."""
         return await asyncio.to_thread(partial(self.export, **kw))
 
     async def aimport_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], **kw: Any) -> int:
+        """``import_`` in a worker thread."""
         return await asyncio.to_thread(partial(self.import_, data, **kw))
 
     # ---- lifetime ---------------------------------------------------------------------------
     def close(self) -> None:
+        """Stop the background worker and close the store when this memory opened it."""
         if self.worker is not None:
             self.worker.stop()
         if self._owns_services:

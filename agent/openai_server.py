@@ -123,12 +123,15 @@ class ApiError(Exception):
         self.retry = retry
 
     def body(self) -> dict[str, Any]:
+        """The error as OpenAI's error object."""
         return error_body(self.status, self.message, self.code)
 
     def headers(self) -> dict[str, str]:
+        """``x-should-retry: false`` when a retry cannot help, else none."""
         return {} if self.retry else {"x-should-retry": "false"}
 
     def response(self) -> JSONResponse:
+        """The error as a JSON response with its status and headers."""
         return JSONResponse(self.body(), status_code=self.status, headers=self.headers())
 
 
@@ -198,6 +201,8 @@ class ChatRequest(BaseModel):
 
 
 class SessionEndRequest(BaseModel):
+    """The body of ``POST /v1/sessions/end``: the user, when authentication is off."""
+
     model_config = ConfigDict(extra="forbid")
 
     user: str | None = None
@@ -255,10 +260,12 @@ class Outcome:
 
     @classmethod
     def of_reply(cls, reply: Reply) -> Outcome:
+        """The outcome of a completed turn."""
         return cls(str(reply.route), [dict(m) for m in reply.memories], reply.notice, list(reply.trace))
 
     @classmethod
     def of_state(cls, state: dict[str, Any]) -> Outcome:
+        """The outcome read from a streamed turn's final graph state."""
         memories = [dict(m) for m in state.get("memories") or []]
         return cls(str(state.get("route", "none")), memories, str(state.get("notice", "")), state.get("trace") or [])
 
@@ -323,17 +330,21 @@ class Sessions:
         self.locks: dict[str, asyncio.Lock] = {}
 
     def lock(self, user: str) -> asyncio.Lock:
+        """The user's lock (made on first use)."""
         return self.locks.setdefault(user, asyncio.Lock())
 
     def start(self, user: str) -> None:
+        """Note that a request of the user is in flight."""
         self.busy[user] = self.busy.get(user, 0) + 1
         self.last[user] = time.monotonic()
 
     def done(self, user: str) -> None:
+        """Note that a request of the user is over."""
         self.busy[user] = max(self.busy.get(user, 1) - 1, 0)
         self.last[user] = time.monotonic()
 
     def forget(self, user: str) -> None:
+        """Stop tracking the user's quiet time (their session was ended)."""
         self.last.pop(user, None)
 
     def quiet(self, idle: float) -> list[str]:
@@ -537,6 +548,7 @@ class EventStream(StreamingResponse):
         self.on_close = on_close
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Send the stream, then run ``on_close`` however it ended."""
         try:
             await super().__call__(scope, receive, send)
         finally:

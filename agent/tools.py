@@ -32,11 +32,14 @@ from caim.prompts.common import DATA_RULE, data_block, quote
 class MemoryLike(Protocol):
     """What the tools use of ``caim.agent.memory.Memory`` (which imports this module for ``as_tools``)."""
 
-    def context(self, user_id: str, policy: str | None = None) -> Any: ...
+    def context(self, user_id: str, policy: str | None = None) -> Any:
+        """The user's memory context for a turn (``Memory.context``)."""
 
-    def search(self, query: str, *, user_id: str, k: int = 10) -> list[MemoryBrief]: ...
+    def search(self, query: str, *, user_id: str, k: int = 10) -> list[MemoryBrief]:
+        """The ``k`` best matches for ``query`` (``Memory.search``)."""
 
-    def add(self, text: str, *, user_id: str, at: datetime | str | None = None) -> Any: ...
+    def add(self, text: str, *, user_id: str, at: datetime | str | None = None) -> Any:
+        """Store one fact (``Memory.add``)."""
 
 
 #: Most memories one ``search_memory`` call returns.
@@ -65,11 +68,15 @@ REMEMBER_DESCRIPTION = (
 
 
 class SearchArgs(BaseModel):
+    """The arguments of ``search_memory``."""
+
     query: str = Field(description="What to look for in the user's memories, in plain words.")
     k: int = Field(default=5, ge=1, le=MAX_K, description=f"How many memories to return (1 to {MAX_K}).")
 
 
 class RememberArgs(BaseModel):
+    """The arguments of ``remember``."""
+
     text: str = Field(description="The fact the user stated, as they stated it.")
 
 

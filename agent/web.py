@@ -88,6 +88,7 @@ class Guard:
         self.public = public
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Check an HTTP request's bearer token (except on ``public`` paths) and its body's size, then pass it on."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
