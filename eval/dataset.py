@@ -40,6 +40,7 @@ class Session:
 
     @property
     def start(self) -> datetime:
+        """When the session opens: the time of its first exchange."""
         return self.exchanges[0].time
 
     @property
@@ -91,11 +92,13 @@ class Conversation:
     turn_where: dict[str, str] = field(default_factory=dict)
 
     def user_text(self, ex: Exchange) -> str:
+        """The exchange's user turn, prefixed with the user's name when ``name_prefix`` is set."""
         if self.name_prefix and ex.user:
             return f"{self.user_label}: {ex.user}"
         return ex.user
 
     def assistant_text(self, ex: Exchange) -> str:
+        """The exchange's assistant turn, prefixed with the assistant's name when ``name_prefix`` is set."""
         if self.name_prefix and ex.assistant:
             return f"{self.assistant_label}: {ex.assistant}"
         return ex.assistant
@@ -118,6 +121,7 @@ class Conversation:
 
     @property
     def n_exchanges(self) -> int:
+        """How many exchanges the sessions hold."""
         return sum(len(s.exchanges) for s in self.sessions)
 
 
@@ -145,4 +149,5 @@ class Benchmark:
 
     @property
     def n_questions(self) -> int:
+        """How many questions the conversations hold."""
         return sum(len(c.questions) for c in self.conversations)

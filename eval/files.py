@@ -23,6 +23,7 @@ class JsonlLog:
         self._lock = threading.Lock()
 
     def read(self) -> list[dict]:
+        """The records logged so far, skipping lines a kill cut short; ``[]`` without a file."""
         if not self.path.exists():
             return []
         out = []
@@ -40,6 +41,7 @@ class JsonlLog:
         return out
 
     def append(self, record: dict) -> None:
+        """Append ``record`` as one line and sync it to disk."""
         data = json.dumps(record, ensure_ascii=False, default=str)
         with self._lock:
             lead = ""

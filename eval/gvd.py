@@ -37,6 +37,55 @@ def _at(day: date, t: time = DAY_START) -> datetime:
     return datetime.combine(day, t, tzinfo=UTC)
 
 
+def _read_questions(q_path: Path) -> dict[str, list[str]]:
+    """The questions file (JSON lines of ``{user: [question, ...]}``) as each user's cleaned questions.
+
+    Raises:
+        ConfigError: A line is not valid JSON.
+    """
+    questions: dict[str, list[str]] = {}
+    for n, line in enumerate(q_path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise ConfigError(f"{q_path} line {n} is not valid JSON: {exc}") from None
+        for name, qs in item.items():
+            questions.setdefault(name.strip(), []).extend(_clean_question(q) for q in qs if str(q).strip())
+    return questions
+
+
+def _sessions(name: str, history: dict, days: int | None, spacing: timedelta) -> list[Session]:
+    """One session per non-empty day of ``name``'s history, in date order, the first ``days`` of them.
+
+    Raises:
+        ConfigError: A history key is not a ``YYYY-MM-DD`` date.
+    """
+    sessions = []
+    for day_key in sorted(history):
+        turns = [t for t in history[day_key] or [] if str(t.get("query", "")).strip()]
+        if not turns:
+            continue
+        try:
+            day = date.fromisoformat(day_key.strip())
+        except ValueError:
+            raise ConfigError(f"GVD user {name}: history key {day_key!r} is not a YYYY-MM-DD date") from None
+        start = _at(day)
+        exchanges = [
+            Exchange(
+                user=str(t.get("query", "")).strip(),
+                assistant=str(t.get("response", "") or "").strip(),
+                time=start + i * spacing,
+            )
+            for i, t in enumerate(turns)
+        ]
+        sessions.append(Session(label=day_key.strip(), exchanges=exchanges, spacing=spacing))
+        if days is not None and len(sessions) >= days:
+            break
+    return sessions
+
+
 def load_gvd(
     data_dir: str | Path,
     *,
@@ -60,16 +109,7 @@ def load_gvd(
         bank = json.loads(hist_path.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise ConfigError(f"{hist_path} is not valid JSON: {exc}") from None
-    questions: dict[str, list[str]] = {}
-    for n, line in enumerate(q_path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
-            raise ConfigError(f"{q_path} line {n} is not valid JSON: {exc}") from None
-        for name, qs in item.items():
-            questions.setdefault(name.strip(), []).extend(_clean_question(q) for q in qs if str(q).strip())
+    questions = _read_questions(q_path)
 
     histories = {name.strip(): (entry or {}).get("history") or {} for name, entry in bank.items()}
     names = [n for n in histories if n in questions]
@@ -83,27 +123,7 @@ def load_gvd(
     spacing = timedelta(minutes=spacing_minutes)
     convs = []
     for name in names:
-        sessions = []
-        for day_key in sorted(histories[name]):
-            turns = [t for t in histories[name][day_key] or [] if str(t.get("query", "")).strip()]
-            if not turns:
-                continue
-            try:
-                day = date.fromisoformat(day_key.strip())
-            except ValueError:
-                raise ConfigError(f"GVD user {name}: history key {day_key!r} is not a YYYY-MM-DD date") from None
-            start = _at(day)
-            exchanges = [
-                Exchange(
-                    user=str(t.get("query", "")).strip(),
-                    assistant=str(t.get("response", "") or "").strip(),
-                    time=start + i * spacing,
-                )
-                for i, t in enumerate(turns)
-            ]
-            sessions.append(Session(label=day_key.strip(), exchanges=exchanges, spacing=spacing))
-            if days is not None and len(sessions) >= days:
-                break
+        sessions = _sessions(name, histories[name], days, spacing)
         if not sessions:
             continue
         probe = _at(sessions[-1].start.date() + timedelta(days=1))

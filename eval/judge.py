@@ -136,6 +136,7 @@ class Judge:
         return cls(Models(settings, overrides=models).for_role("judge"), settings, **kw)
 
     def info(self) -> dict:
+        """The judge's model, prompt version and hash, and token budgets, for the run's record."""
         return {
             "model": self.label,
             "prompt_version": prompt.VERSION,
@@ -145,6 +146,8 @@ class Judge:
         }
 
     def reference(self, conv: Conversation, q: Question, kind: str) -> str:
+        """The judge's reference for ``q``: the answer and its evidence (``kind="answer"``), else the
+        conversation's history clipped to ``history_tokens``."""
         if kind == "answer":
             return answer_reference(conv, q)
         key = id(conv)

@@ -57,6 +57,7 @@ def parse_locomo_datetime(text: str) -> datetime | None:
 
 
 def locomo_turn_text(turn: dict) -> str:
+    """A LoCoMo turn's text on one line, with the caption of an image it shares."""
     text = " ".join(str(turn.get("text", "") or "").split())
     caption = " ".join(str(turn.get("blip_caption", "") or "").split())
     if caption:
@@ -79,6 +80,78 @@ def _messages(turns: list[dict], speaker_a: str) -> list[tuple[bool, list[str], 
         else:
             out.append((is_user, [did] if did else [], text))
     return out
+
+
+def _exchanges(turns: list[dict], a: str, start: datetime, spacing: timedelta) -> list[Exchange]:
+    """One session's turns as exchanges starting at ``start``, ``spacing`` apart (``a`` speaks as the
+    user; a reply without a question before it opens an exchange of its own)."""
+    exchanges: list[Exchange] = []
+    i = 0
+    for is_user, ids, text in _messages(turns, a):
+        when = start + i * spacing
+        if is_user or not exchanges or exchanges[-1].assistant:
+            exchanges.append(
+                Exchange(
+                    user=text if is_user else "",
+                    assistant="" if is_user else text,
+                    time=when,
+                    user_ids=ids if is_user else [],
+                    assistant_ids=[] if is_user else ids,
+                )
+            )
+            i += 1
+        else:
+            exchanges[-1].assistant = text
+            exchanges[-1].assistant_ids = ids
+    return exchanges
+
+
+def _index_turns(
+    turns: list[dict],
+    exchanges: list[Exchange],
+    speakers: tuple[str, str],
+    turn_text: dict[str, str],
+    turn_where: dict[str, str],
+) -> None:
+    """Add each turn's text (by dialogue id) to ``turn_text`` and its time and speaker to ``turn_where``."""
+    for t in turns:
+        did = str(t.get("dia_id", "")).strip()
+        if did:
+            turn_text[did] = locomo_turn_text(t)
+    a, b = speakers
+    for ex in exchanges:
+        stamp = ex.time.strftime("%Y-%m-%d %H:%M")
+        for ids, who in ((ex.user_ids, a), (ex.assistant_ids, b)):
+            for did in ids:
+                turn_where[did] = f"({stamp}) {who}"
+
+
+def _questions(sample: dict, categories: set[int] | None, instruction: str) -> list[Question]:
+    """The sample's questions with text, in the ``categories`` asked for (all when None or empty)."""
+    questions = []
+    for qi, qa in enumerate(sample.get("qa") or []):
+        try:
+            cat = int(qa.get("category"))
+        except (TypeError, ValueError):
+            cat = None
+        if categories and cat not in categories:
+            continue
+        text = " ".join(str(qa.get("question", "")).split())
+        if not text:
+            continue
+        ref = qa.get("answer")
+        questions.append(
+            Question(
+                qid=str(qi),
+                text=text,
+                reference=None if ref is None else str(ref),
+                category=cat,
+                evidence=evidence_ids(qa.get("evidence")),
+                adversarial_answer=qa.get("adversarial_answer"),
+                instruction=instruction,
+            )
+        )
+    return questions
 
 
 def _conversation(
@@ -107,33 +180,8 @@ def _conversation(
         start = parse_locomo_datetime(conv.get(f"session_{n}_date_time", ""))
         if start is None:
             start = (last + timedelta(days=1)) if last else datetime(2023, 1, 1, 9, 0, tzinfo=UTC)
-        exchanges: list[Exchange] = []
-        i = 0
-        for is_user, ids, text in _messages(turns, a):
-            when = start + i * spacing
-            if is_user or not exchanges or exchanges[-1].assistant:
-                exchanges.append(
-                    Exchange(
-                        user=text if is_user else "",
-                        assistant="" if is_user else text,
-                        time=when,
-                        user_ids=ids if is_user else [],
-                        assistant_ids=[] if is_user else ids,
-                    )
-                )
-                i += 1
-            else:
-                exchanges[-1].assistant = text
-                exchanges[-1].assistant_ids = ids
-        for t in turns:
-            did = str(t.get("dia_id", "")).strip()
-            if did:
-                turn_text[did] = locomo_turn_text(t)
-        for ex in exchanges:
-            stamp = ex.time.strftime("%Y-%m-%d %H:%M")
-            for ids, who in ((ex.user_ids, a), (ex.assistant_ids, b)):
-                for did in ids:
-                    turn_where[did] = f"({stamp}) {who}"
+        exchanges = _exchanges(turns, a, start, spacing)
+        _index_turns(turns, exchanges, (a, b), turn_text, turn_where)
         if exchanges:
             sessions.append(Session(label=f"session_{n}", exchanges=exchanges, spacing=spacing))
             last = start
@@ -141,29 +189,7 @@ def _conversation(
             break
     if not sessions:
         raise ConfigError(f"LoCoMo sample {sid} has no sessions with turns")
-    questions = []
-    for qi, qa in enumerate(sample.get("qa") or []):
-        try:
-            cat = int(qa.get("category"))
-        except (TypeError, ValueError):
-            cat = None
-        if categories and cat not in categories:
-            continue
-        text = " ".join(str(qa.get("question", "")).split())
-        if not text:
-            continue
-        ref = qa.get("answer")
-        questions.append(
-            Question(
-                qid=str(qi),
-                text=text,
-                reference=None if ref is None else str(ref),
-                category=cat,
-                evidence=evidence_ids(qa.get("evidence")),
-                adversarial_answer=qa.get("adversarial_answer"),
-                instruction=instruction,
-            )
-        )
+    questions = _questions(sample, categories, instruction)
     probe = datetime.combine(sessions[-1].start.date() + timedelta(days=1), time(9, 0), tzinfo=UTC)
     return Conversation(
         user=sid,

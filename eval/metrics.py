@@ -37,6 +37,7 @@ def normalize_answer(text: str) -> str:
 
 
 def answer_tokens(text: str, stem: Stemmer | None = None) -> list[str]:
+    """The normalized tokens of an answer, stemmed when ``stem`` is given."""
     toks = normalize_answer(text).split()
     return [stem(t) for t in toks] if stem else toks
 

@@ -61,6 +61,8 @@ _FIRST_PERSON = re.compile(r"\bI\b|\bI'(?:m|ve|d|ll)\b|(?i:\b(?:my|me|mine)\b)")
 
 @dataclass
 class RoleScore:
+    """One role's tallies in a probe: calls, valid outputs, model and code scores, items, time and tokens."""
+
     calls: int = 0
     valid: int = 0
     model: float = 0.0
@@ -73,10 +75,13 @@ class RoleScore:
 
 @dataclass
 class ProbeRun:
+    """One model's probe: its description and each role's scores."""
+
     describe: str
     roles: dict[Role, RoleScore] = field(default_factory=lambda: {r: RoleScore() for r in ROLES})
 
     def total(self, key: str) -> float:
+        """The sum of the ``RoleScore`` field ``key`` over the roles."""
         return sum(getattr(r, key) for r in self.roles.values())
 
     def results(self) -> dict[str, RoleResult]:

@@ -248,7 +248,8 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(markdown_table(header, rows))
 
 
-def render_markdown(summary: dict, plot_file: str | None = None) -> str:
+def _overview(summary: dict) -> list[str]:
+    """The run: data, questions, systems, models, judge, and the questions each system answered."""
     systems = summary["systems"]
     run = summary["run"] or {}
     cfg = run.get("config") or {}
@@ -284,7 +285,14 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
             facts.append([k, str(info[k])])
     out += [_table(["", ""], facts), ""]
     out += [_table(["system", "questions answered"], [[s, _num(summary["answered"][s])] for s in systems]), ""]
+    return out
 
+
+def _judged_section(summary: dict) -> list[str]:
+    """The judged metrics per system (none without a judge)."""
+    systems = summary["systems"]
+    judge = (summary["run"] or {}).get("judge")
+    out: list[str] = []
     if judge:
         out += [
             "## Judged metrics",
@@ -304,7 +312,13 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
                 row.append(cell)
             rows.append(row)
         out += [_table(["metric", *systems], rows), ""]
+    return out
 
+
+def _code_section(summary: dict) -> list[str]:
+    """The computed answer metrics per system, and by category."""
+    systems = summary["systems"]
+    out: list[str] = []
     code = summary.get("code_metrics") or {}
     if code:
         out += ["## Answer metrics (computed)", ""]
@@ -326,7 +340,14 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
             by = summary["code_metrics_by_category"]["evidence_recall"]
             rows = [[f"{c} {CATEGORY_NAMES.get(c, '')}".strip(), *(_pct(by[s][str(c)]) for s in systems)] for c in cats]
             out += ["### Evidence recall by category", "", _table(["category", *systems], rows), ""]
+    return out
 
+
+def _cost_section(summary: dict) -> list[str]:
+    """Cost and latency per question, the cost of replaying the history, and the judge's usage."""
+    systems = summary["systems"]
+    judge = (summary["run"] or {}).get("judge")
+    out: list[str] = []
     cost = summary["cost"]
     out += ["## Cost and latency per question", ""]
     rows = [
@@ -367,7 +388,13 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
             f"{_num(ju.get('output_tokens'))} output tokens.",
             "",
         ]
+    return out
 
+
+def _routes_section(summary: dict) -> list[str]:
+    """The routes the systems took for the questions."""
+    systems = summary["systems"]
+    out: list[str] = []
     routes = summary["routes"]
     present = [r for r in ROUTES if any(r in routes[s] for s in systems)]
     present += sorted({r for s in systems for r in routes[s]} - set(present))
@@ -382,7 +409,13 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
                 + ".",
                 "",
             ]
+    return out
 
+
+def _memory_section(summary: dict) -> list[str]:
+    """The size of each system's long-term memory after the history, overall and per user."""
+    systems = summary["systems"]
+    out: list[str] = []
     mem = summary["memory"]
     if mem:
         msys = [s for s in systems if s in mem]
@@ -409,7 +442,14 @@ def render_markdown(summary: dict, plot_file: str | None = None) -> str:
                 row.append(f"{m['entries']} / {m['words']} / {m['words_per_entry']:.1f}" if m else "–")
             rows.append(row)
         out += ["### Per user: entries / words / words per entry", "", _table(["user", *msys], rows), ""]
+    return out
 
+
+def render_markdown(summary: dict, plot_file: str | None = None) -> str:
+    """The Markdown report of a run's ``summary``, linking the plot ``plot_file`` when given."""
+    out = _overview(summary)
+    for section in (_judged_section, _code_section, _cost_section, _routes_section, _memory_section):
+        out += section(summary)
     if plot_file:
         out += ["## Plot", "", f"![metrics per system]({plot_file})", ""]
     return "\n".join(out)

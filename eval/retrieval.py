@@ -51,6 +51,8 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass
 class DatasetTurn:
+    """One LoCoMo turn: its dialogue id, speaker, text, time, session and number in the session."""
+
     dia_id: str
     speaker: str
     text: str
@@ -61,6 +63,8 @@ class DatasetTurn:
 
 @dataclass
 class Question:
+    """One LoCoMo question with its category and evidence dialogue ids."""
+
     qid: str
     text: str
     category: int
@@ -69,6 +73,8 @@ class Question:
 
 @dataclass
 class Conversation:
+    """One LoCoMo sample: its speakers, turns, questions, and the time questions are asked."""
+
     sample_id: str
     speakers: tuple[str, str]
     turns: list[DatasetTurn]
@@ -203,6 +209,8 @@ def _tags_time(store: MemoryStore, user_id: str, q: Query, k: int) -> list[Memor
 
 @dataclass
 class Scores:
+    """One system's recall per ``k`` (category and value per question) and its search latencies."""
+
     recall: dict[int, list[tuple[int, float]]] = field(default_factory=lambda: {k: [] for k in KS})
     latency_ms: list[float] = field(default_factory=list)
 
@@ -283,6 +291,7 @@ def run(
 
 
 def summarize(scores: dict[str, Scores], info: dict) -> dict:
+    """The run's summary: mean recall per ``k`` and category, latency percentiles, question counts."""
     systems: dict[str, dict] = {}
     for name, sc in scores.items():
         entry: dict = {}
@@ -314,6 +323,7 @@ def _round(x: float | None) -> float | None:
 
 
 def render(summary: dict, plot_file: str | None) -> str:
+    """The Markdown report of ``summary``, linking the plot ``plot_file`` when given."""
     info = summary["info"]
     labels = ["all", *CATEGORIES.values()]
     lines = [
@@ -341,10 +351,12 @@ def render(summary: dict, plot_file: str | None) -> str:
 
 
 def fmt(x: float | None) -> str:
+    """``x`` with three decimals, or ``–`` for None."""
     return "–" if x is None else f"{x:.3f}"
 
 
 def plot_summary(summary: dict, path: Path) -> None:
+    """Plot recall per ``k`` and category for each system into ``path``."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -115,6 +115,11 @@ class EvalConfig:
             self.judge_memory_tokens = REMOTE_JUDGE_MEMORY_TOKENS
 
     def validate(self) -> None:
+        """Normalize the system list and check the settings.
+
+        Raises:
+            ConfigError: A system or replay mode is unknown, or a count or budget is below 1.
+        """
         if isinstance(self.systems, str):
             self.systems = [s.strip() for s in self.systems.split(",")]
         self.systems = list(dict.fromkeys(s.strip() for s in self.systems if s and s.strip()))
@@ -137,10 +142,12 @@ class EvalConfig:
 
 
 def result_key(r: dict) -> tuple[str, str, str]:
+    """The key of one result: system, user and question id."""
     return (str(r.get("system")), str(r.get("user")), str(r.get("qid")))
 
 
 def require_matplotlib() -> None:
+    """Raise ``ConfigError`` unless matplotlib (the ``eval`` extra) is installed."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -148,6 +155,7 @@ def require_matplotlib() -> None:
 
 
 def describe_models(settings: Settings, models) -> str:
+    """The models in use, or the provider and the error when they cannot be built."""
     try:
         return Models(settings, overrides=models).describe()
     except Exception as exc:  # e.g. the local model is not installed: still report the settings

@@ -101,15 +101,19 @@ class System:
     stores: bool = False
 
     def replay(self, conv: Conversation, mode: str = "recorded", progress: Progress | None = None) -> dict:
+        """Replay the conversation's sessions into the system (``mode``: one of ``REPLAY_MODES``); its stats."""
         raise NotImplementedError
 
     def ask(self, text: str, at: datetime) -> Answer:
+        """Answer ``text`` as asked at ``at``."""
         raise NotImplementedError
 
     def memory(self) -> list[dict]:
+        """The long-term memory built so far (none by default)."""
         return []
 
     def close(self) -> None:
+        """Release the system's resources."""
         pass
 
 
@@ -130,6 +134,11 @@ class CaimSystem(System):
         return self.agent.discard_session(user_id=self.uid)
 
     def replay(self, conv: Conversation, mode: str = "recorded", progress: Progress | None = None) -> dict:
+        """Replay each session into the agent's memory, ending it with post-thinking; the replay's stats.
+
+        Raises:
+            ConfigError: ``mode`` is not a replay mode.
+        """
         if mode not in REPLAY_MODES:
             raise ConfigError(f"unknown replay mode {mode!r}; choose one of: {', '.join(REPLAY_MODES)}")
         self.uid = f"{conv.user}::{self.name}::{uuid.uuid4().hex[:8]}"
@@ -182,6 +191,7 @@ class CaimSystem(System):
         return self._records[rid]
 
     def ask(self, text: str, at: datetime) -> Answer:
+        """Answer ``text`` through the agent, with the records it retrieved and fetched."""
         start = time.perf_counter()
         reply = self.agent.chat(text, user_id=self.uid, at=at)
         latency = (time.perf_counter() - start) * 1000
@@ -194,9 +204,11 @@ class CaimSystem(System):
         return Answer(reply.text, reply.route, retrieved, candidates, reply.trace, latency, extra)
 
     def memory(self) -> list[dict]:
+        """The conversation's records, by event time."""
         return sorted(self._records.values(), key=lambda r: (r.get("event_time") or "", r["id"]))
 
     def close(self) -> None:
+        """Forget the conversation's user and close the agent."""
         try:
             if self.uid:
                 self.agent.forget_user(self.uid)
@@ -245,6 +257,11 @@ class FullContextSystem(System):
         return reply, info
 
     def replay(self, conv: Conversation, mode: str = "recorded", progress: Progress | None = None) -> dict:
+        """Keep the conversation's history for the prompt (nothing is stored); the replay's stats.
+
+        Raises:
+            ConfigError: ``mode`` is not a replay mode.
+        """
         if mode not in REPLAY_MODES:
             raise ConfigError(f"unknown replay mode {mode!r}; choose one of: {', '.join(REPLAY_MODES)}")
         self.conv = conv
@@ -274,6 +291,7 @@ class FullContextSystem(System):
         return stats
 
     def ask(self, text: str, at: datetime) -> Answer:
+        """Answer ``text`` with the dated history that fits ``context_tokens`` in the prompt."""
         trace: list[dict] = []
         start = time.perf_counter()
         reply, info = self._generate(text, at, trace)
