@@ -21,6 +21,11 @@ from caim.memory.text import memory_signals
 
 
 def controller(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Compute the current message's code signals and tag shortlist, and ask the policy for its plan.
+
+    Returns:
+        The state update: ``plan`` (None leaves the route to the code signals), ``shortlist``, ``signals``.
+    """
     text = current_input(state, env)
     # a first message has no "this conversation" to draw on: the past it asks about is long-term memory
     signals: dict[str, bool] = {**asdict(memory_signals(text)), "first_turn": len(state["messages"]) <= 1}

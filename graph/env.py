@@ -25,6 +25,8 @@ T = TypeVar("T", bound=BaseModel)
 
 @dataclass
 class Env:
+    """What a node runs with: the services, settings, run context and time, and the run's trace."""
+
     svc: Services
     settings: Settings
     ctx: Context
@@ -35,6 +37,7 @@ class Env:
 
     @property
     def user_id(self) -> str:
+        """The user of the run."""
         return self.ctx.user_id
 
     def note(self, **data: Any) -> None:
@@ -50,6 +53,7 @@ class Env:
         return self.svc.llm.structured(role, schema, messages, trace=self.trace, node=self.node)
 
     def text(self, role: Role, messages: list[BaseMessage], fallback: str | None = None) -> str:
+        """The model's text answer for ``role``, traced under this node (``fallback`` when it fails, if given)."""
         return self.svc.llm.text(role, messages, trace=self.trace, node=self.node, fallback=fallback)
 
     def emit(self, piece: str) -> None:

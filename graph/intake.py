@@ -98,6 +98,12 @@ def _refuse(state: State, env: Env, why: str, update: dict[str, Any]) -> dict[st
 
 
 def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Start a run: refuse unusable input, pick the action, open the session if needed, stamp the message.
+
+    Returns:
+        The state update: ``action``, the time-stamped message (or the reply to empty input) and a notice
+        when the input is clipped in prompts.
+    """
     update: dict[str, Any] = {"trace": [RESET], **_PER_RUN}
     if (why := refusal(state)) is not None:
         return _refuse(state, env, why, update)
@@ -144,6 +150,7 @@ def refuse(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
 
 
 def after_intake(state: State) -> str | list[str]:
+    """The node after intake for the run's action: refuse, recall, post-thinking, or the end."""
     action = state.get("action")
     if action == "refused":
         return "refuse"

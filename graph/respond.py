@@ -32,6 +32,11 @@ NOTE_CHARS = 300
 
 
 def respond(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Answer the message with the route's memories and history (streamed), adding the answer check's note.
+
+    Returns:
+        The state update: the reply as a time-stamped message.
+    """
     route = state.get("route", "none")
     memories = shown_memories(state, route)
     messages = answer_messages(state, env, route, memories)

@@ -141,6 +141,12 @@ def ranked_search(env: Env, text: str, k: int, weights: Weights = DEFAULT_WEIGHT
 
 
 def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Run the ranked search for the current message; when code signals point to long-term memory,
+    also run the relevance filter (and draft the answer) beside the plan.
+
+    Returns:
+        The state update: ``found``, ``found_signals``, ``tags``, ``time_ranges``, ``early``, ``draft``.
+    """
     if not policy.uses_memory:
         return {"found": [], "found_signals": {}, "early": None, "draft": None}
     text = current_input(state, env)
@@ -204,6 +210,14 @@ def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
 
 
 def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Settle the route from the plan and the signals, and the candidates for it.
+
+    Searches again when the plan adds tags or time ranges to look for.
+
+    Returns:
+        The state update: ``route``, ``decisions``, ``signals``, the STM window, ``tags``, ``time_ranges``
+        and ``candidates`` (none when the route has no long-term memory).
+    """
     plan = state.get("plan")
     found = state.get("found", [])
     signals = {**state.get("signals", {}), **state.get("found_signals", {})}
@@ -235,6 +249,7 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
 
 
 def after_retrieve(state: State) -> str:
+    """``filter_relevant`` when the route reads long-term memory and has candidates, else ``memory_prompt``."""
     if "ltm" in state.get("route", "none") and state.get("candidates"):
         return "filter_relevant"
     return "memory_prompt"
@@ -252,6 +267,12 @@ def memory_prompt(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
 
 
 def filter_relevant(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Keep the candidates the policy's filter picks (or picked beside the plan), with the top ones
+    that are similar enough, up to ``max_kept``; the best-ranked ones when the filter gives None.
+
+    Returns:
+        The state update: ``memories``.
+    """
     candidates = state.get("candidates", [])
     s = env.settings
     early = state.get("early")

@@ -25,6 +25,7 @@ from caim.ontology import OntologyStore, TagIndex
 
 
 def default_embedder(settings: Settings) -> Embedder:
+    """The OpenAI embedder when the provider is ``openai`` with an embedding model, else the shared MiniLM."""
     if settings.resolved_provider() == "openai" and settings.embedding_model:
         return OpenAIEmbedder(settings.embedding_model, settings.api_key, settings.base_url)
     return MiniLMEmbedder.shared()
@@ -46,6 +47,8 @@ def check_data_dir(settings: Settings) -> None:
 
 @dataclass
 class Services:
+    """What the graph's nodes share: settings, models, LLM, embedder, store, retriever, ontology, tagger, drafts."""
+
     settings: Settings
     models: Models
     llm: LLM

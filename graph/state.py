@@ -246,6 +246,7 @@ class Context:
     speculative_answer: bool | None = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Context:
+        """Refuse a key that is no field of the context, naming it (LangGraph builds ``Context(**context)``)."""
         # LangGraph turns a context dict into ``Context(**context)``: refuse foreign keys here, with
         # their name, instead of the constructor's TypeError.
         for key in kwargs:

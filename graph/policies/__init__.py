@@ -34,6 +34,11 @@ def register_policy(policy: MemoryPolicy, name: str | None = None) -> MemoryPoli
 
 
 def get_policy(name: str) -> MemoryPolicy:
+    """The registered policy ``name``.
+
+    Raises:
+        ConfigError: No policy has that name.
+    """
     try:
         return POLICIES[name]
     except KeyError:

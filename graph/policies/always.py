@@ -10,10 +10,13 @@ from caim.graph.state import Plan, State
 
 
 class AlwaysPolicy(CaimPolicy):
+    """Every turn reads long-term memory and the whole session: no controller call."""
+
     name = "always"
     description = "No controller: every turn retrieves from LTM and uses the whole STM."
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        """Always ``ltm+stm``, with the first three shortlisted tags."""
         return {
             "route": "ltm+stm",
             "decisions": {"controller": "skipped (always)"},

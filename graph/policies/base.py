@@ -24,6 +24,8 @@ from caim.prompts.thoughts import Thoughts
 
 
 class MemoryPolicy(ABC):
+    """How the graph uses memory: the plan, the relevance filter, and post-thinking's model calls."""
+
     name: str = "?"
     description: str = ""
     #: Retrieves from and stores into long-term memory (a baseline without memory sets this False).

@@ -44,11 +44,14 @@ _ROUTES: dict[tuple[str, str], Route] = {
 
 
 class CaimPolicy(MemoryPolicy):
+    """CAIM: one planning call, the model's relevance filter beside it, post-thinking with maintenance."""
+
     name = "caim"
     description = "One planning call beside the ranked search, LLM relevance filter, post-thinking with maintenance."
     filter_beside_plan = True
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        """The planning call's route, tags and the time expressions found in the message; None when it fails."""
         text = current_input(state, env)
         answer = env.structured(
             "plan",
@@ -66,6 +69,7 @@ class CaimPolicy(MemoryPolicy):
         }
 
     def filter(self, state: State, env: Env, candidates: list[MemoryBrief]) -> list[MemoryBrief] | None:
+        """The candidates the model marks relevant, in its order, up to ``max_kept``; None when it fails."""
         cap = env.settings.max_kept
         answer = env.structured(
             "relevance",
@@ -78,6 +82,7 @@ class CaimPolicy(MemoryPolicy):
         return [candidates[n - 1] for n in picked][:cap]
 
     def key_events(self, env: Env, chunk: list[Exchange]) -> list[KeyEvent] | None:
+        """The model's key events of ``chunk``, each dated by its turn, repeats dropped; None when it fails."""
         answer = env.structured(
             "key_events",
             events_prompt.schema([t.number for t in chunk]),
@@ -100,6 +105,7 @@ class CaimPolicy(MemoryPolicy):
         return events
 
     def thoughts(self, env: Env, events: list[KeyEvent], tags: list[str], parents: list[str]) -> Thoughts | None:
+        """The model's memory sentence and tags per event (``prompts.thoughts``); None when it fails."""
         facts = [(i, e["time"][:10], e["event"]) for i, e in enumerate(events, 1)]
         return env.structured(
             "thoughts",
@@ -108,6 +114,7 @@ class CaimPolicy(MemoryPolicy):
         )
 
     def maintain(self, env: Env, groups: list[MaintainGroup]) -> MaintenancePlan | None:
+        """The model's relation of each new memory to the stored ones (``prompts.maintain``); None when it fails."""
         new = [g.new for g in groups]
         stored = sorted({m.number for g in groups for m in g.stored})
         return env.structured("maintain", maintain_prompt.schema(new, stored), maintain_prompt.messages(groups))

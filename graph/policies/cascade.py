@@ -21,11 +21,14 @@ from caim.prompts import timeref as time_prompt
 
 
 class CascadePolicy(CaimPolicy):
+    """The paper's controller: three A/B decisions, then tags and time expressions, then the filter."""
+
     name = "caim-cascade"
     description = "The paper's controller: three A/B decisions, then tags (whole ontology) and time expressions."
     filter_beside_plan = False  # the paper's order: every decision, then the filter
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        """The route from the A/B decisions, then tags from the whole ontology and time expressions."""
         text = current_input(state, env)
         recent = recent_turns(state)
         decisions: dict[str, Any] = {}

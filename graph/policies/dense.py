@@ -16,12 +16,15 @@ from caim.memory.retrieval import DENSE_ONLY
 
 
 class DensePolicy(CaimPolicy):
+    """Plain dense retrieval: the nearest records by meaning on every turn, no controller, no filter."""
+
     name = "dense"
     description = "Plain retrieval baseline: nearest records by meaning on every turn, no controller, no filter."
     filter_beside_plan = False  # no filter call to run early (nor an answer to draft)
     weights = DENSE_ONLY
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        """Always ``ltm+stm``, without tags or time expressions."""
         return {
             "route": "ltm+stm",
             "decisions": {"controller": "skipped (dense)"},
@@ -31,4 +34,5 @@ class DensePolicy(CaimPolicy):
         }
 
     def filter(self, state: State, env: Env, candidates: list[MemoryBrief]) -> list[MemoryBrief] | None:
+        """None: the best-ranked candidates are kept."""
         return None

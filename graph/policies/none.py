@@ -10,12 +10,15 @@ from caim.graph.state import Plan, State
 
 
 class NoMemoryPolicy(CaimPolicy):
+    """No memory: answers from the current message only; post-thinking stores nothing."""
+
     name = "none"
     description = "No memory at all: answers from the current message only; post-thinking stores nothing."
     uses_memory = False
     extend_ontology = False
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        """Always ``none``."""
         return {
             "route": "none",
             "decisions": {"controller": "skipped (no memory)"},

@@ -16,12 +16,16 @@ from caim.memory.records import MemoryBrief
 
 
 class SingleCallPolicy(CaimPolicy):
+    """One model call per turn, the answer: code signals route, the ranked search picks the memories."""
+
     name = "single-call"
     description = "One model call per turn (the answer): code signals route, the ranked search decides what is kept."
     filter_beside_plan = False  # no filter call to run early (nor an answer to draft)
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
+        """None: the code signals route."""
         return None
 
     def filter(self, state: State, env: Env, candidates: list[MemoryBrief]) -> list[MemoryBrief] | None:
+        """None: the best-ranked candidates are kept."""
         return None
