@@ -103,13 +103,14 @@ def literal(values: list[Any] | tuple[Any, ...]) -> Any:
     return Literal[vals]
 
 
-def narrowed(model: type[M], **fields: Any) -> type[M]:
-    """A subclass of a static response model, under the same name, whose fields carry a call's closed
-    sets: the JSON schema sent enumerates them and validation rejects anything outside them, while
-    callers keep the static type (``answer.thoughts`` is checked by mypy).
+def narrowed(model: type[M], name: str | None = None, /, **fields: Any) -> type[M]:
+    """A subclass of a static response model whose fields carry a call's closed sets: the JSON schema
+    sent enumerates them and validation rejects anything outside them, while callers keep the static
+    type (``answer.thoughts`` is checked by mypy).
 
     Args:
         model: The static response model.
+        name: The name the model sees (the schema's and the tool's name); ``model``'s own by default.
         **fields: Field name -> narrowed annotation, or ``(annotation, Field(...))`` whose settings
             (a per-call ``max_length``) override the static field's.
 
@@ -117,8 +118,8 @@ def narrowed(model: type[M], **fields: Any) -> type[M]:
         The narrowed model (a ``model`` subclass).
     """
     spec: dict[str, Any] = {}
-    for name, value in fields.items():
+    for field, value in fields.items():
         annotation, extra = value if isinstance(value, tuple) else (value, None)
-        base = model.model_fields[name]
-        spec[name] = (annotation, FieldInfo.merge_field_infos(base, extra) if extra is not None else base)
-    return create_model(model.__name__, __base__=model, __module__=model.__module__, **spec)
+        base = model.model_fields[field]
+        spec[field] = (annotation, FieldInfo.merge_field_infos(base, extra) if extra is not None else base)
+    return create_model(name or model.__name__, __base__=model, __module__=model.__module__, **spec)

@@ -23,8 +23,8 @@ INSTRUCTIONS = (
 )
 
 
-class KeyEvent(Answer):
-    """One fact worth remembering and the number of the turn it comes from."""
+class EventAnswer(Answer):
+    """One fact worth remembering and the number of the turn it comes from (``KeyEvent`` to the model)."""
 
     turn: int = Field(description="Number of the turn this event comes from.")
     event: str = Field(max_length=300, description="One short sentence, e.g. 'The user's favourite food is pizza.'")
@@ -33,7 +33,7 @@ class KeyEvent(Answer):
 class KeyEvents(Answer):
     """The key-events role's answer."""
 
-    events: list[KeyEvent] = Field(max_length=MAX_EVENTS)
+    events: list[EventAnswer] = Field(max_length=MAX_EVENTS)
 
 
 def schema(turn_numbers: list[int]) -> type[KeyEvents]:
@@ -45,7 +45,7 @@ def schema(turn_numbers: list[int]) -> type[KeyEvents]:
     Returns:
         :class:`KeyEvents` with the turn numbers enumerated.
     """
-    event = narrowed(KeyEvent, turn=literal(turn_numbers))
+    event = narrowed(EventAnswer, "KeyEvent", turn=literal(turn_numbers))
     return narrowed(KeyEvents, events=list[event])  # type: ignore[valid-type]
 
 

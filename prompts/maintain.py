@@ -38,8 +38,9 @@ INSTRUCTIONS = (
 )
 
 
-class Maintenance(Answer):
-    """The decision for one new memory and the stored memory it concerns (0 for ``new``)."""
+class MaintenanceDecision(Answer):
+    """The decision for one new memory and the stored memory it concerns, 0 for ``new``
+    (``Maintenance`` to the model)."""
 
     memory: int = Field(description="Number of the new memory.")
     decision: Decision = Field(description="How it relates to the stored memories.")
@@ -49,7 +50,7 @@ class Maintenance(Answer):
 class MaintenancePlan(Answer):
     """The maintain role's answer: at most one decision per new memory."""
 
-    decisions: list[Maintenance]
+    decisions: list[MaintenanceDecision]
 
 
 def schema(new: list[int], stored: list[int]) -> type[MaintenancePlan]:
@@ -62,7 +63,7 @@ def schema(new: list[int], stored: list[int]) -> type[MaintenancePlan]:
     Returns:
         :class:`MaintenancePlan` with the memory numbers enumerated.
     """
-    item = narrowed(Maintenance, memory=literal(new), target=literal([0, *stored]))
+    item = narrowed(MaintenanceDecision, "Maintenance", memory=literal(new), target=literal([0, *stored]))
     return narrowed(MaintenancePlan, decisions=(list[item], Field(max_length=len(new))))  # type: ignore[valid-type]
 
 

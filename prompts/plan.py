@@ -31,8 +31,8 @@ INSTRUCTIONS = (
 )
 
 
-class Plan(Answer):
-    """The plan role's answer: the controller's two decisions and what to look for."""
+class PlanAnswer(Answer):
+    """The plan role's answer (``Plan`` to the model): the controller's two decisions and what to look for."""
 
     needs_memory: Literal["yes", "no"] = Field(description="Does the answer depend on earlier information?")
     memory: Literal["past", "current", "both"] = Field(description="Which memory the answer needs.")
@@ -40,16 +40,16 @@ class Plan(Answer):
     time_expressions: list[str] = Field(max_length=3, description="Time expressions copied from the message.")
 
 
-def schema(tags: list[str]) -> type[Plan]:
+def schema(tags: list[str]) -> type[PlanAnswer]:
     """The response model for one call.
 
     Args:
         tags: The offered shortlist; the tags answered must come from it (any text when it is empty).
 
     Returns:
-        :class:`Plan` with the offered tags enumerated.
+        :class:`PlanAnswer`, named ``Plan``, with the offered tags enumerated.
     """
-    return narrowed(Plan, tags=list[literal(tags)]) if tags else Plan  # type: ignore[misc]
+    return narrowed(PlanAnswer, "Plan", tags=list[literal(tags)]) if tags else narrowed(PlanAnswer, "Plan")  # type: ignore[misc]
 
 
 def messages(user_input: str, recent: Sequence[BaseMessage], today: str, tags: list[str]) -> list[BaseMessage]:
