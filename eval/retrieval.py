@@ -34,6 +34,7 @@ from caim.core.embeddings import Embedder
 from caim.core.errors import ConfigError
 from caim.eval.locomo import locomo_turn_text, parse_locomo_datetime
 from caim.eval.metrics import evidence_ids, percentile
+from caim.eval.tables import markdown_table
 from caim.memory.capture import raw_record
 from caim.memory.records import MemoryRecord
 from caim.memory.retrieval import DEFAULT_WEIGHTS, DENSE_ONLY, LEXICAL_ONLY, Query, Retriever, Weights
@@ -337,14 +338,16 @@ def render(summary: dict, plot_file: str | None) -> str:
         "",
     ]
     for k in KS:
-        lines += [f"## recall@{k}", "", "| system | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
-        for name, entry in summary["systems"].items():
-            cells = [fmt(entry[f"recall@{k}"][label]) for label in labels]
-            lines.append(f"| {name} | " + " | ".join(cells) + " |")
-        lines.append("")
-    lines += ["## Latency per search (query embedding included)", "", "| system | p50 ms | p95 ms |", "|---|---|---|"]
-    for name, entry in summary["systems"].items():
-        lines.append(f"| {name} | {entry['latency_ms']['p50']} | {entry['latency_ms']['p95']} |")
+        rows = [
+            [name, *(fmt(entry[f"recall@{k}"][label]) for label in labels)]
+            for name, entry in summary["systems"].items()
+        ]
+        lines += [f"## recall@{k}", "", *markdown_table(["system", *labels], rows), ""]
+    latency = [
+        [name, entry["latency_ms"]["p50"], entry["latency_ms"]["p95"]] for name, entry in summary["systems"].items()
+    ]
+    lines += ["## Latency per search (query embedding included)", ""]
+    lines += markdown_table(["system", "p50 ms", "p95 ms"], latency)
     if plot_file:
         lines += ["", f"![recall]({plot_file})"]
     return "\n".join(lines) + "\n"
