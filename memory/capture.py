@@ -97,6 +97,10 @@ _GIVING = re.compile(
 _QUOTED_TITLE = re.compile(r"[\"\u201c\u2018'][A-Z0-9][^\"\u201d\u2019']{1,80}[\"\u201d\u2019']")
 
 
+#: A speaker's impression of something said ("that sounds like a lovely idea to me").
+_IMPRESSION = re.compile(r"\b(sounds?|looks?|seems?|feels?)\b", re.I)
+
+
 def _self_tale(sentence: str) -> bool:
     """A sentence of the assistant telling of itself: its first person, not giving, with something
     done, dated or of its own ("my favourite hobby was...", "I went surfing in 2015")."""
@@ -156,7 +160,8 @@ def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) ->
             or _NUMBER_OR_DATE.search(plain)
         ):
             return True
-    return persona and states_fact(text)  # a person's reply: kept as a user's turn would be
+    # a person's reply: kept as a user's turn would be, but an impression is no fact ("sounds lovely to me")
+    return persona and any(states_fact(x) and not _IMPRESSION.search(x) for x in sentences)
 
 
 @dataclass(frozen=True)
