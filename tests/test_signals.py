@@ -3,10 +3,13 @@ never routes these to "no memory", whatever the model says."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 
+from caim.graph.retrieval import combine
 from caim.memory.text import memory_signals
 
 
@@ -97,3 +100,16 @@ def test_on_a_tie_the_note_quotes_the_more_focused_memory():
         {"id": "short", "thought": "I went to a support group yesterday.", "tags": [], "event_time": "2023-05-08"},
     ]
     assert best_match("When did I go to the support group?", kept)["id"] == "short"
+
+
+GVD = Path(__file__).resolve().parents[2] / "shared" / "data" / "gvd" / "probing_questions_en.jsonl"
+
+
+@pytest.mark.skipif(not GVD.is_file(), reason="GVD data not found beside the project (../shared/data/gvd)")
+def test_the_code_signals_route_gvds_probing_questions_to_memory():
+    """Every GVD probing question refers to an earlier conversation; with the plan on code (the
+    bundled model's shipped record) the code signals alone must send nearly all of them to memory."""
+    lines = [json.loads(line) for line in GVD.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [q for user in lines for qs in user.values() for q in qs]
+    routed = [combine(None, {**asdict(memory_signals(q)), "first_turn": True}, "signals") != "none" for q in questions]
+    assert len(questions) >= 100 and sum(routed) / len(routed) >= 0.95
