@@ -928,8 +928,9 @@ def mcp(
         import uvicorn
 
         from caim.agent.auth import verify
+        from caim.agent.web import body_limit
 
-        mcp_server.body_limit()  # a bad CAIM_MAX_BODY_BYTES stops the server before it starts
+        body_limit()  # a bad CAIM_MAX_BODY_BYTES stops the server before it starts
         with Memory(settings) as memory:
             app = mcp_server.create_http_app(memory, verify=verify, host=host)
             uvicorn.run(app, host=host, port=port, log_level="warning")

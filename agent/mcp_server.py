@@ -28,8 +28,6 @@ Contracts:
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -44,24 +42,17 @@ from starlette.authentication import AuthCredentials
 
 from caim.agent.memory import Memory, SessionSummary
 from caim.agent.tools import remember_text
+from caim.agent.web import ASGIApp, Receive, Scope, Send, Verify, bearer_user, body_limit, one_line, send_json
 from caim.core.checks import check_user
-from caim.core.errors import CaimError, ConfigError
+from caim.core.errors import CaimError
 from caim.memory.records import MemoryBrief, MemoryRecord
 from caim.memory.timeref import long_date
 from caim.prompts.common import DATA_RULE, data_block, quote
 
-#: Largest HTTP request body accepted when neither ``max_body_bytes`` nor ``CAIM_MAX_BODY_BYTES`` says otherwise.
-DEFAULT_MAX_BODY_BYTES = 64 * 1024
 #: Most records ``list_memories`` returns (the newest; the rest are counted).
 MAX_LISTED = 200
 #: Longest record id a tool takes (ids are 32 hex characters).
 MAX_ID = 128
-
-Verify = Callable[[str], str | None]
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 INSTRUCTIONS = (
     "caim is the user's long-term memory: what they said in earlier conversations, dated. Call `recall` "
@@ -156,11 +147,6 @@ class ChatMessage(BaseModel):
 
 
 # ---- text for the agent ------------------------------------------------------------------------
-def one_line(text: object) -> str:
-    """``text`` as a single line (newlines and runs of blanks become one space)."""
-    return " ".join(str(text).split()) or "error"
-
-
 def _item(m: MemoryBrief | MemoryRecord) -> MemoryItem:
     if isinstance(m, MemoryRecord):
         until = m.valid_until.isoformat() if m.valid_until else None
@@ -446,13 +432,6 @@ def _stored(summary: SessionSummary) -> StoredResult:
 
 
 # ---- HTTP --------------------------------------------------------------------------------------
-async def _reply_401(send: Send) -> None:
-    body = b'{"detail": "missing or invalid bearer token"}'
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": 401, "headers": [*headers, (b"www-authenticate", b"Bearer")]})
-    await send({"type": "http.response.body", "body": body})
-
-
 class BearerGuard:
     """ASGI middleware before the MCP app: every HTTP request carries ``Authorization: Bearer <token>``
     naming a user through ``verify`` (401 otherwise, before any of the body is read); the user is put
@@ -468,7 +447,8 @@ class BearerGuard:
         if scope["type"] == "http":
             user = self._user(scope)
             if user is None:
-                await _reply_401(send)
+                body = {"detail": "missing or invalid bearer token"}
+                await send_json(send, 401, body, ((b"www-authenticate", b"Bearer"),))
                 return
             digest = hashlib.sha256(self._token(scope).encode()).hexdigest()
             scope["user"] = AuthenticatedUser(AccessToken(token=digest, client_id=user, scopes=[], subject=user))
@@ -482,29 +462,13 @@ class BearerGuard:
         return token.strip() if scheme.lower() == "bearer" else ""
 
     def _user(self, scope: Scope) -> str | None:
-        token = self._token(scope)
-        user = self.verify(token) if token else None
+        user = bearer_user(scope, self.verify)
         if user is None:
             return None
         try:
             return check_user(user)
         except CaimError:  # a token mapped to an unusable id: refused like an unknown token
             return None
-
-
-def body_limit(explicit: int | None = None) -> int:
-    """The request body limit: ``explicit``, else ``CAIM_MAX_BODY_BYTES``, else 64 KiB; a value that is
-    not a positive whole number is a one-line ``ConfigError``."""
-    if explicit is not None:
-        if explicit < 1:
-            raise ConfigError(f"the request body limit must be a positive number of bytes, not {explicit}")
-        return explicit
-    raw = os.environ.get("CAIM_MAX_BODY_BYTES", "").strip()
-    if not raw:
-        return DEFAULT_MAX_BODY_BYTES
-    if not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"CAIM_MAX_BODY_BYTES must be a positive number of bytes, not {raw[:40]!r}")
-    return int(raw)
 
 
 def create_http_app(

@@ -122,10 +122,12 @@ class Guard:
         return bounded
 
 
-def body_limit(explicit: int | None) -> int:
+def body_limit(explicit: int | None = None) -> int:
     """``explicit``, else ``CAIM_MAX_BODY_BYTES``, else 64 KiB; a value that is no positive number of
     bytes is a one-line ``ConfigError``."""
     if explicit is not None:
+        if explicit < 1:
+            raise ConfigError(f"the request body limit must be a positive number of bytes, not {explicit}")
         return explicit
     raw = os.environ.get("CAIM_MAX_BODY_BYTES", "").strip()
     if not raw:
