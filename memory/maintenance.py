@@ -34,7 +34,7 @@ from typing_extensions import TypedDict
 from caim.memory.merge import Merge, merge_group
 from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
 from caim.memory.store import MemoryStore
-from caim.memory.text import SMALL_TALK_STEMS, names, tokenize, unsupported
+from caim.memory.text import DIGITS, SMALL_TALK_STEMS, names, tokenize, unsupported
 from caim.testing import faultpoints
 
 _ROLE_WORDS = frozenset(tokenize("user assistant person someone"))
@@ -44,7 +44,6 @@ _LABEL = re.compile(r"(?:^|\n)\s*([A-Z][\w.'-]{1,30}):")
 MIN_CONTENT_WORDS = 2
 #: Cosine similarity at which two records are duplicates whatever the model says.
 DUPLICATE = 0.95
-_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
 #: Stored records naming an entity that a new record naming it is linked to.
 LINKS_PER_NAME = 5
 
@@ -242,7 +241,7 @@ def same_details(a: str, b: str) -> bool:
     >>> same_details("Locker 707 at the gym", "locker 807 at the gym")
     False
     """
-    return set(_NUMBER.findall(a)) == set(_NUMBER.findall(b)) and {n.casefold() for n in names(a)} == {
+    return set(DIGITS.findall(a)) == set(DIGITS.findall(b)) and {n.casefold() for n in names(a)} == {
         n.casefold() for n in names(b)
     }
 

@@ -8,7 +8,7 @@
 - ``signals``: what a message shows without a model - memory signals (``MemorySignals``), the
   informativeness prior, "when" and aggregate questions;
 - ``grounding``: the specifics (dates, numbers, names) an answer asserts and which its context does
-  not hold;
+  not hold, and the digit runs two texts stating the same details share;
 - ``smalltalk``: greetings, thanks, praise and farewells, as a whole message or as words.
 
 Every module here imports only the standard library, PyStemmer and its siblings.
@@ -21,7 +21,7 @@ from caim.memory.text.dates import (
     date_windows,
     has_time_expression,
 )
-from caim.memory.text.grounding import specifics, states_a_date, unsupported
+from caim.memory.text.grounding import DIGITS, specifics, states_a_date, unsupported
 from caim.memory.text.names import IMAGE_MARK, NOT_NAMES, NOT_SUBJECTS, names
 from caim.memory.text.signals import (
     PRIOR_WEIGHTS,
@@ -38,6 +38,7 @@ from caim.memory.text.smalltalk import SMALL_TALK_STEMS, is_small_talk
 from caim.memory.text.tokens import NUMBER_WORDS, STOPWORDS, storable, tokenize
 
 __all__ = [
+    "DIGITS",
     "IMAGE_MARK",
     "MONTHS",
     "NOT_NAMES",

@@ -4,7 +4,8 @@
 written), years, weekdays, other numbers, names - in one normal form (lowercase, "18 october"), so
 that ``unsupported`` can compare an answer's with its context's: a claim counts as supported only
 when the context holds it in the same form, or as a word (a number word supports its digits).
-``states_a_date`` tells whether a text gives a time at all.
+``states_a_date`` tells whether a text gives a time at all. ``DIGITS`` finds the digit runs ("5:30",
+"12/05") that two texts stating the same details must share.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from caim.memory.text.tokens import NUMBER_WORDS
 
 #: A number as a claim states it ("5", "3.5", "1,000"): digits with one decimal or thousands part.
 NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
+#: A run of digits with its separators ("5:30", "12/05", "1.2.3"): details two texts must share.
+DIGITS = re.compile(r"\d+(?:[.,:/]\d+)*")
 
 
 def specifics(text: str) -> list[str]:
