@@ -55,6 +55,26 @@ def test_general_questions_raise_none(message):
     assert not any(v for k, v in signals.items() if k != "question")
 
 
+# ---- names --------------------------------------------------------------------------------------
+def test_the_names_lexicon_tags_each_word_with_where_it_is_no_name():
+    """Each capitalised non-name keeps its position: inside a sentence (``names`` skips it), opening
+    one (no subject of a fact), or both - so "There is..." opens no fact about someone while a
+    "There" inside a sentence stays a capitalised word like any other."""
+    from caim.memory.capture import states_fact
+    from caim.memory.text import NOT_NAMES, NOT_SUBJECTS, names
+    from caim.memory.text.names import _NOT_A_NAME
+
+    assert set(_NOT_A_NAME.values()) == {"inside", "opening", "both"}
+    assert set(_NOT_A_NAME) == NOT_NAMES | NOT_SUBJECTS
+    assert "There" in NOT_SUBJECTS and "There" not in NOT_NAMES  # opening only
+    assert "When" in NOT_NAMES and "When" not in NOT_SUBJECTS  # inside only
+    assert "The" in NOT_NAMES and "The" in NOT_SUBJECTS  # both
+    # a capitalised word opening a sentence is never a name; inside one, only the lexicon's are skipped
+    assert names("Yesterday Mel and I met When it rained. Anna came too.") == ["Mel"]
+    assert names("We sat There.") == ["There"]
+    assert states_fact("Clara got a puppy.") and not states_fact("There is a party tonight.")
+
+
 # ---- the answer check's signals --------------------------------------------------------------------
 PROMPT = 'Today is Monday, October 23, 2023. - (8 May 2023) "I went to a support group yesterday [7 May 2023]."'
 
