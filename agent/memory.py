@@ -25,10 +25,12 @@ import asyncio
 import builtins
 import contextlib
 import json
+import math
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -48,14 +50,20 @@ from caim.graph.policies import get_policy
 from caim.graph.retrieval import ranked_search
 from caim.graph.services import Services
 from caim.graph.state import Change, Context, KeyEvent
+from caim.memory.maintenance import apply_update
 from caim.memory.merge import Merge
-from caim.memory.records import MemoryBrief, MemoryRecord, stable_id
+from caim.memory.records import HistoryEntry, MemoryBrief, MemoryRecord, SourceTurn, stable_id, utcnow
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
 from caim.memory.transfer import export_lines, import_records
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
 MAX_MESSAGES = 2000
+#: Most records one page of ``Memory.page`` holds, and the highest page number it takes.
+MAX_PER_PAGE = 100
+MAX_PAGE = 1_000_000
+#: Longest ontology term ``deny``, ``allow`` and ``page(under=...)`` take.
+MAX_TERM = 64
 
 
 @dataclass
@@ -112,6 +120,54 @@ class SessionSummary:
     def queued(cls, job: str = "") -> SessionSummary:
         """The summary of a session handed to the background worker (or of nothing to remember)."""
         return cls([], [], [], [], [], complete=True, job=job)
+
+
+@dataclass
+class MemoryPage:
+    """One page of a user's memories, newest first: its ``records``, its number (from 1) of
+    ``pages``, and how many records there are in all (``total``; under the term when one was given)."""
+
+    records: list[MemoryRecord]
+    page: int
+    pages: int
+    total: int
+    per_page: int
+
+
+@dataclass
+class Overview:
+    """Counts over all of a user's memories, read in one pass: ``total``; ``per_week`` (the Monday
+    that starts each week with memories, UTC, and how many, oldest first); ``per_category`` (records
+    under each top-level ontology category; tags the ontology lacks count as ``other``); ``per_term``
+    (records carrying the term or any term below it: each record counts once per term)."""
+
+    total: int
+    per_week: list[tuple[date, int]]
+    per_category: dict[str, int]
+    per_term: dict[str, int]
+
+
+@dataclass(frozen=True)
+class PendingSession:
+    """A session of the user queued for background post-thinking: its job id, state (``pending``,
+    ``running`` or ``failed``), attempts so far, last error, when it ended and how many messages it holds."""
+
+    job_id: str
+    state: str
+    attempts: int
+    error: str
+    at: str
+    messages: int
+
+
+def week_start(ts: float) -> date:
+    """The Monday (UTC) of the week holding the epoch time ``ts``.
+
+    >>> week_start(0.0)  # Thursday 1 January 1970
+    datetime.date(1969, 12, 29)
+    """
+    day = math.floor(ts / 86400)
+    return date(1970, 1, 1) + timedelta(days=day - (day + 3) % 7)
 
 
 class Memory:
@@ -300,6 +356,23 @@ class Memory:
         """Jobs of sessions not yet post-thought (also those queued by other processes)."""
         return [j.job_id for j in self.services.store.queue.pending(user_id)]
 
+    def pending_sessions(self, *, user_id: str) -> builtins.list[PendingSession]:
+        """The user's sessions not yet post-thought, oldest first, with their state (``pending``)."""
+        out = []
+        for job in self.services.store.queue.pending(check_user(user_id)):
+            data = job.payload
+            out.append(
+                PendingSession(
+                    job.job_id,
+                    job.state,
+                    job.attempts,
+                    job.error,
+                    str(data.get("at", "")),
+                    len(data.get("messages") or ()),
+                )
+            )
+        return out
+
     # ---- administration ---------------------------------------------------------------------
     def get(self, record_id: str, *, user_id: str) -> MemoryRecord | None:
         """The user's record ``record_id``, or None."""
@@ -309,6 +382,58 @@ class Memory:
         """The user's records, oldest first (``export`` streams them for large memories)."""
         return self.services.store.list(check_user(user_id))
 
+    def get_many(self, record_ids: Sequence[str], *, user_id: str) -> builtins.list[MemoryRecord]:
+        """The user's records among ``record_ids``, in their order (ids of no record of the user left out)."""
+        return self.services.store.get_many(check_user(user_id), builtins.list(record_ids))
+
+    def page(self, *, user_id: str, page: int = 1, per_page: int = 50, under: str | None = None) -> MemoryPage:
+        """One page of the user's records, newest event first (one query, however many records);
+        ``under``: only records tagged with that ontology term or a term below it.
+
+        Args:
+            user_id: The user.
+            page: Which page, from 1 (a page past the last is empty).
+            per_page: Records per page, 1 to ``MAX_PER_PAGE``.
+            under: An ontology term.
+
+        Returns:
+            The page, with the total and the number of pages.
+        """
+        if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= MAX_PAGE:
+            raise InputError(f"page must be a whole number from 1 to {MAX_PAGE}")
+        if isinstance(per_page, bool) or not isinstance(per_page, int) or not 1 <= per_page <= MAX_PER_PAGE:
+            raise InputError(f"per_page must be a whole number from 1 to {MAX_PER_PAGE}")
+        user = check_user(user_id)
+        store = self.services.store
+        tags = self.services.ontology.current.subtree(self.check_term(under)) if under is not None else None
+        total = store.count(user) if tags is None else store.count_tagged(user, tags)
+        records = store.page(user, (page - 1) * per_page, per_page, tags)
+        return MemoryPage(records, page, max(math.ceil(total / per_page), 1), total, per_page)
+
+    def overview(self, *, user_id: str) -> Overview:
+        """Counts over all the user's records - per week, per top-level category, per ontology term -
+        from two reads of the record database (event times, tags), no record parsed."""
+        user = check_user(user_id)
+        store = self.services.store
+        ontology = self.services.ontology.current
+        times = store.event_times(user)
+        weeks = Counter(week_start(t) for t in times)
+        chains: dict[str, tuple[str, ...]] = {}  # tag -> the terms it counts for (itself and those above)
+        per_term: Counter[str] = Counter()
+        per_category: Counter[str] = Counter()
+        for tags in store.tag_sets(user):
+            terms: set[str] = set()
+            tops: set[str] = set()
+            for tag in tags:
+                chain = chains.get(tag)
+                if chain is None:
+                    chain = chains[tag] = tuple(ontology.path(tag).split("/")) if tag in ontology else (tag,)
+                terms.update(chain)
+                tops.add(chain[0] if tag in ontology else "other")
+            per_term.update(terms)
+            per_category.update(tops)
+        return Overview(len(times), sorted(weeks.items()), dict(per_category), dict(per_term))
+
     def forget(self, record_id: str, *, user_id: str) -> bool:
         """Forget one record everywhere (vectors, lexical index, sources, history)."""
         return self.services.store.delete(check_user(user_id), [record_id], compact=True) > 0
@@ -317,6 +442,110 @@ class Memory:
         """Delete every record of the user and their pending sessions; returns how many records."""
         with self.lock(check_user(user_id)):
             return self.services.store.forget_user(user_id)
+
+    def correct(self, record_id: str, text: str, *, user_id: str) -> MemoryRecord:
+        """Correct a memory in the user's own words: a new version with ``text`` supersedes the record
+        (the old one is kept, closed, in the new one's history - ``history`` shows both), with the
+        record's tags, date, speaker and links; its source turn is the correction itself.
+
+        Args:
+            record_id: The user's current record to correct.
+            text: What the memory should say.
+            user_id: The user.
+
+        Returns:
+            The new version, as stored.
+        """
+        user = check_user(user_id)
+        text = self.message(text).strip()
+        if not text:
+            raise InputError("a correction needs the words the memory should hold")
+        store = self.services.store
+        with self.lock(user), store.user_lock(user):
+            old = store.get(user, record_id) if isinstance(record_id, str) else None
+            if old is None:
+                raise InputError("no such memory")
+            if not old.current:
+                raise InputError("this memory was superseded by a later one: correct that one instead")
+            if text == old.thought:
+                raise InputError("the correction is what the memory already says")
+            now = utcnow()
+            session = "correct-" + stable_id(user, old.id, text)[:12]
+            new = MemoryRecord(
+                id=stable_id(user, "corrected", old.id, text),
+                user_id=user,
+                thought=text,
+                tags=old.tags,
+                event_time=old.event_time,
+                valid_from=old.valid_from or old.event_time,
+                links=old.links,
+                speaker=old.speaker,
+                session_id=session,
+                sources=[SourceTurn(role="user", text=text, time=now)],
+                history=[HistoryEntry(at=now, change="created", session_id=session, note="corrected by the user")],
+            )
+            closed, newer = apply_update(old, new, session)
+            store.add([closed, newer])
+        return newer
+
+    # ---- the user's privacy bounds ------------------------------------------------------------
+    def check_term(self, term: str) -> str:
+        """``term`` if it is a term of the current ontology, else a one-line ``InputError``."""
+        if not isinstance(term, str) or not term or len(term) > MAX_TERM or term not in self.services.ontology.current:
+            shown = term[:MAX_TERM] if isinstance(term, str) else type(term).__name__
+            raise InputError(f"no ontology term {shown!r} (caim ontology show lists them)")
+        return term
+
+    def deny(self, term: str, *, user_id: str) -> int:
+        """Deny an ontology subtree for the user: nothing tagged ``term`` or a term below it is stored
+        for them from now on (post-thinking, ``add``, ``import_``: beside the deployment's
+        ``deny_categories``), and the user's memories under it are forgotten now, everywhere.
+
+        Returns:
+            How many memories were forgotten.
+        """
+        user = check_user(user_id)
+        term = self.check_term(term)
+        store = self.services.store
+        tags = self.services.ontology.current.subtree(term)
+        with self.lock(user), store.user_lock(user):
+            store.deny(user, term)
+            ids: builtins.list[str] = []
+            while batch := store.page(user, len(ids), 500, tags):
+                ids += [r.id for r in batch]
+            return store.delete(user, ids, compact=True) if ids else 0
+
+    def allow(self, term: str, *, user_id: str) -> bool:
+        """Lift the user's own denial of ``term`` (False when it was not denied); what was forgotten
+        stays forgotten, and the deployment's ``deny_categories`` still hold."""
+        user = check_user(user_id)
+        if not isinstance(term, str) or not term or len(term) > MAX_TERM:
+            raise InputError(f"an ontology term is 1 to {MAX_TERM} characters")
+        with self.lock(user):
+            return self.services.store.allow(user, term)
+
+    def denied(self, *, user_id: str) -> builtins.list[str]:
+        """The ontology terms the user has denied (``deny``), in the order they were denied."""
+        return self.services.store.denied(check_user(user_id))
+
+    def within_bounds(self, tags: Sequence[str], *, user_id: str) -> bool:
+        """Whether a memory with ``tags`` may be stored for the user: no tag under a term the deployment
+        (``deny_categories``) or the user (``deny``) denies, and every tag under ``allow_categories``
+        when that list is set."""
+        return self._bounds(check_user(user_id))(tags)
+
+    def _bounds(self, user: str) -> Callable[[Sequence[str]], bool]:
+        """``within_bounds`` for ``user``, the lists read once."""
+        ontology = self.services.ontology.current
+        denied = [*self.settings.deny_categories, *self.services.store.denied(user)]
+        allowed = self.settings.allow_categories
+
+        def within(tags: Sequence[str]) -> bool:
+            if denied and any(ontology.under(t, denied) for t in tags):
+                return False
+            return not (allowed and not all(ontology.under(t, allowed) for t in tags))
+
+        return within
 
     def history(self, record_id: str, *, user_id: str) -> builtins.list[dict[str, Any]]:
         """A record's chain, oldest first: its own history and that of the records it superseded,
@@ -328,8 +557,13 @@ class Memory:
         return json.loads("".join(export_lines(self.services.store.iter(check_user(user_id)), user_id)))
 
     def import_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], *, user_id: str) -> int:
-        """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing)."""
-        return import_records(self.services.store, check_user(user_id), data)
+        """Restore an export (ids, times, validity, links and history kept; importing twice adds
+        nothing). Records outside the privacy bounds (``within_bounds``) are left out; returns how
+        many records were written."""
+        user = check_user(user_id)
+        within = self._bounds(user)
+        with self.lock(user):
+            return import_records(self.services.store, user, data, lambda rec: within(rec.tags))
 
     def as_tools(self) -> builtins.list[Any]:
         """LangChain tools ``search_memory`` and ``remember`` for an agent's model; the user comes

@@ -214,11 +214,13 @@ def _under(ontology: Ontology, tag: str, roots: list[str]) -> bool:
     return any(tag == r or path == r or path.startswith(r + "/") or f"/{r}/" in f"/{path}/" for r in roots)
 
 
-def _allowed(ontology: Ontology, tags: list[str], env: Env) -> bool:
-    """The deployment's privacy bounds: no tag under a denied category, and (when an allow-list is
-    set) every tag under an allowed one."""
+def _allowed(ontology: Ontology, tags: list[str], env: Env, user_denied: list[str] | None = None) -> bool:
+    """The privacy bounds: no tag under a category the deployment denies or the user denied
+    (``user_denied``, the store's list for the user), and (when an allow-list is set) every tag under
+    an allowed one."""
     s = env.settings
-    if s.deny_categories and any(_under(ontology, t, s.deny_categories) for t in tags):
+    denied = [*s.deny_categories, *(user_denied or [])]
+    if denied and any(_under(ontology, t, denied) for t in tags):
         return False
     return not (s.allow_categories and not all(_under(ontology, t, s.allow_categories) for t in tags))
 
@@ -318,12 +320,13 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
     records: list[MemoryRecord] = []
     refused: list[dict[str, Any]] = []
     denied = 0
+    user_denied = store.denied(env.user_id)  # read under the user's lock: a deny now is seen
     for i, (draft, sim) in enumerate(zip(drafts, _similarities(drafts, env), strict=True)):
         settled = settle(draft, sim, grounding)
         if settled.invented:
             refused.append({"thought": draft.thought, "invented": settled.invented})
         tags = _tags(answers.get(i), nearest[i], ontology)
-        if not _allowed(ontology, tags, env):
+        if not _allowed(ontology, tags, env, user_denied):
             denied += 1
         elif (rec := builder.build(settled, tags)) is not None:
             records.append(rec)

@@ -20,6 +20,7 @@ Tables (every row carries its ``user_id``; every query filters by it):
   finished at the next start).
 - ``meta``: settings of the database (the embedding model of its vectors, ...); ``jobs``: the
   post-thinking queue.
+- ``user_denied``: the ontology terms a user has denied (nothing under them is stored for that user).
 - ``_migrations``: the schema changes the database has run (``caim.memory.migrations`` holds them
   and runs the missing ones when the database opens).
 
@@ -351,6 +352,45 @@ class RecordDB:
         """Every user with at least one record, sorted."""
         return [u for (u,) in self._read("SELECT user_id FROM user_stats WHERE n > 0 ORDER BY user_id")]
 
+    def page(self, user_id: str, offset: int, limit: int, tags: Sequence[str] | None = None) -> list[MemoryRecord]:
+        """Up to ``limit`` of the user's records, newest event first, from the ``offset``-th on; with
+        ``tags``, only records carrying at least one of them."""
+        where, params = self._tagged(user_id, tags)
+        rows = self._read(
+            f"SELECT body FROM records WHERE {where} ORDER BY event_ts DESC, rid DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return [MemoryRecord.model_validate_json(b) for (b,) in rows]
+
+    def count_tagged(self, user_id: str, tags: Sequence[str]) -> int:
+        """How many of the user's records carry at least one of ``tags``."""
+        where, params = self._tagged(user_id, tags)
+        return int(self._read(f"SELECT count(*) FROM records WHERE {where}", params)[0][0])
+
+    @staticmethod
+    def _tagged(user_id: str, tags: Sequence[str] | None) -> tuple[str, tuple[object, ...]]:
+        """The condition (and its parameters) for the user's records, with one of ``tags`` if given."""
+        if tags is None:
+            return "user_id = ?", (user_id,)
+        if not tags:
+            return "1 = 0", ()
+        marks = ",".join("?" * len(tags))
+        return (
+            f"user_id = ? AND rid IN (SELECT rid FROM record_tags WHERE user_id = ? AND tag IN ({marks}))",
+            (user_id, user_id, *tags),
+        )
+
+    def event_times(self, user_id: str) -> list[float]:
+        """The event time (epoch seconds) of every record of the user, in no particular order."""
+        return [t for (t,) in self._read("SELECT event_ts FROM records WHERE user_id = ?", (user_id,))]
+
+    def tag_sets(self, user_id: str) -> list[set[str]]:
+        """The tags of each of the user's records that has any (one set per record, in no particular order)."""
+        out: dict[int, set[str]] = {}
+        for rid, tag in self._read("SELECT rid, tag FROM record_tags WHERE user_id = ?", (user_id,)):
+            out.setdefault(rid, set()).add(tag)
+        return list(out.values())
+
     def first(self, user_id: str) -> MemoryRecord | None:
         """The user's record with the earliest event time (``None`` when the user has none)."""
         rows = self._read("SELECT body FROM records WHERE user_id = ? ORDER BY event_ts, rid LIMIT 1", (user_id,))
@@ -530,6 +570,25 @@ class RecordDB:
         )
         vecs = [u for (v,) in rows if v is not None and (u := unpack(v)) is not None]
         return np.vstack(vecs) if vecs else np.zeros((0, 0), dtype=np.float32)
+
+    # ---- a user's own privacy bounds -----------------------------------------------------------------
+    def denied(self, user_id: str) -> list[str]:
+        """The ontology terms the user has denied, in the order they were denied."""
+        rows = self._read("SELECT term FROM user_denied WHERE user_id = ? ORDER BY denied_at, term", (user_id,))
+        return [t for (t,) in rows]
+
+    def deny(self, user_id: str, term: str, at: str) -> bool:
+        """Add ``term`` to the user's denied terms (at time ``at``, ISO); False when it was there."""
+        with self._tx() as c:
+            if c.one("SELECT 1 FROM user_denied WHERE user_id = ? AND term = ?", (user_id, term)):
+                return False
+            c.execute("INSERT INTO user_denied (user_id, term, denied_at) VALUES (?, ?, ?)", (user_id, term, at))
+            return True
+
+    def allow(self, user_id: str, term: str) -> bool:
+        """Remove ``term`` from the user's denied terms; False when it was not there."""
+        with self._tx() as c:
+            return c.execute("DELETE FROM user_denied WHERE user_id = ? AND term = ?", (user_id, term)).rowcount > 0
 
     # ---- pending sessions (background post-thinking) ------------------------------------------------
     def enqueue(self, job_id: str, user_id: str, payload: str) -> None:

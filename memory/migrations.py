@@ -217,3 +217,12 @@ def m003_term_df_from_postings(c: Cursor) -> None:
     """``term_df`` counted from the postings of a database written before ``term_df`` existed."""
     if c.one("SELECT 1 FROM postings LIMIT 1") and not c.one("SELECT 1 FROM term_df LIMIT 1"):
         c.execute("INSERT INTO term_df SELECT user_id, term, count(*) FROM postings GROUP BY user_id, term")
+
+
+@migration
+def m004_user_denied(c: Cursor) -> None:
+    """``user_denied``: the ontology terms each user has denied (their own privacy bounds)."""
+    c.execute(
+        "CREATE TABLE IF NOT EXISTS user_denied ("
+        "user_id TEXT NOT NULL, term TEXT NOT NULL, denied_at TEXT NOT NULL, PRIMARY KEY (user_id, term))"
+    )

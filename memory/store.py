@@ -343,6 +343,37 @@ class MemoryStore:
         """How many records the user has (0 for an unknown user)."""
         return self.db.count(user_id)
 
+    def page(
+        self, user_id: str, offset: int, limit: int, tags: Sequence[str] | None = None
+    ) -> builtins.list[MemoryRecord]:
+        """Up to ``limit`` of the user's records, newest event first, skipping the first ``offset``;
+        with ``tags``, only those carrying at least one of them (one query, however many records)."""
+        return self.db.page(user_id, max(offset, 0), max(limit, 0), tags)
+
+    def count_tagged(self, user_id: str, tags: Sequence[str]) -> int:
+        """How many of the user's records carry at least one of ``tags``."""
+        return self.db.count_tagged(user_id, tags)
+
+    def event_times(self, user_id: str) -> builtins.list[float]:
+        """The event time (epoch seconds) of each of the user's records, in no particular order."""
+        return self.db.event_times(user_id)
+
+    def tag_sets(self, user_id: str) -> builtins.list[set[str]]:
+        """The tags of each of the user's records, one set per record, in no particular order."""
+        return self.db.tag_sets(user_id)
+
+    def denied(self, user_id: str) -> builtins.list[str]:
+        """The ontology terms this user has denied: nothing under them is stored for the user."""
+        return self.db.denied(user_id)
+
+    def deny(self, user_id: str, term: str) -> bool:
+        """Add ``term`` to the user's denied terms (kept in the database); False when it was there."""
+        return self.db.deny(user_id, term, datetime.now(UTC).isoformat())
+
+    def allow(self, user_id: str, term: str) -> bool:
+        """Remove ``term`` from the user's denied terms; False when it was not there."""
+        return self.db.allow(user_id, term)
+
     def first(self, user_id: str) -> MemoryRecord | None:
         """This user's earliest record by event time ("our first conversation")."""
         return self.db.first(user_id)

@@ -63,10 +63,16 @@ def _renamed(rec: MemoryRecord, new: Callable[[str], str]) -> MemoryRecord:
     )
 
 
-def import_records(store: MemoryStore, user_id: str, data: dict[str, Any] | list[Any]) -> int:
+def import_records(
+    store: MemoryStore,
+    user_id: str,
+    data: dict[str, Any] | list[Any],
+    keep: Callable[[MemoryRecord], bool] | None = None,
+) -> int:
     """Write the export's records under ``user_id`` (replacing records with the same id); returns
     how many were written. A malformed record stops the import with a one-line error before anything
-    of its batch is written."""
+    of its batch is written. ``keep``: records it refuses (e.g. outside the user's privacy bounds)
+    are left out."""
     source = data.get("user_id") if isinstance(data, dict) else None
     new = _renamer(store, user_id, str(source) if source is not None else None)
     n = 0
@@ -82,6 +88,8 @@ def import_records(store: MemoryStore, user_id: str, data: dict[str, Any] | list
             raise CaimError(
                 f"record {rec.id} of the import belongs to another user of this store; export that user first"
             )
+        if keep is not None and not keep(rec):
+            continue
         batch.append(rec)
         if len(batch) >= BATCH:
             store.add(batch)

@@ -17,7 +17,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from importlib import resources
@@ -85,6 +85,20 @@ class Ontology:
             return tag
         parent = self._parent.get(tag)
         return f"{parent}/{tag}" if parent else tag
+
+    def under(self, tag: str, roots: Iterable[str]) -> bool:
+        """Whether ``tag`` is one of ``roots`` or lies below one of them (a root is a term or a path
+        such as ``family/relatives``).
+
+        >>> Ontology.default().under("siblings", ["family"]), Ontology.default().under("siblings", ["food"])
+        (True, False)
+        """
+        path = self.path(tag)
+        return any(tag == r or path == r or path.startswith(r + "/") or f"/{r}/" in f"/{path}/" for r in roots)
+
+    def subtree(self, term: str) -> list[str]:
+        """``term`` and every term below it, in the ontology's order (``[term]`` for a term it lacks)."""
+        return [t for t in self._tags if self.under(t, [term])] or [term]
 
     def parent_of(self, tag: str) -> str:
         """Where a new term beside or under ``tag`` would go: the category itself for a category
