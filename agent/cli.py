@@ -378,6 +378,50 @@ def serve(
         agent.close()
 
 
+@app.command()
+def ui(
+    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on."),
+    port: int = typer.Option(8080, "--port", min=1, max=65535, help="The port to listen on."),
+    no_auth: bool = typer.Option(
+        False, "--no-auth", help="No sign-in: serve one local user (--user) on a loopback host only."
+    ),
+    user: str = typer.Option("default", "--user", help="--no-auth: the local user whose memories are shown."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Serve the memory browser at http://HOST:PORT/ui: see, search, correct and forget memories; each
+    person signs in with their token (CAIM_AUTH_TOKENS, a JSON object token -> user id)."""
+    import os
+
+    from caim.core.checks import check_user
+
+    check_user(user)
+    if no_auth and not _loopback(host):
+        raise ConfigError(
+            f"--no-auth serves one user's memories to anyone who can connect: allowed on a loopback host only "
+            f"(127.0.0.1, ::1, localhost), not {host!r}; set CAIM_AUTH_TOKENS instead"
+        )
+    if not no_auth and not os.environ.get("CAIM_AUTH_TOKENS", "").strip():
+        raise ConfigError(
+            'caim ui signs people in with their tokens: set CAIM_AUTH_TOKENS=\'{"<token>": "<user id>"}\' '
+            "(or use --no-auth on 127.0.0.1 for one local user)"
+        )
+    try:
+        import uvicorn
+
+        from caim.agent.ui import create_ui_app
+    except ImportError as exc:
+        raise ConfigError(f"caim ui needs the server extra: pip install 'caim[server]' ({exc})") from None
+    from caim.agent.memory import Memory
+
+    settings = _settings(data_dir)
+    with Memory(settings, background=False) as memory:  # queued sessions stay for the chat's worker
+        app = create_ui_app(memory, auth=not no_auth, user=user)
+        shown = f"[{host}]" if ":" in host else host
+        who = f"the local user {user!r} (no sign-in)" if no_auth else "sign-in with a token (CAIM_AUTH_TOKENS)"
+        out.print(f"[bold]caim ui[/bold] - http://{shown}:{port}/ui/, {who}", highlight=False)
+        uvicorn.run(app, host=host, port=port, log_level="info")
+
+
 def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
     from caim.core.trace import llm_calls, usage
 

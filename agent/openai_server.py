@@ -9,6 +9,8 @@ Endpoints:
     POST /v1/sessions/end      end the user's session now; post-thinking runs in the background
                                -> ``{"object": "caim.session", "ended": bool, "job": "<id or ''>"}``
     GET  /health               ``{"status": "ok"}``, no token needed (readiness probes)
+    /ui/...                    the memory browser (``caim.agent.ui``): sign-in with the same tokens,
+                               its own session cookie, CSRF checks and body limit
 
 Contracts:
 
@@ -68,6 +70,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent.facade import CaimAgent, Reply
+from caim.agent.memory import Memory
 from caim.agent.web import Guard, Verify, body_limit, default_verify, one_line
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, EndpointError, InputError
@@ -87,6 +90,8 @@ DEFAULT_IDLE_SECONDS = 30 * 60.0
 DEFAULT_TURN_TIMEOUT = 300.0
 #: The user of a request without ``user`` when authentication is off.
 DEFAULT_USER = "default"
+#: Where the memory browser (``caim.agent.ui``) is mounted.
+UI_PATH = "/ui"
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -435,8 +440,9 @@ def create_app(
     app = FastAPI(title="caim serve", lifespan=lifespan)
     if agent is not None:
         app.state.agent = agent
-    app.add_middleware(Guard, verify=check, max_body=max_body, error_body=error_body)
+    app.add_middleware(Guard, verify=check, max_body=max_body, error_body=error_body, own_guard=(UI_PATH,))
     _add_error_handlers(app, turn_timeout)
+    _mount_ui(app, check)
 
     @app.get("/health")
     async def health() -> dict:
@@ -460,6 +466,22 @@ def create_app(
         return await _end_session(request, sessions, authenticated=check is not None)
 
     return app
+
+
+def _mount_ui(app: FastAPI, check: Verify | None) -> None:
+    """The memory browser at ``UI_PATH``, on the agent's memory, with the same tokens (its own sign-in,
+    sessions and body limit); left out, with a warning, when its templates' engine is not installed."""
+    try:
+        from caim.agent.ui import DEFAULT_USER as UI_USER
+        from caim.agent.ui import create_ui
+    except ImportError as exc:
+        log.warning("caim serve: no memory browser at %s (pip install 'caim[server]': %s)", UI_PATH, exc)
+        return
+
+    def memory() -> Memory:
+        return app.state.agent.memory
+
+    app.mount(UI_PATH, create_ui(memory, verify=check, auth=check is not None, user=UI_USER))
 
 
 @asynccontextmanager

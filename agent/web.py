@@ -71,7 +71,9 @@ def bearer_user(scope: Scope, verify: Verify) -> str | None:
 class Guard:
     """ASGI middleware: authenticates the bearer token (401 otherwise; ``verify=None`` turns this off)
     on every path but ``public`` and puts its user in ``scope["state"]["user"]``; refuses a body
-    declared or found to be over ``max_body`` bytes with 413, before the application reads it."""
+    declared or found to be over ``max_body`` bytes with 413, before the application reads it.
+    Paths under one of ``own_guard`` (prefixes, e.g. ``/ui``: an app mounted there that checks its
+    own callers and bodies) are passed on untouched."""
 
     def __init__(
         self,
@@ -80,16 +82,19 @@ class Guard:
         max_body: int,
         error_body: ErrorBody = detail_body,
         public: frozenset[str] = frozenset({"/health"}),
+        own_guard: tuple[str, ...] = (),
     ) -> None:
         self.app = app
         self.verify = verify
         self.max_body = max_body
         self.error_body = error_body
         self.public = public
+        self.own_guard = own_guard
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check an HTTP request's bearer token (except on ``public`` paths) and its body's size, then pass it on."""
-        if scope["type"] != "http":
+        path = scope.get("path", "")
+        if scope["type"] != "http" or any(path == p or path.startswith(p + "/") for p in self.own_guard):
             await self.app(scope, receive, send)
             return
         if self.verify is not None and scope["path"] not in self.public:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+#: Kinds of files the code reads at run time (ontologies, probes, role records; the browser's templates).
+DATA_FILES = ("json", "html", "css")
 
 
 def _packages_on_disk() -> set[str]:
@@ -28,8 +30,10 @@ def test_every_package_folder_is_listed():
 def test_every_data_file_the_code_reads_is_package_data():
     data = SETUP["package-data"]
     for name, folder in SETUP["package-dir"].items():
-        for f in (ROOT / folder).glob("**/*.json"):
+        found = [f for ext in DATA_FILES for f in (ROOT / folder).glob(f"**/*.{ext}")]
+        assert name != "caim.agent" or any(f.suffix == ".html" for f in found)  # the browser's templates are seen
+        for f in found:
             rel = f.relative_to(ROOT / folder)
-            owner = ".".join((name, *rel.parent.parts))
-            patterns = data.get(name, []) + data.get(owner, [])
-            assert any(rel.match(p) or f.name == p or Path(f.name).match(p) for p in patterns), f
+            # a pattern of the package holding the file, or of a package above it (``templates/*.html``)
+            under = [(".".join((name, *rel.parts[:i])), Path(*rel.parts[i:])) for i in range(len(rel.parts))]
+            assert any(sub.match(p) or f.name == p for pkg, sub in under for p in data.get(pkg, [])), f
