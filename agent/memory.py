@@ -56,6 +56,7 @@ from caim.memory.records import HistoryEntry, MemoryBrief, MemoryRecord, SourceT
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
 from caim.memory.transfer import export_lines, import_records
+from caim.ontology import Ontology
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
 MAX_MESSAGES = 2000
@@ -489,6 +490,10 @@ class Memory:
         return newer
 
     # ---- the user's privacy bounds ------------------------------------------------------------
+    def ontology(self) -> Ontology:
+        """The current ontology (the shipped one with every accepted extension)."""
+        return self.services.ontology.current
+
     def check_term(self, term: str) -> str:
         """``term`` if it is a term of the current ontology, else a one-line ``InputError``."""
         if not isinstance(term, str) or not term or len(term) > MAX_TERM or term not in self.services.ontology.current:
