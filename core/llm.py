@@ -57,7 +57,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 from caim.core.errors import EndpointError
 from caim.core.model_roles import code_roles, role_uses
 from caim.core.models import Models
-from caim.core.trace import LLMCall, step
+from caim.core.trace import CodeRoleStep, LLMCall, step
 from caim.core.types import Role
 from caim.testing.scripted import ScriptedChatModel
 
@@ -421,7 +421,7 @@ class LLM:
     def _skipped(self, role: Role, trace: list, node: str) -> bool:
         if role not in self.code_roles:
             return False
-        trace.append(step(node, role=role, use="code"))
+        trace.append(step(node, CodeRoleStep(role=role, use="code")))
         return True
 
     def structured(

@@ -1,14 +1,17 @@
 """The trace: what one graph run did, step by step, as plain JSON-ready entries.
 
 Two kinds of entry: an ``LLMCall`` (role, tokens, milliseconds, attempts, whether a fallback was
-used) and a ``Step`` (a code step's record, its details under ``data``). ``usage`` sums the LLM
-calls of a trace; the CLI, the evaluation harness and the benchmarks all count with it.
+used) and a ``Step`` (a code step's record, its details under ``data``). A step's ``data`` is one of
+the ``TypedDict`` payloads its recorder declares (``CodeRoleStep`` here, the graph nodes' in
+``caim.graph.steps``); ``steps(trace, node, kind)`` reads the payloads of one kind back, typed.
+``usage`` sums the LLM calls of a trace; the CLI, the evaluation harness and the benchmarks all
+count with it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar, overload
 
 from caim.core.types import Role
 
@@ -33,11 +36,23 @@ class LLMCall(TypedDict):
 
 
 class Step(TypedDict):
-    """One code step of a node, its details under ``data``."""
+    """One code step of a node, its details (a JSON-ready payload) under ``data``."""
 
     node: str
     kind: Literal["step"]
-    data: dict[str, Any]
+    data: Mapping[str, Any]
+
+
+class CodeRoleStep(TypedDict):
+    """A judged role that code served instead of the model (``caim.core.model_roles``): no call made."""
+
+    role: Role
+    use: Literal["code"]
+
+
+#: A step payload: a ``TypedDict`` whose keys are known at run time (``__required_keys__`` and
+#: ``__optional_keys__``).
+D = TypeVar("D", bound=Mapping[str, Any])
 
 
 TraceEntry = LLMCall | Step
@@ -54,8 +69,8 @@ class Usage(TypedDict):
     calls_by_role: dict[str, int]
 
 
-def step(node: str, **data: Any) -> Step:
-    """A step entry for ``node`` with the keyword arguments as its ``data``."""
+def step(node: str, data: Mapping[str, Any]) -> Step:
+    """A step entry for ``node`` with ``data`` (a step payload) as its details."""
     return {"node": node, "kind": "step", "data": data}
 
 
@@ -64,9 +79,37 @@ def llm_calls(trace: Iterable[Mapping[str, Any]], role: str | None = None) -> li
     return [e for e in trace if e.get("kind") == "llm" and (role is None or e.get("role") == role)]
 
 
-def steps(trace: Iterable[Mapping[str, Any]], node: str) -> list[dict[str, Any]]:
-    """The ``data`` of every step entry a node recorded."""
-    return [dict(e.get("data") or {}) for e in trace if e.get("kind") == "step" and e.get("node") == node]
+def _is_kind(data: Mapping[str, Any], kind: type) -> bool:
+    """Whether ``data`` holds every key ``kind`` requires and no key it does not declare."""
+    required: frozenset[str] = getattr(kind, "__required_keys__", frozenset())
+    optional: frozenset[str] = getattr(kind, "__optional_keys__", frozenset())
+    return required <= data.keys() <= required | optional
+
+
+@overload
+def steps(trace: Iterable[Mapping[str, Any]], node: str) -> list[dict[str, Any]]: ...
+@overload
+def steps(trace: Iterable[Mapping[str, Any]], node: str, kind: type[D]) -> list[D]: ...
+def steps(trace: Iterable[Mapping[str, Any]], node: str, kind: type | None = None) -> list[Any]:
+    """The ``data`` of the step entries a node recorded, in order (copies).
+
+    Args:
+        trace: A run's trace.
+        node: The node that recorded the steps.
+        kind: A step payload type (``CodeRoleStep``, ``caim.graph.steps.RouteStep``, ...): only the
+            payloads of that kind - with every key it requires and none it does not declare - typed
+            as it. ``None``: every payload of the node, as plain dicts.
+
+    Returns:
+        The payloads, in the order they were recorded.
+
+    >>> trace = [step("retrieve", {"stm": "summary reused", "summary_upto": 4}),
+    ...          step("retrieve", {"role": "plan", "use": "code"})]
+    >>> steps(trace, "retrieve", CodeRoleStep)
+    [{'role': 'plan', 'use': 'code'}]
+    """
+    data = [dict(e.get("data") or {}) for e in trace if e.get("kind") == "step" and e.get("node") == node]
+    return data if kind is None else [d for d in data if _is_kind(d, kind)]
 
 
 def usage(trace: Iterable[Mapping[str, Any]]) -> Usage:

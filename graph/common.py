@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMes
 from caim.core.types import Route
 from caim.graph.env import Env
 from caim.graph.state import State
+from caim.graph.steps import SummaryReusedStep
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import clip, session_tokens
 from caim.prompts import respond as respond_prompt
@@ -41,7 +42,7 @@ def stm_window(state: State, env: Env, route: Route) -> dict[str, Any]:
     ready = ready_window(state, env, route)
     if ready is not None:
         if ready["stm_mode"] == "summary":
-            env.note(stm="summary reused", summary_upto=int(state.get("summary_upto", 0)))
+            env.note(SummaryReusedStep(stm="summary reused", summary_upto=int(state.get("summary_upto", 0))))
         return ready
     earlier = state["messages"][:-1]
     upto = int(state.get("summary_upto", 0))

@@ -10,13 +10,13 @@ structured call; ``caim-cascade``: the paper's separate decisions; ``single-call
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from caim.graph.common import current_input
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import State
+from caim.graph.steps import ControllerStep, message_signals
 from caim.memory.text import memory_signals
 
 
@@ -28,12 +28,12 @@ def controller(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     """
     text = current_input(state, env)
     # a first message has no "this conversation" to draw on: the past it asks about is long-term memory
-    signals: dict[str, bool] = {**asdict(memory_signals(text)), "first_turn": len(state["messages"]) <= 1}
+    signals = message_signals(memory_signals(text), first_turn=len(state["messages"]) <= 1)
     shortlist: list[str] = []
     if policy.uses_memory:
         ontology = env.svc.ontology.current
         vec = env.svc.embedder.embed_query(text)
         shortlist = [t for t, _ in env.svc.tagger.nearest(ontology, vec, env.settings.shortlist_tags)[0]]
     plan = policy.plan(state, env, shortlist)
-    env.note(signals=signals, shortlist=shortlist, plan=plan)
+    env.note(ControllerStep(signals=signals, shortlist=shortlist, plan=plan))
     return {"plan": plan, "shortlist": shortlist, "signals": signals}

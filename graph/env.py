@@ -1,7 +1,8 @@
 """What a step gets besides the state: services, tuned settings, context, turn time, its trace.
 
 ``Env`` is built per node run by the builder. Model calls go through ``structured`` / ``text``,
-which record each call in the node's trace under the node's name; ``note`` records a code step.
+which record each call in the node's trace under the node's name; ``note`` records a code step
+(one of the payloads of ``caim.graph.steps``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from caim.core.trace import TraceEntry, step
 from caim.core.types import Role
 from caim.graph.services import Services
 from caim.graph.state import ANSWER, Context
+from caim.graph.steps import StepData
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -40,9 +42,9 @@ class Env:
         """The user of the run."""
         return self.ctx.user_id
 
-    def note(self, **data: Any) -> None:
-        """Record a code step of this node in the trace."""
-        self.trace.append(step(self.node, **data))
+    def note(self, data: StepData) -> None:
+        """Record a code step of this node in the trace (``data``: its payload, ``caim.graph.steps``)."""
+        self.trace.append(step(self.node, data))
 
     def on_code(self, role: Role) -> bool:
         """Whether code serves ``role`` instead of the model (``caim.core.model_roles``)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
 
@@ -25,12 +25,11 @@ from caim.core.errors import InputError
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import REFUSED, RESET, State, session_reset
+from caim.graph.steps import Action, ClosedStep, IntakeStep
 from caim.memory.stm import TIME_KEY, message_time, parse_time
 from caim.memory.text import storable
 
 EMPTY_REPLY = "I didn't get a message - please type something and I'll answer."
-
-Action = Literal["turn", "empty", "end_session", "refused"]
 
 _PER_RUN: dict[str, Any] = {
     "route": "none",
@@ -93,7 +92,7 @@ def _refuse(state: State, env: Env, why: str, update: dict[str, Any]) -> dict[st
     last = (state.get("messages") or [None])[-1]
     if isinstance(last, HumanMessage) and last.id:
         update["messages"] = [RemoveMessage(id=last.id)]
-    env.note(action="refused", why=why)
+    env.note(IntakeStep(action="refused", why=why))
     return {**update, "action": "refused", "notice": why, "turn_time": ""}
 
 
@@ -114,10 +113,10 @@ def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         update["session_started"] = env.now.isoformat()
     messages = state.get("messages", [])
     if action == "end_session":
-        env.note(action=action, messages=len(messages))
+        env.note(IntakeStep(action=action, messages=len(messages)))
         return update
     if action == "empty":
-        env.note(action=action)
+        env.note(IntakeStep(action=action))
         env.emit(EMPTY_REPLY)
         update["messages"] = [AIMessage(EMPTY_REPLY, additional_kwargs={TIME_KEY: env.now.isoformat()})]
         update["notice"] = "empty input: no model call"
@@ -134,13 +133,13 @@ def intake(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     n = len(str(last.content))
     if n > env.settings.max_input_chars:
         update["notice"] = f"input of {n} characters clipped to {env.settings.max_input_chars} in prompts"
-    env.note(action=action, chars=n, turn_time=env.now.isoformat())
+    env.note(IntakeStep(action=action, chars=n, turn_time=env.now.isoformat()))
     return update
 
 
 def close_session(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     """After post-thinking: the chat session is closed (messages, session id and summary cleared)."""
-    env.note(closed=state.get("session_id", ""))
+    env.note(ClosedStep(closed=state.get("session_id", "")))
     return {"turn_time": "", **session_reset()}
 
 

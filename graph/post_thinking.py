@@ -43,6 +43,14 @@ import numpy as np
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State
+from caim.graph.steps import (
+    InventedEvent,
+    InventedThought,
+    KeyEventsStep,
+    MaintainStep,
+    OntologyStep,
+    ThoughtsStep,
+)
 from caim.memory.build import ASSISTANT_SAID, Grounding, RecordBuilder, ThoughtDraft, settle
 from caim.memory.capture import Capture, captures
 from caim.memory.maintenance import Decision, Maintenance, duplicate, grounded, maintain_groups
@@ -80,7 +88,7 @@ def _judge_events(
     env: Env,
     events: list[KeyEvent],
     dropped: list[str],
-    invented: list[dict[str, Any]],
+    invented: list[InventedEvent],
 ) -> None:
     """Sort the policy's events of a chunk: grounded in their turn (``events``), naming what their turn
     does not hold (``invented``: refused), or not grounded (``dropped``)."""
@@ -91,7 +99,7 @@ def _judge_events(
         source = _turn_text(by_number[e["turn"]])
         made_up = unsupported(e["event"], source)
         if made_up:
-            invented.append({"event": e["event"], "invented": made_up})
+            invented.append(InventedEvent(event=e["event"], invented=made_up))
         elif grounded(
             e["event"],
             source,
@@ -145,13 +153,13 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
         ``key_events`` and ``complete`` (False when an extraction call failed).
     """
     if not policy.uses_memory:
-        env.note(events=0, ok=True, reason="policy stores nothing")
+        env.note(KeyEventsStep(events=0, ok=True, reason="policy stores nothing"))
         return {"key_events": [], "complete": True}
     all_turns = turns(state.get("messages", []))
     events: list[KeyEvent] = []
     ok = True
     dropped: list[str] = []
-    invented: list[dict[str, Any]] = []  # events naming what their turn does not hold: refused
+    invented: list[InventedEvent] = []  # events naming what their turn does not hold: refused
     for chunk in _chunks(all_turns):
         got = policy.key_events(env, chunk)
         if got is None:
@@ -166,12 +174,14 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     refine = [r for r in env.svc.store.iter(env.user_id) if r.kind == "raw" and r.session_id != state.get("session_id")]
     events += [_refine_event(r) for r in refine[:REFINE_PER_SESSION]]
     env.note(
-        events=len(events),
-        ok=ok,
-        ungrounded=dropped,
-        invented=invented,
-        captured=captured,
-        refining=min(len(refine), REFINE_PER_SESSION),
+        KeyEventsStep(
+            events=len(events),
+            ok=ok,
+            ungrounded=dropped,
+            invented=invented,
+            captured=captured,
+            refining=min(len(refine), REFINE_PER_SESSION),
+        )
     )
     faultpoints.hit("after_key_events")
     return {"key_events": events, "complete": ok}
@@ -205,7 +215,7 @@ def _accept_terms(proposals: list[NewTerm], events: list[KeyEvent], env: Env) ->
             refused.append(f"{term!r}: neither in the events nor close to them ({sim:.2f})")
     accepted, rejected = env.svc.ontology.extend(ok) if ok else ([], [])
     if refused or rejected or accepted:
-        env.note(ontology_added=[p.term for p in accepted], ontology_refused=refused + rejected)
+        env.note(OntologyStep(ontology_added=[p.term for p in accepted], ontology_refused=refused + rejected))
     return [f"{p.parent}/{p.term}" for p in accepted]
 
 
@@ -318,13 +328,13 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
     grounding = Grounding(s.ground_overlap, s.ground_similarity, s.capture_keep)
     builder = RecordBuilder(env.user_id, state.get("session_id", ""), by_number)
     records: list[MemoryRecord] = []
-    refused: list[dict[str, Any]] = []
+    refused: list[InventedThought] = []
     denied = 0
     user_denied = store.denied(env.user_id)  # read under the user's lock: a deny now is seen
     for i, (draft, sim) in enumerate(zip(drafts, _similarities(drafts, env), strict=True)):
         settled = settle(draft, sim, grounding)
         if settled.invented:
-            refused.append({"thought": draft.thought, "invented": settled.invented})
+            refused.append(InventedThought(thought=draft.thought, invented=settled.invented))
         tags = _tags(answers.get(i), nearest[i], ontology)
         if not _allowed(ontology, tags, env, user_denied):
             denied += 1
@@ -336,12 +346,14 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
     if retire:
         store.delete(env.user_id, [r for r in retire if r not in {x.id for x in records}])
     env.note(
-        stored_ids=[r.id for r in records],
-        raw=sum(r.kind == "raw" for r in records),
-        refined=retire,
-        invented=refused,
-        denied=denied,
-        thoughts_from_model=len(answers),
+        ThoughtsStep(
+            stored_ids=[r.id for r in records],
+            raw=sum(r.kind == "raw" for r in records),
+            refined=retire,
+            invented=refused,
+            denied=denied,
+            thoughts_from_model=len(answers),
+        )
     )
     return {"stored": [r.brief() for r in records], "ontology_added": added, "denied": denied}
 
@@ -365,7 +377,7 @@ def maintain(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     if stored and policy.uses_memory:
         with env.svc.store.user_lock(env.user_id):
             merged, changes = _maintain(stored, env, policy, session)
-    env.note(merged=merged, changes=changes)
+    env.note(MaintainStep(merged=merged, changes=changes))
     faultpoints.hit("before_session_reset")
     return {"merged": merged, "changes": changes}
 

@@ -22,6 +22,7 @@ from caim.graph.common import answer_messages, current_input, shown_memories
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import State
+from caim.graph.steps import AnswerCheck, AnswerCheckStep, AnswerStep
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import TIME_KEY, clip
 from caim.memory.text import is_when_question, memory_signals, states_a_date, tokenize, unsupported
@@ -42,7 +43,7 @@ def respond(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     messages = answer_messages(state, env, route, memories)
     draft = state.get("draft")
     reply = env.answer(messages, draft=draft["id"] if draft else None)
-    env.note(route=route, memories=len(memories), history_messages=len(messages) - 2)
+    env.note(AnswerStep(route=route, memories=len(memories), history_messages=len(messages) - 2))
     if memories and env.settings.answer_check:
         note = memory_note(reply, current_input(state, env), messages, memories, env)
         if note:
@@ -71,7 +72,7 @@ def memory_note(reply: str, question: str, messages: list[BaseMessage], memories
     said = datetime.fromisoformat(best["event_time"])
     who = "you said" if best.get("speaker") == "assistant" else "you told me"
     words = clip(with_dates(" ".join(best["thought"].split()), said), NOTE_CHARS)
-    env.note(answer_check={"unsupported": made_up, "undated": undated, "quoted": best["id"]})
+    env.note(AnswerCheckStep(answer_check=AnswerCheck(unsupported=made_up, undated=undated, quoted=best["id"])))
     return f'\n\n(From my memory: on {long_date(said)} {who}: "{words}")'
 
 

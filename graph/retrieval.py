@@ -29,13 +29,14 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 from datetime import datetime, time, timedelta
-from typing import Any
+from typing import Any, cast
 
 from caim.core.types import Route
 from caim.graph.common import answer_messages, current_input, ready_window, speculates, stm_window
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Plan, State
+from caim.graph.steps import EarlyFilterStep, FilterStep, PromptStep, RouteSignals, RouteStep, SearchStep
 from caim.memory.records import MemoryBrief, as_aware
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Query, Weights
 from caim.memory.text import asks_about_past, memory_signals, names
@@ -153,7 +154,7 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     tags, spans = _looked_for(env, text)
     found = _search(env, policy, text, tags, spans, env.settings.search_k)
     signals = found_signals(env, text, found)
-    env.note(tags=tags, ranges=spans, found=[{"id": f["id"], **f.get("scores", {})} for f in found])
+    env.note(SearchStep(tags=tags, ranges=spans, found=[{"id": f["id"], **f.get("scores", {})} for f in found]))
     update: dict[str, Any] = {
         "found": found,
         "found_signals": signals,
@@ -173,7 +174,7 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         "seen": [c["id"] for c in candidates],
         "kept": None if picked is None else [m["id"] for m in picked],
     }
-    env.note(early_filter=update["early"], drafted=update["draft"] is not None)
+    env.note(EarlyFilterStep(early_filter=update["early"], drafted=update["draft"] is not None))
     return update
 
 
@@ -231,7 +232,7 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         **stm_window(state, env, route),
     }
     if "ltm" not in route:
-        env.note(route=route, signals=signals)
+        env.note(RouteStep(route=route, signals=cast(RouteSignals, signals)))
         return {**update, "candidates": []}
     text = current_input(state, env)
     tags = list(state.get("tags", []))
@@ -244,7 +245,15 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
             spans += new_spans
             found = _search(env, policy, text, tags, spans, env.settings.search_k)
     candidates = found[: env.settings.candidate_cap]
-    env.note(route=route, signals=signals, tags=tags, ranges=spans, candidate_ids=[c["id"] for c in candidates])
+    env.note(
+        RouteStep(
+            route=route,
+            signals=cast(RouteSignals, signals),
+            tags=tags,
+            ranges=spans,
+            candidate_ids=[c["id"] for c in candidates],
+        )
+    )
     return {**update, "tags": tags, "time_ranges": spans, "candidates": candidates}
 
 
@@ -262,7 +271,7 @@ def memory_prompt(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     if "ltm" not in route:
         return {"memory_prompt": ""}
     block = respond_prompt.memory_block(state.get("memories", []), memory_question=True)
-    env.note(prompt_chars=len(block))
+    env.note(PromptStep(prompt_chars=len(block)))
     return {"memory_prompt": block}
 
 
@@ -288,5 +297,5 @@ def filter_relevant(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         floor = [c for c in candidates[: s.keep_top] if c.get("similarity", 0.0) >= s.keep_similarity]
         ids = {m["id"] for m in picked}
         kept = [c for c in candidates if c["id"] in ids or c in floor][: s.max_kept]
-    env.note(kept_ids=[m["id"] for m in kept], model=picked is not None, beside_plan=early is not None)
+    env.note(FilterStep(kept_ids=[m["id"] for m in kept], model=picked is not None, beside_plan=early is not None))
     return {"memories": kept}

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 
 from caim import CaimAgent
+from caim.core.trace import steps
+from caim.graph.steps import InventedEvent, InventedThought, KeyEventsStep, ThoughtsStep
 from tests.scripts import QUOTED_AFTER_DATE
 
 MARTA = "Hi! I'm Marta. I just moved to Porto and I'm learning to surf with my friend Joana."
@@ -25,8 +27,14 @@ def _tags(rf: dict) -> list[str]:
     return rf["json_schema"]["schema"]["$defs"]["Thought"]["properties"]["tags"]["items"]["enum"][:1]
 
 
-def _trace_values(summary, key: str) -> list:
-    return [v for e in summary.trace for v in (e.get("data") or {}).get(key, []) or []]
+def _refused_events(summary) -> list[InventedEvent]:
+    """The key events post-thinking refused for naming what was not said."""
+    return [v for s in steps(summary.trace, "extract_key_events", KeyEventsStep) for v in s.get("invented", [])]
+
+
+def _refused_thoughts(summary) -> list[InventedThought]:
+    """The sentences post-thinking refused for naming what was not said."""
+    return [v for s in steps(summary.trace, "write_thoughts", ThoughtsStep) for v in s["invented"]]
 
 
 def test_an_event_naming_what_nobody_said_is_refused_and_the_words_are_kept(agent, scripted):
@@ -36,8 +44,9 @@ def test_an_event_naming_what_nobody_said_is_refused_and_the_words_are_kept(agen
     agent.chat(MARTA, user_id="marta")
     summary = agent.end_session(user_id="marta")
     assert _stored(agent, "marta") == [MARTA]  # the user's words, not the invented "Mara"
-    (refusal,) = _trace_values(summary, "invented")
+    (refusal,) = _refused_events(summary)
     assert refusal["event"] == "Mara's Surf Day in Porto with Joana" and refusal["invented"]
+    assert _refused_thoughts(summary) == []
 
 
 def test_a_thought_with_an_invented_number_is_refused(agent, scripted):
@@ -52,7 +61,8 @@ def test_a_thought_with_an_invented_number_is_refused(agent, scripted):
     agent.chat("I am a parent of three kids and a dog.", user_id="ann")
     summary = agent.end_session(user_id="ann")
     assert _stored(agent, "ann") == ["I am a parent of three kids and a dog."]
-    assert _trace_values(summary, "invented") == [{"thought": "The user has 4 kids and a dog.", "invented": ["4"]}]
+    assert _refused_events(summary) == []
+    assert _refused_thoughts(summary) == [{"thought": "The user has 4 kids and a dog.", "invented": ["4"]}]
 
 
 def test_a_thought_may_write_three_as_3(agent, scripted):

@@ -10,6 +10,7 @@ from langchain_core.messages import HumanMessage
 from caim.agent import CaimAgent
 from caim.core.trace import llm_calls, steps
 from caim.graph.intake import EMPTY_REPLY
+from caim.graph.steps import AnswerCheckStep, KeyEventsStep, OntologyStep, RouteStep, ThoughtsStep
 
 
 def roles(calls):
@@ -65,7 +66,7 @@ def test_code_signals_overrule_a_model_that_says_no_memory(agent, scripted):
     r = agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
     assert r.route == "ltm+stm"
     assert r.decisions["needs_memory"] == "no" and r.decisions["rule"] == "signals-or-model"
-    assert steps(r.trace, "retrieve")[0]["signals"]["past_reference"] is True
+    assert steps(r.trace, "retrieve", RouteStep)[0]["signals"]["past_reference"] is True
     assert any("pizza" in m["thought"] for m in r.memories)
 
 
@@ -75,12 +76,12 @@ def test_a_question_naming_someone_the_memory_knows_goes_to_memory(agent, script
     agent.end_session(user_id="ann", at="2023-04-27T10:00:00")
     script["plan"] = {"needs_memory": "no", "memory": "current", "tags": [], "time_expressions": []}
     r = agent.chat("Where does Clara live?", user_id="ann", at="2023-04-28T09:00:00")
-    signals = steps(r.trace, "retrieve")[0]["signals"]
+    signals = steps(r.trace, "retrieve", RouteStep)[0]["signals"]
     assert signals["named_in_memory"] is True and not signals["self_question"] and not signals["past_reference"]
     assert r.route == "ltm+stm" and any("Rome" in m["thought"] for m in r.memories)
     # a name the memory does not know is no signal
     r = agent.chat("Where does Bertrand live?", user_id="ann", at="2023-04-28T09:05:00")
-    assert steps(r.trace, "retrieve")[0]["signals"]["named_in_memory"] is False
+    assert steps(r.trace, "retrieve", RouteStep)[0]["signals"]["named_in_memory"] is False
 
 
 def test_model_only_rule_follows_the_model(settings, scripted):
@@ -109,9 +110,9 @@ def test_this_conversation_on_a_first_message_means_long_term_memory(agent, scri
     tell_and_end(agent)
     script["plan"] = {"needs_memory": "yes", "memory": "current", "tags": [], "time_expressions": []}
     r = agent.chat("When I was out hiking, I saw a lake. What was it like?", user_id="ann")
-    assert r.route == "ltm+stm" and steps(r.trace, "retrieve")[0]["signals"]["first_turn"] is True
+    assert r.route == "ltm+stm" and steps(r.trace, "retrieve", RouteStep)[0]["signals"]["first_turn"] is True
     r = agent.chat("And what did I just ask?", user_id="ann")  # now there is a conversation to draw on
-    assert r.route == "stm" and steps(r.trace, "retrieve")[0]["signals"]["first_turn"] is False
+    assert r.route == "stm" and steps(r.trace, "retrieve", RouteStep)[0]["signals"]["first_turn"] is False
 
 
 def test_malformed_plan_leaves_the_route_to_the_code_signals(agent, scripted):
@@ -303,7 +304,7 @@ def test_an_answer_that_invents_a_date_gets_the_best_memory_quoted_after_it(agen
         'From my memory: on 15 July 2023 you told me: "I went to a pottery workshop yesterday [14 July 2023]."'
         in r.text
     )
-    [check] = [s["answer_check"] for s in steps(r.trace, "respond") if "answer_check" in s]
+    [check] = [s["answer_check"] for s in steps(r.trace, "respond", AnswerCheckStep)]
     assert check["unsupported"] == ["19 june", "2024"] and check["quoted"] == r.memories[0]["id"]
     assert agent.state("ann")["messages"][-1].content == r.text  # what the session keeps is what was shown
 
@@ -381,7 +382,7 @@ def test_an_event_its_turn_does_not_support_is_not_stored(agent, scripted):
     summary = agent.end_session(user_id="em")
     [rec] = agent.memories("em")
     assert "Gatsby" not in rec.thought and "Emily" in rec.thought
-    noted = steps(summary.trace, "extract_key_events")[0]
+    noted = steps(summary.trace, "extract_key_events", KeyEventsStep)[0]
     assert "gatsby" in noted["invented"][0]["invented"]  # a title the turn never named: refused
     assert noted["captured"] == 1  # the turn itself was captured instead
 
@@ -410,7 +411,7 @@ def test_a_thought_of_names_or_small_talk_is_not_grounded_by_sharing_them(agent,
     agent.chat("Emily: Wow, thanks Mel! Awesome, great news: my favourite food is pizza.", user_id="em")
     summary = agent.end_session(user_id="em")
     [rec] = agent.memories("em")
-    assert steps(summary.trace, "write_thoughts")[0]["thoughts_from_model"] == 1  # the model did answer
+    assert steps(summary.trace, "write_thoughts", ThoughtsStep)[0]["thoughts_from_model"] == 1  # the model did answer
     assert "pizza" in rec.thought and rec.thought != stray  # its event was stored instead
 
 
@@ -451,14 +452,14 @@ def test_ontology_term_is_accepted_only_when_it_fits_the_events(agent, scripted)
     summary = agent.end_session(user_id="ann", at="2023-04-27T10:00:00")
     assert [a.split("/")[-1] for a in summary.ontology_added] == ["origami"]
     assert "origami" in agent.services.ontology.current and "noht" not in agent.services.ontology.current
-    refused = steps(summary.trace, "write_thoughts")[0]["ontology_refused"]
+    refused = steps(summary.trace, "write_thoughts", OntologyStep)[0]["ontology_refused"]
     assert any("noht" in r for r in refused)
     # a name occurs in the events, but it is about one person, not a kind of memory
     offered[:] = ["caroline"]
     agent.chat("My friend Caroline taught me to knit.", user_id="ann", at="2023-04-28T09:00:00")
     summary = agent.end_session(user_id="ann", at="2023-04-28T10:00:00")
     assert summary.ontology_added == [] and "caroline" not in agent.services.ontology.current
-    refused = steps(summary.trace, "write_thoughts")[0]["ontology_refused"]
+    refused = steps(summary.trace, "write_thoughts", OntologyStep)[0]["ontology_refused"]
     assert any("caroline" in r and "name" in r for r in refused)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from caim.agent import CaimAgent, Settings
-from caim.core.trace import llm_calls
+from caim.core.trace import CodeRoleStep, llm_calls, steps
 
 pytestmark = pytest.mark.integration
 
@@ -63,7 +63,7 @@ def test_the_bundled_model_is_skipped_where_code_beat_it(local_settings):
     with CaimAgent(local_settings) as agent:
         r = agent.chat("What did I tell you about my sister?", user_id="probe", at="2023-05-01T09:00:00")
         assert "plan" not in {e["role"] for e in llm_calls(r.trace)}  # the shipped probe record: plan on code
-        assert {"role": "plan", "use": "code"} in [e.get("data") for e in r.trace]
+        assert {"role": "plan", "use": "code"} in steps(r.trace, "controller", CodeRoleStep)
         assert r.route == "ltm+stm" and r.text.strip()  # the code signals route it to memory
 
 

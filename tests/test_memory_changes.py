@@ -11,6 +11,7 @@ import pytest
 
 from caim.agent import CaimAgent
 from caim.core.trace import steps
+from caim.graph.steps import ThoughtsStep
 
 # A small scenario set of fact changes, in the project's own words: what the user said in a first
 # and a second session, what the maintenance step decides about the second fact, and how the
@@ -64,7 +65,7 @@ def two_sessions(agent, script, first, second, decision, user="ann"):
     return agent.end_session(user_id=user, at="2023-06-01T10:00:00")
 
 
-@pytest.mark.parametrize("sc", SCENARIOS, ids=[s["name"] for s in SCENARIOS])
+@pytest.mark.parametrize("sc", SCENARIOS, ids=[str(s["name"]) for s in SCENARIOS])
 def test_an_update_closes_the_old_fact_without_deleting_it(agent, scripted, sc):
     _, calls, script = scripted
     summary = two_sessions(agent, script, sc["first"], sc["second"], sc["decision"])
@@ -168,7 +169,7 @@ def test_denied_categories_are_never_stored(settings, scripted):
         assert all(
             not a.services.ontology.current.path(t).startswith("health") for r in a.memories("ann") for t in r.tags
         )
-        assert steps(summary.trace, "write_thoughts")[0]["denied"] == 1
+        assert steps(summary.trace, "write_thoughts", ThoughtsStep)[0]["denied"] == 1
 
 
 def test_allow_list_keeps_only_its_categories(settings, scripted):

@@ -14,6 +14,7 @@ from caim.core.llm import LLM
 from caim.core.model_roles import RECORD, SHIPPED, read, role_uses, write
 from caim.core.models import Models
 from caim.core.settings import Settings
+from caim.core.trace import CodeRoleStep, steps
 from caim.eval.models import PROBES, probe
 from caim.graph.services import Services
 from caim.testing.scripted import scripted_models
@@ -50,6 +51,7 @@ def _oracle() -> dict:
 
     def maintain(messages, rf):
         new = re.search(r"New \[1\] \(\S+\) " + STRING, str(messages[-1].content))
+        assert new is not None
         p = next(p for p in PROBED_DATA["maintain"] if p["new"] == json.loads(new.group(1)))
         target = p["target"] + 1 if p["target"] else 0
         return {"decisions": [{"memory": 1, "decision": p["decision"], "target": target}]}
@@ -114,7 +116,9 @@ def test_a_role_on_code_never_calls_the_model(settings):
     got = llm.structured("key_events", schema, messages, trace=trace, node="n")
     assert got is None and calls == []
     assert llm.text("summarize", [], trace=trace, node="n", fallback="") == ""
-    assert [e["data"] for e in trace] == [{"role": "key_events", "use": "code"}, {"role": "summarize", "use": "code"}]
+    assert [e["kind"] for e in trace] == ["step", "step"]  # no model call
+    on_code = [{"role": "key_events", "use": "code"}, {"role": "summarize", "use": "code"}]
+    assert steps(trace, "n", CodeRoleStep) == on_code
 
 
 def test_a_session_with_extraction_on_code_keeps_the_users_words(settings, scripted):

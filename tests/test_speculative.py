@@ -18,7 +18,8 @@ from caim.core.trace import llm_calls, steps
 from caim.graph.env import Env
 from caim.graph.policies import get_policy
 from caim.graph.retrieval import filter_relevant
-from caim.graph.state import Context
+from caim.graph.state import Context, EarlyFilter, State
+from caim.graph.steps import EarlyFilterStep
 from caim.testing.scripted import scripted_models
 
 ASK = "What did I tell you about food? Do you remember?"
@@ -50,7 +51,7 @@ def test_a_draft_confirmed_by_plan_and_filter_is_the_answer(settings, scripted):
         assert [c["role"] for c in calls].count("respond") == 1  # the draft was the only answer call
         assert r.route == "ltm" and any("pizza" in m["thought"] for m in r.memories)
         assert "pizza" in r.text  # the scripted answer quotes the memories its prompt showed
-        assert steps(r.trace, "search")[-1]["drafted"] is True
+        assert steps(r.trace, "search", EarlyFilterStep)[-1]["drafted"] is True
 
 
 def test_a_draft_is_dropped_when_the_filter_keeps_nothing(settings, scripted):
@@ -85,7 +86,7 @@ def test_without_the_setting_nothing_is_drafted_and_the_filter_still_runs_beside
         [answer] = answers(agent)
         assert not answer.get("draft")
         assert [c["node"] for c in llm_calls(r.trace, "relevance")] == ["search"]
-        assert steps(r.trace, "search")[-1]["drafted"] is False
+        assert steps(r.trace, "search", EarlyFilterStep)[-1]["drafted"] is False
 
 
 def test_the_filter_runs_again_on_candidates_it_did_not_see_beside_the_plan(settings, scripted):
@@ -98,13 +99,13 @@ def test_the_filter_runs_again_on_candidates_it_did_not_see_beside_the_plan(sett
         assert len(r.candidates) >= 2
         svc = agent.services
         env = Env(svc, svc.settings, Context(user_id="ann"), datetime.now(UTC), "filter_relevant")
-        state = {"messages": [HumanMessage(ASK)], "candidates": r.candidates}
+        state: State = {"messages": [HumanMessage(ASK)], "candidates": r.candidates}
         policy = get_policy("caim")
-        seen_all = {"seen": [c["id"] for c in r.candidates], "kept": [r.candidates[1]["id"]]}
+        seen_all: EarlyFilter = {"seen": [c["id"] for c in r.candidates], "kept": [r.candidates[1]["id"]]}
         calls.clear()
         out = filter_relevant({**state, "early": seen_all}, env, policy)
         assert calls == [] and r.candidates[1] in out["memories"]  # the early decision, no call
-        seen_one = {"seen": [r.candidates[0]["id"]], "kept": []}
+        seen_one: EarlyFilter = {"seen": [r.candidates[0]["id"]], "kept": []}
         out = filter_relevant({**state, "early": seen_one}, env, policy)
         assert [c["role"] for c in calls] == ["relevance"]  # asked again on all the candidates
         assert any("pizza" in m["thought"] for m in out["memories"])
@@ -115,14 +116,15 @@ def test_the_filter_runs_again_on_candidates_it_did_not_see_beside_the_plan(sett
 
 def llm_for(script: dict) -> LLM:
     models, _ = scripted_models(script)
-    return LLM(Models(Settings(_env_file=None), overrides=models))
+    return LLM(Models(Settings(_env_file=None), overrides=models))  # type: ignore[call-arg]
 
 
 def test_take_replays_the_buffered_pieces_and_records_one_call():
     llm = llm_for({"respond": "one two three four"})
     draft = llm.draft("respond", [HumanMessage("hi")])
     time.sleep(0.2)  # the whole answer is buffered before anyone takes it
-    pieces, trace = [], []
+    pieces: list[str] = []
+    trace: list = []
     assert draft.take(pieces.append, trace=trace, node="respond") == "one two three four"
     assert "".join(pieces) == "one two three four"
     [entry] = trace
@@ -156,6 +158,6 @@ def test_the_book_gives_each_draft_once_and_cancels_drafts_nobody_took():
 
 @pytest.mark.parametrize("provider,expected", [("openai", True), ("local", False)])
 def test_drafting_is_on_for_endpoints_and_off_for_the_bundled_model(provider, expected):
-    s = Settings(provider=provider, api_key="x", _env_file=None)
+    s = Settings(provider=provider, api_key="x", _env_file=None)  # type: ignore[call-arg]
     assert Models(s).speculative is expected
     assert Models(s.model_copy(update={"speculative_answer": not expected})).speculative is (not expected)
