@@ -1,4 +1,9 @@
-"""The caim command line, driven as a user would (piped input), with the scripted provider."""
+"""The caim command line, driven as a user would (piped input), with the scripted provider.
+
+Commands run in-process through typer's ``CliRunner`` (the ``cli`` fixture); a test starts a real
+``caim`` process only where the process is what it checks: the whole standard error of a start that
+fails, a queued session that the next process drains, what ``--help`` imports.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ SCRIPT = {
 
 
 def run(args, env_extra, stdin=""):
+    """``caim`` with ``args`` in a process of its own, in this environment less CAIM_/OPENAI_ settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_"))}
     env.update(env_extra)
     return subprocess.run(
@@ -42,31 +48,49 @@ def env(tmp_path):
     return {"CAIM_PROVIDER": "scripted", "CAIM_SCRIPT": str(script), "CAIM_DATA_DIR": str(tmp_path / "data")}
 
 
-def test_piped_chat_ends_session_and_shows_what_was_stored(env):
-    res = run(["chat", "--user", "x"], env, "my favourite food is pizza\n/end\n")
-    assert res.returncode == 0, res.stderr
+@pytest.fixture
+def cli(env, monkeypatch):
+    """Run the app in-process (typer's CliRunner) with the scripted provider on a temporary data dir."""
+    from typer.testing import CliRunner
+
+    from caim.agent.cli import app
+
+    for var in [v for v in os.environ if v.startswith(("CAIM_", "OPENAI_"))]:
+        monkeypatch.delenv(var)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+    def invoke(args, stdin="", **extra_env):
+        return CliRunner().invoke(app, args, input=stdin, env=extra_env, catch_exceptions=False)
+
+    return invoke
+
+
+def test_piped_chat_ends_session_and_shows_what_was_stored(cli):
+    res = cli(["chat", "--user", "x"], "my favourite food is pizza\n/end\n")
+    assert res.exit_code == 0, res.output
     assert "Nice to meet you!" in res.stdout
     assert "stored 1 memories" in res.stdout and "favourite food is pizza" in res.stdout
-    listed = run(["memories", "list", "--user", "x", "--json"], env)
+    listed = cli(["memories", "list", "--user", "x", "--json"])
     records = json.loads(listed.stdout)
     assert [r["thought"] for r in records] == ["favourite food is pizza"]
     assert records[0]["sources"][0]["text"] == "my favourite food is pizza"
-    assert json.loads(run(["memories", "list", "--user", "y", "--json"], env).stdout) == []
-    other = run(["memories", "forget", "--user", "y", "--id", records[0]["id"][:8]], env)  # not y's record
-    assert other.returncode == 2 and other.stderr.startswith("caim: no record")
-    assert "forgot 1 record" in run(["memories", "forget", "--user", "x", "--id", records[0]["id"][:8]], env).stdout
-    assert json.loads(run(["memories", "list", "--user", "x", "--json"], env).stdout) == []
+    assert json.loads(cli(["memories", "list", "--user", "y", "--json"]).stdout) == []
+    other = cli(["memories", "forget", "--user", "y", "--id", records[0]["id"][:8]])  # not y's record
+    assert other.exit_code == 2 and other.stderr.startswith("caim: no record")
+    assert "forgot 1 record" in cli(["memories", "forget", "--user", "x", "--id", records[0]["id"][:8]]).stdout
+    assert json.loads(cli(["memories", "list", "--user", "x", "--json"]).stdout) == []
 
 
-def test_end_of_input_also_ends_the_session(env):
-    res = run(["chat", "--user", "x", "--verbose"], env, "my favourite food is pizza\n")
-    assert res.returncode == 0, res.stderr
+def test_end_of_input_also_ends_the_session(cli):
+    res = cli(["chat", "--user", "x", "--verbose"], "my favourite food is pizza\n")
+    assert res.exit_code == 0, res.output
     assert "stored 1 memories" in res.stdout
     assert "LLM calls" in res.stdout  # verbose per-turn cost
 
 
-def test_ontology_show_json(env):
-    res = run(["ontology", "show", "--json"], env)
+def test_ontology_show_json(cli):
+    res = cli(["ontology", "show", "--json"])
     data = json.loads(res.stdout)
     assert data["version"] == 0 and "food" in data["ontology"]
 
@@ -81,33 +105,35 @@ def test_ontology_show_json(env):
     ],
 )
 def test_misconfiguration_is_one_line_without_traceback(env, extra, needle):
+    """A real process: all it writes to standard error (logging, warnings, native libraries) is one line."""
     res = run(["chat", "--user", "x"], {**env, **extra}, "hello\n/end\n")
     assert res.returncode == 2
     assert needle in res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
 
 
-def test_export_import_history_reindex_and_doctor(env, tmp_path):
-    assert run(["chat", "--user", "x"], env, "my favourite food is pizza\n/end\n").returncode == 0
+def test_export_import_history_reindex_and_doctor(cli, tmp_path):
+    assert cli(["chat", "--user", "x"], "my favourite food is pizza\n/end\n").exit_code == 0
     dump = tmp_path / "x.json"
-    assert run(["memories", "export", "--user", "x", "--out", str(dump)], env).returncode == 0
+    assert cli(["memories", "export", "--user", "x", "--out", str(dump)]).exit_code == 0
     data = json.loads(dump.read_text())
     [rec] = data["memories"]
-    res = run(["memories", "history", "--user", "x", "--id", rec["id"][:8], "--json"], env)
+    res = cli(["memories", "history", "--user", "x", "--id", rec["id"][:8], "--json"])
     assert [e["change"] for e in json.loads(res.stdout)] == ["created"]
     for _ in range(2):  # importing twice adds nothing
-        res = run(["memories", "import", str(dump), "--user", "y"], env)
-        assert "imported 1 records into y" in res.stdout, res.stderr
-    assert len(json.loads(run(["memories", "list", "--user", "y", "--json"], env).stdout)) == 1
-    assert "reindexed 2 records" in run(["memories", "reindex"], env).stdout
-    doctor = run(["doctor"], env)
-    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        res = cli(["memories", "import", str(dump), "--user", "y"])
+        assert "imported 1 records into y" in res.stdout, res.output
+    assert len(json.loads(cli(["memories", "list", "--user", "y", "--json"]).stdout)) == 1
+    assert "reindexed 2 records" in cli(["memories", "reindex"]).stdout
+    doctor = cli(["doctor"])
+    assert doctor.exit_code == 0, doctor.output
     assert "records:" in doctor.stdout and "2 records" in doctor.stdout and "model:" in doctor.stdout
-    bad = run(["doctor"], {**env, "CAIM_PROVIDER": "openai", "CAIM_BASE_URL": "http://127.0.0.1:9/v1"})
-    assert bad.returncode == 1 and "FAIL  model" in bad.stdout
+    bad = cli(["doctor"], CAIM_PROVIDER="openai", CAIM_BASE_URL="http://127.0.0.1:9/v1")
+    assert bad.exit_code == 1 and "FAIL  model" in bad.stdout
 
 
 def test_deferred_session_end_is_processed_by_the_next_start(env):
+    """Real processes: the one that queued the session exits; the next one to start drains the queue."""
     res = run(["chat", "--user", "z", "--defer"], env, "my favourite food is pizza\n")
     assert "session queued for post-thinking" in res.stdout, res.stderr
     assert (
@@ -161,24 +187,6 @@ def test_export_reads_the_record_database_alone(tmp_path, monkeypatch):
 
 
 # ---- one-line errors, damaged stores, file modes, light imports ------------------------------------
-
-
-@pytest.fixture
-def cli(env, monkeypatch):
-    """Run the app in-process (typer's CliRunner) with the scripted provider on a temporary data dir."""
-    from typer.testing import CliRunner
-
-    from caim.agent.cli import app
-
-    for var in [v for v in os.environ if v.startswith(("CAIM_", "OPENAI_"))]:
-        monkeypatch.delenv(var)
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-
-    def invoke(args, stdin="", **extra_env):
-        return CliRunner().invoke(app, args, input=stdin, env=extra_env, catch_exceptions=False)
-
-    return invoke
 
 
 def one_line(result) -> str:

@@ -28,6 +28,7 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
+from typer.testing import Result
 
 from caim.agent.mcp_server import create_http_app, create_server
 from caim.agent.memory import Memory
@@ -135,16 +136,22 @@ async def test_stdio_tools_for_the_launch_user(tmp_path):
 
 
 def test_cli_refuses_what_it_cannot_serve_safely(tmp_path):
-    def run(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-        cmd = [sys.executable, "-m", "caim.agent.cli", "mcp", *args]
-        return subprocess.run(cmd, capture_output=True, text=True, env=child_env(tmp_path, **extra), timeout=120)
+    """Refused before anything is served: in-process (typer's CliRunner), in ``child_env``'s settings."""
+    from typer.testing import CliRunner
+
+    from caim.agent.cli import app
+
+    def run(*args: str, **extra: str) -> Result:
+        env: dict[str, str | None] = {k: None for k in os.environ if k.startswith(("CAIM_", "OPENAI_"))}
+        env.update({k: v for k, v in child_env(tmp_path, **extra).items() if k.startswith(("CAIM_", "OPENAI_"))})
+        return CliRunner().invoke(app, ["mcp", *args], env=env, catch_exceptions=False)
 
     no_tokens = run("--http")
-    assert no_tokens.returncode == 2 and "CAIM_AUTH_TOKENS" in no_tokens.stderr
+    assert no_tokens.exit_code == 2 and "CAIM_AUTH_TOKENS" in no_tokens.stderr
     assert "--user" in run().stderr  # stdio without a user
     assert "bearer token" in run("--http", "--user", "alice", CAIM_AUTH_TOKENS=json.dumps(TOKENS)).stderr
     bad_user = run("--user", "al\x01ice")
-    assert bad_user.returncode == 2 and "control characters" in bad_user.stderr
+    assert bad_user.exit_code == 2 and "control characters" in bad_user.stderr
 
 
 # ---- streamable HTTP -------------------------------------------------------------------------------
