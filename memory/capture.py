@@ -41,9 +41,30 @@ _TELLING = re.compile(
     r"allergic|can't|cannot|don't|never|always|usually|every|go|goes|gonna|do|does|doing|try|trying)\b",
     re.I,
 )
+_OPENERS = ("yeah", "yes", "yep", "wow", "oh", "ah", "hey", "hi", "haha", "lol", "well", "so", "thanks", "ok", "okay")
 _NUMBER_OR_DATE = re.compile(r"\d|\b(" + "|".join(MONTHS + WEEKDAYS) + r")\b", re.I)
 
 _NAMED_SUBJECT = re.compile(r"^\s*([A-Z][a-z]+)\s+(\w+)")
+#: Someone else in the speaker's life as the subject ("she got a puppy", "they've been practicing").
+_THEY_TELL = re.compile(r"^\s*(he|she|they)(\s+|'s\s+|'re\s+|'ve\s+)(\w+)", re.I)
+#: The first person in a contraction ("I'm starting a studio", "we've moved"): the speaker's state
+#: or doing - but not a reaction to the other side ("I'm sorry to hear that", "I'm glad for you").
+_I_CONTRACTED = re.compile(r"\b(i'm|i've|i'd|i'll|we're|we've|we'll|we'd)\b", re.I)
+_REACTION = re.compile(
+    r"\b(i'm|we're) (so |really |very |just )?(sorry|glad|happy for|proud of|here for|sure|not sure)\b", re.I
+)
+#: Words that open a sentence before its statement ("Thanks! Got the tattoo...", "Wow, I'm excited").
+_OPENER = re.compile(r"^\s*((" + "|".join(_OPENERS) + r")\b[\s,!.]*)+", re.I)
+#: A sentence telling of the speaker with its subject left out, as people write of themselves
+#: ("Got the tattoo a few years ago", "Can't wait for the opening", "Loving the new job").
+_DROPPED_I = re.compile(
+    r"^(just |finally |really |still |also )?((?!(some|any|no|every)thing\b|morning\b|evening\b)\w{2,}(ed|ing)|"
+    r"got|went|had|made|took|saw|won|lost|ran|bought|began|found|met|gave|wrote|built|taught|left|became|came|"
+    r"can't|cannot|gonna|been|glad to|excited|off to|heading)\b",
+    re.I,
+)
+#: A wish or a parting line, dated or not ("Have a great day today!", "See you next week"): no statement.
+_WISH = re.compile(r"^(have (a|an|fun)|enjoy (the|your)|good luck|see you|talk (to you )?soon|catch you)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 #: Longest raw thought kept (the user's words, trimmed); the full turn stays in the sources.
@@ -51,33 +72,53 @@ RAW_CHARS = 600
 
 
 def states_fact(text: str) -> bool:
-    """Does this user turn state something about the user (worth remembering even unprocessed)?
-    True when one of its sentences, not a question, is in the first person and tells something, or
-    names someone or something, or holds a number or a date.
+    """Does this turn state something about the speaker or their life (worth remembering unprocessed)?
+    True when one of its sentences, not a question, tells something (``tells_something``).
 
     >>> states_fact("My sister lives in Lisbon."), states_fact("ok thanks!"), states_fact("Where is Lisbon?")
     (True, False, False)
+    >>> states_fact("Thanks! Got the tattoo a few years ago."), states_fact("I'm sorry to hear that!")
+    (True, False)
     """
     t = " ".join(text.split())
     if len(t) < 8 or is_small_talk(t):
         return False
-    for sentence in _SENTENCE.split(t):
-        if not sentence.strip() or sentence.rstrip().endswith("?"):
-            continue
-        if _FIRST_PERSON.search(sentence):
-            if (
-                _TELLING.search(sentence)
-                or names(sentence)
-                or _NUMBER_OR_DATE.search(sentence)
-                or tells_past_action(sentence)
-                or has_time_expression(sentence)
-            ):
-                return True
-        elif (
-            (m := _NAMED_SUBJECT.match(sentence)) and _TELLING.fullmatch(m.group(2)) and m.group(1) not in NOT_SUBJECTS
-        ):
-            return True  # "Clara got a puppy": someone in the user's life
-    return False
+    return any(s.strip() and not s.rstrip().endswith("?") and tells_something(s) for s in _SENTENCE.split(t))
+
+
+def tells_something(sentence: str) -> bool:
+    """Does this sentence (not a question) tell of the speaker, of someone in their life, or of a dated
+    event? In the first person with a verb of being, having, liking or doing, a contraction ("I'm
+    starting a studio"; not a reaction such as "I'm sorry to hear that"), a name, a number or a time;
+    with the subject left out as people write of themselves ("Got the tattoo a few years ago",
+    "Can't wait for the opening"); of someone named or "he/she/they" doing something ("Clara got a
+    puppy", "they've been practicing"); or any statement of four words or more holding a time
+    expression ("the opening is tomorrow").
+
+    >>> [tells_something(s) for s in ("I'm starting a dance studio.", "Sounds good to me.", "Loving the new job!")]
+    [True, False, True]
+    """
+    body = _OPENER.sub("", sentence)
+    if _FIRST_PERSON.search(body):
+        if _REACTION.search(body) and not _TELLING.search(_REACTION.sub("", body)):
+            return False
+        return bool(
+            _TELLING.search(body)
+            or _I_CONTRACTED.search(body)
+            or names(body)
+            or _NUMBER_OR_DATE.search(body)
+            or tells_past_action(body)
+            or has_time_expression(body)
+        )
+    if len(body.split()) >= 3 and _DROPPED_I.match(body):
+        return True
+    if (m := _NAMED_SUBJECT.match(body)) and _TELLING.fullmatch(m.group(2)) and m.group(1) not in NOT_SUBJECTS:
+        return True  # "Clara got a puppy": someone in the user's life
+    if (m := _THEY_TELL.match(body)) and (
+        m.group(2).strip() or _TELLING.fullmatch(m.group(3)) or m.group(3).endswith("ed")
+    ):
+        return True
+    return len(body.split()) >= 4 and has_time_expression(body) and not _WISH.match(body)
 
 
 #: The assistant telling of itself ("I ran a race last Saturday", "we went camping"): its first person

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from caim.graph.retrieval import combine
-from caim.memory.text import memory_signals
+from caim.memory.text import memory_signals, unsupported
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def test_the_names_lexicon_tags_each_word_with_where_it_is_no_name():
     # a capitalised word opening a sentence is never a name; inside one, only the lexicon's are skipped
     assert names("Yesterday Mel and I met When it rained. Anna came too.") == ["Mel"]
     assert names("We sat There.") == ["There"]
-    assert states_fact("Clara got a puppy.") and not states_fact("There is a party tonight.")
+    assert states_fact("Clara got a puppy.") and not states_fact("There is a party at the beach.")
 
 
 # ---- the answer check's signals --------------------------------------------------------------------
@@ -133,3 +133,12 @@ def test_the_code_signals_route_gvds_probing_questions_to_memory():
     questions = [q for user in lines for qs in user.values() for q in qs]
     routed = [combine(None, {**asdict(memory_signals(q)), "first_turn": True}, "signals") != "none" for q in questions]
     assert len(questions) >= 100 and sum(routed) / len(routed) >= 0.95
+
+
+def test_a_verbatim_record_holds_every_specific_it_names():
+    """A memory in its speaker's own words invents nothing, whatever the other sources hold before it
+    (a shared image's caption ends where names are read) and however a name is written ("GoT")."""
+    said = "Fantasy books fuel my creativity. Are Harry Potter and GoT still your favorites?"
+    sources = "We got this! [shared an image: a photo of books]\n" + said
+    assert unsupported(said, sources) == []
+    assert unsupported("Are Harry Potter and GoT still your favorites?", "Harry Potter is great.") == ["got"]

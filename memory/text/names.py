@@ -72,7 +72,7 @@ NOT_NAMES = frozenset(w for w, where in _NOT_A_NAME.items() if where != "opening
 NOT_SUBJECTS = frozenset(w for w, where in _NOT_A_NAME.items() if where != "inside")
 
 #: A capitalised word neither opening the text nor following a sentence's end.
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:[A-Z][a-z]*)*\b")
 #: How a shared image is appended to a turn's text (its caption follows); names stop there.
 IMAGE_MARK = " [shared an image:"
 
@@ -90,6 +90,8 @@ def names(text: str, exclude: frozenset[str] = frozenset()) -> list[str]:
 
     >>> names("Thanks, Mel! We met Caroline in Berlin. Caroline loved it.")
     ['Mel', 'Caroline', 'Berlin']
+    >>> names("Are Harry Potter and GoT still your favourites, McKenzie?")  # a word whole, never a piece
+    ['Harry', 'Potter', 'GoT', 'McKenzie']
     """
     body = text.split(IMAGE_MARK)[0]
     return list(dict.fromkeys(w for w in _NAME.findall(body) if w not in NOT_NAMES and w not in exclude))
