@@ -27,13 +27,13 @@ import contextlib
 import json
 import math
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from functools import partial
 from typing import Any
 
+import numpy as np
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, messages_from_dict, messages_to_dict
 
@@ -65,6 +65,8 @@ MAX_PER_PAGE = 100
 MAX_PAGE = 1_000_000
 #: Longest ontology term ``deny``, ``allow`` and ``page(under=...)`` take.
 MAX_TERM = 64
+#: Users whose ``overview`` is kept (the most recently computed).
+OVERVIEWS_KEPT = 64
 
 
 @dataclass
@@ -161,14 +163,30 @@ class PendingSession:
     messages: int
 
 
-def week_start(ts: float) -> date:
-    """The Monday (UTC) of the week holding the epoch time ``ts``.
+#: The category of tags the ontology lacks (``Overview.per_category``).
+OTHER = "other"
 
-    >>> week_start(0.0)  # Thursday 1 January 1970
-    datetime.date(1969, 12, 29)
-    """
-    day = math.floor(ts / 86400)
-    return date(1970, 1, 1) + timedelta(days=day - (day + 3) % 7)
+
+def _term_counts(rows: Sequence[tuple[int, str]], ontology: Ontology) -> dict[str, int]:
+    """Per term, how many records carry it or a term below it (each record once per term), from
+    (record number, tag) rows; a tag the ontology lacks counts for itself and for ``OTHER``."""
+    if not rows:
+        return {}
+    tag_index: dict[str, int] = {}
+    rid = np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows))
+    tag = np.fromiter((tag_index.setdefault(t, len(tag_index)) for _, t in rows), dtype=np.int64, count=len(rows))
+    term_index: dict[str, int] = {}
+    paths = [ontology.path(t).split("/") if t in ontology else [t, OTHER] for t in tag_index]
+    chains = [[term_index.setdefault(x, len(term_index)) for x in path] for path in paths]
+    depth = max(len(c) for c in chains)
+    table = np.array([c + [-1] * (depth - len(c)) for c in chains], dtype=np.int64)  # tag -> its terms, -1 padded
+    terms = table[tag].ravel()  # per (record, tag), the terms it counts for
+    records = np.repeat(rid, depth)
+    kept = terms >= 0
+    width = len(term_index)
+    pairs = np.unique(records[kept] * width + terms[kept])  # each record once per term
+    counted = np.bincount(pairs % width, minlength=width)
+    return {name: int(counted[i]) for name, i in term_index.items() if counted[i]}
 
 
 class Memory:
@@ -196,6 +214,7 @@ class Memory:
         self._locks: dict[str, threading.RLock] = {}
         self._depth: dict[str, int] = {}  # how deep the thread holding a user's lock holds it
         self._guard = threading.Lock()
+        self._overviews: dict[str, tuple[tuple[int, int], Overview]] = {}  # user -> (versions, overview)
         #: Reads (and drops) the messages of a job queued with a checkpoint thread instead of its
         #: messages; ``CaimAgent`` sets it, as it owns those threads.
         self.legacy_thread: Callable[[Job], list[BaseMessage]] | None = None
@@ -413,27 +432,34 @@ class Memory:
 
     def overview(self, *, user_id: str) -> Overview:
         """Counts over all the user's records - per week, per top-level category, per ontology term -
-        from two reads of the record database (event times, tags), no record parsed."""
+        from two reads of the record database (event times, tags), no record parsed; kept while the
+        user's records and the ontology stay as they are (``OVERVIEWS_KEPT`` users)."""
         user = check_user(user_id)
-        store = self.services.store
         ontology = self.services.ontology.current
-        times = store.event_times(user)
-        weeks = Counter(week_start(t) for t in times)
-        chains: dict[str, tuple[str, ...]] = {}  # tag -> the terms it counts for (itself and those above)
-        per_term: Counter[str] = Counter()
-        per_category: Counter[str] = Counter()
-        for tags in store.tag_sets(user):
-            terms: set[str] = set()
-            tops: set[str] = set()
-            for tag in tags:
-                chain = chains.get(tag)
-                if chain is None:
-                    chain = chains[tag] = tuple(ontology.path(tag).split("/")) if tag in ontology else (tag,)
-                terms.update(chain)
-                tops.add(chain[0] if tag in ontology else "other")
-            per_term.update(terms)
-            per_category.update(tops)
-        return Overview(len(times), sorted(weeks.items()), dict(per_category), dict(per_term))
+        key = (self.services.store.version(user), ontology.version)
+        with self._guard:
+            kept = self._overviews.get(user)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        found = self._overview(user, ontology)
+        with self._guard:
+            self._overviews.pop(user, None)
+            self._overviews[user] = (key, found)
+            while len(self._overviews) > OVERVIEWS_KEPT:
+                self._overviews.pop(next(iter(self._overviews)))
+        return found
+
+    def _overview(self, user: str, ontology: Ontology) -> Overview:
+        store = self.services.store
+        times = np.asarray(store.event_times(user), dtype=np.float64)
+        days = np.floor(times / 86400).astype(np.int64)
+        mondays, counts = np.unique(days - (days + 3) % 7, return_counts=True)
+        epoch = date(1970, 1, 1)
+        weeks = [(epoch + timedelta(days=int(d)), int(n)) for d, n in zip(mondays, counts, strict=True)]
+        per_term = _term_counts(store.tag_rows(user), ontology)
+        tops = [*ontology.tree, OTHER]
+        per_category = {c: per_term.pop(c) if c == OTHER else per_term[c] for c in tops if c in per_term}
+        return Overview(len(times), weeks, per_category, per_term)
 
     def forget(self, record_id: str, *, user_id: str) -> bool:
         """Forget one record everywhere (vectors, lexical index, sources, history)."""

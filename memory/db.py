@@ -384,12 +384,9 @@ class RecordDB:
         """The event time (epoch seconds) of every record of the user, in no particular order."""
         return [t for (t,) in self._read("SELECT event_ts FROM records WHERE user_id = ?", (user_id,))]
 
-    def tag_sets(self, user_id: str) -> list[set[str]]:
-        """The tags of each of the user's records that has any (one set per record, in no particular order)."""
-        out: dict[int, set[str]] = {}
-        for rid, tag in self._read("SELECT rid, tag FROM record_tags WHERE user_id = ?", (user_id,)):
-            out.setdefault(rid, set()).add(tag)
-        return list(out.values())
+    def tag_rows(self, user_id: str) -> list[tuple[int, str]]:
+        """(row id, tag) for every tag of every record of the user, in no particular order."""
+        return self._read("SELECT rid, tag FROM record_tags WHERE user_id = ?", (user_id,))
 
     def first(self, user_id: str) -> MemoryRecord | None:
         """The user's record with the earliest event time (``None`` when the user has none)."""

@@ -354,13 +354,19 @@ class MemoryStore:
         """How many of the user's records carry at least one of ``tags``."""
         return self.db.count_tagged(user_id, tags)
 
+    def version(self, user_id: str) -> int:
+        """The user's write version: it changes with every write of the user's records, by any worker
+        (what is computed from them may be kept while it stays the same)."""
+        return self.db.stats(user_id)[2]
+
     def event_times(self, user_id: str) -> builtins.list[float]:
         """The event time (epoch seconds) of each of the user's records, in no particular order."""
         return self.db.event_times(user_id)
 
-    def tag_sets(self, user_id: str) -> builtins.list[set[str]]:
-        """The tags of each of the user's records, one set per record, in no particular order."""
-        return self.db.tag_sets(user_id)
+    def tag_rows(self, user_id: str) -> builtins.list[tuple[int, str]]:
+        """(record number, tag) for every tag of every record of the user, in no particular order; a
+        record's tags share its number (within one read: the number is no id to keep)."""
+        return self.db.tag_rows(user_id)
 
     def denied(self, user_id: str) -> builtins.list[str]:
         """The ontology terms this user has denied: nothing under them is stored for the user."""

@@ -223,6 +223,15 @@ def test_the_ontology_tree_counts_memories_per_term_and_a_term_lists_them(app, a
     assert r.status_code == 404 and "no ontology term" in alert(r.text)
 
 
+def test_tags_the_ontology_lacks_count_as_other(app, memory, ann):
+    seed(memory, "ann", [record("ann", "An old note with an old tag.", ["oldtag"], START)])
+    c, _ = sign_in(app)
+    assert "<title>other: 1</title>" in c.get("/ui/").text
+    assert '<li>oldtag <span class="count">1</span></li>' in c.get("/ui/ontology").text
+    overview = memory.overview(user_id="ann")
+    assert overview.per_category == {"family": 1, "health": 2, "other": 1} and overview.total == 4
+
+
 def test_search_shows_why_each_hit_ranked(app, memory, ann):
     c, _ = sign_in(app)
     page = c.get("/ui/search", params={"q": "Where does my sister Ana live? Lisbon"}).text
@@ -296,6 +305,8 @@ def test_correct_makes_a_new_version_and_keeps_the_old_in_its_history(app, memor
 
 def test_forget_removes_a_memory_everywhere(app, memory, ann):
     c, csrf = sign_in(app)
+    health = r'id="term-health">.*?<span class="count">(\d+)</span>'
+    assert re.search(health, c.get("/ui/ontology").text, re.S).group(1) == "2"  # counted (and kept) before
     r = c.post(f"/ui/memories/{ann['doctor']}/forget", data={"csrf": csrf}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/ui/?done=forgot"
     assert memory.get(ann["doctor"], user_id="ann") is None
@@ -304,6 +315,7 @@ def test_forget_removes_a_memory_everywhere(app, memory, ann):
     assert DOCTOR not in c.get("/ui/").text and c.get(f"/ui/memories/{ann['doctor']}").status_code == 404
     again = c.post(f"/ui/memories/{ann['doctor']}/forget", data={"csrf": csrf})
     assert again.status_code == 404 and alert(again.text) == "no such memory"
+    assert re.search(health, c.get("/ui/ontology").text, re.S).group(1) == "1"  # the counts follow
 
 
 def test_forget_all_needs_confirmation_then_forgets_every_memory_and_pending_session(app, memory, ann):
