@@ -113,6 +113,26 @@ def test_users_never_see_each_others_records(open_store):
     assert store.forget_user("ann") == 1 and store.count("bob") == 1
 
 
+def test_pages_counts_and_a_users_denied_terms(open_store):
+    store = open_store(CountingEmbedder())
+    store.add([rec("ann", f"fact {i}", ["running"] if i % 3 else ["tea", "coffee"], days=i) for i in range(7)])
+    store.add([rec("bob", "bob's fact", ["running"])])
+    newest = store.page("ann", 0, 2)
+    assert [r.thought for r in newest] == ["fact 6", "fact 5"]
+    assert [r.thought for r in store.page("ann", 2, 2, ["tea"])] == ["fact 0"]  # tea: facts 6, 3, 0
+    assert store.count_tagged("ann", ["tea", "coffee"]) == 3 and store.count_tagged("ann", []) == 0
+    assert sorted(store.event_times("ann")) == [(T0 + timedelta(days=i)).timestamp() for i in range(7)]
+    assert len(store.tag_rows("ann")) == 4 + 3 * 2 and {t for _, t in store.tag_rows("bob")} == {"running"}
+    before = store.version("ann")
+    store.delete("ann", [newest[0].id])
+    assert store.version("ann") != before and store.version("bob") == store.version("bob")
+    assert store.deny("ann", "health") and not store.deny("ann", "health") and store.deny("ann", "music")
+    assert store.denied("ann") == ["health", "music"] and store.denied("bob") == []
+    assert store.allow("ann", "health") and not store.allow("ann", "health") and not store.allow("bob", "music")
+    store.close()
+    assert open_store(CountingEmbedder()).denied("ann") == ["music"]  # kept in the database
+
+
 def test_a_crash_between_database_and_vector_index_is_repaired_at_start(open_store):
     store = open_store()
     gone = rec("ann", "likes tea", ["food"])
