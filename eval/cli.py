@@ -280,9 +280,14 @@ def locomo(
 def retrieval(
     data: Path = typer.Option(..., "--data", help="LoCoMo JSON file (a list of samples)."),
     out: Path = typer.Option(
-        Path("eval-out/retrieval"), "--out", help="Output folder (results.json, report.md, report.png)."
+        Path("eval-out/retrieval"), "--out", help="Output folder (run.json, results.json, report.md, report.png)."
     ),
-    systems: str = typer.Option("dense,bm25,tags+time,caim", "--systems", help="Comma-separated retrieval systems."),
+    systems: str = typer.Option(
+        "dense,bm25,tags+time,caim",
+        "--systems",
+        help="Comma-separated retrieval systems: dense, bm25, tags+time, caim, and the peers mem0 and langmem "
+        "(pip install 'caim\\[eval]').",
+    ),
     samples: str | None = typer.Option(None, "--samples", help="Comma-separated sample ids (default: all)."),
     plot: bool = PLOT,
     quiet: bool = QUIET,

@@ -13,10 +13,13 @@ Systems:
 - ``bm25``: lexical match only;
 - ``tags+time``: the original CAIM rule - records sharing a tag (the question's nearest tags) or
   inside a time range the question names (resolved in code), newest first;
-- ``caim``: the ranked retrieval of ``caim.memory.retrieval`` with the same tags and ranges.
+- ``caim``: the ranked retrieval of ``caim.memory.retrieval`` with the same tags and ranges;
+- ``mem0``, ``langmem``: the peer memory layers with the same embedder, each turn stored verbatim
+  as ``"<speaker>: <turn>"`` and found by the peer's own search (``caim.eval.peers``).
 
-Writes ``results.json`` (per system: recall@5/10/20 overall and per category, latency p50/p95),
-``report.md`` and ``report.png``.
+Writes ``run.json`` (data, systems, embedder, package versions, each peer's version and
+settings), ``results.json`` (per system: recall@5/10/20 overall and per category, latency
+p50/p95), ``report.md`` and ``report.png``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +37,8 @@ from caim.core.embeddings import Embedder
 from caim.core.errors import ConfigError
 from caim.eval.locomo import locomo_turn_text, parse_locomo_datetime
 from caim.eval.metrics import evidence_ids, percentile
+from caim.eval.peers import PEERS, PeerTurn, RetrievalPeer, retrieval_peer
+from caim.eval.peers import version as peer_version
 from caim.eval.tables import markdown_table
 from caim.memory.capture import raw_record
 from caim.memory.records import MemoryRecord
@@ -45,6 +50,9 @@ from caim.ontology import Ontology, TagIndex
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10, 20)
 SYSTEMS = ("dense", "bm25", "tags+time", "caim")
+#: Peer memory layers, searched without an LLM (``caim.eval.peers``).
+PEER_SYSTEMS = tuple(PEERS)
+ALL_SYSTEMS = SYSTEMS + PEER_SYSTEMS
 WEIGHTS: dict[str, Weights] = {"dense": DENSE_ONLY, "bm25": LEXICAL_ONLY, "caim": DEFAULT_WEIGHTS}
 
 Progress = Callable[[str, int, int], None]
@@ -226,69 +234,150 @@ def run(
     progress: Progress | None = None,
     plot: bool = True,
 ) -> dict:
-    """Capture, search, score and report; returns the summary written to ``results.json``."""
-    unknown = [s for s in systems if s not in SYSTEMS]
+    """Capture, search, score and report; returns the summary written to ``results.json``.
+
+    ``systems`` may name caim's systems (``SYSTEMS``) and peers (``PEER_SYSTEMS``): every system
+    searches the same conversations with the same ``embedder`` and is scored the same way.
+    ``run.json`` records the run: data, systems, embedder, package versions and each peer's settings.
+
+    Raises:
+        ConfigError: an unknown system, a peer whose package cannot be imported, or unusable data.
+    """
+    unknown = [s for s in systems if s not in ALL_SYSTEMS]
     if unknown or not systems:
         raise ConfigError(
-            f"unknown retrieval system(s) {', '.join(unknown) or '(none)'}; choose from: {', '.join(SYSTEMS)}"
+            f"unknown retrieval system(s) {', '.join(unknown) or '(none)'}; choose from: {', '.join(ALL_SYSTEMS)}"
         )
+    started_at = datetime.now(UTC).isoformat()
     convs = load(data, samples)
+    peers = {name: retrieval_peer(name, embedder) for name in systems if name in PEER_SYSTEMS}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    store = MemoryStore(None, embedder)
-    retriever = Retriever(store)
-    ontology = Ontology.default()
-    tagger = TagIndex(embedder)
-    scores = {s: Scores() for s in systems}
-    started = time.perf_counter()
+    try:
+        bench = _Bench(embedder, peers, progress)
+        started = time.perf_counter()
+        capture_s = bench.capture_all(convs)
+        scores = bench.ask_all(convs, systems)
+    finally:
+        for peer in peers.values():
+            peer.close()
     total_turns = sum(len(c.turns) for c in convs)
-    done = 0
-    capture_s = 0.0
-    for conv in convs:
-        user = f"locomo:{conv.sample_id}"
-        t0 = time.perf_counter()
-        done += capture(store, tagger, ontology, conv, user)
-        capture_s += time.perf_counter() - t0
-        if progress:
-            progress("capture", done, total_turns)
-    total_q = sum(len(c.questions) for c in convs)
-    asked = 0
-    for conv in convs:
-        user = f"locomo:{conv.sample_id}"
-        for q in conv.questions:
-            for name in systems:
-                t0 = time.perf_counter()
-                vec = store.embed([q.text])[0]
-                query = _query(q.text, conv, tagger, ontology, vec)
-                if name == "tags+time":
-                    recs = _tags_time(store, user, query, max(KS))
-                else:
-                    recs = [h.record for h in retriever.search(user, query, max(KS), WEIGHTS[name])]
-                scores[name].latency_ms.append((time.perf_counter() - t0) * 1000)
-                for k in KS:
-                    found = {s.turn_id for r in recs[:k] for s in r.sources if s.turn_id}
-                    scores[name].recall[k].append((q.category, len(found & set(q.evidence)) / len(q.evidence)))
-            asked += 1
-            if progress:
-                progress("questions", asked, total_q)
-    summary = summarize(
-        scores,
-        {
-            "data": str(data),
-            "conversations": [c.sample_id for c in convs],
-            "turns": total_turns,
-            "questions": total_q,
-            "embedder": embedder.name,
-            "capture_seconds": round(capture_s, 1),
-            "capture_per_second": round(total_turns / capture_s, 1) if capture_s else None,
-            "seconds": round(time.perf_counter() - started, 1),
-        },
-    )
+    info = {
+        "data": str(data),
+        "conversations": [c.sample_id for c in convs],
+        "turns": total_turns,
+        "questions": sum(len(c.questions) for c in convs),
+        "embedder": embedder.name,
+        "capture_seconds": round(capture_s, 1),
+        "capture_per_second": round(total_turns / capture_s, 1) if capture_s else None,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    if peers:
+        info["peer_capture_seconds"] = {name: round(s, 1) for name, s in bench.peer_capture_s.items()}
+    summary = summarize(scores, info)
+    run_info = {
+        "benchmark": "locomo-retrieval",
+        "started_at": started_at,
+        "finished_at": datetime.now(UTC).isoformat(),
+        "systems": list(systems),
+        "samples": list(samples) if samples else None,
+        "info": info,
+        "packages": {p: peer_version(p) for p in ("caim", "langgraph", "langchain-core", "onnxruntime")},
+        "peers": {name: peer.info() for name, peer in peers.items()},
+    }
+    (out / "run.json").write_text(json.dumps(run_info, indent=2, default=str), encoding="utf-8")
     (out / "results.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     (out / "report.md").write_text(render(summary, "report.png" if plot else None), encoding="utf-8")
     if plot:
         plot_summary(summary, out / "report.png")
     return summary
+
+
+class _Bench:
+    """One run's stores: caim's records (one in-memory store, a user id per conversation) and
+    each peer's memory; capture fills them, ``ask_all`` searches and scores every system."""
+
+    def __init__(self, embedder: Embedder, peers: dict[str, RetrievalPeer], progress: Progress | None):
+        self.store = MemoryStore(None, embedder)
+        self.retriever = Retriever(self.store)
+        self.ontology = Ontology.default()
+        self.tagger = TagIndex(embedder)
+        self.peers = peers
+        self.progress = progress
+        self.peer_capture_s = dict.fromkeys(peers, 0.0)
+
+    def capture_all(self, convs: list[Conversation]) -> float:
+        """Capture every conversation into caim's store, then into each peer; caim's seconds."""
+        total = sum(len(c.turns) for c in convs)
+        done = 0
+        capture_s = 0.0
+        for conv in convs:
+            t0 = time.perf_counter()
+            done += capture(self.store, self.tagger, self.ontology, conv, _user(conv))
+            capture_s += time.perf_counter() - t0
+            if self.progress:
+                self.progress("capture", done, total)
+        for name, peer in self.peers.items():
+            done = 0
+            for conv in convs:
+                t0 = time.perf_counter()
+                peer.add(_user(conv), peer_turns(conv))
+                self.peer_capture_s[name] += time.perf_counter() - t0
+                done += len(conv.turns)
+                if self.progress:
+                    self.progress(f"capture {name}", done, total)
+        return capture_s
+
+    def ask_all(self, convs: list[Conversation], systems: Sequence[str]) -> dict[str, Scores]:
+        """Every question to every system: recall of its evidence turns and the search latency."""
+        scores = {s: Scores() for s in systems}
+        total = sum(len(c.questions) for c in convs)
+        asked = 0
+        for conv in convs:
+            for q in conv.questions:
+                for name in systems:
+                    t0 = time.perf_counter()
+                    hits = self.search(name, conv, q.text, max(KS))
+                    scores[name].latency_ms.append((time.perf_counter() - t0) * 1000)
+                    score(scores[name], q, hits)
+                asked += 1
+                if self.progress:
+                    self.progress("questions", asked, total)
+        return scores
+
+    def search(self, name: str, conv: Conversation, text: str, k: int) -> list[set[str]]:
+        """System ``name``'s top ``k`` for ``text`` in ``conv``, each result as the turn ids it holds."""
+        user = _user(conv)
+        if name in self.peers:
+            return [{h.turn_id} if h.turn_id else set() for h in self.peers[name].search(user, text, k)]
+        vec = self.store.embed([text])[0]
+        query = _query(text, conv, self.tagger, self.ontology, vec)
+        if name == "tags+time":
+            recs = _tags_time(self.store, user, query, k)
+        else:
+            recs = [h.record for h in self.retriever.search(user, query, k, WEIGHTS[name])]
+        return [{s.turn_id for s in r.sources if s.turn_id} for r in recs]
+
+
+def score(scores: Scores, q: Question, hits: list[set[str]]) -> None:
+    """Add ``q``'s recall@k for every ``k`` to ``scores``: the share of its evidence turns held by
+    the first ``k`` results (``hits``: each result's turn ids, best first)."""
+    evidence = set(q.evidence)
+    for k in KS:
+        found = set().union(*hits[:k])
+        scores.recall[k].append((q.category, len(found & evidence) / len(q.evidence)))
+
+
+def _user(conv: Conversation) -> str:
+    return f"locomo:{conv.sample_id}"
+
+
+def peer_turns(conv: Conversation) -> list[PeerTurn]:
+    """The conversation's turns as peers store them (dialogue id, speaker, words, role)."""
+    return [
+        PeerTurn(t.dia_id, t.speaker, t.text, "user" if t.speaker == conv.speakers[0] else "assistant")
+        for t in conv.turns
+    ]
 
 
 def summarize(scores: dict[str, Scores], info: dict) -> dict:
