@@ -22,8 +22,8 @@ chat: install
 
 # The whole suite, the server-backend tests included: .ci/servers.sh starts PostgreSQL and a Chroma
 # server for it (unless CAIM_TEST_DATABASE_URL and CAIM_TEST_CHROMA_URL name running ones) and stops
-# them afterwards, whatever the outcome; with CAIM_REQUIRE_SERVERS=1 a server test fails, not skips,
-# without them.
+# them afterwards, whatever the outcome, and installs Debian's Chromium for the browser tests when it is
+# missing; with CAIM_REQUIRE_SERVERS=1 a server or browser test fails, not skips, without them.
 test: install
 	CAIM_REQUIRE_SERVERS=1 .ci/servers.sh run $(BIN)/python -m pytest
 

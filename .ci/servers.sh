@@ -7,7 +7,8 @@
 # `start` and `stop` keep what they share in CAIM_SERVERS_STATE (default /tmp/caim-ci-servers); `run`
 # uses a directory of its own unless CAIM_SERVERS_STATE is set, and starts nothing when
 # CAIM_TEST_DATABASE_URL and CAIM_TEST_CHROMA_URL already name servers.
-# PostgreSQL comes from Debian's packages; it is installed here when missing (root, or sudo).
+# PostgreSQL comes from Debian's packages; it is installed here when missing (root, or sudo), and so are
+# Chromium and its driver for the browser tests (tests/test_ui_browser.py; `run` and `start` check).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 STATE="${CAIM_SERVERS_STATE:-/tmp/caim-ci-servers}"
@@ -21,16 +22,31 @@ pg_bin() {
   return 1
 }
 
-install_postgres() {
+APT_UPDATED=""
+apt_install() {  # Debian packages, quietly (root, or sudo); the package lists updated once
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ -z "$APT_UPDATED" ]; then
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq >&2
+    APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2
+}
+
+install_postgres() {
   echo "installing PostgreSQL from Debian's packages" >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >&2
+  apt_install postgresql
+}
+
+need_chromium() {  # the browser tests drive Debian's Chromium, headless (CAIM_CHROMIUM names another)
+  [ -x "${CAIM_CHROMIUM:-/usr/bin/chromium}" ] && command -v chromedriver >/dev/null && return
+  echo "installing Chromium and chromium-driver from Debian's packages" >&2
+  apt_install chromium chromium-driver
 }
 
 start() {
   mkdir -p "$STATE"
+  need_chromium
   local bin; bin="$(pg_bin)" || { install_postgres; bin="$(pg_bin)"; }
   local pgport chromaport run_as=()
   pgport="$(free_port)"; chromaport="$(free_port)"
@@ -76,6 +92,7 @@ finish() {
 }
 
 run() {
+  need_chromium
   if [ -n "${CAIM_TEST_DATABASE_URL:-}" ] && [ -n "${CAIM_TEST_CHROMA_URL:-}" ]; then
     "$@"  # the caller's servers
     return
