@@ -74,6 +74,8 @@ RECALL_ROWS = {"search": "Memory.search (ranking only)", "recall": "Memory.recal
 OWN_AGENT_ROWS = {"react agent alone": False, "with_memory(react agent), caim": True}
 #: The ``caim serve`` rows: row name -> through the OpenAI-compatible endpoint and the ``openai`` client.
 SERVE_ROWS = {"graph in-process (CaimAgent.stream)": False, "caim serve via the openai client": True}
+#: Sections of ``--doc`` written by other benchmarks, kept when this one rewrites it.
+KEPT_SECTIONS = ("## Memory browser",)  # benchmarks/ui_pages.py
 POLICIES = ("none", "dense", "caim", "caim/filter-elsewhere", "caim/no-draft", "single-call", "caim-cascade")
 #: variants of a policy: (policy, settings changed, what the simulated filter keeps)
 VARIANTS = {
@@ -637,6 +639,20 @@ def recall_alone(r: dict | None, records: int) -> list[str]:
     ]
 
 
+def kept_sections(doc: Path) -> str:
+    """The sections of ``doc`` that other benchmarks write (``KEPT_SECTIONS``: each from its heading to
+    the next ``## `` heading), so that rewriting the doc keeps them ("" when there are none)."""
+    lines = doc.read_text().splitlines(keepends=True) if doc.exists() else []
+    kept: list[str] = []
+    inside = False
+    for line in lines:
+        if line.startswith("## "):
+            inside = line.rstrip() in KEPT_SECTIONS
+        if inside:
+            kept.append(line)
+    return ("\n" + "".join(kept).rstrip("\n") + "\n") if kept else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--turns", type=int, default=20)
@@ -719,7 +735,7 @@ def main(argv: list[str] | None = None) -> int:
     md = markdown(results)
     (args.out / "results.md").write_text(md)
     if args.doc:
-        args.doc.write_text(md)
+        args.doc.write_text(md.rstrip("\n") + "\n" + kept_sections(args.doc))
     print(md)
     return 0
 

@@ -290,3 +290,31 @@ def test_faults_benchmark_surfaces_lose_nothing_and_read_nothing_across_users(tm
     text = doc.read_text()
     assert text.startswith("# Reliability\n\n| scenario | runs |\n\n## Hostile client\n\nkept\n\n## Two surfaces")
     assert "| 6 | 2 | 12 | 12 | **0** |" in text
+
+
+def test_ui_pages_benchmark_times_every_page_and_writes_its_doc_section(tmp_path, capsys):
+    bench = load("ui_pages")
+    doc = tmp_path / "latency.md"
+    doc.write_text("# Latency\n\nintro\n\n## Memory browser\n\nold figures\n\n## Later\n\nkept\n")
+    argv = ["--records", "120", "--repeat", "2", "--export-repeat", "1", "--json", str(tmp_path / "u.json")]
+    assert bench.main([*argv, "--doc", str(doc)]) == 0
+    figures = json.loads((tmp_path / "u.json").read_text())
+    pages = figures["pages"]
+    expected = {"timeline, page 1", "ontology tree", "search", "memory (with history)", "import", "pending"}
+    assert expected <= set(pages) and any(p.startswith("term ") for p in pages)
+    for name, r in [*pages.items(), ("export", figures["export"])]:
+        assert r["n"] >= 1 and r["bytes"] > 0 and 0 < r["p50"] <= r["p95"], name
+    text = doc.read_text()
+    assert text.startswith("# Latency\n\nintro\n\n## Memory browser\n") and text.endswith("## Later\n\nkept\n")
+    assert "old figures" not in text and text.count("## Memory browser") == 1
+    assert "| search |" in text and "| ontology tree |" in text and "120 memories" in text
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("slowest page p95 ") and last.endswith("at 120 memories")
+
+
+def test_latency_benchmark_keeps_the_memory_browser_section_of_its_doc(tmp_path):
+    bench = load("latency")
+    doc = tmp_path / "latency.md"
+    doc.write_text("# Latency\n\nold\n\n## `caim serve`\n\nold serve\n\n## Memory browser\n\nui figures\n")
+    assert bench.kept_sections(doc) == "\n## Memory browser\n\nui figures\n"
+    assert bench.kept_sections(tmp_path / "none.md") == ""
