@@ -73,8 +73,9 @@ def browser() -> Iterator[Any]:
         if os.environ.get("CAIM_REQUIRE_SERVERS"):
             pytest.fail(why)
         pytest.skip(why)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=20_000)  # a shared, busy machine: a first search embeds the ontology too
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
