@@ -114,7 +114,8 @@ OUT = typer.Option(
 SYSTEMS = typer.Option(
     DEFAULT_SYSTEMS,
     "--systems",
-    help="Comma-separated: full-context and/or memory policies (caim, always, no-filter, none, single-call).",
+    help="Comma-separated: full-context, memory policies (caim, always, no-filter, none, single-call) and "
+    "the peers mem0 and langmem (pip install 'caim\\[eval]').",
 )
 REPLAY = typer.Option(
     "recorded",

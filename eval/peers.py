@@ -20,6 +20,8 @@ Each stored text is ``"<speaker>: <turn>"`` (as mem0's own LoCoMo evaluation add
 turn's dialogue id is kept beside it so a hit is scored by the turn it holds.
 
 A peer whose package cannot be imported raises a one-line ``ConfigError`` naming the package.
+The peers as answering systems of ``caim eval locomo|gvd`` (their own extraction on caim's chat
+model) are in ``caim.eval.peer_systems``.
 """
 
 from __future__ import annotations
@@ -185,7 +187,7 @@ class Mem0Retrieval(RetrievalPeer):
             self.memory = Memory(config)
         encoder = getattr(self.memory.vector_store, "_get_bm25_encoder", None)
         self.keyword_search = bool(encoder and encoder() is not None)
-        self.spacy = _spacy_model() is not None
+        self.spacy = spacy_model() is not None
 
     def add(self, user: str, turns: Sequence[PeerTurn]) -> None:
         """Add each turn as one message (its dialogue id in the metadata), without inference."""
@@ -231,7 +233,7 @@ class Mem0Retrieval(RetrievalPeer):
                 closing()
 
 
-def _spacy_model() -> Any:
+def spacy_model() -> Any:
     """spaCy's ``en_core_web_sm`` if it is installed, else None; when it is not, mem0 is told its
     spaCy models failed to load, so it never tries to download one."""
     try:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -386,6 +386,7 @@ def run_benchmark(
     """
     config = config or EvalConfig()
     config.validate()
+    peers = _peers(config.systems)
     if config.plot:
         require_matplotlib()
     settings = settings or Settings()
@@ -406,6 +407,7 @@ def run_benchmark(
         "models": describe_models(settings, models),
         "settings": _settings_info(settings),
         "judge": judge.info() if judge else None,
+        "peers": peers,
         "reference_kind": bench.reference_kind,
         "selection": chosen,
     }
@@ -425,6 +427,23 @@ def run_benchmark(
     run_info["finished_at"] = datetime.now(UTC).isoformat()
     _save_run(out, run_info)
     return write_report(out, plot=config.plot)
+
+
+def _peers(systems: Iterable[str]) -> dict:
+    """Version and settings of each peer among ``systems`` (``run.json``), its package imported first.
+
+    Raises:
+        ConfigError: a peer's package cannot be imported (one line naming it).
+    """
+    from caim.eval.peer_systems import describe
+    from caim.eval.peers import PEERS, require
+
+    out = {}
+    for name in systems:
+        if name in PEERS:
+            require(name)
+            out[name] = describe(name)
+    return out
 
 
 def _save_run(out: Path, info: dict) -> None:

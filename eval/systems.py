@@ -1,4 +1,5 @@
-"""The systems a benchmark compares: CAIM under each memory policy, and a full-context baseline.
+"""The systems a benchmark compares: CAIM under each memory policy, a full-context baseline, and the
+peers mem0 and LangMem (``caim.eval.peer_systems``).
 
 Every system gets one conversation at a time: ``replay`` feeds it the dated history, ``ask`` puts
 one probing question in a fresh session, ``memory`` lists what it stored.
@@ -300,16 +301,29 @@ class FullContextSystem(System):
 
 
 def system_names() -> list[str]:
-    """Every system name ``make_system`` accepts: ``full-context`` and each registered policy."""
-    return [FULL_CONTEXT, *POLICIES]
+    """Every system name ``make_system`` accepts: ``full-context``, each registered policy and the
+    peers (``mem0``, ``langmem``: ``caim.eval.peer_systems``)."""
+    from caim.eval.peers import PEERS
+
+    return [FULL_CONTEXT, *POLICIES, *PEERS]
 
 
 def make_system(
     name: str, settings: Settings, models: ModelsArg = None, *, context_tokens: int = DEFAULT_CONTEXT_TOKENS
 ) -> System:
-    """A fresh system by name (``full-context`` or a registered memory policy)."""
+    """A fresh system by name (``full-context``, a registered memory policy or a peer).
+
+    Raises:
+        ConfigError: ``name`` is unknown, or it is a peer whose package cannot be imported.
+    """
+    from caim.eval.peers import PEERS
+
     if name == FULL_CONTEXT:
         return FullContextSystem(settings, models, context_tokens)
+    if name in PEERS:
+        from caim.eval.peer_systems import peer_system
+
+        return peer_system(name, settings, models)
     if name not in POLICIES:
         raise ConfigError(f"unknown system {name!r}; choose from: {', '.join(system_names())}")
     return CaimSystem(name, settings, models)

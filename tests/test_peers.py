@@ -12,10 +12,17 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
 
 from caim.core.embeddings import MiniLMEmbedder
 from caim.core.errors import ConfigError
+from caim.core.settings import Settings
 from caim.eval import peers, retrieval
+from caim.testing.scripted import scripted_models
+from tests.scripts import SCRIPT
 
 FILLER = [
     "How was your weekend?",
@@ -183,3 +190,97 @@ def test_a_missing_peer_package_is_one_line_naming_it(monkeypatch, data, tmp_pat
 def test_unknown_system_names_the_peers_among_the_choices(data, tmp_path):
     with pytest.raises(ConfigError, match="mem0, langmem"):
         retrieval.run(data, tmp_path / "o", MiniLMEmbedder.shared(), systems=["caim", "zep"], plot=False)
+
+
+# ---- peers with their own extraction in caim eval locomo -----------------------------------------
+class Extractor(BaseChatModel):
+    """A stand-in extraction model: each evidence sentence the first time it appears in a prompt
+    becomes one memory - as JSON for mem0's prompt, as a ``Memory`` tool call for LangMem's."""
+
+    seen: set = Field(default_factory=set)
+    tools: bool = False
+    prompts: list = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "extractor"
+
+    def bind_tools(self, tools, **kwargs):
+        return self.model_copy(update={"tools": True})  # a shallow copy: ``seen`` and ``prompts`` are shared
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        prompt = "\n".join(str(m.content) for m in messages)
+        self.prompts.append(prompt)
+        new = [s for s in EVIDENCE.values() if s in prompt and s not in self.seen]
+        self.seen.update(new)
+        facts = [f"Ana said: {s}" for s in new]
+        if self.tools:
+            calls = [{"name": "Memory", "args": {"content": f}, "id": f"c{i}"} for i, f in enumerate(facts)]
+            msg = AIMessage(content="", tool_calls=calls)
+        else:
+            msg = AIMessage(content=json.dumps({"memory": [{"text": f} for f in facts]}))
+        msg.usage_metadata = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+        return ChatResult(generations=[ChatGeneration(message=msg)])
+
+
+@pytest.mark.parametrize("name", ["mem0", "langmem"])
+def test_locomo_eval_runs_a_peer_with_its_own_extraction_on_caims_model(name, data, tmp_path):
+    from caim.eval.locomo import load_locomo
+    from caim.eval.runner import EvalConfig, run_benchmark
+
+    bench = load_locomo(data)
+    models, _ = scripted_models(SCRIPT)
+    extractor = Extractor()
+    models["key_events"] = extractor
+    out = tmp_path / "out"
+    config = EvalConfig(systems=["none", name], judge=False, progress=False, plot=False)
+    summary = run_benchmark(bench, out, Settings(), config=config, models=models)
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    mine = [r for r in rows if r["system"] == name]
+    assert len(mine) == 3
+    assert extractor.seen == set(EVIDENCE.values())  # each evidence turn reached the peer's extraction
+    for r in mine:
+        assert r["answer"] and r["retrieved"]
+        assert all(rec["kind"] == "peer" and rec["sources"] for rec in r["retrieved"])
+    by_q = {r["qid"]: r for r in mine}
+    # the evidence turn's memory is among those retrieved, with the exchange as its source
+    assert all(r["metrics"]["evidence_recall"] == 1.0 for r in by_q.values()), [r["metrics"] for r in mine]
+    memory = [json.loads(line) for line in (out / "memory.jsonl").read_text().splitlines()]
+    (stored,) = [m for m in memory if m["system"] == name]
+    assert sorted(rec["thought"] for rec in stored["records"]) == sorted(f"Ana said: {s}" for s in EVIDENCE.values())
+    assert stored["replay"]["llm_calls"] >= 3 and stored["replay"]["failed_exchanges"] == 0
+    run = json.loads((out / "run.json").read_text())
+    assert run["peers"][name]["version"] == metadata.version(peers.PEERS[name])
+    assert "key_events" in run["peers"][name]["settings"]["extraction_model"]
+    assert summary["systems"] == ["none", name]
+    assert summary["memory"][name]["entries"] == len(EVIDENCE)
+
+
+def test_locomo_eval_with_a_missing_peer_is_one_line(monkeypatch, data, tmp_path):
+    from caim.eval.locomo import load_locomo
+    from caim.eval.runner import EvalConfig, run_benchmark
+
+    monkeypatch.setitem(sys.modules, "langmem", None)
+    with pytest.raises(ConfigError, match="langmem needs the langmem package"):
+        run_benchmark(load_locomo(data), tmp_path / "o", Settings(), config=EvalConfig(systems=["caim", "langmem"]))
+    assert not (tmp_path / "o" / "results.jsonl").exists()
+
+
+class Failing(Extractor):
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        raise RuntimeError("request exceeds the available context size")
+
+
+def test_a_peer_whose_extraction_fails_is_counted_and_still_answers(data, tmp_path):
+    from caim.eval.locomo import load_locomo
+    from caim.eval.runner import EvalConfig, run_benchmark
+
+    models, _ = scripted_models(SCRIPT)
+    models["key_events"] = Failing()
+    out = tmp_path / "out"
+    config = EvalConfig(systems=["mem0"], judge=False, progress=False, plot=False)
+    run_benchmark(load_locomo(data), out, Settings(), config=config, models=models)
+    (stored,) = [json.loads(line) for line in (out / "memory.jsonl").read_text().splitlines()]
+    assert stored["records"] == [] and stored["replay"]["failed_exchanges"] == stored["replay"]["exchanges"] > 0
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 and all(r["answer"] and r["retrieved"] == [] for r in rows)
