@@ -248,7 +248,8 @@ class Mem0System(PeerSystem):
 
     def close(self) -> None:
         """Close mem0's history database and the in-memory Qdrant client."""
-        for closing in (getattr(self.mem0.db, "close", None), getattr(self._client, "close", None)):
+        history = getattr(self.mem0, "db", None)  # mem0's own history database
+        for closing in (getattr(history, "close", None), getattr(self._client, "close", None)):
             if closing is not None:
                 closing()
 

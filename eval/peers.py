@@ -228,7 +228,8 @@ class Mem0Retrieval(RetrievalPeer):
 
     def close(self) -> None:
         """Close mem0's history database and the in-memory Qdrant client."""
-        for closing in (getattr(self.memory.db, "close", None), getattr(self._client, "close", None)):
+        history = getattr(self.memory, "db", None)  # mem0's own history database
+        for closing in (getattr(history, "close", None), getattr(self._client, "close", None)):
             if closing is not None:
                 closing()
 

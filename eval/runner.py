@@ -44,20 +44,14 @@ from caim.core.errors import ConfigError
 from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.core.trace import usage
+from caim.eval.catalog import make_system, system_names
 from caim.eval.dataset import Benchmark, Conversation, Question
 from caim.eval.faithfulness import faithfulness
 from caim.eval.files import MEMORY_FILE, RESULTS_FILE, RUN_FILE, JsonlLog
 from caim.eval.judge import DEFAULT_HISTORY_TOKENS, DEFAULT_MEMORY_TOKENS, Judge
 from caim.eval.metrics import memory_size
 from caim.eval.report import write_report
-from caim.eval.systems import (
-    DEFAULT_CONTEXT_TOKENS,
-    REPLAY_MODES,
-    Answer,
-    System,
-    make_system,
-    system_names,
-)
+from caim.eval.systems import DEFAULT_CONTEXT_TOKENS, REPLAY_MODES, Answer, System
 
 DEFAULT_SYSTEMS = ("none", "full-context", "dense", "caim", "caim-cascade", "always", "no-filter", "single-call")
 

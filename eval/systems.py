@@ -1,5 +1,5 @@
 """The systems a benchmark compares: CAIM under each memory policy, a full-context baseline, and the
-peers mem0 and LangMem (``caim.eval.peer_systems``).
+peers mem0 and LangMem (``caim.eval.peer_systems``); ``caim.eval.catalog`` makes any of them by name.
 
 Every system gets one conversation at a time: ``replay`` feeds it the dated history, ``ask`` puts
 one probing question in a fresh session, ``memory`` lists what it stored.
@@ -48,7 +48,7 @@ from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.core.trace import add_usage
 from caim.eval.dataset import Conversation
-from caim.graph.policies import POLICIES, get_policy
+from caim.graph.policies import get_policy
 from caim.memory.records import MemoryRecord
 from caim.memory.stm import estimate_tokens
 from caim.prompts import respond as respond_prompt
@@ -298,32 +298,3 @@ class FullContextSystem(System):
         reply, info = self._generate(text, at, trace)
         latency = (time.perf_counter() - start) * 1000
         return Answer(reply, FULL_CONTEXT, [], [], trace, latency, info)
-
-
-def system_names() -> list[str]:
-    """Every system name ``make_system`` accepts: ``full-context``, each registered policy and the
-    peers (``mem0``, ``langmem``: ``caim.eval.peer_systems``)."""
-    from caim.eval.peers import PEERS
-
-    return [FULL_CONTEXT, *POLICIES, *PEERS]
-
-
-def make_system(
-    name: str, settings: Settings, models: ModelsArg = None, *, context_tokens: int = DEFAULT_CONTEXT_TOKENS
-) -> System:
-    """A fresh system by name (``full-context``, a registered memory policy or a peer).
-
-    Raises:
-        ConfigError: ``name`` is unknown, or it is a peer whose package cannot be imported.
-    """
-    from caim.eval.peers import PEERS
-
-    if name == FULL_CONTEXT:
-        return FullContextSystem(settings, models, context_tokens)
-    if name in PEERS:
-        from caim.eval.peer_systems import peer_system
-
-        return peer_system(name, settings, models)
-    if name not in POLICIES:
-        raise ConfigError(f"unknown system {name!r}; choose from: {', '.join(system_names())}")
-    return CaimSystem(name, settings, models)
