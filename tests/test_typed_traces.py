@@ -2,21 +2,16 @@
 
 A test reads a step through ``caim.core.trace.steps(trace, node, kind)`` with a payload type of
 ``caim.graph.steps`` (or ``caim.core.trace.CodeRoleStep``); mypy then checks each key it reads. The
-project's own mypy run checks each source directory under its directory's name (``core``,
-``graph``, ...), where ``caim.*`` does not resolve, so this test lays the package out as it is
-installed (``caim`` -> ``agent/_top``, ``caim.core`` -> ``core``, ... from ``package-dir``) with
-symbolic links in pytest's cache, and runs mypy over every test that imports a payload type, the
-package itself followed silently (only the tests' own findings count).
+project's mypy settings resolve ``caim.*`` in the installed layout they keep in ``.typecheck/``
+(tests/test_packaging.py keeps it in step with ``package-dir``); this runs mypy over every test that
+imports a payload type, the package itself followed silently (only the tests' own findings count).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 import sys
-import tomllib
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import get_args
@@ -32,32 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 READS_STEPS = re.compile(r"^from caim\.(graph\.steps|core\.trace) import .*Step", re.M)
 
 
-def _layout(base: Path) -> Path:
-    """``base`` with ``caim/`` laid out as installed: links to the source directories of ``package-dir``."""
-    package_dir: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
-        "setuptools"
-    ]["package-dir"]
-    top = base / "caim"
-    shutil.rmtree(top, ignore_errors=True)
-    top.mkdir(parents=True)
-    for path in (ROOT / package_dir["caim"]).glob("*.py"):
-        (top / path.name).symlink_to(path)
-    for name, source in package_dir.items():
-        parts = name.split(".")
-        if len(parts) == 2:
-            (top / parts[1]).symlink_to(ROOT / source, target_is_directory=True)
-        elif len(parts) > 2:  # a subpackage: inside its parent's directory already
-            assert ROOT / source == ROOT / package_dir[".".join(parts[:-1])] / parts[-1], name
-    return base
-
-
-def _mypy(base: Path, cwd: Path, *files: str) -> subprocess.CompletedProcess[str]:
-    """mypy with the project's settings over ``files``, ``caim`` resolved in ``base``'s layout."""
-    options = ["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(base / "mypy-cache")]
+def _mypy(cache: Path, cwd: Path, *files: str) -> subprocess.CompletedProcess[str]:
+    """mypy with the project's settings (``caim`` resolved in its ``.typecheck`` layout) over ``files``."""
+    options = ["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache / "mypy-cache")]
     return subprocess.run(
         [sys.executable, "-m", "mypy", *options, "--follow-imports", "silent", *files],
         cwd=cwd,
-        env={**os.environ, "MYPYPATH": str(base)},
         capture_output=True,
         text=True,
         timeout=300,
@@ -68,15 +43,13 @@ def test_the_tests_reading_trace_steps_read_keys_their_payload_declares(pytestco
     pytest.importorskip("mypy")
     readers = sorted(p for p in (ROOT / "tests").glob("test_*.py") if READS_STEPS.search(p.read_text("utf-8")))
     assert len(readers) >= 5, readers  # the tests of the graph, post-thinking, speculation, roles
-    base = _layout(pytestconfig.cache.mkdir("caim-installed-layout"))
-    run = _mypy(base, ROOT, *(str(p.relative_to(ROOT)) for p in readers))
+    run = _mypy(pytestconfig.cache.mkdir("typed-traces"), ROOT, *(str(p.relative_to(ROOT)) for p in readers))
     assert run.returncode == 0, run.stdout + run.stderr
 
 
 def test_a_key_no_payload_declares_is_a_mypy_error(pytestconfig, tmp_path):
     """The check has teeth: a misspelt key read from a typed step fails it."""
     pytest.importorskip("mypy")
-    base = _layout(pytestconfig.cache.mkdir("caim-installed-layout"))
     wrong = tmp_path / "reads_a_misspelt_key.py"
     wrong.write_text(
         "from caim.core.trace import steps\n"
@@ -85,7 +58,7 @@ def test_a_key_no_payload_declares_is_a_mypy_error(pytestconfig, tmp_path):
         '    return steps(trace, "retrieve", RouteStep)[0]["signals"]["past_referense"]\n',
         encoding="utf-8",
     )
-    run = _mypy(base, tmp_path, str(wrong))
+    run = _mypy(pytestconfig.cache.mkdir("typed-traces"), tmp_path, str(wrong))
     assert run.returncode == 1 and 'has no key "past_referense"' in run.stdout, run.stdout + run.stderr
 
 

@@ -1,0 +1,1 @@
+../../agent/_top/__init__.py
