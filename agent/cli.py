@@ -15,10 +15,10 @@ import logging
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import typer
 from rich.console import Console
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from caim.core.models import Models
     from caim.core.settings import Settings
     from caim.memory.db import RecordDB
+    from caim.memory.records import MemoryBrief
     from caim.memory.store import MemoryStore
 
 #: Entry-point group of sub-command groups that other packages add (``caim eval`` from ``caim.eval``).
@@ -191,7 +192,7 @@ def _check_policy(name: str) -> None:
         )
 
 
-def _show_records(records: list[dict], title: str) -> None:
+def _show_records(records: Sequence[MemoryBrief], title: str) -> None:
     table = Table(title=title, show_lines=False)
     table.add_column("date")
     table.add_column("tags")
@@ -510,7 +511,7 @@ def memories_history(
             str(e["change"]),
             str(e["record"])[:8],
             str(e["thought"]),
-            ", ".join(str(o)[:8] for o in e["others"]),
+            ", ".join(str(o)[:8] for o in cast("list[str]", e["others"])),  # a history entry's record ids
             str(e["session_id"]),
         )
     out.print(table)

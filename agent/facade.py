@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 from langchain_core.language_models import BaseChatModel
@@ -38,7 +38,7 @@ from caim.core.types import Route
 from caim.graph.builder import build_graph
 from caim.graph.intake import recorded
 from caim.graph.services import Services
-from caim.graph.state import ANSWER, Context, session_reset
+from caim.graph.state import ANSWER, Context, State, session_reset
 from caim.memory.records import MemoryBrief, MemoryRecord
 from caim.memory.stm import TIME_KEY, parse_time
 from caim.memory.text import storable
@@ -386,7 +386,8 @@ class CaimAgent:
         if msgs:
             with self._lock(user_id):
                 config = self._config(self.thread_id(user_id))
-                update = recorded(self.state(user_id), list(msgs), parse_time(turns[-1].at))
+                # the thread's values are the graph's State
+                update = recorded(cast(State, self.state(user_id)), list(msgs), parse_time(turns[-1].at))
                 self.graph.update_state(config, update, as_node="respond")
         return len(msgs)
 

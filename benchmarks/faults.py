@@ -66,7 +66,7 @@ from caim.agent import CaimAgent, EndpointError, Settings
 from caim.eval.tables import markdown_table
 from caim.testing.faultpoints import POINTS
 from caim.testing.scripted import scripted_models
-from caim.testing.simulated import FAULTS, Request, SimulatedEndpoint
+from caim.testing.simulated import FAULTS, Answer, Request, SimulatedEndpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 FACTS = ["My favourite food is pizza.", "I play the piano every evening.", "My sister Clara lives in Rome."]
@@ -240,7 +240,7 @@ def endpoint_faults(root: Path, sessions: int, rate: float) -> Scenario:
         with lock:
             return rng.choice(FAULTS) if rng.random() < rate else None
 
-    table = {
+    table: dict[str, Answer] = {
         "Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
         "respond": "Noted, thank you for telling me.",
         "KeyEvents": {"events": [{"turn": i + 1, "event": f"The user said: {f}"} for i, f in enumerate(FACTS)]},
@@ -363,7 +363,7 @@ def many_users(root: Path, users: int) -> Scenario:
     import httpx
 
     sc = Scenario(f"{users} users at once through the FastAPI example")
-    table = {
+    table: dict[str, Answer] = {
         "Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
         "respond": "ok",
         "Relevant": {"relevant": [1]},

@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     runs: dict[str, ProbeRun] = {}
     for name in args.models.split(","):
-        settings = Settings(provider="local", local_model=name, _env_file=None)
+        settings = Settings(provider="local", local_model=name, _env_file=None)  # type: ignore[call-arg]  # pydantic-settings' init option: mypy sees the fields only
         models = Models(settings)
         runs[name] = run = probe(Services.create(settings, models=models, persist=False))
         print(f"{name}: model {run.total('model'):g}, code {run.total('code'):g} of {run.total('items'):g}", flush=True)

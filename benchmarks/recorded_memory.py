@@ -48,7 +48,7 @@ from caim.graph.policies import get_policy
 from caim.graph.policies.caim import _ROUTES
 from caim.graph.retrieval import combine, search
 from caim.graph.services import Services
-from caim.graph.state import Context, Plan
+from caim.graph.state import Context, Plan, State
 from caim.memory.records import MemoryRecord
 from caim.memory.text import memory_signals
 
@@ -90,7 +90,7 @@ def measure(run: Path, data: Path, system: str, k: int) -> dict:
     memory = [m for m in lines(run / "memory.jsonl") if m["system"] == system]
     rows = [r for r in lines(run / "results.jsonl") if r["system"] == system and r.get("evidence")]
     texts = turn_texts(data)
-    settings = Settings(_env_file=None)
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]  # pydantic-settings' init option: mypy sees the fields only
     svc = Services.create(settings, persist=False)
     policy = get_policy("caim")
     users: dict[str, list[MemoryRecord]] = {}
@@ -105,7 +105,7 @@ def measure(run: Path, data: Path, system: str, k: int) -> dict:
             continue
         uid = f"{USER}-{r['user']}"
         env = Env(svc, settings, Context(user_id=uid), datetime.fromisoformat(r["asked_at"]), "search")
-        state = {"messages": [HumanMessage(r["prompt"])]}
+        state: State = {"messages": [HumanMessage(r["prompt"])]}
         found = search(state, env, policy)
         signals = {**asdict(memory_signals(r["prompt"])), **found["found_signals"]}
         route = combine(recorded_plan((r.get("extra") or {}).get("decisions") or {}), signals, settings.route_rule)

@@ -35,14 +35,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 import numpy as np
 
 from caim.agent import Settings
 from caim.agent.memory import Memory
-from caim.eval.tables import markdown_table
+from caim.eval.tables import Align, markdown_table
 from caim.memory.capture import raw_record
 
 USER = "bench"
@@ -185,7 +185,7 @@ def markdown(results: dict[str, Any]) -> str:
         *markdown_table(
             ["page", "first request", "p50", "p95", "CPU p50", "CPU p95", "KiB"],
             rows,
-            align=[None, *["right"] * 6],
+            align=[None, *cast("list[Align]", ["right"] * 6)],
         ),
         "",
         f"Times in milliseconds; p50/p95 over {results['repeat']} requests after the first. *First request*: "

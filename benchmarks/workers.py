@@ -40,10 +40,10 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from caim.testing.simulated import Latency, SimulatedEndpoint
+from caim.testing.simulated import Answer, Latency, SimulatedEndpoint
 
 ROOT = Path(__file__).resolve().parents[1]
-TABLE = {
+TABLE: dict[str, Answer] = {
     "Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
     "respond": "Noted.",
     "Relevant": {"relevant": [1]},

@@ -120,7 +120,7 @@ class Judge:
         history_tokens: int = DEFAULT_HISTORY_TOKENS,
         memory_tokens: int = DEFAULT_MEMORY_TOKENS,
     ):
-        settings = settings or Settings(_env_file=None)
+        settings = settings or Settings(_env_file=None)  # type: ignore[call-arg]  # pydantic-settings' init option: mypy sees the fields only
         self.model = model
         self.llm = LLM.of(Models(settings, overrides={"judge": model}))
         self.label = label or model_label(model)

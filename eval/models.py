@@ -44,10 +44,11 @@ from caim.graph.env import Env
 from caim.graph.policies.caim import CaimPolicy
 from caim.graph.retrieval import combine
 from caim.graph.services import Services
-from caim.graph.state import Context, KeyEvent, Plan
+from caim.graph.state import Context, KeyEvent, Plan, State
 from caim.memory.build import ASSISTANT_SAID
 from caim.memory.capture import captures
 from caim.memory.maintenance import DUPLICATE, MaintainGroup, StoredMemory
+from caim.memory.records import MemoryBrief
 from caim.memory.stm import TIME_KEY, transcript, turns
 from caim.memory.text import memory_signals, unsupported
 from caim.prompts import respond as respond_prompt
@@ -119,10 +120,10 @@ class _Probe:
         s.tokens_out += sum(int(c["output_tokens"]) for c in calls)
         self.trace.clear()
 
-    def brief(self, i: int, thought: str) -> dict[str, Any]:
+    def brief(self, i: int, thought: str) -> MemoryBrief:
         return {"id": str(i), "thought": thought, "tags": ["personal"], "event_time": f"{self.today}T10:00:00+00:00"}
 
-    def messages(self, message: str, recent: list[list[str]]) -> dict[str, Any]:
+    def messages(self, message: str, recent: list[list[str]]) -> State:
         msgs: list[Any] = []
         for user, reply in recent:
             msgs += [HumanMessage(user), AIMessage(reply)]
@@ -282,7 +283,7 @@ def probe_command(
 
     settings = Settings.load(data_dir=data_dir)
     models = Models(settings)
-    ids = {role: models.model_id(role) for role in PROBED}
+    ids: dict[str, str | None] = {role: models.model_id(role) for role in PROBED}  # by role name, as results()
     if record and None in ids.values():
         raise ConfigError("the configured model cannot be named in a record; run with --no-record")
     services = Services.create(settings, models=models, persist=False)

@@ -106,9 +106,9 @@ def summarize(run: dict, records: list[dict], memory_lines: list[dict]) -> dict:
 
     users = list((run.get("selection") or {}).keys())
     mem_latest: dict[tuple, dict] = {}
-    for m in memory_lines:
-        if m.get("system") in systems and (not users or m.get("user") in users):
-            mem_latest[(m["system"], m["user"])] = m
+    for line in memory_lines:  # not ``m``: a metric's name above
+        if line.get("system") in systems and (not users or line.get("user") in users):
+            mem_latest[(line["system"], line["user"])] = line
     replay: dict[str, dict] = {}
     memory: dict[str, dict] = {}
     for s in systems:

@@ -28,6 +28,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 from rich.progress import (
@@ -214,7 +215,9 @@ class _Run:
 
     # ---- one (conversation, system) pair ----------------------------------------------------
     def run_pair(self, conv: Conversation, name: str, todo: list[Question]) -> None:
-        system = make_system(name, self.settings, self.models, context_tokens=self.config.context_tokens)
+        # run_benchmark resolves the config's budgets before it starts a run
+        context_tokens = cast(int, self.config.context_tokens)
+        system = make_system(name, self.settings, self.models, context_tokens=context_tokens)
         progress = self.progress
         task = (
             None if progress is None else progress.add_task(f"  {name} · {conv.user}: replay", total=len(conv.sessions))
@@ -351,7 +354,7 @@ def make_judge(
     ``judge_settings`` (default: the run's settings) configure for the ``judge`` role."""
     if not config.judge:
         return None
-    kw = {
+    kw: dict[str, Any] = {  # the budgets are set: run_benchmark resolves the config first
         "label": judge_label,
         "history_tokens": config.judge_history_tokens,
         "memory_tokens": config.judge_memory_tokens,
@@ -392,7 +395,7 @@ def run_benchmark(
     judge = make_judge(config, settings, models, judge_model, judge_settings, judge_label)
 
     chosen = selection(bench, config.limit)
-    run_info = {
+    run_info: dict[str, Any] = {
         "benchmark": bench.name,
         "info": bench.info,
         "started_at": datetime.now(UTC).isoformat(),

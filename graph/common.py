@@ -3,8 +3,6 @@ answer's prompt (built the same way for a drafted answer and the decided one).""
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage
 
 from caim.core.types import Route
@@ -27,7 +25,7 @@ def recent_turns(state: State, n: int = 4) -> list[AnyMessage]:
     return list(state["messages"][-n - 1 : -1])
 
 
-def ready_window(state: State, env: Env, route: Route) -> dict[str, Any] | None:
+def ready_window(state: State, env: Env, route: Route) -> State | None:
     """The STM window when it needs no model call (full, or the stored summary reused), else ``None``."""
     earlier = state["messages"][:-1]
     if "stm" not in route or session_tokens(earlier) <= env.settings.stm_token_budget:
@@ -36,7 +34,7 @@ def ready_window(state: State, env: Env, route: Route) -> dict[str, Any] | None:
     return {"stm_mode": "summary"} if cut <= int(state.get("summary_upto", 0)) else None
 
 
-def stm_window(state: State, env: Env, route: Route) -> dict[str, Any]:
+def stm_window(state: State, env: Env, route: Route) -> State:
     """Full or summarised STM for the answer: over the token budget, older turns are summarised
     incrementally (only turns the stored summary does not yet cover) and the summary is reused."""
     ready = ready_window(state, env, route)

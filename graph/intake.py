@@ -56,10 +56,16 @@ _PER_RUN: dict[str, Any] = {
 }
 
 
+def _last(state: State) -> AnyMessage | None:
+    """The session's latest message (``None``: no message yet)."""
+    messages = state.get("messages")
+    return messages[-1] if messages else None
+
+
 def _action(state: State) -> Action:
     if state.get("end_session"):
         return "end_session"
-    last = (state.get("messages") or [None])[-1]
+    last = _last(state)
     return "turn" if isinstance(last, HumanMessage) and str(last.content).strip() else "empty"
 
 
@@ -77,7 +83,7 @@ def recorded(state: State, messages: list[AnyMessage], now: datetime, session_id
 
 def refusal(state: State) -> str | None:
     """Why this run's input cannot be used, or ``None``."""
-    last = (state.get("messages") or [None])[-1]
+    last = _last(state)
     if isinstance(last, HumanMessage) and last.additional_kwargs.get(REFUSED):
         return str(last.additional_kwargs[REFUSED])
     try:
@@ -89,7 +95,7 @@ def refusal(state: State) -> str | None:
 
 def _refuse(state: State, env: Env, why: str, update: dict[str, Any]) -> dict[str, Any]:
     """Take the run's unanswered message out of the session and leave the reason for ``refuse``."""
-    last = (state.get("messages") or [None])[-1]
+    last = _last(state)
     if isinstance(last, HumanMessage) and last.id:
         update["messages"] = [RemoveMessage(id=last.id)]
     env.note(IntakeStep(action="refused", why=why))

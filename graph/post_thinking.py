@@ -35,6 +35,7 @@ session afterwards is the chat graph's ``close_session``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -402,7 +403,9 @@ def _related(new: list[MemoryRecord], env: Env) -> tuple[Related, Decisions, dic
             env.user_id, Query(text=rec.thought, now=env.now, past=True), k + len(new) + COPIES
         )
         others = [h.record for h in hits if h.record.id not in new_ids]
-        sims = env.svc.embedder.similarity([rec.thought] + [o.thought for o in others])[0, 1:] if others else []
+        sims: Sequence[float] | np.ndarray = (
+            env.svc.embedder.similarity([rec.thought] + [o.thought for o in others])[0, 1:] if others else []
+        )
         scored = [(o, float(sim)) for o, sim in zip(others, sims, strict=True)]
         related[rec.id] = scored[:k]
         same = [other for other, sim in scored if duplicate(rec.thought, other.thought, sim)]

@@ -12,7 +12,7 @@ it happened. It runs with the node's config, so its model tokens and tool calls 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
@@ -28,7 +28,7 @@ def _stamped(message: BaseMessage, when: str) -> BaseMessage:
     return message.model_copy(update={"additional_kwargs": {**message.additional_kwargs, TIME_KEY: when}})
 
 
-def _answer(agent: Runnable, inputs: list[BaseMessage], config: RunnableConfig) -> list[BaseMessage]:
+def _answer(agent: Runnable, inputs: Sequence[BaseMessage], config: RunnableConfig) -> list[BaseMessage]:
     """What ``agent`` adds to ``inputs``: a graph's new messages, or a runnable's one reply."""
     if isinstance(agent, Pregel):
         out = agent.invoke({"messages": inputs}, config)

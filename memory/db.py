@@ -102,7 +102,10 @@ class RecordDB:
 
     # ---- writes -------------------------------------------------------------------------------------
     def upsert(
-        self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]], indexed: Sequence[bool] | None = None
+        self,
+        records: Sequence[MemoryRecord],
+        vectors: Sequence[Sequence[float] | np.ndarray] | np.ndarray,
+        indexed: Sequence[bool] | None = None,
     ) -> None:
         """Insert or replace records with their vectors, postings, tags and names (one transaction).
         ``indexed``: per record, whether the vector index already holds its vector as it is."""

@@ -32,6 +32,7 @@ import numpy as np
 from typing_extensions import TypedDict
 
 from caim.memory.merge import Merge, merge_group
+from caim.memory.records import Change as HistoryChange
 from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
 from caim.memory.store import MemoryStore
 from caim.memory.text import DIGITS, SMALL_TALK_STEMS, names, tokenize, unsupported
@@ -111,7 +112,9 @@ def keeps(rewrite: str, original: str, min_share: float) -> bool:
     return not words or len(words & set(tokenize(rewrite))) / len(words) >= min_share
 
 
-def _note(rec: MemoryRecord, change: str, session_id: str, others: Sequence[str], note: str = "") -> MemoryRecord:
+def _note(
+    rec: MemoryRecord, change: HistoryChange, session_id: str, others: Sequence[str], note: str = ""
+) -> MemoryRecord:
     entry = HistoryEntry(change=change, session_id=session_id, others=list(others), note=note)
     return rec.model_copy(update={"history": [*rec.history, entry], "updated_at": utcnow()})
 

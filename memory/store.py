@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -207,8 +208,12 @@ class MemoryStore:
         else:
             todo = [r.document() for r, same in zip(records, unchanged, strict=True) if not same]
             fresh = iter(self.embed(todo)) if todo else iter(())
+            # ``same`` only where the database holds the record's vector
             vecs = np.vstack(
-                [before[r.id][2] if same else next(fresh) for r, same in zip(records, unchanged, strict=True)]
+                [
+                    cast(np.ndarray, before[r.id][2]) if same else next(fresh)
+                    for r, same in zip(records, unchanged, strict=True)
+                ]
             )
         indexed = [same and before[r.id][3] for r, same in zip(records, unchanged, strict=True)]
         self.db.upsert(records, vecs, indexed)
@@ -286,8 +291,8 @@ class MemoryStore:
             for i in range(0, len(ids), batch):
                 recs = self.db.get(user, ids[i : i + batch])
                 state = self.db.indexed_state([r.id for r in recs])
-                vectors = {r.id: state[r.id][2] for r in recs}
-                kept = [r for r in recs if vectors[r.id] is not None]
+                vectors = {r.id: v for r in recs if (v := state[r.id][2]) is not None}
+                kept = [r for r in recs if r.id in vectors]
                 if kept:
                     self.db.upsert(kept, [vectors[r.id] for r in kept])
         self.flush()

@@ -22,7 +22,7 @@ import json
 from typing import Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from caim.prompts.common import DATA_RULE, Answer, data_block, quote
 
@@ -73,8 +73,11 @@ class MemoryStorage(Answer):
 
 Metric = Literal["retrieval_accuracy", "response_correctness", "contextual_coherence", "memory_storage"]
 
+#: A metric's verdict: its reason and its score.
+Verdict = RetrievalAccuracy | ResponseCorrectness | ContextualCoherence | MemoryStorage
+
 #: Output schema per metric.
-SCHEMAS: dict[str, type[BaseModel]] = {
+SCHEMAS: dict[str, type[Verdict]] = {
     "retrieval_accuracy": RetrievalAccuracy,
     "response_correctness": ResponseCorrectness,
     "contextual_coherence": ContextualCoherence,

@@ -11,6 +11,7 @@ and the message (also through ``quote_chat``), with a request for a short answer
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -110,7 +111,7 @@ def final_message(
 def messages(
     user_input: str,
     today: str,
-    history: list[BaseMessage],
+    history: Sequence[BaseMessage],
     memories: list[MemoryBrief] | None,
     summary: str,
     memory_question: bool,

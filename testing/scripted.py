@@ -109,5 +109,7 @@ class ScriptedChatModel(BaseChatModel):
 def scripted_models(script: Mapping[str, Any]) -> tuple[dict[str, ScriptedChatModel], list[dict]]:
     """One scripted model per known role sharing ``script`` and a call log (for ``Models(overrides=...)``)."""
     calls: list[dict] = []
-    models = {role: ScriptedChatModel(role=role, script=script, calls=calls) for role in ROLES}
+    models: dict[str, ScriptedChatModel] = {
+        role: ScriptedChatModel(role=role, script=script, calls=calls) for role in ROLES
+    }
     return models, calls

@@ -26,7 +26,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from caim.agent.memory import Memory
 from caim.agent.ui.charts import categories, weekly
 from caim.agent.ui.session import COOKIE, Signer, ui_secret
-from caim.agent.web import ASGIApp, Guard, Receive, Scope, Send, Verify, body_limit, default_verify, one_line
+from caim.agent.web import ASGIApp, Guard, Message, Receive, Scope, Send, Verify, body_limit, default_verify, one_line
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, InputError
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
@@ -152,7 +152,7 @@ class Shield:
                 await send({"type": "http.response.body", "body": body})
                 return
 
-        async def with_headers(message: dict[str, Any]) -> None:
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *HEADERS]
             await send(message)

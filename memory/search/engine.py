@@ -12,7 +12,7 @@ records that did not rank themselves.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -75,7 +75,8 @@ def search(source: Source, user_id: str, query: Query, k: int = 10, weights: Wei
     pending = None if query.vector is not None else _POOL.submit(source.store.embedder.embed_query, query.text)
     full = n <= source.full_scan
     lex = source.lexical.scores(user_id, tokenize(query.text), n, avgdl, prune=not full)
-    qvec = query.vector if pending is None else pending.result()
+    # no pending embedding: the query brought its vector
+    qvec = cast(np.ndarray, query.vector) if pending is None else pending.result()
     speakers = source.speakers(user_id, version)
     query_names = [x.lower() for x in names(query.text, frozenset(speakers))]
     c = source.columns(user_id, version) if full else candidates(source, user_id, query, qvec, lex, query_names)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -63,7 +63,8 @@ def bm25(rows: Sequence[tuple[str, int, int, int]], n: int, avgdl: float) -> tup
     norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1e-9))
     part = idf[t_idx] * tf * (BM25_K1 + 1) / (tf + norm)
     rids, inverse = np.unique(rid, return_inverse=True)
-    return rids, np.bincount(inverse, weights=part, minlength=len(rids))
+    # with weights, bincount sums them as float64 (numpy's stubs say integers)
+    return rids, cast(Floats, np.bincount(inverse, weights=part, minlength=len(rids)))
 
 
 @dataclass(frozen=True)

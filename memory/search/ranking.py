@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
 
 import numpy as np
 
@@ -80,12 +81,12 @@ def cue_parts(c: Columns, w: Weights, ev: Evidence) -> Parts:
     if w.name and ev.names:
         parts["name"] = w.name * signals.name(c.rid, ev.names_of, set(ev.names))
     if w.timex and ev.when:
-        parts["timex"] = w.timex * c.timex
+        parts["timex"] = cast(Floats, w.timex * c.timex)  # a float times flags: float64
     if w.date and ev.windows:
-        parts["date"] = w.date * signals.date_window(c.day, ev.windows)
+        parts["date"] = cast(Floats, w.date * signals.date_window(c.day, ev.windows))
     inside = signals.in_ranges(c.ts, ev.ranges)
     if w.range and ev.ranges and inside.any():
-        parts["range"] = w.range * inside
+        parts["range"] = cast(Floats, w.range * inside)
     if w.tag and ev.tags:
         parts["tag"] = w.tag * signals.tag_share(c.rid, ev.tags_of, ev.tags)
     return parts
