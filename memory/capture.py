@@ -31,6 +31,7 @@ from caim.memory.text import (
     names,
     tells_past_action,
     tokenize,
+    without_opener,
 )
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our|me)\b", re.I)
@@ -41,7 +42,6 @@ _TELLING = re.compile(
     r"allergic|can't|cannot|don't|never|always|usually|every|go|goes|gonna|do|does|doing|try|trying)\b",
     re.I,
 )
-_OPENERS = ("yeah", "yes", "yep", "wow", "oh", "ah", "hey", "hi", "haha", "lol", "well", "so", "thanks", "ok", "okay")
 _NUMBER_OR_DATE = re.compile(r"\d|\b(" + "|".join(MONTHS + WEEKDAYS) + r")\b", re.I)
 
 _NAMED_SUBJECT = re.compile(r"^\s*([A-Z][a-z]+)\s+(\w+)")
@@ -53,8 +53,6 @@ _I_CONTRACTED = re.compile(r"\b(i'm|i've|i'd|i'll|we're|we've|we'll|we'd)\b", re
 _REACTION = re.compile(
     r"\b(i'm|we're) (so |really |very |just )?(sorry|glad|happy for|proud of|here for|sure|not sure)\b", re.I
 )
-#: Words that open a sentence before its statement ("Thanks! Got the tattoo...", "Wow, I'm excited").
-_OPENER = re.compile(r"^\s*((" + "|".join(_OPENERS) + r")\b[\s,!.]*)+", re.I)
 #: A sentence telling of the speaker with its subject left out, as people write of themselves
 #: ("Got the tattoo a few years ago", "Can't wait for the opening", "Loving the new job").
 _DROPPED_I = re.compile(
@@ -98,7 +96,7 @@ def tells_something(sentence: str) -> bool:
     >>> [tells_something(s) for s in ("I'm starting a dance studio.", "Sounds good to me.", "Loving the new job!")]
     [True, False, True]
     """
-    body = _OPENER.sub("", sentence)
+    body = without_opener(sentence)
     if _FIRST_PERSON.search(body):
         if _REACTION.search(body) and not _TELLING.search(_REACTION.sub("", body)):
             return False

@@ -34,7 +34,7 @@ from caim.memory.text.signals import (
     prior,
     tells_past_action,
 )
-from caim.memory.text.smalltalk import SMALL_TALK_STEMS, is_small_talk
+from caim.memory.text.smalltalk import OPENERS, SMALL_TALK_STEMS, is_small_talk, without_opener
 from caim.memory.text.tokens import NUMBER_WORDS, STOPWORDS, storable, tokenize
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "NOT_NAMES",
     "NOT_SUBJECTS",
     "NUMBER_WORDS",
+    "OPENERS",
     "PRIOR_WEIGHTS",
     "SMALL_TALK_STEMS",
     "STOPWORDS",
@@ -66,4 +67,5 @@ __all__ = [
     "tells_past_action",
     "tokenize",
     "unsupported",
+    "without_opener",
 ]

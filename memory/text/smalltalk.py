@@ -20,6 +20,11 @@ EXCLAMATIONS = ("wow", "awesome", "great", "glad", "cool", "amazing", "nice", "y
 #: Assent and farewells: small talk as a whole message only.
 SIGN_OFFS = ("ok", "okay", "bye", "goodbye", "good morning", "good night", "good evening")
 
+#: Words that open a sentence before its statement, never part of it ("Yeah, I moved", "Thanks! Got
+#: the tattoo..."): the greetings and the fillers of speech.
+OPENERS = (*GREETINGS, "yeah", "yes", "yep", "wow", "oh", "ah", "haha", "lol", "well", "so", "ok", "okay")
+_OPENING = re.compile(r"^\s*((" + "|".join(OPENERS) + r")\b[\s,!.]*)+", re.I)
+
 #: Index terms (``tokenize``) of the words that carry no fact inside a sentence.
 SMALL_TALK_STEMS = frozenset(tokenize(" ".join(GREETINGS + EXCLAMATIONS)))
 _MESSAGE = re.compile(r"^\s*(" + "|".join(GREETINGS + SIGN_OFFS + EXCLAMATIONS) + r")\W*$", re.I)
@@ -38,3 +43,18 @@ def is_small_talk(message: str) -> bool:
     (True, True, False)
     """
     return _MESSAGE.match(message) is not None
+
+
+def without_opener(sentence: str) -> str:
+    """The sentence without the greetings and fillers that open it (``OPENERS``).
+
+    Args:
+        sentence: One sentence.
+
+    Returns:
+        What follows them ("" when it is nothing else).
+
+    >>> without_opener("Yeah, wow! I'm starting a dance studio."), without_opener("Thanks!")
+    ("I'm starting a dance studio.", '')
+    """
+    return _OPENING.sub("", sentence)
