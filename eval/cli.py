@@ -35,8 +35,8 @@ def _split(text: str | None) -> list[str] | None:
 
 
 def _settings(provider, model, base_url, local_model):
-    from pydantic import ValidationError
-
+    """The run's settings from the options and ``CAIM_*``; a bad value is ``Settings.load``'s one line
+    naming its variable and the fix."""
     from caim.core.settings import Settings
 
     if provider and provider not in PROVIDERS:
@@ -46,10 +46,7 @@ def _settings(provider, model, base_url, local_model):
         for k, v in {"provider": provider, "model": model, "base_url": base_url, "local_model": local_model}.items()
         if v
     }
-    try:
-        return Settings(**over)
-    except ValidationError as exc:
-        raise ConfigError(f"invalid settings: {exc.errors()[0].get('msg', exc)}") from None
+    return Settings.load(**over)
 
 
 def _judge_settings(settings, judge_model, judge_provider, judge_base_url):

@@ -644,6 +644,21 @@ def test_cli_gvd_and_report(tmp_path, settings, monkeypatch):
     assert res.exit_code == 2 and "bogus" in res.output and len(res.output.strip().splitlines()) == 1
 
 
+def test_cli_eval_names_a_bad_setting_and_its_fix(tmp_path, monkeypatch):
+    """A bad ``CAIM_*`` value stops ``caim eval`` with the settings' one line: the variable, the fix."""
+    from typer.testing import CliRunner
+
+    from caim.agent.cli import app
+
+    monkeypatch.setenv("CAIM_USE_MODEL_FOR", "thoughts")  # a list setting given as a bare word
+    data = write_gvd(tmp_path / "gvd")
+    res = CliRunner().invoke(app, ["eval", "gvd", "--data", str(data), "--out", str(tmp_path / "out")])
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert "CAIM_USE_MODEL_FOR" in lines[0] and '["plan", "relevance"]' in lines[0]
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
 # ---- retrieval only ------------------------------------------------------------------------------
 def test_retrieval_eval_captures_verbatim_and_scores_each_system(tmp_path):
     from caim.core.embeddings import MiniLMEmbedder
