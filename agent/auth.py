@@ -71,6 +71,15 @@ def _digest(token: str) -> bytes:
 _TOKENS: dict[bytes, str] = {_digest(k): v for k, v in parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).items()}
 
 
+def tokens_fingerprint() -> bytes:
+    """A digest of the token -> user map read at start: it changes whenever a token is added, removed
+    or given to another user (the memory browser signs its sessions under it, so they end then)."""
+    h = hashlib.sha256()
+    for digest, user in sorted(_TOKENS.items()):
+        h.update(digest + b"\x00" + user.encode() + b"\x00")
+    return h.digest()
+
+
 def verify(token: str) -> str | None:
     """The user id a token belongs to, or None. Every known token is compared, each in constant time
     on fixed-length digests, so the time taken says nothing about which token nearly matched."""

@@ -559,3 +559,22 @@ def test_caim_ui_serves_the_browser_for_one_local_user(cli, monkeypatch):
     ((host, root, port, page),) = seen
     assert host == "127.0.0.1" and port == 8123 and root == "/ui/" and "/ui/" in result.output
     assert "Signed in as <strong>ann</strong>" in page and "0 memories" in page
+
+
+def test_a_session_ends_when_the_deployment_tokens_change(memory, ann, monkeypatch):
+    """Sessions of the deployment's tokens are signed under them too: once a token is removed (the
+    next start), a cookie it signed in is refused even with the same CAIM_UI_SECRET; unchanged
+    tokens keep it."""
+    monkeypatch.setenv("CAIM_AUTH_TOKENS", '{"tok-ann": "ann"}')
+    from caim.agent import auth  # reads the tokens once, when first imported
+
+    secret = b"s" * 32
+    monkeypatch.setattr(auth, "_TOKENS", {auth._digest("tok-ann"): "ann"})
+    c, _ = sign_in(create_ui_app(memory, secret=secret))
+    cookie = {COOKIE: c.cookies[COOKIE]}
+    same = TestClient(create_ui_app(memory, secret=secret), base_url=BASE, cookies=cookie)
+    assert same.get("/ui/", follow_redirects=False).status_code == 200
+    monkeypatch.setattr(auth, "_TOKENS", {auth._digest("tok-new"): "ann"})  # tok-ann removed
+    changed = TestClient(create_ui_app(memory, secret=secret), base_url=BASE, cookies=cookie)
+    r = changed.get("/ui/", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].endswith("/ui/signin")

@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent.memory import Memory
 from caim.agent.ui.charts import categories, weekly
-from caim.agent.ui.session import COOKIE, Signer, ui_secret
+from caim.agent.ui.session import COOKIE, Signer, bound, ui_secret
 from caim.agent.web import ASGIApp, Guard, Message, Receive, Scope, Send, Verify, body_limit, default_verify, one_line
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, InputError
@@ -391,7 +391,8 @@ def create_ui(
         memory: The ``Memory`` every page uses, or a function returning it (when it is built later,
             e.g. at a server's startup).
         verify: Maps a token to its user id or None (default ``caim.agent.auth.verify`` over
-            ``CAIM_AUTH_TOKENS``, which must then be set).
+            ``CAIM_AUTH_TOKENS``, which must then be set; sessions are then signed under those tokens
+            too, so removing or reassigning a token ends every session at the next start).
         auth: False serves one local ``user`` without sign-in, to loopback ``Host`` names only
             (``caim ui --no-auth`` also listens on a loopback address only).
         user: The local user when ``auth`` is False.
@@ -403,7 +404,12 @@ def create_ui(
     """
     check = (verify or default_verify("caim ui")) if auth else None
     limit = body_limit(max_body_bytes) if max_body_bytes is not None or _env_limit() else DEFAULT_MAX_BODY_BYTES
-    browser = Browser(memory, check, user, Signer(secret or ui_secret()), limit)
+    signing = secret or ui_secret()
+    if auth and verify is None:  # the deployment's tokens: their sessions end when the tokens change
+        from caim.agent.auth import tokens_fingerprint
+
+        signing = bound(signing, tokens_fingerprint())
+    browser = Browser(memory, check, user, Signer(signing), limit)
     app = FastAPI(title="caim memory browser", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(Guard, verify=None, max_body=limit)
     app.add_middleware(Shield, local_only=not auth)

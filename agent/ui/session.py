@@ -8,7 +8,9 @@ A CSRF token is an HMAC of the session value under the same secret: a form of on
 in another, and a page of another site cannot read it.
 
 The secret is ``CAIM_UI_SECRET`` when set (every worker of a deployment shares it, and sessions
-survive a restart), else random per process (sessions end with the process).
+survive a restart), else random per process (sessions end with the process); with the deployment's
+tokens it is bound to them (``bound``), so a token removed or reassigned ends every session at the
+next start.
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ def ui_secret() -> bytes:
     if len(raw) < MIN_SECRET:
         raise ConfigError(f"CAIM_UI_SECRET must be at least {MIN_SECRET} characters (a long random string)")
     return raw.encode()
+
+
+def bound(secret: bytes, context: bytes) -> bytes:
+    """A signing secret derived from ``secret`` and ``context``: sessions signed under it are refused
+    once ``context`` changes (e.g. the deployment's tokens: ``caim.agent.auth.tokens_fingerprint``)."""
+    return hmac.new(secret, b"caim-ui-tokens\x00" + context, hashlib.sha256).digest()
 
 
 def _b64(data: bytes) -> str:
