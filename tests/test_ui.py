@@ -565,9 +565,18 @@ def test_a_session_ends_when_the_deployment_tokens_change(memory, ann, monkeypat
     """Sessions of the deployment's tokens are signed under them too: once a token is removed (the
     next start), a cookie it signed in is refused even with the same CAIM_UI_SECRET; unchanged
     tokens keep it."""
-    monkeypatch.setenv("CAIM_AUTH_TOKENS", '{"tok-ann": "ann"}')
-    from caim.agent import auth  # reads the tokens once, when first imported
+    import importlib.util
+    import sys
 
+    import caim.agent
+
+    monkeypatch.setenv("CAIM_AUTH_TOKENS", '{"tok-ann": "ann"}')
+    spec = importlib.util.find_spec("caim.agent.auth")
+    assert spec is not None and spec.loader is not None
+    auth = importlib.util.module_from_spec(spec)  # loaded afresh: it reads the tokens when imported
+    spec.loader.exec_module(auth)
+    monkeypatch.setitem(sys.modules, "caim.agent.auth", auth)
+    monkeypatch.setattr(caim.agent, "auth", auth, raising=False)
     secret = b"s" * 32
     monkeypatch.setattr(auth, "_TOKENS", {auth._digest("tok-ann"): "ann"})
     c, _ = sign_in(create_ui_app(memory, secret=secret))
