@@ -312,16 +312,27 @@ def chat(
         agent.close()
 
 
-def _loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address (or ``localhost``): only this machine can connect."""
-    import ipaddress
+def _check_access(command: str, host: str, no_auth: bool, *, open_to: str) -> None:
+    """A serving command's access, checked before anything starts: ``--no-auth`` on a loopback host
+    only (``open_to``: what anyone who can connect would get), else the deployment's tokens are set.
 
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    Raises:
+        ConfigError: One line saying which and how to fix it.
+    """
+    import os
+
+    from caim.agent.web import loopback
+
+    if no_auth and not loopback(host):
+        raise ConfigError(
+            f"--no-auth {open_to}: allowed on a loopback host only (127.0.0.1, ::1, localhost), not {host!r}; "
+            "set CAIM_AUTH_TOKENS instead"
+        )
+    if not no_auth and not os.environ.get("CAIM_AUTH_TOKENS", "").strip():
+        raise ConfigError(
+            f'{command} authenticates every request: set CAIM_AUTH_TOKENS=\'{{"<token>": "<user id>"}}\' '
+            "(or use --no-auth on 127.0.0.1)"
+        )
 
 
 @app.command()
@@ -341,18 +352,7 @@ def serve(
 ) -> None:
     """Serve an OpenAI-compatible chat endpoint with memory at http://HOST:PORT/v1; each bearer token
     (CAIM_AUTH_TOKENS, a JSON object token -> user id) names its user."""
-    import os
-
-    if no_auth and not _loopback(host):
-        raise ConfigError(
-            f"--no-auth lets anyone who can connect choose a user: allowed on a loopback host only "
-            f"(127.0.0.1, ::1, localhost), not {host!r}; set CAIM_AUTH_TOKENS instead"
-        )
-    if not no_auth and not os.environ.get("CAIM_AUTH_TOKENS", "").strip():
-        raise ConfigError(
-            'caim serve authenticates every request: set CAIM_AUTH_TOKENS=\'{"<token>": "<user id>"}\' '
-            "(or use --no-auth on 127.0.0.1)"
-        )
+    _check_access("caim serve", host, no_auth, open_to="lets anyone who can connect choose a user")
     try:
         import uvicorn
 
@@ -391,21 +391,10 @@ def ui(
 ) -> None:
     """Serve the memory browser at http://HOST:PORT/ui: see, search, correct and forget memories; each
     person signs in with their token (CAIM_AUTH_TOKENS, a JSON object token -> user id)."""
-    import os
-
     from caim.core.checks import check_user
 
     check_user(user)
-    if no_auth and not _loopback(host):
-        raise ConfigError(
-            f"--no-auth serves one user's memories to anyone who can connect: allowed on a loopback host only "
-            f"(127.0.0.1, ::1, localhost), not {host!r}; set CAIM_AUTH_TOKENS instead"
-        )
-    if not no_auth and not os.environ.get("CAIM_AUTH_TOKENS", "").strip():
-        raise ConfigError(
-            'caim ui signs people in with their tokens: set CAIM_AUTH_TOKENS=\'{"<token>": "<user id>"}\' '
-            "(or use --no-auth on 127.0.0.1 for one local user)"
-        )
+    _check_access("caim ui", host, no_auth, open_to="serves one user's memories to anyone who can connect")
     try:
         import uvicorn
 

@@ -142,6 +142,28 @@ def body_limit(explicit: int | None = None) -> int:
     return int(raw)
 
 
+def loopback(host: str) -> bool:
+    """Whether ``host`` names this machine: ``localhost`` or a loopback address, with or without a
+    ``:port`` (an IPv6 address in brackets) - a listening address, or a request's ``Host`` header.
+
+    >>> [loopback(h) for h in ("127.0.0.1:8080", "[::1]:80", "::1", "LocalHost", "10.0.0.1", "127.evil.example")]
+    [True, True, True, True, False, False]
+    """
+    import ipaddress
+
+    name = host.strip().lower()
+    if name.startswith("["):
+        name = name[1 : name.find("]")] if "]" in name else name
+    elif name.count(":") == 1:
+        name = name.split(":", 1)[0]
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
 def default_verify(server: str = "the chat server") -> Verify:
     """``caim.agent.auth.verify`` over ``CAIM_AUTH_TOKENS``, or a one-line ``ConfigError`` when the
     variable is not set (``server`` names who refuses to start)."""

@@ -26,7 +26,19 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from caim.agent.memory import Memory
 from caim.agent.ui.charts import categories, weekly
 from caim.agent.ui.session import COOKIE, Signer, bound, ui_secret
-from caim.agent.web import ASGIApp, Guard, Message, Receive, Scope, Send, Verify, body_limit, default_verify, one_line
+from caim.agent.web import (
+    ASGIApp,
+    Guard,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    Verify,
+    body_limit,
+    default_verify,
+    loopback,
+    one_line,
+)
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, InputError
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
@@ -73,7 +85,6 @@ HEADERS = (
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"no-referrer"),
 )
-_LOOPBACK_NAMES = {"localhost", "::1"}
 
 MemorySource: TypeAlias = Memory | Callable[[], Memory]
 
@@ -114,16 +125,6 @@ class TermNode:
     children: list[TermNode] = field(default_factory=list)
 
 
-def _loopback_host(host: str) -> bool:
-    """Whether a ``Host`` header names this machine (a loopback name or address, any port)."""
-    name = host.strip().lower()
-    if name.startswith("["):
-        name = name[1 : name.find("]")] if "]" in name else name
-    elif name.count(":") == 1:
-        name = name.split(":", 1)[0]
-    return name in _LOOPBACK_NAMES or (name.startswith("127.") and name.replace(".", "").isdigit())
-
-
 class Shield:
     """ASGI middleware: adds ``HEADERS`` to every answer; with ``local_only`` (no authentication),
     refuses a request whose ``Host`` is not a loopback name (another site's page, through a DNS name
@@ -140,7 +141,7 @@ class Shield:
             return
         if self.local_only:
             host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if not _loopback_host(host):
+            if not loopback(host):
                 body = b"this memory browser serves its local user on a loopback host only (localhost, 127.0.0.1)\n"
                 await send(
                     {
