@@ -503,30 +503,9 @@ def test_caim_serve_mounts_the_browser_at_ui(settings, scripted, memory, ann):
 
 # ---- the command -----------------------------------------------------------------------------------------
 @pytest.fixture
-def cli(tmp_path, monkeypatch):
-    """``caim ui`` in-process with the scripted provider; uvicorn.run records its app instead of serving."""
-    import os
-
-    import uvicorn
-    from typer.testing import CliRunner
-
-    from caim.agent.cli import app as cli_app
-    from tests.scripts import SCRIPT
-
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({k: v for k, v in SCRIPT.items() if isinstance(v, str | dict)}))
-    for var in [v for v in os.environ if v.startswith(("CAIM_", "OPENAI_"))]:
-        monkeypatch.delenv(var)
-    monkeypatch.setenv("CAIM_PROVIDER", "scripted")
-    monkeypatch.setenv("CAIM_SCRIPT", str(script))
-    monkeypatch.setenv("CAIM_DATA_DIR", str(tmp_path / "data"))
-    started: list[dict] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.append({"app": app, **kw}))
-
-    def invoke(args: list[str], env: dict[str, str] | None = None):
-        return CliRunner().invoke(cli_app, args, env=env, catch_exceptions=False), started
-
-    return invoke
+def cli(served_cli):
+    """The command in-process; uvicorn.run records its app (``served_cli`` in conftest)."""
+    return served_cli
 
 
 @pytest.mark.parametrize(
