@@ -12,6 +12,7 @@ records that did not rank themselves.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Protocol, cast
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 import caim.memory.search.ranking as ranking
 import caim.memory.search.signals as signals
 from caim.memory.db import RecordDB
-from caim.memory.search.columns import Columns, Floats
+from caim.memory.search.columns import Columns, Flags, Floats
 from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, for_question
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
@@ -66,10 +67,45 @@ def search(source: Source, user_id: str, query: Query, k: int = 10, weights: Wei
     Returns:
         Hits, best first, linked records after the hit that links them.
     """
+    s = scoring(source, user_id, query, weights) if k > 0 else None
+    if s is None:
+        return []
+    score, parts = ranking.weigh(s.columns, s.weights, s.evidence)
+    order = ranking.top(score, s.allowed, k)
+    hit_list = hits(source.store.db, user_id, s.columns, order, score, parts, s.cos)
+    return with_links(source.store, user_id, hit_list, query)
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """Everything a ranking of one query needs, whatever the weights: its candidates and evidence.
+
+    Attributes:
+        columns: The candidates.
+        evidence: What the query brings to the signals over them.
+        allowed: Which candidates may be returned.
+        cos: Cosine similarity per candidate.
+        weights: The weights asked for, as ``for_question`` adjusts them to this query.
+    """
+
+    columns: Columns
+    evidence: ranking.Evidence
+    allowed: Flags
+    cos: Floats
+    weights: Weights
+
+
+def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAULT_WEIGHTS) -> Scoring | None:
+    """The candidates and evidence of a query (``None`` when the user has no candidate records).
+
+    Signals whose weight is 0 read nothing, so their evidence is absent: to rank the same
+    ``Scoring`` under other weights (``caim eval retrieval --cv`` fits them), pass weights with
+    every signal on.
+    """
     db = source.store.db
     n, avgdl, version = db.stats(user_id)
-    if n == 0 or k <= 0:
-        return []
+    if n == 0:
+        return None
     w = for_question(weights, query.text)
     # the query's vector is computed while the lexical part reads the database (both release the GIL)
     pending = None if query.vector is not None else _POOL.submit(source.store.embedder.embed_query, query.text)
@@ -81,13 +117,11 @@ def search(source: Source, user_id: str, query: Query, k: int = 10, weights: Wei
     query_names = [x.lower() for x in names(query.text, frozenset(speakers))]
     c = source.columns(user_id, version) if full else candidates(source, user_id, query, qvec, lex, query_names)
     if c.m == 0:
-        return []
+        return None
     cos = signals.cosine(c.vec, qvec)
     reference = cos if full else _sample_cosine(source.dense_sample(user_id, n), qvec, cos)
     ev = evidence(db, user_id, c, query, w, lex, cos, reference, named_speakers(query.text, speakers), query_names)
-    score, parts = ranking.weigh(c, w, ev)
-    order = ranking.top(score, ranking.allowed(c, query, ev.tags_of), k)
-    return with_links(source.store, user_id, hits(db, user_id, c, order, score, parts, cos), query)
+    return Scoring(c, ev, ranking.allowed(c, query, ev.tags_of), cos, w)
 
 
 def _sample_cosine(sample: np.ndarray, qvec: np.ndarray, fallback: Floats) -> Floats:
