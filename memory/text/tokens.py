@@ -1,8 +1,9 @@
 """Words and tokens: the lexical (BM25) index's terms, number words, and text safe to store.
 
-- ``tokenize``: lowercase words, possessive 's dropped, English stopwords (``STOPWORDS``) removed,
-  Snowball stems (PyStemmer); the index and its queries use the same function, so a term matches
-  only itself.
+- ``tokenize``: lowercase words, stopwords of the text's language removed (English: ``STOPWORDS``,
+  possessive 's dropped), Snowball stems of that language (PyStemmer); characters and pairs of
+  characters for a script written without spaces (Chinese, Japanese). The index and its queries
+  use the same function, so a term matches only itself.
 - ``NUMBER_WORDS``: number words and the digits they stand for ("three" -> "3").
 - ``storable``: any string as valid UTF-8 (lone surrogates replaced), never an error.
 """
@@ -10,156 +11,14 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+import unicodedata
+from collections.abc import Callable
+from functools import cache, lru_cache
 
 import Stemmer
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "aren't",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "didn't",
-        "do",
-        "does",
-        "doesn't",
-        "doing",
-        "don't",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "isn't",
-        "it",
-        "it's",
-        "its",
-        "itself",
-        "just",
-        "let",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "wasn't",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "s",
-        "t",
-        "don",
-        "ll",
-        "m",
-        "re",
-        "ve",
-        "d",
-    ]
-)
+from caim.memory.text.lang import ENGLISH, UNSPACED_RUN, Language, detect, script_language
+from caim.memory.text.lang_en import STOPWORDS
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -199,6 +58,14 @@ def _stem():
     return Stemmer.Stemmer("english").stemWord
 
 
+@cache
+def _stemmer(algorithm: str) -> Callable[[str], str]:
+    return Stemmer.Stemmer(algorithm).stemWord
+
+
+_WORD_ANY = re.compile(r"[^\W_]+")
+
+
 def storable(text: str) -> str:
     """The text as valid UTF-8.
 
@@ -224,16 +91,63 @@ def storable(text: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Index terms of a text (stems, stopwords removed), in order, with repeats.
 
+    The text's language (``caim.memory.text.lang.detect``) decides how its words are read: English
+    (the default for Latin script) as it always was; German, French or Spanish with their stopwords
+    and Snowball stems, words split at anything not a letter or digit ("j'ai" is "j" and "ai");
+    another spaced script as lowercase words, whole. A run of a script written without spaces, in
+    any text, gives each of its characters that is no stopword and each pair of neighbours; Latin
+    words among Chinese or Japanese are read as English.
+
     Args:
         text: Any text.
 
     Returns:
-        The stems of its words that are not stopwords; a possessive 's is dropped ("Anna's" ->
-        "anna"), another contraction joined to its word ("we've" -> "weve").
+        The terms; for English the stems of its words that are not stopwords, a possessive 's
+        dropped ("Anna's" -> "anna"), another contraction joined to its word ("we've" -> "weve").
 
     >>> tokenize("I adopted two puppies last Sunday!")
     ['adopt', 'two', 'puppi', 'last', 'sunday']
+    >>> tokenize("Wir haben zwei Welpen adoptiert."), tokenize("我在图书馆")
+    (['zwei', 'welp', 'adoptiert'], ['我在', '在图', '图', '图书', '书', '书馆', '馆'])
     """
+    language = detect(text)
+    if language is not ENGLISH:
+        text = unicodedata.normalize("NFKC", text)
+    if text.isascii() or not UNSPACED_RUN.search(text):
+        return _words(text, language)
+    spaced = ENGLISH if language.unspaced else language
+    out: list[str] = []
+    at = 0
+    for run in UNSPACED_RUN.finditer(text):
+        out += _words(text[at : run.start()], spaced)
+        out += _pairs(run.group())
+        at = run.end()
+    return out + _words(text[at:], spaced)
+
+
+def _words(text: str, language: Language) -> list[str]:
+    """The index terms of text in a spaced script, read as ``language``."""
+    if language is ENGLISH:
+        return _english(text)
+    stem = _stemmer(language.stemmer) if language.stemmer else None
+    words = [w for w in _WORD_ANY.findall(text.lower()) if w not in language.stopwords]
+    return [stem(w) for w in words] if stem else words
+
+
+def _pairs(run: str) -> list[str]:
+    """Each character of a run (written without spaces) that is no stopword, and each pair of
+    neighbours, in order; the stopwords are those of the run's own script (``script_language``)."""
+    stop = script_language(run).stopwords
+    out = []
+    for i, c in enumerate(run):
+        if i:
+            out.append(run[i - 1 : i + 1])
+        if c not in stop:
+            out.append(c)
+    return out
+
+
+def _english(text: str) -> list[str]:
     stem = _stem()
     out = []
     for w in _WORD.findall(text.lower().replace("\u2019", "'")):

@@ -1,0 +1,182 @@
+"""Which language a text is in, and its tables compiled into matchers.
+
+``detect`` is cheap (two or three regular-expression passes, cached per text) and never fails:
+
+1. Scripts written without spaces (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar): when their
+   characters outnumber the words of other scripts, the text is Japanese if a tenth of those
+   characters are kana, Chinese if it holds Han, else ``UNSPACED`` (no tables).
+2. Words of other non-Latin scripts (Cyrillic, Greek, Arabic...) outnumbering Latin ones: ``NEUTRAL``.
+3. Latin script: each lowercase word votes for every language whose ``votes`` hold it. Another
+   language than English is chosen when it has more votes than English and at least two (one in a
+   text of one or two words); otherwise English, the default for Latin text, so English text is
+   read exactly as before there were other languages.
+
+``LANGUAGES`` lists the languages with tables (English first). ``matcher`` compiles a table's
+phrases; ``clauses``, ``sentences`` and ``word_count`` split a text the way its language is written.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache, lru_cache
+
+from caim.memory.text import lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
+from caim.memory.text.tables import Language, Signals, Words
+
+ENGLISH = lang_en.LANGUAGE
+#: Languages with tables, English first; the others in the order ties between them are broken.
+LANGUAGES: tuple[Language, ...] = (
+    ENGLISH,
+    lang_de.LANGUAGE,
+    lang_fr.LANGUAGE,
+    lang_es.LANGUAGE,
+    lang_zh.LANGUAGE,
+    lang_ja.LANGUAGE,
+)
+#: Text in a spaced script without tables (Russian, Greek...): words kept whole, no signal words.
+NEUTRAL = Language(code="und", signals=Signals())
+#: Text in a script without spaces and without tables (Korean, Thai): characters and pairs.
+UNSPACED = Language(code="und", unspaced=True, signals=Signals())
+
+#: One character of a script written without spaces.
+UNSPACED_CHAR = (
+    "[\u3005\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\uac00-\ud7af\u1100-\u11ff\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]"
+)
+UNSPACED_RUN = re.compile(UNSPACED_CHAR + "+")
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HAN = re.compile("[\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
+
+_VOTERS = LANGUAGES[:4]
+_VOTES: dict[str, tuple[int, ...]] = {}
+for _i, _lang in enumerate(_VOTERS):
+    for _w in (w for w in _lang.votes if len(w) > 1):  # a single letter tells no language
+        _VOTES[_w] = (*_VOTES.get(_w, ()), _i)
+
+
+@lru_cache(maxsize=8192)
+def detect(text: str) -> Language:
+    """The language a text is written in (see the module's rules).
+
+    Args:
+        text: Any text.
+
+    Returns:
+        One of ``LANGUAGES``, or ``NEUTRAL`` / ``UNSPACED`` for a script without tables.
+
+    >>> [detect(t).code for t in ("I went home.", "Ich bin heimgegangen.", "我昨天回家了。", "昨日帰りました。")]
+    ['en', 'de', 'zh', 'ja']
+    >>> detect("Привет, как дела?").code, detect("").code
+    ('und', 'en')
+    """
+    if text.isascii():
+        return _by_votes(_LETTERS.findall(text.lower()))
+    runs = "".join(UNSPACED_RUN.findall(text))
+    words = _LETTERS.findall(UNSPACED_RUN.sub(" ", text).lower())
+    if len(runs) > len(words):
+        return script_language(runs)
+    latin = sum(1 for w in words if _LATIN.match(w))
+    if latin * 2 < len(words):
+        return NEUTRAL
+    return _by_votes(words)
+
+
+def script_language(chars: str) -> Language:
+    """The language of characters of scripts written without spaces: Japanese when a tenth of them
+    are kana, Chinese when they hold Han, else ``UNSPACED``."""
+    kana = len(_KANA.findall(chars))
+    if kana and kana * 10 >= len(chars):
+        return lang_ja.LANGUAGE
+    return lang_zh.LANGUAGE if _HAN.search(chars) else UNSPACED
+
+
+def _by_votes(words: list[str]) -> Language:
+    counts = [0] * len(_VOTERS)
+    for w in words:
+        for i in _VOTES.get(w, ()):
+            counts[i] += 1
+    best = max(range(1, len(_VOTERS)), key=lambda i: counts[i])
+    enough = counts[best] >= 2 or (counts[best] == 1 and len(words) <= 2)
+    return _VOTERS[best] if counts[best] > counts[0] and enough else ENGLISH
+
+
+def signals_of(text: str) -> Signals | None:
+    """The signal tables of the text's language; ``None`` for English (its grammar is the modules')."""
+    return detect(text).signals
+
+
+def normal(text: str) -> str:
+    """Text as the tables are matched against: NFKC (full-width forms to plain ones: "？" to "?",
+    "５" to "5"), typographic apostrophes to "'", whitespace folded."""
+    return " ".join(unicodedata.normalize("NFKC", text).replace("\u2019", "'").split())
+
+
+def _alternation(words: Words) -> str:
+    ordered = sorted(set(words), key=lambda w: (-len(w), w))
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+").replace("'", "['\u2019]") for w in ordered)
+
+
+@cache
+def matcher(words: Words, unspaced: bool) -> re.Pattern[str]:
+    """A case-insensitive pattern finding any of the phrases: as whole words in a spaced language,
+    anywhere in an unspaced one. No phrases: a pattern that never matches.
+
+    >>> bool(matcher(("wie viele",), False).search("Wie  viele?")), bool(matcher(("wie",), False).search("Wiesel"))
+    (True, False)
+    """
+    if not words:
+        return re.compile(r"(?!)")
+    body = _alternation(words)
+    return re.compile(body if unspaced else rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
+
+
+def found(words: Words, text: str, language: Language) -> bool:
+    """Does the text hold one of the phrases (``matcher`` in the language's way of writing)?"""
+    return matcher(words, language.unspaced).search(text) is not None
+
+
+_CLAUSE = re.compile(r"[,;:.!?\u3001\u3002\uff0c\uff1b\uff01\uff1f]+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])(?=\S)|(?<=[!?])(?=[^\s!?])")
+
+
+def clauses(text: str) -> list[str]:
+    """The text split at punctuation (commas, stops, marks; the full-width ones too)."""
+    return [c for c in _CLAUSE.split(text) if c.strip()]
+
+
+def sentences(text: str) -> list[str]:
+    """The text split after each sentence's end: ".!?" and a space, or "。！？" (no space follows them).
+
+    >>> sentences("我养了一只狗。它叫小白！你呢？"), sentences("Ich war da. Du auch?")
+    (['我养了一只狗。', '它叫小白！', '你呢？'], ['Ich war da.', 'Du auch?'])
+    """
+    return [s for s in _SENTENCE.split(text) if s.strip()]
+
+
+def word_count(text: str, language: Language) -> int:
+    """Words in a text: spaced ones, plus one per two characters of an unspaced script (a Chinese or
+    Japanese word is one to two characters long)."""
+    if not language.unspaced:
+        return len(text.split())
+    runs = "".join(UNSPACED_RUN.findall(text))
+    return len(_LETTERS.findall(UNSPACED_RUN.sub(" ", text))) + (len(runs) + 1) // 2
+
+
+def number(word: str) -> int | None:
+    """The value of a number in digits or in characters ("12", "十二", "二十三"), else ``None``.
+
+    >>> number("12"), number("十二"), number("二十三"), number("三十"), number("x")
+    (12, 12, 23, 30, None)
+    """
+    if word.isdigit():
+        return int(word)
+    digits = lang_zh.NUMERALS
+    if not word or any(c not in digits for c in word):
+        return None
+    if "十" not in word:
+        return int("".join(str(digits[c]) for c in word))
+    tens, _, ones = word.partition("十")
+    return (digits[tens] if tens else 1) * 10 + (digits[ones] if ones else 0)

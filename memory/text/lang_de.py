@@ -1,0 +1,171 @@
+"""German: stopwords (after Snowball's list), Snowball stems, and the code signals' words.
+
+German capitalises every noun, so a capitalised word is a name only when no determiner precedes it
+and it has no noun ending (``Signals.noun_capitals``).
+"""
+
+from __future__ import annotations
+
+from caim.memory.text.tables import (
+    DAYS,
+    Language,
+    PastTense,
+    Signals,
+    TimeWords,
+    combine,
+    counting,
+    phrases,
+    vote_words,
+    words,
+)
+
+STOPWORDS = frozenset(
+    words("""aber alle allem allen aller alles als also am an andere anderem anderen anderer anderes auch auf aus bei
+    bin bis bist da damit dann das dass daß dein deine deinem deinen deiner dem den denn der des dich die dir
+    doch dort du durch ein eine einem einen einer eines er es etwas euch euer eure für gegen gewesen hab habe
+    haben hat hatte hatten hier hin hinter ich ihm ihn ihnen ihr ihre ihrem ihren ihrer ihres im in indem ins
+    ist ja jede jedem jeden jeder jedes jene jetzt kann kein keine keinem keinen keiner man manche mein meine
+    meinem meinen meiner meines mich mir mit muss musste nach nicht nichts noch nun nur ob oder ohne sehr sein
+    seine seinem seinen seiner sich sie sind so solche soll sollte sondern sonst über um und uns unser unsere
+    unserem unseren unserer unter vom von vor war waren warst was weil welche welchem welchen welcher welches
+    wenn werde werden wie wieder will wir wird wirst wo wollen wollte würde würden zu zum zur zwar zwischen""")
+)
+
+MONTHS = words("januar februar märz april mai juni juli august september oktober november dezember")
+_UNITS = {"woche": "week", "wochenende": "weekend", "monat": "month", "jahr": "year"}
+WEEKDAYS = {"montag": 0, "dienstag": 1, "mittwoch": 2, "donnerstag": 3, "freitag": 4, "samstag": 5, "sonntag": 6}
+_DAYS = dict(zip(WEEKDAYS, DAYS, strict=True))
+_LAST = dict.fromkeys(
+    words("letzte letzten letzter letztes vergangene vergangenen vergangener vergangenes vorige vorigen voriges"),
+    "last",
+)
+_THIS = dict.fromkeys(words("diese diesen dieser dieses"), "this")
+_NEXT = dict.fromkeys(words("nächste nächsten nächster nächstes kommende kommenden"), "next")
+
+TIME = TimeWords(
+    phrases={
+        "gestern": "yesterday",
+        "vorgestern": "the day before yesterday",
+        "heute": "today",
+        "heute morgen": "this morning",
+        "heute früh": "this morning",
+        "heute abend": "tonight",
+        "gestern abend": "last night",
+        "letzte nacht": "last night",
+        "morgen": "tomorrow",
+        "neulich": "the other day",
+        "letztens": "the other day",
+        "kürzlich": "recently",
+        "vor kurzem": "recently",
+        "in letzter zeit": "lately",
+        **combine(_LAST, _UNITS | _DAYS),
+        **combine(_THIS, _UNITS | _DAYS),
+        **combine(_NEXT, _UNITS | _DAYS),
+    },
+    ago="vor {count} {unit}",
+    counts={"einem": "a", "einer": "a", "ein paar": "a few", "paar": "a few", "einigen": "a few", "mehreren": "several"}
+    | counting("zwei drei vier fünf sechs sieben acht neun zehn", 2),
+    units={"tag": "day", "tagen": "day", "woche": "week", "wochen": "week", "monat": "month", "monaten": "month"}
+    | {"jahr": "year", "jahren": "year"},
+    months={
+        **dict(zip(MONTHS, range(1, 13), strict=True)),
+        **{"jan": 1, "feb": 2, "mär": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "okt": 10},
+        **{"nov": 11, "dez": 12},
+        "jänner": 1,
+        "maerz": 3,
+    },
+    weekdays=WEEKDAYS,
+    dates=(r"{day}\.? ?{month}\.?(?: {year})?", r"{month} {year}"),
+    in_month=(r"im {month}", r"anfang {month}", r"ende {month}", r"mitte {month}"),
+    markers=("seit", "damals", "früher", "vor langer zeit"),
+)
+
+SIGNALS = Signals(
+    first_person=words("ich mich mir mein meine meinem meinen meiner meines wir uns unser unsere unserem unseren"),
+    third_person=words("er sie"),
+    telling=words(
+        """bin war ist sind waren habe hab hatte haben hatten hat liebe lieben mag mögen gefällt spiele spielen
+        arbeite arbeiten wohne wohnen lebe leben gehe gehen fahre fahren lerne lernen studiere studieren plane
+        möchte will wollen brauche brauchen koche lese mache machen esse trinke heiße heißt geboren verheiratet
+        umgezogen angefangen gekauft adoptiert besucht treffe treffen hasse bevorzuge kann nie immer
+        normalerweise jeden jede jedes oft"""
+    ),
+    reactions=phrases(
+        """tut mir leid; tut mir so leid; tut mir wirklich leid; freut mich; freue mich für dich;
+        ich freue mich für dich; ich bin froh; ich bin stolz auf dich; ich bin für dich da; bin mir nicht sicher;
+        ich bin mir nicht sicher"""
+    ),
+    past=PastTense(
+        subjects=words("ich wir"),
+        auxiliaries=words("habe hab haben hatte hatten bin sind war waren"),
+        participle=r"\w*ge\w{2,}(?:t|en)|(?:be|ver|er|ent|zer|emp)\w{2,}(?:t|en)|\w{3,}iert",
+        simple=words(
+            """war waren hatte hatten ging gingen fuhr fuhren sah sahen traf trafen kam kamen fand fanden machte
+            machten kaufte kauften las lasen schrieb bekam gewann verlor lernte begann zog wurde wurden spielte
+            besuchte"""
+        ),
+    ),
+    past_reference=phrases(
+        """erinnerst du dich; erinnern sie sich; weißt du noch; wie du weißt; erinnere mich; habe dir erzählt;
+        hab dir erzählt; habe ich dir erzählt; hab ich dir erzählt; habe dir gesagt; hab dir gesagt;
+        habe ich dir gesagt; habe ich erwähnt; hab ich erwähnt; habe erwähnt; du hast mir; hast du mir;
+        du hast gesagt; hast du gesagt; du hast empfohlen; hast du empfohlen; du hattest; hattest du;
+        wir haben gesprochen; wir haben darüber; haben wir darüber; letztes mal; das letzte mal; neulich; vorhin;
+        früher; vorher; zuvor; damals; wieder; noch einmal; nochmal"""
+    ),
+    asks_past=words("früher vorher damals ehemals ehemalige ehemaligen ursprünglich zuvor alte alten alter altes"),
+    when=phrases(
+        """wann; seit wann; in welchem jahr; welches jahr; in welchem monat; welcher monat; an welchem tag;
+        welches datum; wie lange ist es her; wie lange her"""
+    ),
+    aggregate=phrases("wie viele; wie viel; wie oft"),
+    question_words=words(
+        """was wer wen wem wessen wo wohin woher wann wie warum wieso weshalb welche welcher welches welchen hast
+        bist kannst weißt erinnerst hattest warst habe"""
+    ),
+    greetings=phrases(
+        """hallo; hi; hey; servus; moin; guten tag; guten morgen; guten abend; danke; danke schön; dankeschön;
+        danke sehr; vielen dank"""
+    ),
+    exclamations=phrases(
+        """wow; toll; super; klasse; prima; cool; genial; wunderbar; schön; krass; juhu; spitze; wie schön;
+        sehr gut; sehr schön"""
+    ),
+    sign_offs=phrases(
+        """ok; okay; alles klar; tschüss; tschüs; ciao; bis bald; bis dann; bis morgen; gute nacht; auf wiedersehen;
+        mach's gut"""
+    ),
+    openers=words("ja jo nein na naja ach oh ah also gut hm ähm okay ok wow hallo hi hey danke klar stimmt"),
+    not_names=words(
+        """Ich Du Sie Er Es Wir Ihr Ihnen Ihre Ihren Ihrem Ihrer Dich Dir Der Die Das Ein Eine Hallo Danke Ja Nein
+        Aber Und Also Toll Super Oh Ach Wow Okay User Assistant"""
+    ),
+    noun_capitals=True,
+    determiners=words(
+        """der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner mein meine
+        meinen meinem meiner dein deine deinen deinem sein seine seinen seinem ihr ihre ihren ihrem unser unsere
+        unseren unserem euer eure im am zum zur beim vom ins ans aufs dieser diese dieses diesen jeder jede
+        jedes viele einige alle welche welcher etwas viel wenig neue neuen neuer neues alte alten schöne schönen
+        tolle tollen große großen kleine kleinen gute guten"""
+    ),
+    noun_endings=words("ung heit keit schaft tion chen lein ismus tät nis tum ment ei ur"),
+    quotes='"\u201c\u201e\u00bb\u00ab',
+    giving=phrases(
+        """ich empfehle; empfehle dir; empfehle ihnen; ich schlage vor; schlage dir; ich rate dir; ich habe gebucht;
+        ich habe reserviert; ich erinnere dich; ich schicke dir"""
+    ),
+    wishes=phrases(
+        """viel spaß; viel glück; schönen tag; bis bald; bis dann; bis morgen; gute reise; genieß; genieße;
+        hab einen schönen; habe einen schönen"""
+    ),
+    time=TIME,
+)
+
+LANGUAGE = Language(
+    code="de",
+    stemmer="german",
+    stopwords=STOPWORDS,
+    votes=vote_words(STOPWORDS, TIME.phrases, MONTHS, WEEKDAYS, SIGNALS.greetings, SIGNALS.sign_offs)
+    | vote_words(SIGNALS.telling, SIGNALS.past.simple),
+    signals=SIGNALS,
+)

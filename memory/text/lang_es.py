@@ -1,0 +1,157 @@
+"""Spanish: stopwords (after Snowball's list), Snowball stems, and the code signals' words.
+
+Spanish drops the subject pronoun: the first person shows in the verb ("tengo", "compré"), so common
+first-person verb forms count as the first person, and a past action needs no subject.
+"""
+
+from __future__ import annotations
+
+from caim.memory.text.tables import (
+    DAYS,
+    Language,
+    PastTense,
+    Signals,
+    TimeWords,
+    combine,
+    counting,
+    phrases,
+    vote_words,
+    words,
+)
+
+STOPWORDS = frozenset(
+    words("""de la que el en y a los del se las por un para con no una su al lo como más pero sus le ya o este sí
+    porque esta entre cuando muy sin sobre también me hasta hay donde quien desde todo nos durante todos uno
+    les ni contra otros ese eso ante ellos e esto mí antes algunos qué unos yo otro otras otra él tanto esa
+    estos mucho quienes nada muchos cual poco ella estar estas algunas algo nosotros mi mis tú te ti tu tus
+    ellas nosotras os mío mía míos mías tuyo tuya suyo suya nuestro nuestra nuestros nuestras es son fue era
+    soy estoy está están he ha han hemos había habían""")
+)
+
+MONTHS = words("enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre")
+WEEKDAYS = {"lunes": 0, "martes": 1, "miércoles": 2, "jueves": 3, "viernes": 4, "sábado": 5, "domingo": 6}
+_DAYS = dict(zip(WEEKDAYS, DAYS, strict=True))
+_UNITS = {"semana": "week", "fin de semana": "weekend", "mes": "month", "año": "year"}
+_LAST = dict.fromkeys(words("pasado pasada anterior"), "last")
+_NEXT = dict.fromkeys(("próximo", "próxima", "que viene"), "next")
+
+TIME = TimeWords(
+    phrases={
+        "ayer": "yesterday",
+        "anteayer": "the day before yesterday",
+        "antes de ayer": "the day before yesterday",
+        "antier": "the day before yesterday",
+        "hoy": "today",
+        "esta mañana": "this morning",
+        "esta noche": "tonight",
+        "anoche": "last night",
+        "ayer por la noche": "last night",
+        "mañana": "tomorrow",
+        "recientemente": "recently",
+        "últimamente": "lately",
+        "hace poco": "recently",
+        "el otro día": "the other day",
+        **combine(_LAST, _UNITS | _DAYS, after=True),
+        **combine({"último": "last", "última": "last"}, _UNITS),
+        **combine({"este": "this", "esta": "this"}, _UNITS | _DAYS),
+        **combine(_NEXT, _UNITS | _DAYS, after=True),
+        **combine({"próximo": "next", "próxima": "next"}, _UNITS | _DAYS),
+    },
+    ago="hace {count} {unit}",
+    counts={"un": "a", "una": "a", "unos": "a few", "unas": "a few", "algunos": "a few", "algunas": "a few"}
+    | {"un par de": "a couple of", "varios": "several", "varias": "several"}
+    | counting("dos tres cuatro cinco seis siete ocho nueve diez", 2),
+    units={"día": "day", "días": "day", "dia": "day", "dias": "day", "semana": "week", "semanas": "week"}
+    | {"mes": "month", "meses": "month", "año": "year", "años": "year"},
+    months={**dict(zip(MONTHS, range(1, 13), strict=True)), "setiembre": 9, "sept": 9},
+    weekdays=WEEKDAYS,
+    dates=(r"{day} de {month}(?: de(?:l)? {year})?", r"{day} {month}(?: {year})?", r"{month} de(?:l)? {year}"),
+    in_month=(r"en {month}", r"el mes de {month}", r"a principios de {month}", r"a finales de {month}"),
+    markers=("desde", "hace tiempo", "hace mucho", "en aquel entonces"),
+)
+
+_FIRST_PERSON_VERBS = words(
+    """soy estoy tengo vivo trabajo quiero necesito voy hago prefiero estudio juego puedo he hemos tenemos somos
+    estamos vivimos fui fuimos tuve hice estuve era estaba tenía"""
+)
+
+SIGNALS = Signals(
+    first_person=words("yo me mi mis mí conmigo nosotros nosotras nos nuestro nuestra nuestros nuestras")
+    + tuple(_FIRST_PERSON_VERBS),
+    third_person=words("él ella ellos ellas"),
+    telling=phrases(
+        """soy; era; fui; estoy; estaba; es; está; son; tengo; tenía; tenemos; tiene; amo; odio; prefiero; quiero;
+        queremos; necesito; voy; vamos; iba; trabajo; trabajamos; vivo; vivimos; juego; estudio; aprendo; compré;
+        hice; hago; adopté; casado; casada; nací; empecé; visité; llamo; llama; puedo; nunca; siempre;
+        normalmente; cada; favorito; favorita; me gusta; me gustan; me encanta; me encantan; me casé; me mudé"""
+    ),
+    reactions=phrases(
+        """lo siento; lo siento mucho; me alegro; me alegro por ti; me alegra; qué pena; estoy orgulloso de ti;
+        estoy orgullosa de ti; estoy aquí para ti; no estoy seguro; no estoy segura"""
+    ),
+    past=PastTense(
+        subjects=words("yo nosotros nosotras"),
+        auxiliaries=words("he hemos había habíamos"),
+        participle=r"\w+(?:ado|ada|ados|adas|ido|ida|idos|idas)|hecho|visto|dicho|escrito|puesto|vuelto|roto|abierto",
+        simple=words(
+            """fui fuimos tuve tuvimos hice hicimos estuve estuvimos vi vimos dije dijimos pude pudimos puse vine
+            vinimos supe quise di dimos traje conduje éramos estaba estábamos tenía teníamos iba íbamos"""
+        ),
+        simple_endings=("é", "í"),
+        not_simple=words("qué aquí allí ahí así sí mí café bebé josé sé dé esquí rubí maní"),
+        subject_required=False,
+    ),
+    past_reference=phrases(
+        """te acuerdas; se acuerda; recuerdas; recuerda; te conté; te dije; te hablé; te lo dije; te mencioné;
+        mencioné; te mostré; te enseñé; te envié; te mandé; me dijiste; me recomendaste; me sugeriste;
+        me contaste; me enseñaste; me mostraste; me diste; hablamos; hemos hablado; la última vez; el otro día;
+        antes; anteriormente; previamente; otra vez; de nuevo; todavía; solía; solíamos"""
+    ),
+    asks_past=phrases(
+        """antes; solía; solías; solíamos; anteriormente; originalmente; antiguo; antigua; antiguos; antiguas;
+        en aquel entonces; en ese momento; en esa época; al principio; previamente"""
+    ),
+    when=phrases(
+        """cuándo; ¿cuando; en qué año; qué año; en qué mes; qué mes; qué día; qué fecha; en qué fecha; hace cuánto;
+        desde cuándo; cuánto tiempo hace"""
+    ),
+    aggregate=phrases("cuántos; cuántas; cuánto; cuantos; cuantas; cuántas veces"),
+    question_words=phrases(
+        "qué; quién; quiénes; dónde; adónde; cuándo; cómo; cuál; cuáles; cuánto; cuántos; cuántas; por qué"
+    ),
+    greetings=phrases("hola; buenas; buenos días; buenas tardes; gracias; muchas gracias; mil gracias"),
+    exclamations=phrases(
+        """genial; guay; increíble; estupendo; fantástico; perfecto; bravo; wow; guau; maravilloso; qué bien;
+        qué guay; muy bien; qué bonito; qué chulo"""
+    ),
+    sign_offs=phrases(
+        """ok; vale; de acuerdo; adiós; hasta luego; hasta pronto; hasta mañana; nos vemos; chao; chau;
+        buenas noches; claro"""
+    ),
+    openers=phrases(
+        "sí; bueno; pues; vale; oye; mira; ah; oh; ay; hola; gracias; claro; ok; vaya; guau; muchas gracias"
+    ),
+    not_names=words(
+        """Yo Tú Él Ella Nosotros Ellos Ellas Usted El La Los Las Un Una Mi Mis Tu Su Hola Gracias Sí No Bueno Pero
+        Y Vale Oye Mira Qué Claro Genial Buenos Buenas User Assistant"""
+    ),
+    quotes='"\u201c\u00ab',
+    giving=phrases(
+        """te recomiendo; le recomiendo; os recomiendo; recomiendo; te sugiero; sugiero; te aconsejo; propongo;
+        he reservado; reservé; te envié; te mando"""
+    ),
+    wishes=phrases(
+        """que te diviertas; que lo pases bien; buena suerte; que tengas; disfruta; disfrutad; buen viaje;
+        hasta pronto; nos vemos; feliz"""
+    ),
+    time=TIME,
+)
+
+LANGUAGE = Language(
+    code="es",
+    stemmer="spanish",
+    stopwords=STOPWORDS,
+    votes=vote_words(STOPWORDS, TIME.phrases, MONTHS, WEEKDAYS, SIGNALS.greetings, SIGNALS.sign_offs)
+    | vote_words(SIGNALS.telling, SIGNALS.past.simple, _FIRST_PERSON_VERBS),
+    signals=SIGNALS,
+)

@@ -1,0 +1,156 @@
+"""French: stopwords (after Snowball's list, with the elided "l'", "j'", "qu'"...), Snowball stems,
+and the code signals' words. An apostrophe splits a word ("j'ai" is "j" and "ai")."""
+
+from __future__ import annotations
+
+from caim.memory.text.tables import (
+    DAYS,
+    Language,
+    PastTense,
+    Signals,
+    TimeWords,
+    combine,
+    counting,
+    phrases,
+    vote_words,
+    words,
+)
+
+STOPWORDS = frozenset(
+    words("""au aux avec ce ces dans de des du elle en et eux il ils je la le les leur lui ma mais me même mes moi mon
+    ne nos notre nous on ou par pas pour qu que qui sa se ses son sur ta te tes toi ton tu un une vos votre vous
+    c d j l à m n s t y été étais était étions étiez étaient suis es est sommes êtes sont ai as a avons avez
+    ont avais avait avions aviez avaient eu ceci cela ça cet cette ici ils leurs lorsqu lorsque puisqu quand
+    quel quelle quels quelles sans si très tout tous toute toutes aussi comme donc alors car où""")
+)
+
+MONTHS = words("janvier février mars avril mai juin juillet août septembre octobre novembre décembre")
+WEEKDAYS = {"lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3, "vendredi": 4, "samedi": 5, "dimanche": 6}
+_DAYS = dict(zip(WEEKDAYS, DAYS, strict=True))
+_UNITS = {
+    "semaine": "week",
+    "week-end": "weekend",
+    "weekend": "weekend",
+    "mois": "month",
+    "année": "year",
+    "an": "year",
+}
+_LAST = dict.fromkeys(words("dernier dernière passé passée précédent précédente"), "last")
+_NEXT = dict.fromkeys(words("prochain prochaine"), "next")
+_THIS = dict.fromkeys(words("ce cet cette"), "this")
+
+TIME = TimeWords(
+    phrases={
+        "hier": "yesterday",
+        "avant-hier": "the day before yesterday",
+        "aujourd'hui": "today",
+        "ce matin": "this morning",
+        "ce soir": "tonight",
+        "hier soir": "last night",
+        "la nuit dernière": "last night",
+        "demain": "tomorrow",
+        "récemment": "recently",
+        "dernièrement": "lately",
+        "ces derniers temps": "lately",
+        "l'autre jour": "the other day",
+        "ce mois-ci": "this month",
+        **combine(_LAST, _UNITS | _DAYS, after=True),
+        **combine(_NEXT, _UNITS | _DAYS, after=True),
+        **combine(_THIS, _UNITS | _DAYS),
+    },
+    ago="il y a {count} {unit}",
+    counts={"un": "a", "une": "a", "quelques": "a few", "plusieurs": "several"}
+    | counting("deux trois quatre cinq six sept huit neuf dix", 2),
+    units={"jour": "day", "jours": "day", "semaine": "week", "semaines": "week", "mois": "month"}
+    | {"an": "year", "ans": "year", "année": "year", "années": "year"},
+    months={
+        **dict(zip(MONTHS, range(1, 13), strict=True)),
+        **{"janv": 1, "févr": 2, "fév": 2, "avr": 4, "juil": 7, "sept": 9, "oct": 10, "nov": 11, "déc": 12},
+        "fevrier": 2,
+        "aout": 8,
+        "decembre": 12,
+    },
+    weekdays=WEEKDAYS,
+    dates=(r"{day}(?:er)? {month}\.?(?: {year})?", r"{month} {year}"),
+    in_month=(r"en {month}", r"au mois de {month}", r"au mois d'{month}", r"début {month}", r"fin {month}"),
+    markers=("depuis", "autrefois", "jadis", "à l'époque"),
+)
+
+SIGNALS = Signals(
+    first_person=words("je j moi me m mon ma mes nous notre nos"),
+    third_person=words("il elle ils elles"),
+    telling=words(
+        """suis étais est sommes ai avais avons aime aimons adore adorons préfère déteste veux voudrais dois vais
+        allons travaille travaillons habite habitons vis vivons joue jouons étudie apprends fais faisons appelle
+        né née marié mariée déménagé commencé acheté adopté visité peux jamais toujours souvent chaque prends
+        mange lis cuisine d'habitude"""
+    ),
+    reactions=phrases(
+        """je suis désolé; je suis désolée; désolé; désolée; je suis content pour toi; je suis contente pour toi;
+        je suis heureux pour toi; je suis heureuse pour toi; je suis fier de toi; je suis fière de toi;
+        je suis là pour toi; je ne suis pas sûr; je ne suis pas sûre; ça me fait plaisir"""
+    ),
+    past=PastTense(
+        subjects=words("je j nous on"),
+        auxiliaries=words("ai avons avais avions suis sommes étais étions"),
+        participle=r"\w+(?:é|ée|és|ées|i|ie|is|ise|it|ite|u|ue|us|ert|erte|eint)",
+        simple=words(
+            "étais étions avais avions allais allions faisais habitais travaillais jouais voulais pensais aimais"
+        ),
+    ),
+    past_reference=phrases(
+        """tu te souviens; vous vous souvenez; te souviens-tu; tu te rappelles; rappelle-toi; souviens-toi;
+        je t'ai dit; je t'ai parlé; je t'ai raconté; je vous ai dit; je t'ai montré; je t'ai envoyé;
+        j'ai mentionné; je l'ai mentionné; tu m'as dit; tu m'as recommandé; tu m'as conseillé; tu m'as suggéré;
+        tu m'avais; vous m'avez; tu as dit; on a parlé; nous avons parlé; on en a parlé; la dernière fois;
+        l'autre jour; plus tôt; avant; auparavant; précédemment; autrefois; encore; de nouveau; à nouveau"""
+    ),
+    asks_past=phrases(
+        """avant; auparavant; autrefois; précédemment; ancien; ancienne; anciens; anciennes; à l'époque;
+        à ce moment-là; d'origine; au départ; avais l'habitude; avait l'habitude"""
+    ),
+    when=phrases(
+        """quand; en quelle année; quelle année; en quel mois; quel mois; quel jour; quelle date; à quelle date;
+        depuis quand; il y a combien de temps; depuis combien de temps"""
+    ),
+    aggregate=("combien",),
+    question_words=words(
+        "que qu quoi qui où quand comment pourquoi quel quelle quels quelles lequel laquelle combien est-ce"
+    ),
+    greetings=phrases("bonjour; salut; coucou; bonsoir; merci; merci beaucoup; merci bien; mille mercis"),
+    exclamations=phrases(
+        """super; génial; cool; top; bravo; magnifique; chouette; waouh; wow; ouah; formidable; excellent; parfait;
+        trop bien; trop cool; c'est génial; c'est super"""
+    ),
+    sign_offs=phrases(
+        "ok; d'accord; au revoir; à bientôt; à plus; à demain; bonne nuit; bonne journée; bonne soirée; ciao"
+    ),
+    openers=phrases(
+        """oui; ouais; non; bon; alors; ben; bah; ah; oh; euh; merci; bonjour; salut; coucou; ok; waouh; wow; super;
+        eh bien; d'accord"""
+    ),
+    not_names=words(
+        """Je Tu Il Elle Nous Vous Ils Elles On Le La Les Un Une Des Mon Ma Mes Ton Ta Mais Et Alors Merci Bonjour
+        Salut Oui Non Bon Ah Oh Super Bravo User Assistant"""
+    ),
+    quotes='"\u201c\u00ab\u201e',
+    giving=phrases(
+        """je recommande; je te recommande; je vous recommande; je conseille; je te conseille; je vous conseille;
+        je suggère; je te suggère; je vous suggère; je propose; j'ai réservé; je t'ai envoyé;
+        je vais te rappeler"""
+    ),
+    wishes=phrases(
+        """bonne journée; bonne soirée; bon courage; bonne chance; à bientôt; amuse-toi bien; amusez-vous bien;
+        profite; profitez; bon week-end; bonnes vacances"""
+    ),
+    time=TIME,
+)
+
+LANGUAGE = Language(
+    code="fr",
+    stemmer="french",
+    stopwords=STOPWORDS,
+    votes=vote_words(STOPWORDS, TIME.phrases, MONTHS, WEEKDAYS, SIGNALS.greetings, SIGNALS.sign_offs)
+    | vote_words(SIGNALS.telling, SIGNALS.past.simple),
+    signals=SIGNALS,
+)

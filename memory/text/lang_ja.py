@@ -1,0 +1,111 @@
+"""Japanese: written without spaces, indexed like Chinese as single characters and pairs, leaving out
+single hiragana (particles and endings, ``STOPWORDS``); and the code signals' words, matched
+anywhere in the text. Japanese drops the subject, so a clause ending in a past form tells a past
+action without one. Detection tells Japanese from Chinese by its kana (``caim.memory.text.lang``).
+"""
+
+from __future__ import annotations
+
+from caim.memory.text.lang_zh import NUMERALS
+from caim.memory.text.tables import DAYS, Language, PastTense, Signals, TimeWords, combine, words
+
+#: Single hiragana (particles, endings) and the first-person pronouns, left out as single characters.
+STOPWORDS = frozenset(chr(c) for c in range(0x3041, 0x30A0)) | frozenset("私僕俺々ー")
+
+_MONTHS = {str(i): i for i in range(1, 13)} | {
+    n: i for i, n in enumerate(words("一 二 三 四 五 六 七 八 九 十 十一 十二"), start=1)
+}
+WEEKDAYS = {f"{d}曜日": i for i, d in enumerate("月火水木金土日")}
+_DAYS = {f"{d}曜日": en for d, en in zip("月火水木金土日", DAYS, strict=True)}
+
+TIME = TimeWords(
+    phrases={
+        "昨日": "yesterday",
+        "きのう": "yesterday",
+        "一昨日": "the day before yesterday",
+        "おととい": "the day before yesterday",
+        "今日": "today",
+        "きょう": "today",
+        "今朝": "this morning",
+        "今夜": "tonight",
+        "今晩": "tonight",
+        "昨夜": "last night",
+        "昨晩": "last night",
+        "ゆうべ": "last night",
+        "明日": "tomorrow",
+        "あした": "tomorrow",
+        "最近": "recently",
+        "近頃": "lately",
+        "この前": "the other day",
+        "先日": "the other day",
+        "数日前": "a few days ago",
+        "先週": "last week",
+        "今週": "this week",
+        "来週": "next week",
+        "先月": "last month",
+        "今月": "this month",
+        "来月": "next month",
+        "去年": "last year",
+        "昨年": "last year",
+        "今年": "this year",
+        "来年": "next year",
+        "先週末": "last weekend",
+        "今週末": "this weekend",
+        **combine({"先週の": "last", "今週の": "this", "来週の": "next"}, _DAYS, sep=""),
+    },
+    ago="{count}{unit}前",
+    counts={c: str(n) for c, n in NUMERALS.items() if n and c != "两"} | {"数": "a few"},
+    units={"日": "day", "週間": "week", "週": "week", "か月": "month", "ヶ月": "month", "カ月": "month"}
+    | {"ヵ月": "month", "ケ月": "month", "年": "year"},
+    months=_MONTHS,
+    weekdays=WEEKDAYS,
+    dates=(r"(?:{year}年)?{month}月{day}日", r"{year}年{month}月"),
+    in_month=(r"{month}月(?![\d〇一二三四五六七八九十])",),
+    markers=("以来", "当時", "昔"),
+)
+
+SIGNALS = Signals(
+    first_person=words("私 わたし 僕 ぼく 俺 おれ あたし 私たち 僕たち 我々 うち"),
+    third_person=words("彼 彼女 彼ら"),
+    telling=words(
+        """です でした ます ました 好き 大好き 嫌い 住んで 働いて 勉強 趣味 持って 飼って 結婚 生まれ 引っ越 始め
+        買い 買った 作っ 欲しい したい 予定 いつも よく 毎日 毎週 アレルギー できない"""
+    ),
+    reactions=words("ごめん すみません 申し訳 残念 よかったね 良かったですね おめでとう"),
+    past=PastTense(
+        markers=words(
+            """ました でした かった った んだ いた した えた きた べた みた けた れた せた てた ねた めた げた ぎた
+            びた りた じた ちた"""
+        ),
+        subject_required=False,
+    ),
+    past_reference=words(
+        """覚えて 思い出 言った 話した 伝えた 教えた 教えてくれた 勧めてくれた おすすめしてくれた 前に 以前 この前
+        先日 前回 また もう一度 再び"""
+    ),
+    asks_past=words("以前 前に 昔 元々 もともと かつて 当時 前の 元の"),
+    when=words("いつ 何年 何月 何日 何曜日 どのくらい前 どれくらい前 何時"),
+    aggregate=words("いくつ 何回 何冊 何本 何人 何個 何度 どれだけ"),
+    question_words=words("何 誰 どこ いつ なぜ どうして どう どれ どの"),
+    question_ends=words("か かな"),
+    greetings=words(
+        """こんにちは こんばんは おはよう おはようございます ありがとう ありがとうございます どうも やあ
+        はじめまして"""
+    ),
+    exclamations=words(
+        "すごい すごいね いいね 素晴らしい わあ わー やった 最高 なるほど 素敵 素敵ですね よかった いいですね"
+    ),
+    sign_offs=words(
+        """はい うん ええ 了解 了解です わかりました 分かりました さようなら またね じゃあね おやすみ
+        おやすみなさい バイバイ"""
+    ),
+    openers=words("はい ええ うん あ ああ あの えっと えーと そうですね なるほど ありがとう こんにちは わあ へえ"),
+    name_after=words("さん ちゃん くん 君 様 さま 先生 氏 という名前 って名前"),
+    quotes="\u201c\u300c\u300e",
+    titles=(("『", "』"), ("「", "」"), ("《", "》")),
+    giving=words("おすすめ お勧め オススメ 勧め 提案 予約しました 送りました リマインド"),
+    wishes=words("楽しんで 頑張って がんばって お大事に 良い一日 いい一日 気をつけて またね おやすみ"),
+    time=TIME,
+)
+
+LANGUAGE = Language(code="ja", stopwords=STOPWORDS, unspaced=True, signals=SIGNALS)

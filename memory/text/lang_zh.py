@@ -1,0 +1,118 @@
+"""Chinese: written without spaces, so the index takes each run of characters as single characters and
+pairs (``caim.memory.text.tokens``), leaving out the single characters of ``STOPWORDS``; and the
+code signals' words, matched anywhere in the text. Numbers in dates may be digits or characters
+("5月2日", "五月二日"). Detection tells Chinese by its script (``caim.memory.text.lang``).
+"""
+
+from __future__ import annotations
+
+from caim.memory.text.tables import DAYS, Language, PastTense, Signals, TimeWords, combine, words
+
+#: Function characters left out as single characters (pairs holding them stay).
+STOPWORDS = frozenset(
+    "的了是我你他她它们在和与及也都就吗呢吧啊呀哦嗯这那个之其而着过地得把被让给对从向于以为很太还又再才只么什怎哪谁有不一"
+)
+
+#: Numbers written in characters, for dates and counts.
+NUMERALS = {c: i for i, c in enumerate("〇一二三四五六七八九十")} | {"两": 2}
+_MONTHS = {str(i): i for i in range(1, 13)} | {
+    n: i for i, n in enumerate(words("一 二 三 四 五 六 七 八 九 十 十一 十二"), start=1)
+}
+WEEKDAYS = {f"{p}{d}": i for p in ("星期", "周", "礼拜") for i, d in enumerate("一二三四五六日")} | {"星期天": 6}
+_DAYS = dict(zip("一二三四五六日", DAYS, strict=True))
+_UNITS = {
+    "周": "week",
+    "星期": "week",
+    "个星期": "week",
+    "礼拜": "week",
+    "个礼拜": "week",
+    "个月": "month",
+    "年": "year",
+}
+
+TIME = TimeWords(
+    phrases={
+        "昨天": "yesterday",
+        "昨日": "yesterday",
+        "前天": "the day before yesterday",
+        "今天": "today",
+        "今日": "today",
+        "今天早上": "this morning",
+        "今早": "this morning",
+        "今晚": "tonight",
+        "今天晚上": "tonight",
+        "昨晚": "last night",
+        "昨天晚上": "last night",
+        "明天": "tomorrow",
+        "最近": "recently",
+        "近来": "lately",
+        "前几天": "a few days ago",
+        "前些天": "a few days ago",
+        "上周": "last week",
+        "上星期": "last week",
+        "上个星期": "last week",
+        "上礼拜": "last week",
+        "上个礼拜": "last week",
+        "这周": "this week",
+        "本周": "this week",
+        "这个星期": "this week",
+        "下周": "next week",
+        "下个星期": "next week",
+        "上个月": "last month",
+        "上月": "last month",
+        "这个月": "this month",
+        "本月": "this month",
+        "下个月": "next month",
+        "去年": "last year",
+        "今年": "this year",
+        "明年": "next year",
+        "上周末": "last weekend",
+        "这个周末": "this weekend",
+        "本周末": "this weekend",
+        **combine({"上周": "last", "上星期": "last", "上个星期": "last"}, _DAYS, sep=""),
+        **combine({"这周": "this", "本周": "this", "下周": "next"}, _DAYS, sep=""),
+    },
+    ago="{count}{unit}(?:前|以前|之前)",
+    counts={c: str(n) for c, n in NUMERALS.items() if n} | {"几": "a few", "好几": "several"},
+    units={"天": "day", "日": "day"} | _UNITS,
+    months=_MONTHS,
+    weekdays=WEEKDAYS,
+    dates=(r"(?:{year}年)?{month}月{day}[日号]", r"{year}年{month}月"),
+    in_month=(r"{month}月份", r"在{month}月", r"{month}月(?![\d〇一二三四五六七八九十])"),
+    markers=("以来", "自从", "当时", "那时候"),
+)
+
+SIGNALS = Signals(
+    first_person=words("我 我们 咱们 咱"),
+    third_person=words("他 她 他们 她们"),
+    telling=words(
+        """是 有 喜欢 爱 讨厌 想 要 需要 打算 计划 在 去 住 工作 学习 学 玩 养 买 做 叫 结婚 搬 开始 生 参加 总是
+        经常 从不 每天 每周 最爱 最喜欢 过敏 会 不能"""
+    ),
+    reactions=words("对不起 抱歉 很遗憾 真遗憾 太遗憾了 为你高兴 替你高兴 为你骄傲 我不确定"),
+    past=PastTense(subjects=words("我 我们 咱们"), markers=words("了 过")),
+    past_reference=words(
+        """记得 还记得 提醒我 告诉过你 跟你说过 我说过 我提到 我提过 提到过 我分享 你说过 你告诉我 你推荐 你建议
+        你提到 我们聊过 我们谈过 我们讨论过 上次 之前 以前 先前 曾经 再次 仍然"""
+    ),
+    asks_past=words("以前 之前 原来 过去 曾经 从前 原先 当时 那时 以往 早先"),
+    when=words("什么时候 何时 哪一年 哪年 几月 哪个月 哪一天 哪天 几号 多久以前 多久前 多长时间以前 几点"),
+    aggregate=words("多少 几次 几个 几本 几部 哪些"),
+    question_words=words("什么 谁 哪 哪里 哪儿 为什么 怎么 怎样 如何 几 多少 是否 有没有 是不是"),
+    question_ends=words("吗 呢 么"),
+    greetings=words("你好 您好 嗨 哈喽 哈啰 早上好 早安 下午好 晚上好 谢谢 谢谢你 谢谢您 多谢 感谢 非常感谢 大家好"),
+    exclamations=words(
+        "哇 太好了 好棒 真棒 太棒了 厉害 不错 真不错 酷 太酷了 哈哈 哈哈哈 好厉害 赞 真好 好开心 太好啦"
+    ),
+    sign_offs=words("好的 好 好吧 嗯 嗯嗯 对 是的 行 可以 再见 拜拜 晚安 回头见 明天见 下次见 ok 好滴"),
+    openers=words("嗯 哦 噢 啊 哈哈 好的 那 那么 对 是的 嗯嗯 谢谢 你好 哇"),
+    name_before=words("名叫 叫做 名字是 名字叫 叫"),
+    name_after=words("先生 女士 小姐 老师 医生 教授 阿姨 叔叔 同学"),
+    quotes="\u201c\u300a\u300c\u300e",
+    titles=(("《", "》"), ("「", "」"), ("『", "』")),
+    giving=words("推荐 建议 我帮你 提醒你 预订 订好"),
+    wishes=words("祝你 玩得开心 一路顺风 加油 好运 下次见 回头见 再见 明天见 周末愉快 旅途愉快"),
+    time=TIME,
+)
+
+LANGUAGE = Language(code="zh", stopwords=STOPWORDS, unspaced=True, signals=SIGNALS)

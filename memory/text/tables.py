@@ -1,0 +1,198 @@
+"""The shape of a language's tables: what tokenization and each code signal read per language.
+
+A ``Language`` holds its words as data (lowercase phrases, matched as whole words in a language
+written with spaces and as substrings in one written without); ``caim.memory.text.lang`` detects
+which language a text is in and compiles these tables into matchers. English keeps its grammar in
+the signal modules themselves (``signals``, ``dates``, ``smalltalk``, ``names``, ``capture``): its
+``Language`` carries only what detection and tokenization need, and ``signals`` is ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import product
+
+Words = tuple[str, ...]
+
+#: English weekday names, Monday first: the words of ``caim.memory.text.dates``' grammar.
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+@dataclass(frozen=True)
+class PastTense:
+    """How a speaker tells of something they did ("I went", "ich habe ... gebacken", "我去了").
+
+    Written with spaces, a clause tells a past action when it holds one of ``subjects`` (or needs
+    none: ``subject_required`` false, as in Spanish and Japanese) and either a word of ``simple``
+    (a simple-past form) or a word of ``auxiliaries`` with a word matching ``participle`` (a regular
+    expression over one lowercase word). Written without spaces, a marker of ``markers`` follows a
+    subject within the clause (or, ``subject_required`` false, ends the clause).
+    """
+
+    subjects: Words = ()
+    auxiliaries: Words = ()
+    participle: str = ""
+    simple: Words = ()
+    #: Words ending in one of ``simple_endings`` count as simple past unless listed in ``not_simple``.
+    simple_endings: Words = ()
+    not_simple: Words = ()
+    markers: Words = ()
+    subject_required: bool = True
+
+
+@dataclass(frozen=True)
+class TimeWords:
+    """Time expressions of a language, each tied to the English phrase of ``caim.memory.text.dates``
+    that means the same, so that English's grammar and resolvers (``caim.memory.timeref``) serve it.
+
+    ``phrases``: whole phrases to their English phrase ("gestern" -> "yesterday"). ``ago``: a
+    template of "<count> <unit> ago", with ``{count}`` and ``{unit}`` where those go (a regular
+    expression otherwise); ``counts`` and ``units``: their words to English ("drei" -> "3", "ein
+    paar" -> "a few"; "tagen" -> "day"). ``months`` and ``weekdays``: names (and abbreviations) to
+    1-12 and 0-6 (Monday 0). ``dates``: templates of a written date with ``{day}``, ``{month}``
+    and ``{year}`` (named groups ``day``, ``month``, ``year``; ``year`` optional in the template).
+    ``in_month``: templates of a month named alone ("im Mai"), with ``{month}``. ``markers``:
+    further words that mention a time ("seit", "früher") without naming one.
+    """
+
+    phrases: dict[str, str] = field(default_factory=dict)
+    ago: str = ""
+    counts: dict[str, str] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+    months: dict[str, int] = field(default_factory=dict)
+    weekdays: dict[str, int] = field(default_factory=dict)
+    dates: Words = ()
+    in_month: Words = ()
+    markers: Words = ()
+
+
+@dataclass(frozen=True)
+class Signals:
+    """The words each code signal of ``caim.memory.text`` looks for in one language.
+
+    Attributes:
+        first_person: The speaker as subject or owner ("ich", "mein", "wir").
+        third_person: Someone else as subject ("er", "sie").
+        telling: Verbs of being, having, liking, doing - a statement about the subject.
+        reactions: A reaction to the other side ("tut mir leid") that tells nothing of the speaker.
+        past: How a past action is told.
+        past_reference: References to the shared past ("erinnerst du dich", "letztes Mal").
+        asks_past: Words of a question about how things were ("früher", "damals").
+        when: Question words asking for a time ("wann", "in welchem Jahr").
+        aggregate: Question words asking for a count or a list ("wie viele").
+        question_words: Words that open a question ("was", "wer").
+        question_ends: Particles that end a question ("吗").
+        greetings: Greetings and thanks.
+        exclamations: Praise and exclamations.
+        sign_offs: Assent and farewells (small talk as a whole message only).
+        openers: Words that open a sentence before its statement ("ja", "also").
+        not_names: Capitalised words that are no name inside a sentence ("Ich", "Danke").
+        name_markers: Words before (``name_before``) or after (``name_after``) a name ("叫", "さん").
+        noun_capitals: Every noun is capitalised (German): a name needs more than a capital.
+        determiners: Words after which a capitalised word is a noun, not a name ("der", "meinen").
+        noun_endings: Endings of capitalised nouns that are no name ("-ung", "-heit").
+        quotes: Characters that open a quoted title.
+        titles: Pairs of brackets that hold a title ("《", "》").
+        giving: The assistant giving something ("ich empfehle").
+        wishes: Wishes and parting lines ("viel Spaß", "bis bald").
+        time: Time expressions.
+    """
+
+    first_person: Words = ()
+    third_person: Words = ()
+    telling: Words = ()
+    reactions: Words = ()
+    past: PastTense = field(default_factory=PastTense)
+    past_reference: Words = ()
+    asks_past: Words = ()
+    when: Words = ()
+    aggregate: Words = ()
+    question_words: Words = ()
+    question_ends: Words = ()
+    greetings: Words = ()
+    exclamations: Words = ()
+    sign_offs: Words = ()
+    openers: Words = ()
+    not_names: Words = ()
+    name_before: Words = ()
+    name_after: Words = ()
+    noun_capitals: bool = False
+    determiners: Words = ()
+    noun_endings: Words = ()
+    quotes: str = '"\u201c'
+    titles: tuple[tuple[str, str], ...] = ()
+    giving: Words = ()
+    wishes: Words = ()
+    time: TimeWords = field(default_factory=TimeWords)
+
+
+@dataclass(frozen=True)
+class Language:
+    """One language: how its text is split into index terms, and its signal tables.
+
+    Attributes:
+        code: ISO 639-1 code ("de"); "und" for text in no known language.
+        stemmer: PyStemmer's algorithm name ("german"), or ``None``: words are kept whole.
+        stopwords: Words left out of the index (lowercase; single characters for ``unspaced``).
+        votes: Words that, counted in a text, tell this language from the others (lowercase).
+        unspaced: Written without spaces between words (Chinese, Japanese).
+        signals: The code signals' tables; ``None`` for English (its grammar is in the modules).
+    """
+
+    code: str
+    stemmer: str | None = None
+    stopwords: frozenset[str] = frozenset()
+    votes: frozenset[str] = frozenset()
+    unspaced: bool = False
+    signals: Signals | None = None
+
+
+def combine(modifiers: dict[str, str], units: dict[str, str], *, after: bool = False, sep: str = " ") -> dict[str, str]:
+    """Phrases of a modifier and a unit of time to their English phrase ("letzte" + "woche" -> "last
+    week"; ``after``: the modifier follows the unit, "semaine dernière"; ``sep``: what joins them,
+    nothing in a language written without spaces).
+
+    >>> combine({"letzte": "last"}, {"woche": "week"}), combine({"dernière": "last"}, {"semaine": "week"}, after=True)
+    ({'letzte woche': 'last week'}, {'semaine dernière': 'last week'})
+    """
+    return {
+        (f"{u}{sep}{m}" if after else f"{m}{sep}{u}"): f"{em} {eu}"
+        for (m, em), (u, eu) in product(modifiers.items(), units.items())
+    }
+
+
+def words(text: str) -> Words:
+    """The words of a table written as one string, split at whitespace.
+
+    >>> words("ich mich  mir")
+    ('ich', 'mich', 'mir')
+    """
+    return tuple(text.split())
+
+
+def phrases(text: str) -> Words:
+    """The phrases of a table written as one string, separated by semicolons.
+
+    >>> phrases("tut mir leid; freut mich;")
+    ('tut mir leid', 'freut mich')
+    """
+    return tuple(p for p in (" ".join(x.split()) for x in text.split(";")) if p)
+
+
+def counting(text: str, start: int) -> dict[str, str]:
+    """Number words written as one string, to their digits from ``start`` on.
+
+    >>> counting("zwei drei", 2)
+    {'zwei': '2', 'drei': '3'}
+    """
+    return {w: str(i) for i, w in enumerate(text.split(), start=start)}
+
+
+def vote_words(*groups: Iterable[str]) -> frozenset[str]:
+    """The single words of some tables (phrases split at spaces and apostrophes), for detection."""
+    out: set[str] = set()
+    for g in groups:
+        for phrase in g:
+            out.update(w for w in phrase.replace("'", " ").split() if w)
+    return frozenset(out)
