@@ -287,6 +287,11 @@ def retrieval(
         "(pip install 'caim\\[eval]').",
     ),
     samples: str | None = typer.Option(None, "--samples", help="Comma-separated sample ids (default: all)."),
+    cv: bool = typer.Option(
+        False,
+        "--cv",
+        help="Also fit caim's weights leave-one-conversation-out and print dev and cross-validated recall.",
+    ),
     plot: bool = PLOT,
     quiet: bool = QUIET,
 ) -> None:
@@ -317,6 +322,7 @@ def retrieval(
             samples=_split(samples),
             progress=progress,
             plot=plot,
+            cv=cv,
         )
     table = Table(title=f"LoCoMo retrieval, {summary['questions'].get('all', 0)} questions: recall@10")
     labels = ["all", *bench.CATEGORIES.values()]
@@ -327,6 +333,13 @@ def retrieval(
     for name, entry in summary["systems"].items():
         table.add_row(name, *(bench.fmt(entry["recall@10"][lab]) for lab in labels), str(entry["latency_ms"]["p95"]))
     Console(soft_wrap=True).print(table)
+    if "cv" in summary:
+        cv_table = Table(title="caim recall@10: shipped, fitted in-sample, leave one conversation out")
+        for col in ["ranking", *labels]:
+            cv_table.add_column(col, justify="left" if col == "ranking" else "right")
+        for row in bench.cv_rows(summary["cv"]):
+            cv_table.add_row(*row)
+        Console(soft_wrap=True).print(cv_table)
     console.print(f"report: {out / 'report.md'}", style="dim")
 
 

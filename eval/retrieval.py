@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -35,6 +35,8 @@ import numpy as np
 
 from caim.core.embeddings import Embedder
 from caim.core.errors import ConfigError
+from caim.eval import fit
+from caim.eval.fit import ALL_SIGNALS, Case
 from caim.eval.locomo import locomo_turn_text, parse_locomo_datetime
 from caim.eval.metrics import evidence_ids, percentile
 from caim.eval.peers import PEERS, PeerTurn, RetrievalPeer, retrieval_peer
@@ -43,6 +45,7 @@ from caim.eval.tables import markdown_table
 from caim.memory.capture import raw_record
 from caim.memory.records import MemoryRecord
 from caim.memory.retrieval import DEFAULT_WEIGHTS, DENSE_ONLY, LEXICAL_ONLY, Query, Retriever, Weights
+from caim.memory.search.engine import scoring
 from caim.memory.store import MemoryStore
 from caim.memory.timeref import find_expressions, resolve
 from caim.ontology import Ontology, TagIndex
@@ -233,12 +236,15 @@ def run(
     samples: Sequence[str] | None = None,
     progress: Progress | None = None,
     plot: bool = True,
+    cv: bool = False,
 ) -> dict:
     """Capture, search, score and report; returns the summary written to ``results.json``.
 
     ``systems`` may name caim's systems (``SYSTEMS``) and peers (``PEER_SYSTEMS``): every system
     searches the same conversations with the same ``embedder`` and is scored the same way.
     ``run.json`` records the run: data, systems, embedder, package versions and each peer's settings.
+    With ``cv`` the summary's ``cv`` entry compares caim's recall under its shipped weights, under
+    weights fitted on every conversation, and leave-one-conversation-out (``cross_validation``).
 
     Raises:
         ConfigError: an unknown system, a peer whose package cannot be imported, or unusable data.
@@ -258,6 +264,7 @@ def run(
         started = time.perf_counter()
         capture_s = bench.capture_all(convs)
         scores = bench.ask_all(convs, systems)
+        fitted = cross_validation(bench.cases(convs), progress) if cv else None
     finally:
         for peer in peers.values():
             peer.close()
@@ -275,6 +282,8 @@ def run(
     if peers:
         info["peer_capture_seconds"] = {name: round(s, 1) for name, s in bench.peer_capture_s.items()}
     summary = summarize(scores, info)
+    if fitted is not None:
+        summary["cv"] = fitted
     run_info = {
         "benchmark": "locomo-retrieval",
         "started_at": started_at,
@@ -345,6 +354,20 @@ class _Bench:
                     self.progress("questions", asked, total)
         return scores
 
+    def cases(self, convs: list[Conversation]) -> list[Case]:
+        """Every question of ``convs`` ready to rank under any weights (``caim.eval.fit``)."""
+        out = []
+        for conv in convs:
+            user = _user(conv)
+            for q in conv.questions:
+                query = _query(q.text, conv, self.tagger, self.ontology, self.store.embed([q.text])[0])
+                s = scoring(self.retriever, user, query, ALL_SIGNALS)
+                if s is not None:
+                    records = self.store.db.by_rid(user, [int(r) for r in s.columns.rid])
+                    turns = [_turn_ids(records.get(int(r))) for r in s.columns.rid]
+                    out.append(Case.of(conv.sample_id, q.category, q.text, s, turns, q.evidence))
+        return out
+
     def search(self, name: str, conv: Conversation, text: str, k: int) -> list[set[str]]:
         """System ``name``'s top ``k`` for ``text`` in ``conv``, each result as the turn ids it holds."""
         user = _user(conv)
@@ -366,6 +389,43 @@ def score(scores: Scores, q: Question, hits: list[set[str]]) -> None:
     for k in KS:
         found = set().union(*hits[:k])
         scores.recall[k].append((q.category, len(found & evidence) / len(q.evidence)))
+
+
+def _turn_ids(rec: MemoryRecord | None) -> frozenset[str]:
+    return frozenset(s.turn_id for s in rec.sources if s.turn_id) if rec else frozenset()
+
+
+def cross_validation(cases: list[Case], progress: Progress | None = None) -> dict:
+    """caim's recall under its shipped weights, under weights fitted on all ``cases``, and with each
+    conversation's questions ranked by weights fitted on the other conversations only.
+
+    Returns:
+        ``{"dev"|"fitted"|"cross-validated": {f"recall@{k}": {category: mean}}, "weights": ...}``.
+    """
+    report = lambda done, total: progress("fit (leave one out)", done, total) if progress else None  # noqa: E731
+    folds = fit.cross_validate(cases, DEFAULT_WEIGHTS, progress=report)
+    everything = fit.fit(cases, DEFAULT_WEIGHTS)
+    held = fit.pooled(folds)
+    return {
+        "dev": _recall_cells([(c, fit.recalls(c, DEFAULT_WEIGHTS)) for c in cases]),
+        "fitted": _recall_cells([(c, fit.recalls(c, everything)) for c in cases]),
+        "cross-validated": _recall_cells(held),
+        "weights": {
+            "shipped": asdict(DEFAULT_WEIGHTS),
+            "fitted": asdict(everything),
+            "folds": {f.left_out: asdict(f.weights) for f in folds},
+        },
+    }
+
+
+def _recall_cells(rows: list[tuple[Case, tuple[float, ...]]]) -> dict:
+    cells = {}
+    for i, k in enumerate(fit.KS):
+        cell = {"all": _mean([r[i] for _, r in rows])}
+        for cat, label in CATEGORIES.items():
+            cell[label] = _mean([r[i] for c, r in rows if c.category == cat])
+        cells[f"recall@{k}"] = cell
+    return cells
 
 
 def _user(conv: Conversation) -> str:
@@ -437,9 +497,47 @@ def render(summary: dict, plot_file: str | None) -> str:
     ]
     lines += ["## Latency per search (query embedding included)", ""]
     lines += markdown_table(["system", "p50 ms", "p95 ms"], latency)
+    if "cv" in summary:
+        lines += ["", *render_cv(summary["cv"])]
     if plot_file:
         lines += ["", f"![recall]({plot_file})"]
     return "\n".join(lines) + "\n"
+
+
+#: The rows of the cross-validation table, in order, with their labels.
+CV_ROWS = {
+    "dev": "caim, shipped weights",
+    "fitted": "caim, weights fitted on all conversations",
+    "cross-validated": "caim, leave one conversation out",
+}
+
+
+def cv_rows(cv: dict, k: int = 10) -> list[list[str]]:
+    """The cross-validation table's rows at recall@``k``: label, then all and each category."""
+    labels = ["all", *CATEGORIES.values()]
+    return [[title, *(fmt(cv[key][f"recall@{k}"][lab]) for lab in labels)] for key, title in CV_ROWS.items()]
+
+
+def render_cv(cv: dict) -> list[str]:
+    """The report's cross-validation section: recall@10 side by side and the weights."""
+    labels = ["all", *CATEGORIES.values()]
+    lines = [
+        "## Cross-validation (`--cv`)",
+        "",
+        "recall@10 of caim's ranking under the weights it ships with, under weights fitted on all "
+        "conversations (in-sample), and with each conversation ranked by weights fitted on the others "
+        "only (`caim.eval.fit`: coordinate search on the mean of recall@5/10/20).",
+        "",
+        *markdown_table(["ranking", *labels], cv_rows(cv)),
+        "",
+    ]
+    names = list(cv["weights"]["shipped"])
+    rows = [
+        [key, *(str(w[n]) for n in names)]
+        for key, w in (("shipped", cv["weights"]["shipped"]), ("fitted", cv["weights"]["fitted"]))
+    ]
+    rows += [[f"without {conv}", *(str(w[n]) for n in names)] for conv, w in cv["weights"]["folds"].items()]
+    return [*lines, "Weights:", "", *markdown_table(["weights", *names], rows)]
 
 
 def fmt(x: float | None) -> str:
