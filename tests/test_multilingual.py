@@ -11,7 +11,21 @@ from caim.core.embeddings import Embedder
 from caim.memory.capture import raw_record
 from caim.memory.retrieval import Query, Retriever
 from caim.memory.store import MemoryStore
-from caim.memory.text import tokenize
+from caim.memory.text import (
+    asks_about_past,
+    date_windows,
+    has_time_expression,
+    is_aggregate_question,
+    is_small_talk,
+    is_when_question,
+    memory_signals,
+    named_speakers,
+    names,
+    prior,
+    tells_past_action,
+    tokenize,
+    without_opener,
+)
 from caim.memory.text.lang import detect
 
 T0 = datetime(2024, 3, 11, 18, tzinfo=UTC)  # a Monday
@@ -23,7 +37,7 @@ CONVERSATIONS = {
         ("Lena", "Ich habe letzte Woche das Buch „Momo“ von Michael Ende gelesen."),
         ("Jonas", "Wie schön! Wir waren am Wochenende in den Bergen wandern."),
         ("Lena", "Mein Bruder spielt seit drei Jahren Cello im Orchester."),
-        ("Jonas", "Danke, bis bald!"),
+        ("Jonas", "Danke schön!"),
     ],
     "fr": [
         ("Claire", "Ma sœur a acheté un cheval à Lyon l'année dernière."),
@@ -35,7 +49,7 @@ CONVERSATIONS = {
         ("Lucía", "Ayer compré una bicicleta roja para ir al trabajo."),
         ("Mateo", "¡Qué bien! Mi hermana Carmen se mudó a Sevilla el mes pasado."),
         ("Lucía", "Hace tres días fuimos al concierto de Rosalía con Pablo."),
-        ("Mateo", "¡Hola! ¿Qué tal?"),
+        ("Mateo", "¡Muchas gracias!"),
     ],
     "zh": [
         ("小雨", "我上周在图书馆读了一本小说，叫《百年孤独》。"),
@@ -135,3 +149,109 @@ def test_a_question_finds_its_evidence_through_the_lexical_index(code, question)
         assert hits[0].scores.get("bm25", 0) > 0
     finally:
         store.close()
+
+
+# ---- code signals -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("message", ["你好！", "谢谢你！", "ありがとう！", "Merci beaucoup !", "¡Hola!", "Danke!"])
+def test_a_lone_greeting_or_thanks_is_small_talk_in_any_language(message):
+    assert is_small_talk(message)
+
+
+@pytest.mark.parametrize("code", list(CONVERSATIONS))
+def test_statements_are_no_small_talk_and_the_closing_turn_is(code):
+    turns = [t for _, t in CONVERSATIONS[code]]
+    assert not any(is_small_talk(t) for t in turns[:3])
+    assert is_small_talk(turns[3])
+
+
+def test_openers_are_taken_off_the_statement():
+    assert without_opener("Ja, also, ich habe ein Studio eröffnet.") == "ich habe ein Studio eröffnet."
+    assert without_opener("Bueno, pues me mudé a Sevilla.") == "me mudé a Sevilla."
+    assert without_opener("嗯，我开了一家店。") == "我开了一家店。"
+    assert without_opener("Jahre später zog ich um.") == "Jahre später zog ich um."  # "ja" only as a word
+
+
+def test_names_in_each_language():
+    assert names("Mi hermana Carmen se mudó a Sevilla con Pablo.") == ["Carmen", "Sevilla", "Pablo"]
+    assert names("¿Dónde vive Ana ahora?") == ["Ana"]  # "¿Dónde" opens the sentence
+    assert names("J'ai vu Éric et Zoë à Paris.") == ["Éric", "Zoë", "Paris"]
+    # German capitalises every noun: after a determiner or with a noun ending it is no name
+    assert names("Ich habe meinen Hund Bello zur Behandlung gebracht.") == ["Bello"]
+    assert names("我的狗叫小白，我在读《百年孤独》。") == ["百年孤独", "小白"]
+    assert names("先週、友達の田中さんと京都に行きました。") == ["田中"]
+    assert names("我和Anna去了北京。") == ["Anna"]
+
+
+def test_past_actions_told_in_the_first_person():
+    told = [
+        "Ich habe letzte Woche einen Kuchen gebacken.",
+        "Wir waren am Wochenende in den Bergen.",
+        "J'ai adopté deux chatons.",
+        "Ayer compré una bicicleta.",  # Spanish needs no subject: "compré" is the first person
+        "我们上周去了公园。",
+        "昨日、映画を見ました。",
+    ]
+    not_told = [
+        "Ich backe gern Kuchen.",
+        "Ich habe ein Gedicht.",  # "Gedicht" looks like a participle, but follows an article
+        "J'ai un ami à Lyon.",
+        "Mi hermana se mudó a Sevilla.",  # her move, not the speaker's
+        "我喜欢公园。",
+        "映画が好きです。",
+    ]
+    assert all(tells_past_action(t) for t in told)
+    assert not any(tells_past_action(t) for t in not_told)
+
+
+def test_prior_reads_a_past_action_a_name_and_a_question_in_any_language():
+    assert prior("我们2023年领养了一只小狗，叫米索！", 0) == prior("We adopted a puppy called Miso in 2023!", 0)
+    assert prior("Wir haben letzte Woche Anna in Berlin besucht.", 5) > prior("Wie geht es dir?", 5)
+
+
+def test_query_signals_in_each_language():
+    assert is_when_question("Wann war Lena in Rom?") and is_when_question("我什么时候去的北京？")
+    assert is_when_question("¿Cuándo fuiste a Sevilla?") and is_when_question("Quand es-tu allé à Lyon ?")
+    assert not is_when_question("Wo war Lena?") and not is_when_question("我去了哪里？")
+    assert is_aggregate_question("¿Cuántos libros ha leído Lucía?") and is_aggregate_question("我读了多少本书？")
+    assert not is_aggregate_question("¿Dónde vive Lucía?")
+    assert asks_about_past("我以前住在哪里？") and asks_about_past("Wo habe ich früher gewohnt?")
+    assert not asks_about_past("我住在哪里？")
+    assert named_speakers("Anna去了哪里？", ["Anna", "小雨"]) == ["Anna"]
+    assert named_speakers("小雨读了什么书？", ["Anna", "小雨"]) == ["小雨"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Weißt du noch, was ich dir letzte Woche erzählt habe?",
+        "Tu te souviens de ce que je t'ai dit la semaine dernière ?",
+        "¿Te acuerdas de lo que te conté el otro día?",
+        "你还记得我上周跟你说过的书吗？",
+    ],
+)
+def test_a_reference_to_the_shared_past_needs_memory(message):
+    s = memory_signals(message)
+    assert s.question and s.past_reference and s.time_reference and s.self_question
+
+
+def test_a_general_question_needs_no_memory():
+    for message in ("Was ist die Hauptstadt von Frankreich?", "法国的首都是哪里？", "¿Cuál es la capital de Francia?"):
+        s = memory_signals(message)
+        assert s.question and not (s.past_reference or s.time_reference or s.self_question)
+
+
+def test_time_expressions_and_date_windows():
+    now = datetime(2024, 3, 20)
+    assert has_time_expression("Wir waren vor drei Tagen im Kino.") and has_time_expression("三天前我们看了电影。")
+    assert not has_time_expression("Wir gehen gern ins Kino.") and not has_time_expression("我们喜欢看电影。")
+    day = [(datetime(2023, 3, 3), datetime(2023, 3, 3))]
+    assert date_windows("Qu'est-ce que j'ai fait le 3 mars 2023 ?", now) == day
+    assert date_windows("¿Qué hice el 3 de marzo de 2023?", now) == day
+    assert date_windows("Was habe ich am 3. März 2023 gemacht?", now) == day
+    assert date_windows("2023年3月3日我做了什么？", now) == day
+    may = [(datetime(2023, 5, 1), datetime(2023, 5, 31))]
+    assert date_windows("Was habe ich im Mai gemacht?", now) == may  # the latest May before now
+    assert date_windows("我五月做了什么？", now) == may
+    assert date_windows("Que s'est-il passé en mai 2023 ?", now) == may  # a month of a year, not May alone

@@ -18,13 +18,23 @@ one family of phrases; what each matches is its contract (the resolvers in
   of units before or after (``SPAN``) - the parts ``caim.memory.timeref`` reads;
 - ``DAY_MONTH``, ``MONTH_DAY``, ``YEAR``, ``WEEKDAY``, ``BARE_MONTH``: dates as an answer or a
   question writes them (``date_windows``, ``caim.memory.text.grounding``).
+
+Other languages: ``mentions`` finds a text's time expressions from its language's ``TimeWords``
+(``caim.memory.text.tables``) - each relative phrase with the English phrase of this grammar that
+means the same ("letzte Woche" is "last week", "三天前" is "3 days ago"), each written date with
+its day, month and year - so that ``has_time_expression``, ``date_windows`` and
+``caim.memory.timeref`` treat it as they treat the English phrase.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
+from functools import cache
 
+from caim.memory.text.lang import Language, alternation, detect, matcher, number
+from caim.memory.text.tables import TimeWords
 from caim.memory.text.tokens import NUMBER_WORDS
 
 MONTHS = (
@@ -115,8 +125,13 @@ def has_time_expression(text: str) -> bool:
 
     >>> has_time_expression("We went camping last summer."), has_time_expression("We went camping.")
     (True, False)
+    >>> has_time_expression("Wir waren letzte Woche zelten."), has_time_expression("我三天前去了露营。")
+    (True, True)
     """
-    return TIME_EXPRESSION.search(text) is not None
+    language = detect(text)
+    if language.signals is None:
+        return TIME_EXPRESSION.search(text) is not None
+    return bool(mentions(text, language))
 
 
 def month_name(word: str) -> str:
@@ -171,7 +186,13 @@ def date_windows(question: str, now: datetime) -> list[tuple[datetime, datetime]
     >>> [(a.date().isoformat(), b.date().isoformat()) for a, b in date_windows("What did I do in May?",
     ...                                                                         datetime(2023, 3, 1))]
     [('2022-05-01', '2022-05-31')]
+    >>> [(a.date().isoformat(), b.date().isoformat()) for a, b in date_windows("2023年5月2日我做了什么？",
+    ...                                                                         datetime(2023, 6, 1))]
+    [('2023-05-02', '2023-05-02')]
     """
+    language = detect(question)
+    if language.signals is not None:
+        return _windows(mentions(question, language), now)
     q = ORDINAL.sub(r"\1", question.lower().replace(",", " "))
     q = re.sub(r"\s+", " ", q)
     out: list[tuple[datetime, datetime]] = []
@@ -207,4 +228,136 @@ def date_windows(question: str, now: datetime) -> list[tuple[datetime, datetime]
             mo = MONTH_NUMBER[m.group(2)]
             y = naive_now.year if datetime(naive_now.year, mo, 1) <= naive_now else naive_now.year - 1
             add(month_days(y, mo), m.span())
+    return out
+
+
+# ---- other languages ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Mention:
+    """A time expression in a language other than English.
+
+    Attributes:
+        text: As written.
+        start: Where it starts in the text.
+        english: The English phrase of this module's grammar that means the same ("last week", "3
+            days ago"); ``None`` for a written date, a year or a word that only mentions a time.
+        day: The day of a written date (``None``: not given).
+        month: Its month (``None``: a year alone, or no date).
+        year: Its year (``None``: not given).
+        bare: A month named alone after a preposition ("im Mai", "en mayo", "5月").
+    """
+
+    text: str
+    start: int
+    english: str | None = None
+    day: int | None = None
+    month: int | None = None
+    year: int | None = None
+    bare: bool = False
+
+
+_DAY = r"(?P<day>\d{1,2}|[〇一二三四五六七八九十]{1,3})"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+_NUMERALS = "[〇一二三四五六七八九十两]{1,3}"
+_NO_YEAR = r"(?![\s,]*(?:de\s+|del\s+)?(?:19|20)\d\d)"
+
+
+@cache
+def _grammar(time: TimeWords, unspaced: bool) -> dict[str, list[re.Pattern[str]]]:
+    """The language's time expressions compiled, per kind of ``Mention``."""
+
+    def bounded(body: str) -> re.Pattern[str]:
+        return re.compile(body if unspaced else rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
+
+    month = f"(?P<month>{alternation(tuple(time.months))})"
+    count = rf"(?P<count>\d+|{alternation(tuple(time.counts))}" + (f"|{_NUMERALS})" if unspaced else ")")
+    ago = time.ago.format(count=count, unit=f"(?P<unit>{alternation(tuple(time.units))})") if time.ago else ""
+    return {
+        "phrase": [matcher(tuple(time.phrases), unspaced)],
+        "ago": [bounded(ago)] if ago else [],
+        "date": [bounded(t.format(day=_DAY, month=month, year=_YEAR)) for t in time.dates],
+        # a month alone: not one a year follows ("en mayo de 2023" is a month of a year)
+        "bare": [bounded(t.format(month=month) + _NO_YEAR) for t in time.in_month],
+        "iso": [re.compile(r"(?<!\d)(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?!\d)")],
+        "year": [re.compile(r"(?<!\d)(?P<year>(?:19|20)\d\d)(?!\d)")],
+        "marker": [matcher(time.markers, unspaced)],
+    }
+
+
+def _mention(kind: str, m: re.Match[str], time: TimeWords) -> Mention:
+    text, groups = m.group(0), m.groupdict()
+    if kind == "phrase":
+        return Mention(text, m.start(), english=time.phrases[" ".join(text.lower().split())])
+    if kind == "ago":
+        n = groups["count"].lower()
+        count = n if n.isdigit() else time.counts.get(n) or str(number(n))
+        unit = time.units[groups["unit"].lower()]
+        return Mention(text, m.start(), english=f"{count} {unit}{'' if count in ('a', '1') else 's'} ago")
+    month, day, year = groups.get("month"), groups.get("day"), groups.get("year")
+    return Mention(
+        text,
+        m.start(),
+        day=number(day) if day else None,
+        month=(int(month) if month.isdigit() else time.months[month.lower().rstrip(".")]) if month else None,
+        year=int(year) if year else None,
+        bare=kind == "bare",
+    )
+
+
+def mentions(text: str, language: Language) -> list[Mention]:
+    """The time expressions of a text in a language with tables, in order, none overlapping another
+    (the longest wins where two start together, the earliest where they overlap).
+
+    Args:
+        text: Any text.
+        language: Its language (``caim.memory.text.lang.detect``); English and no tables give none.
+
+    Returns:
+        Each ``Mention``: relative phrases and counts back ("vor drei Tagen") with their English
+        phrase; written dates, months named alone, ISO dates and years with their parts; words that
+        only mention a time ("seit").
+
+    >>> from caim.memory.text.lang import detect
+    >>> [(m.text, m.english or (m.day, m.month, m.year)) for m in mentions("Il y a 3 jours, le 5 mai 2023.",
+    ...                                                                    detect("Il y a trois jours"))]
+    [('Il y a 3 jours', '3 days ago'), ('5 mai 2023', (5, 5, 2023))]
+    """
+    if language.signals is None:
+        return []
+    time = language.signals.time
+    found = [
+        (m.start(), -len(m.group(0)), kind, m)
+        for kind, patterns in _grammar(time, language.unspaced).items()
+        for p in patterns
+        for m in p.finditer(text)
+        if m.group(0)
+    ]
+    out: list[Mention] = []
+    end = -1
+    for start, length, kind, m in sorted(found, key=lambda f: (f[0], f[1])):
+        if start >= end:
+            out.append(_mention(kind, m, time))
+            end = start - length
+    return out
+
+
+def _windows(found: list[Mention], now: datetime) -> list[tuple[datetime, datetime]]:
+    """``date_windows`` of a question's ``mentions``: a dated day, a month of a year, a year, a month
+    named alone (its latest occurrence before ``now``)."""
+    out: list[tuple[datetime, datetime]] = []
+    naive_now = now.replace(tzinfo=None)
+    for m in found:
+        try:
+            if m.day and m.month and m.year:
+                day = datetime(m.year, m.month, m.day)
+                out.append((day, day))
+            elif m.month and m.year:
+                out.append(month_days(m.year, m.month))
+            elif m.year and not m.month:
+                out.append((datetime(m.year, 1, 1), datetime(m.year, 12, 31)))
+            elif m.bare and m.month:
+                y = naive_now.year if datetime(naive_now.year, m.month, 1) <= naive_now else naive_now.year - 1
+                out.append(month_days(y, m.month))
+        except ValueError:  # no such day (31 February) or month
+            continue
     return out

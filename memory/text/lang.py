@@ -6,10 +6,11 @@
    characters outnumber the words of other scripts, the text is Japanese if a tenth of those
    characters are kana, Chinese if it holds Han, else ``UNSPACED`` (no tables).
 2. Words of other non-Latin scripts (Cyrillic, Greek, Arabic...) outnumbering Latin ones: ``NEUTRAL``.
-3. Latin script: each lowercase word votes for every language whose ``votes`` hold it. Another
-   language than English is chosen when it has more votes than English and at least two (one in a
-   text of one or two words); otherwise English, the default for Latin text, so English text is
-   read exactly as before there were other languages.
+3. Latin script: each lowercase word (of two letters or more, or one accented: "à") votes for
+   every language whose ``votes`` hold it, and each of a language's ``marks`` ("ß", "¿") the text
+   holds votes for that language. Another language than English is chosen when it has more votes
+   than English and at least two (one in a text of one or two words); otherwise English, the
+   default for Latin text, so English text is read exactly as before there were other languages.
 
 ``LANGUAGES`` lists the languages with tables (English first). ``matcher`` compiles a table's
 phrases; ``clauses``, ``sentences`` and ``word_count`` split a text the way its language is written.
@@ -53,7 +54,7 @@ _LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
 _VOTERS = LANGUAGES[:4]
 _VOTES: dict[str, tuple[int, ...]] = {}
 for _i, _lang in enumerate(_VOTERS):
-    for _w in (w for w in _lang.votes if len(w) > 1):  # a single letter tells no language
+    for _w in (w for w in _lang.votes if len(w) > 1 or not w.isascii()):  # "y", "a": no language; "à" does
         _VOTES[_w] = (*_VOTES.get(_w, ()), _i)
 
 
@@ -73,7 +74,7 @@ def detect(text: str) -> Language:
     ('und', 'en')
     """
     if text.isascii():
-        return _by_votes(_LETTERS.findall(text.lower()))
+        return _by_votes(_LETTERS.findall(text.lower()), "")
     runs = "".join(UNSPACED_RUN.findall(text))
     words = _LETTERS.findall(UNSPACED_RUN.sub(" ", text).lower())
     if len(runs) > len(words):
@@ -81,7 +82,7 @@ def detect(text: str) -> Language:
     latin = sum(1 for w in words if _LATIN.match(w))
     if latin * 2 < len(words):
         return NEUTRAL
-    return _by_votes(words)
+    return _by_votes(words, text.lower())
 
 
 def script_language(chars: str) -> Language:
@@ -93,8 +94,8 @@ def script_language(chars: str) -> Language:
     return lang_zh.LANGUAGE if _HAN.search(chars) else UNSPACED
 
 
-def _by_votes(words: list[str]) -> Language:
-    counts = [0] * len(_VOTERS)
+def _by_votes(words: list[str], text: str) -> Language:
+    counts = [sum(1 for c in language.marks if c in text) for language in _VOTERS]
     for w in words:
         for i in _VOTES.get(w, ()):
             counts[i] += 1
@@ -114,7 +115,9 @@ def normal(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).replace("\u2019", "'").split())
 
 
-def _alternation(words: Words) -> str:
+def alternation(words: Words) -> str:
+    """A regular-expression alternation of phrases, longest first (spaces: any whitespace; an
+    apostrophe: either kind)."""
     ordered = sorted(set(words), key=lambda w: (-len(w), w))
     return "|".join(re.escape(w).replace(r"\ ", r"\s+").replace("'", "['\u2019]") for w in ordered)
 
@@ -129,7 +132,7 @@ def matcher(words: Words, unspaced: bool) -> re.Pattern[str]:
     """
     if not words:
         return re.compile(r"(?!)")
-    body = _alternation(words)
+    body = alternation(words)
     return re.compile(body if unspaced else rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
 
 

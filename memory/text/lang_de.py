@@ -15,6 +15,7 @@ from caim.memory.text.tables import (
     combine,
     counting,
     phrases,
+    table_words,
     vote_words,
     words,
 )
@@ -52,7 +53,6 @@ TIME = TimeWords(
         "heute abend": "tonight",
         "gestern abend": "last night",
         "letzte nacht": "last night",
-        "morgen": "tomorrow",
         "neulich": "the other day",
         "letztens": "the other day",
         "kürzlich": "recently",
@@ -98,6 +98,9 @@ SIGNALS = Signals(
     past=PastTense(
         subjects=words("ich wir"),
         auxiliaries=words("habe hab haben hatte hatten bin sind war waren"),
+        not_after=words(
+            "ein eine einen einem der die das den dem des kein keine keinen mein meine meinen dein deine sein seine"
+        ),
         participle=r"\w*ge\w{2,}(?:t|en)|(?:be|ver|er|ent|zer|emp)\w{2,}(?:t|en)|\w{3,}iert",
         simple=words(
             """war waren hatte hatten ging gingen fuhr fuhren sah sahen traf trafen kam kamen fand fanden machte
@@ -165,7 +168,7 @@ LANGUAGE = Language(
     code="de",
     stemmer="german",
     stopwords=STOPWORDS,
-    votes=vote_words(STOPWORDS, TIME.phrases, MONTHS, WEEKDAYS, SIGNALS.greetings, SIGNALS.sign_offs)
-    | vote_words(SIGNALS.telling, SIGNALS.past.simple),
+    votes=vote_words(STOPWORDS) | table_words(SIGNALS),
+    marks="ßäöü",
     signals=SIGNALS,
 )

@@ -166,15 +166,21 @@ EXCLAMATIONS = ("wow", "awesome", "great", "glad", "cool", "amazing", "nice", "y
 #: Assent and farewells: small talk as a whole message only.
 SIGN_OFFS = ("ok", "okay", "bye", "goodbye", "good morning", "good night", "good evening")
 
-#: English words that another language's tables also hold (German "die", "war"; French "son";
-#: Spanish "come"): they vote for English too.
+#: Words of another language's tables that English has too (German "die", "war"; French "son";
+#: Spanish "come"): they vote for English too, and count as small talk only as English reads them.
 SHARED = words(
-    """also art bald bin den die fast gift hat hell kind man mist rat rock so war was will wo top super genial
-    prima klasse bravo son sur pour est plus on non ton mon ou sale tout car come con sin pan era ante este
+    """also toll art bald bin den die fast gift hat hell kind man mist rat rock so war was will wo top super genial
+    prima klasse bravo son sur pour est plus on non ton ou sale tout car come con sin pan era ante este
     para solo mi ten once red fin ciao chat coin pain main dire vale mar ha he ai cuisine plane ya um ma hay
-    mag ins soy al et lo er yo tag im da weekend january february march april may june july august
+    mag ins soy al lo er yo tag im da weekend week content moment oh courage chance end excellent jo eh hm ah
+    comment rate six date aug jun parfait ay oft gut encore january february march april may june july august
     september october november december monday tuesday wednesday thursday friday saturday sunday"""
 )
+
+#: Small talk of another language whose stem an English word shares (Spanish "perfecto" and English
+#: "perfect", French "salut" and "salute", German "danke" and "dank"): ``SMALL_TALK_STEMS`` of
+#: ``caim.memory.text.smalltalk`` leaves them out, so an English claim keeps those words.
+STEM_COGNATES = words("perfecto fantástico salut danke")
 
 LANGUAGE = Language(
     code="en",

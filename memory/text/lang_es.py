@@ -15,6 +15,7 @@ from caim.memory.text.tables import (
     combine,
     counting,
     phrases,
+    table_words,
     vote_words,
     words,
 )
@@ -92,6 +93,7 @@ SIGNALS = Signals(
     past=PastTense(
         subjects=words("yo nosotros nosotras"),
         auxiliaries=words("he hemos había habíamos"),
+        not_after=words("un una unos unas el la los las lo mi mis tu tus su sus nuestro nuestra"),
         participle=r"\w+(?:ado|ada|ados|adas|ido|ida|idos|idas)|hecho|visto|dicho|escrito|puesto|vuelto|roto|abierto",
         simple=words(
             """fui fuimos tuve tuvimos hice hicimos estuve estuvimos vi vimos dije dijimos pude pudimos puse vine
@@ -151,7 +153,7 @@ LANGUAGE = Language(
     code="es",
     stemmer="spanish",
     stopwords=STOPWORDS,
-    votes=vote_words(STOPWORDS, TIME.phrases, MONTHS, WEEKDAYS, SIGNALS.greetings, SIGNALS.sign_offs)
-    | vote_words(SIGNALS.telling, SIGNALS.past.simple, _FIRST_PERSON_VERBS),
+    votes=vote_words(STOPWORDS) | table_words(SIGNALS),
+    marks="¿¡ñ",
     signals=SIGNALS,
 )

@@ -12,6 +12,7 @@ from caim.memory.text.tables import (
     combine,
     counting,
     phrases,
+    table_words,
     vote_words,
     words,
 )
@@ -94,6 +95,10 @@ SIGNALS = Signals(
         subjects=words("je j nous on"),
         auxiliaries=words("ai avons avais avions suis sommes étais étions"),
         participle=r"\w+(?:é|ée|és|ées|i|ie|is|ise|it|ite|u|ue|us|ert|erte|eint)",
+        not_after=words(
+            """un une le la les l des du de d mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs ce cet
+            cette ces"""
+        ),
         simple=words(
             "étais étions avais avions allais allions faisais habitais travaillais jouais voulais pensais aimais"
         ),
@@ -150,7 +155,7 @@ LANGUAGE = Language(
     code="fr",
     stemmer="french",
     stopwords=STOPWORDS,
-    votes=vote_words(STOPWORDS, TIME.phrases, MONTHS, WEEKDAYS, SIGNALS.greetings, SIGNALS.sign_offs)
-    | vote_words(SIGNALS.telling, SIGNALS.past.simple),
+    votes=vote_words(STOPWORDS) | table_words(SIGNALS),
+    marks="çœèêëîïûùâ",
     signals=SIGNALS,
 )

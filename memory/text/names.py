@@ -4,12 +4,21 @@ One lexicon (``_NOT_A_NAME``) lists the capitalised words that are no name - pro
 question words, greetings and interjections, speaker roles - each with where it misleads: inside a
 sentence (``NOT_NAMES``, which ``names`` skips) or opening one (``NOT_SUBJECTS``: "There is..." has
 no one as its subject), or both. A word opening a sentence is never taken for a name by ``names``.
+
+Other languages (``caim.memory.text.lang``) read names from their ``Signals`` tables: a capitalised
+word in any alphabet, not opening a sentence and not in ``not_names``; in German, which capitalises
+every noun, not after a determiner and without a noun ending either. Chinese and Japanese have no
+capitals: a name there is a title in brackets (《百年孤独》), the word after "called" (叫小白) or
+before a title of address (田中さん, 王老师), or a capitalised Latin word among the characters.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Literal
+
+from caim.memory.text.lang import UNSPACED_CHAR, alternation, detect
+from caim.memory.text.tables import Language, Signals
 
 #: Where a capitalised word is no name: inside a sentence, opening one, or both.
 _Where = Literal["inside", "opening", "both"]
@@ -94,4 +103,60 @@ def names(text: str, exclude: frozenset[str] = frozenset()) -> list[str]:
     ['Harry', 'Potter', 'GoT', 'McKenzie']
     """
     body = text.split(IMAGE_MARK)[0]
-    return list(dict.fromkeys(w for w in _NAME.findall(body) if w not in NOT_NAMES and w not in exclude))
+    language = detect(body)
+    if language.signals is None:
+        return list(dict.fromkeys(w for w in _NAME.findall(body) if w not in NOT_NAMES and w not in exclude))
+    found = _capitalised(body, language.signals)
+    if language.unspaced:
+        found = _bracketed(body, language.signals) + found + _marked(body, language)
+    return list(dict.fromkeys(w for w in found if w not in exclude))
+
+
+#: A word of letters in a script written with spaces (characters of Chinese or Japanese end it).
+_WORD = re.compile(f"(?:(?!{UNSPACED_CHAR})[^\\W\\d_])+")
+#: What may stand between a sentence's end and its first word: spaces, opening quotes and marks.
+_OPENING = re.compile(r"[\s\"'\u201c\u201e\u00ab\u00bb\u300c\u300e(\u00bf\u00a1-]*$")
+_ENDS = (".", "!", "?", ":", "\u3002", "\uff01", "\uff1f")
+
+
+def _opens_sentence(text: str, at: int) -> bool:
+    before = text[: at - len(_OPENING.search(text[:at]).group())]  # type: ignore[union-attr]
+    return not before or before.endswith(_ENDS)
+
+
+def _capitalised(body: str, signals: Signals) -> list[str]:
+    """Capitalised words (any alphabet) inside a sentence that ``signals`` does not rule out."""
+    out, prev = [], ""
+    for m in _WORD.finditer(body):
+        w = m.group()
+        if w[0].isupper() and w[1:2].islower() and w not in signals.not_names and not _opens_sentence(body, m.start()):
+            noun = signals.noun_capitals and (
+                prev.lower() in signals.determiners or w.lower().endswith(signals.noun_endings)
+            )
+            if not noun:
+                out.append(w)
+        prev = w
+    return out
+
+
+def _bracketed(body: str, signals: Signals) -> list[str]:
+    """Titles between the language's brackets (《百年孤独》)."""
+    return [
+        t.strip()
+        for a, b in signals.titles
+        for t in re.findall(re.escape(a) + f"([^{b}]{{1,40}})" + re.escape(b), body)
+    ]
+
+
+def _marked(body: str, language: Language) -> list[str]:
+    """Words of one to three characters after a "called" marker (叫小白) or before a title of address
+    (田中さん), stopping at a function character (the language's stopwords)."""
+    signals = language.signals or Signals()
+    stop = "".join(sorted(language.stopwords))
+    word = f"(?:(?![{re.escape(stop)}]){UNSPACED_CHAR}){{1,3}}"
+    out = []
+    if signals.name_before:
+        out += re.findall(f"(?:{alternation(signals.name_before)})({word})", body)
+    if signals.name_after:
+        out += re.findall(f"({word})(?:{alternation(signals.name_after)})", body)
+    return [w for w in out if not any(q in w for q in signals.question_words)]

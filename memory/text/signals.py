@@ -7,6 +7,9 @@
   a question and a short reaction against).
 - Query signals: which known speakers a question names, "when" questions, aggregate questions
   ("what books has X read", "how many"), questions about how things were ("used to").
+
+Each signal reads a text in its language (``caim.memory.text.lang.detect``): English with the
+grammar below, another language with the words of its ``Signals`` table (``caim.memory.text.tables``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,19 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from caim.memory.text.dates import date_windows, has_time_expression
+from caim.memory.text.lang import (
+    UNSPACED_CHAR,
+    UNSPACED_RUN,
+    Language,
+    clauses,
+    detect,
+    found,
+    matcher,
+    normal,
+    word_count,
+)
 from caim.memory.text.names import IMAGE_MARK, names
+from caim.memory.text.tables import PastTense
 
 _I_PAST = re.compile(
     r"\b(I|we|We)\b (just |recently |finally |also |even |actually )?(\w+ed|went|got|did|made|took|had|saw|"
@@ -49,8 +64,13 @@ def prior(text: str, position: int | None, speakers: frozenset[str] = frozenset(
 
     >>> prior("We adopted a puppy called Miso in 2023!", 0)  # past action, name, number, opening; short
     3.5
+    >>> prior("我们2023年领养了一只小狗，叫米索！", 0)  # the same in Chinese
+    3.5
     """
     body = text.split(IMAGE_MARK)[0]
+    language = detect(body)
+    if language.signals is not None:
+        return _prior_in(text, body, position, speakers, language)
     found = {
         "i_past": bool(_I_PAST.search(text)),
         "entity": bool(names(body, speakers)),
@@ -60,6 +80,25 @@ def prior(text: str, position: int | None, speakers: frozenset[str] = frozenset(
         "opening": position is not None and position <= 1,
         "question": body.rstrip().endswith("?"),
         "short": len(body.split()) < 10,
+    }
+    return float(sum(PRIOR_WEIGHTS[k] for k, on in found.items() if on))
+
+
+def _prior_in(text: str, body: str, position: int | None, speakers: frozenset[str], language: Language) -> float:
+    """``prior`` of a turn in a language with tables: its quotes and titles, "?" in either width,
+    its length in words as the language counts them."""
+    signals = language.signals
+    assert signals is not None
+    quote = f"[{re.escape(signals.quotes)}]" + (r"\s?\S" if language.unspaced else r"\s?[^\W\d_]")
+    found = {
+        "i_past": tells_past_action(text),
+        "entity": bool(names(body, speakers)),
+        "number": bool(re.search(r"\d", body)),
+        "quote": bool(re.search(quote, body)) if signals.quotes else False,
+        "image": IMAGE_MARK in text,
+        "opening": position is not None and position <= 1,
+        "question": normal(body).rstrip().endswith("?"),
+        "short": word_count(body, language) < 10,
     }
     return float(sum(PRIOR_WEIGHTS[k] for k, on in found.items() if on))
 
@@ -75,8 +114,47 @@ def tells_past_action(text: str) -> bool:
 
     >>> tells_past_action("We went hiking."), tells_past_action("We love hiking.")
     (True, False)
+    >>> tells_past_action("Wir sind gestern wandern gegangen."), tells_past_action("Wir wandern gern.")
+    (True, False)
     """
-    return _I_PAST.search(text) is not None
+    language = detect(text)
+    if language.signals is None:
+        return _I_PAST.search(text) is not None
+    past = language.signals.past
+    if language.unspaced:
+        return any(_told_unspaced(c, past) for c in clauses(normal(text)))
+    return any(_told(re.findall(r"[^\W_]+", c), past) for c in clauses(normal(text).lower()))
+
+
+def _told(words: list[str], past: PastTense) -> bool:
+    """A past action in one clause's lowercase words (``PastTense``'s rule for spaced writing)."""
+    if past.subject_required and not set(words) & set(past.subjects):
+        return False
+    rest = [
+        w
+        for i, w in enumerate(words)
+        if w not in past.subjects and w not in past.auxiliaries and not (i and words[i - 1] in past.not_after)
+    ]
+    simple = (
+        any(
+            w in past.simple or (w.endswith(past.simple_endings) and len(w) > 3 and w not in past.not_simple)
+            for w in words
+        )
+        if past.simple_endings
+        else bool(set(words) & set(past.simple))
+    )
+    participle = bool(past.participle) and any(re.fullmatch(past.participle, w) for w in rest)
+    return simple or (bool(set(words) & set(past.auxiliaries)) and participle)
+
+
+def _told_unspaced(clause: str, past: PastTense) -> bool:
+    """A past action in one clause written without spaces: a marker after a subject, or ending the
+    clause when no subject is needed."""
+    markers = "|".join(map(re.escape, past.markers))
+    if past.subject_required:
+        subjects = "|".join(map(re.escape, past.subjects))
+        return re.search(f"(?:{subjects}).{{0,20}}?(?:{markers})", clause) is not None
+    return re.search(f"(?:{markers})(?:よ|ね|けど|から)?\\W*$", clause) is not None
 
 
 # ---- query signals -------------------------------------------------------------------------------
@@ -99,8 +177,12 @@ def named_speakers(question: str, speakers: list[str]) -> list[str]:
 
     >>> named_speakers("What did Mel paint?", ["Melanie", "Caroline"])
     ['Melanie']
+    >>> named_speakers("Anna去了哪里？", ["Anna", "小雨"]), named_speakers("小雨读了什么书？", ["Anna", "小雨"])
+    (['Anna'], ['小雨'])
     """
     q = question.lower()
+    if detect(question).unspaced or any(UNSPACED_RUN.search(s) for s in speakers):
+        return [s for s in speakers if _named_among_characters(s.lower(), q)]
     out = []
     for s in speakers:
         low = s.lower()
@@ -109,6 +191,19 @@ def named_speakers(question: str, speakers: list[str]) -> list[str]:
         ):
             out.append(s)
     return out
+
+
+#: A letter of a script written with spaces: what may not touch a name found among characters.
+_SPACED_LETTER = f"(?:(?!{UNSPACED_CHAR})[^\\W_])"
+
+
+def _named_among_characters(name: str, q: str) -> bool:
+    """``named_speakers``' rule where characters of a script without spaces may touch a name: a name
+    in such characters anywhere, another name (or its first three letters) between non-letters."""
+    if UNSPACED_RUN.fullmatch(name):
+        return name in q
+    whole = [name] + ([name[:3]] if len(name) > 4 else [])
+    return any(re.search(f"(?<!{_SPACED_LETTER}){re.escape(n)}(?!{_SPACED_LETTER})", q) for n in whole)
 
 
 def is_when_question(question: str) -> bool:
@@ -122,7 +217,12 @@ def is_when_question(question: str) -> bool:
 
     >>> is_when_question("When did Caroline go to the support group?"), is_when_question("Where is it?")
     (True, False)
+    >>> is_when_question("Wann war Lena in Rom?"), is_when_question("我什么时候去的北京？")
+    (True, True)
     """
+    language = detect(question)
+    if language.signals is not None:
+        return found(language.signals.when, normal(question), language)
     q = question.lower()
     return bool(_WHEN.match(q)) or " when " in q[:40]
 
@@ -138,7 +238,12 @@ def is_aggregate_question(question: str) -> bool:
 
     >>> is_aggregate_question("What books has Melanie read?"), is_aggregate_question("What is her name?")
     (True, False)
+    >>> is_aggregate_question("¿Cuántos libros ha leído Lucía?"), is_aggregate_question("¿Dónde vive Lucía?")
+    (True, False)
     """
+    language = detect(question)
+    if language.signals is not None:
+        return found(language.signals.aggregate, normal(question), language)
     return bool(_AGGREGATE.search(question))
 
 
@@ -203,8 +308,13 @@ def memory_signals(text: str) -> MemorySignals:
     True
     >>> memory_signals("What is the capital of France?")
     MemorySignals(question=True, past_reference=False, time_reference=False, self_question=False)
+    >>> memory_signals("Weißt du noch, was ich dir letzte Woche erzählt habe?")
+    MemorySignals(question=True, past_reference=True, time_reference=True, self_question=True)
     """
     t = " ".join(text.split()).strip("\"'\u201c\u201d ")
+    language = detect(t)
+    if language.signals is not None:
+        return _memory_signals_in(t, language)
     question = "?" in t or bool(re.match(r"\s*(what|which|where|when|who|how|do|did|does|can|could)\b", t, re.I))
     return MemorySignals(
         question=question,
@@ -213,6 +323,30 @@ def memory_signals(text: str) -> MemorySignals:
         # about the user's own facts, or something they did ("I read a novel. What was its name?")
         self_question=question and bool(_SELF_QUESTION.search(t) or _I_PAST.search(t)),
     )
+
+
+def _memory_signals_in(t: str, language: Language) -> MemorySignals:
+    """``memory_signals`` of a message in a language with tables."""
+    signals = language.signals
+    assert signals is not None
+    n = normal(t)
+    question = (
+        "?" in n
+        or "\u00bf" in n
+        or matcher_at_start(signals.question_words, n, language)
+        or n.rstrip(" .!\u3002~").endswith(signals.question_ends or ("\0",))
+    )
+    return MemorySignals(
+        question=question,
+        past_reference=found(signals.past_reference, n, language),
+        time_reference=has_time_expression(t) or bool(date_windows(t, datetime.now())),
+        self_question=question and (found(signals.first_person, n, language) or tells_past_action(t)),
+    )
+
+
+def matcher_at_start(words: tuple[str, ...], text: str, language: Language) -> bool:
+    """Does the text open with one of the phrases?"""
+    return matcher(words, language.unspaced).match(text) is not None
 
 
 def asks_about_past(text: str) -> bool:
@@ -227,5 +361,10 @@ def asks_about_past(text: str) -> bool:
 
     >>> asks_about_past("Where did I use to live?"), asks_about_past("Where do I live?")
     (True, False)
+    >>> asks_about_past("我以前住在哪里？"), asks_about_past("Où est-ce que j'habitais avant ?")
+    (True, True)
     """
+    language = detect(text)
+    if language.signals is not None:
+        return found(language.signals.asks_past, normal(text), language)
     return bool(_ASKS_PAST.search(text))

@@ -1,5 +1,8 @@
 """The shape of a language's tables: what tokenization and each code signal read per language.
 
+Tables compare and hash by identity (one object per language), so compiled matchers can be cached
+per table.
+
 A ``Language`` holds its words as data (lowercase phrases, matched as whole words in a language
 written with spaces and as substrings in one written without); ``caim.memory.text.lang`` detects
 which language a text is in and compiles these tables into matchers. English keeps its grammar in
@@ -19,20 +22,22 @@ Words = tuple[str, ...]
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PastTense:
     """How a speaker tells of something they did ("I went", "ich habe ... gebacken", "我去了").
 
     Written with spaces, a clause tells a past action when it holds one of ``subjects`` (or needs
     none: ``subject_required`` false, as in Spanish and Japanese) and either a word of ``simple``
     (a simple-past form) or a word of ``auxiliaries`` with a word matching ``participle`` (a regular
-    expression over one lowercase word). Written without spaces, a marker of ``markers`` follows a
+    expression over one lowercase word) that follows none of ``not_after`` (an article: "j'ai un
+    ami" holds no participle). Written without spaces, a marker of ``markers`` follows a
     subject within the clause (or, ``subject_required`` false, ends the clause).
     """
 
     subjects: Words = ()
     auxiliaries: Words = ()
     participle: str = ""
+    not_after: Words = ()
     simple: Words = ()
     #: Words ending in one of ``simple_endings`` count as simple past unless listed in ``not_simple``.
     simple_endings: Words = ()
@@ -41,7 +46,7 @@ class PastTense:
     subject_required: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TimeWords:
     """Time expressions of a language, each tied to the English phrase of ``caim.memory.text.dates``
     that means the same, so that English's grammar and resolvers (``caim.memory.timeref``) serve it.
@@ -67,7 +72,7 @@ class TimeWords:
     markers: Words = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Signals:
     """The words each code signal of ``caim.memory.text`` looks for in one language.
 
@@ -127,7 +132,7 @@ class Signals:
     time: TimeWords = field(default_factory=TimeWords)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Language:
     """One language: how its text is split into index terms, and its signal tables.
 
@@ -136,6 +141,8 @@ class Language:
         stemmer: PyStemmer's algorithm name ("german"), or ``None``: words are kept whole.
         stopwords: Words left out of the index (lowercase; single characters for ``unspaced``).
         votes: Words that, counted in a text, tell this language from the others (lowercase).
+        marks: Characters only this language (of those with tables) writes ("ß", "¿"): each one a
+            text holds is one more vote.
         unspaced: Written without spaces between words (Chinese, Japanese).
         signals: The code signals' tables; ``None`` for English (its grammar is in the modules).
     """
@@ -144,6 +151,7 @@ class Language:
     stemmer: str | None = None
     stopwords: frozenset[str] = frozenset()
     votes: frozenset[str] = frozenset()
+    marks: str = ""
     unspaced: bool = False
     signals: Signals | None = None
 
@@ -189,10 +197,23 @@ def counting(text: str, start: int) -> dict[str, str]:
     return {w: str(i) for i, w in enumerate(text.split(), start=start)}
 
 
+def table_words(signals: Signals) -> frozenset[str]:
+    """Every word of a language's signal tables (its phrases split; not the noun endings, which are no
+    words, nor ``not_names``, which hold "User" and "Assistant"), for detection: "wann", "cuántos" and
+    "erzählt" tell their language as its stopwords do."""
+    time = signals.time
+    groups: list[Iterable[str]] = [time.phrases, time.counts, time.units, time.months, time.weekdays, time.markers]
+    for name, value in vars(signals).items():
+        if isinstance(value, tuple) and name not in ("noun_endings", "titles", "not_names"):
+            groups.append(value)
+    groups += [signals.past.subjects, signals.past.auxiliaries, signals.past.simple]
+    return vote_words(*groups)
+
+
 def vote_words(*groups: Iterable[str]) -> frozenset[str]:
     """The single words of some tables (phrases split at spaces and apostrophes), for detection."""
     out: set[str] = set()
     for g in groups:
         for phrase in g:
-            out.update(w for w in phrase.replace("'", " ").split() if w)
+            out.update(w for w in phrase.lower().replace("'", " ").replace("-", " ").split() if w)
     return frozenset(out)

@@ -110,7 +110,15 @@ def tokenize(text: str) -> list[str]:
     >>> tokenize("Wir haben zwei Welpen adoptiert."), tokenize("我在图书馆")
     (['zwei', 'welp', 'adoptiert'], ['我在', '在图', '图', '图书', '书', '书馆', '馆'])
     """
-    language = detect(text)
+    return terms(text, detect(text))
+
+
+def terms(text: str, language: Language) -> list[str]:
+    """The index terms of a text read as ``language`` (``tokenize`` with the language given).
+
+    >>> terms("Danke", detect("Danke")), terms("Danke", ENGLISH)
+    (['dank'], ['dank'])
+    """
     if language is not ENGLISH:
         text = unicodedata.normalize("NFKC", text)
     if text.isascii() or not UNSPACED_RUN.search(text):
