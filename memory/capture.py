@@ -10,14 +10,19 @@ side worth keeping is stored verbatim as a ``raw`` record (``raw_record``): the 
 turn's time, tags by meaning, the turn (and the other side's turn before it, when it asked) as
 sources. Its id comes from (user, session, turn, side), so capturing the same turn again replaces
 the record instead of adding one.
+
+A turn in another language (``caim.memory.text.lang.detect``) is read with that language's
+``Signals`` table: the same rules, its words (first person, verbs of telling, reactions, third
+person, titles, recommendations), its sentences ("。" ends one without a space).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Literal
 
 from caim.memory.records import MemoryRecord, SourceTurn, as_aware, stable_id
@@ -33,6 +38,21 @@ from caim.memory.text import (
     tokenize,
     without_opener,
 )
+from caim.memory.text.dates import mentions
+from caim.memory.text.lang import (
+    ENGLISH,
+    Language,
+    alternation,
+    detect,
+    found,
+    matcher,
+    normal,
+    opens_with,
+    sentences,
+    word_count,
+)
+from caim.memory.text.names import names_in
+from caim.memory.text.signals import past_action_in
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our|me)\b", re.I)
 _TELLING = re.compile(
@@ -77,14 +97,21 @@ def states_fact(text: str) -> bool:
     (True, False, False)
     >>> states_fact("Thanks! Got the tattoo a few years ago."), states_fact("I'm sorry to hear that!")
     (True, False)
+    >>> states_fact("Meine Schwester wohnt in Lissabon."), states_fact("谢谢！"), states_fact("里斯本在哪里？")
+    (True, False, False)
     """
     t = " ".join(text.split())
-    if len(t) < 8 or is_small_talk(t):
+    language = detect(t)
+    if language.signals is None:
+        if len(t) < 8 or is_small_talk(t):
+            return False
+        return any(s.strip() and not s.rstrip().endswith("?") and tells_something(s) for s in _SENTENCE.split(t))
+    if len(t) < (4 if language.unspaced else 8) or is_small_talk(t):
         return False
-    return any(s.strip() and not s.rstrip().endswith("?") and tells_something(s) for s in _SENTENCE.split(t))
+    return any(not normal(s).endswith("?") and tells_something(s, language) for s in sentences(t))
 
 
-def tells_something(sentence: str) -> bool:
+def tells_something(sentence: str, language: Language | None = None) -> bool:
     """Does this sentence (not a question) tell of the speaker, of someone in their life, or of a dated
     event? In the first person with a verb of being, having, liking or doing, a contraction ("I'm
     starting a studio"; not a reaction such as "I'm sorry to hear that"), a name, a number or a time;
@@ -97,7 +124,15 @@ def tells_something(sentence: str) -> bool:
     [True, False, True]
     >>> tells_something("I'm so sorry to hear that."), tells_something("I'm so sorry, I'm starting a new job.")
     (False, True)
+
+    ``language``: the sentence's (its turn's), else detected; another than English reads its table.
+
+    >>> tells_something("Es tut mir so leid."), tells_something("Es tut mir leid, ich habe meinen Job verloren.")
+    (False, True)
     """
+    language = language or detect(sentence)
+    if language is not ENGLISH and language.signals is not None:
+        return _tells_in(sentence, language)
     body = without_opener(sentence)
     if _FIRST_PERSON.search(body):
         rest = _REACTION.sub("", body)  # a reaction to the other side tells nothing of the speaker
@@ -118,6 +153,53 @@ def tells_something(sentence: str) -> bool:
     ):
         return True
     return len(body.split()) >= 4 and has_time_expression(body) and not _WISH.match(body)
+
+
+def _tells_in(sentence: str, language: Language) -> bool:
+    """``tells_something`` in a language with tables: the first person with a verb of telling, a
+    name, a number or date, a past action or a time (a reaction taken out first); a past action
+    where the language drops the subject; "he/she" or a name opening the sentence with a verb of
+    telling; or a statement of four words or more holding a time expression that is no wish."""
+    signals = language.signals
+    assert signals is not None
+    body = normal(without_opener(sentence))
+    if found(signals.first_person, body, language):
+        rest = matcher(signals.reactions, language.unspaced).sub(" ", body)
+        return (
+            found(signals.telling, rest, language)
+            or bool(names_in(rest, language))
+            or _number_or_date(rest, language)
+            or past_action_in(rest, language)
+            or bool(mentions(rest, language))
+        )
+    if not signals.past.subject_required and past_action_in(body, language):
+        return True
+    if found(signals.telling, body, language) and (
+        opens_with(signals.third_person, body, language) or _opens_with_name(body, language)
+    ):
+        return True
+    return (
+        word_count(body, language) >= 4 and bool(mentions(body, language)) and not found(signals.wishes, body, language)
+    )
+
+
+def _opens_with_name(body: str, language: Language) -> bool:
+    """Does a capitalised word that is no "not a name" open the sentence ("Clara hat...")?"""
+    first = re.match(r"[^\W\d_]+", body)
+    not_names = language.signals.not_names if language.signals else ()
+    return bool(
+        first and first.group()[0].isupper() and first.group()[1:2].islower() and first.group() not in not_names
+    )
+
+
+def _number_or_date(text: str, language: Language) -> bool:
+    """A number, a written date or a weekday in a text of a language with tables."""
+    weekdays = tuple(language.signals.time.weekdays) if language.signals else ()
+    return (
+        bool(re.search(r"\d", text))
+        or any(m.month for m in mentions(text, language))
+        or found(weekdays, text, language)
+    )
 
 
 #: The assistant telling of itself ("I ran a race last Saturday", "we went camping"): its first person
@@ -141,14 +223,65 @@ _QUOTED_TITLE = re.compile(r"[\"\u201c\u2018'][A-Z0-9][^\"\u201d\u2019']{1,80}[\
 _IMPRESSION = re.compile(r"\b(sounds?|looks?|seems?|feels?)\b", re.I)
 
 
-def _self_tale(sentence: str) -> bool:
+@dataclass(frozen=True)
+class _Reading:
+    """What the reply rules read of a sentence in one language: the speaker's first person, a
+    recommendation or commitment, a title, something done or dated, something of the speaker's own,
+    a number or date, an impression ("sounds lovely"), the sentence without a name it addresses, and
+    the reply's sentences that are no question."""
+
+    own: Callable[[str], bool]
+    giving: Callable[[str], bool]
+    title: Callable[[str], bool]
+    done: Callable[[str], bool]
+    my_thing: Callable[[str], bool]
+    number_or_date: Callable[[str], bool]
+    impression: Callable[[str], bool]
+    vocative: Callable[[str], str]
+    statements: Callable[[str], list[str]]
+
+
+_ENGLISH_READING = _Reading(
+    own=lambda x: bool(_OWN_NEWS.search(x)),
+    giving=lambda x: bool(_GIVING.search(x)),
+    title=lambda x: bool(_QUOTED_TITLE.search(x)),
+    done=lambda x: tells_past_action(x) or has_time_expression(x),
+    my_thing=lambda x: bool(_MY_THING.search(x)),
+    number_or_date=lambda x: bool(_NUMBER_OR_DATE.search(x)),
+    impression=lambda x: bool(_IMPRESSION.search(x)),
+    vocative=lambda x: _VOCATIVE.sub(" ", x),
+    statements=lambda t: [x for x in _SENTENCE.split(t) if x.strip() and not x.rstrip().endswith("?")],
+)
+
+
+@cache
+def _reading(language: Language) -> _Reading:
+    """The reply rules' reading of a language: English's grammar, or the language's table (no
+    "something of its own" or impression words there: those rules stay English's)."""
+    signals = language.signals
+    if signals is None:
+        return _ENGLISH_READING
+    opening = f"[{re.escape(signals.quotes)}]" + (r"\s?\S" if language.unspaced else r"\s?[^\W\d_]")
+    titles = [re.escape(a) + ".{1,80}?" + re.escape(b) for a, b in signals.titles]
+    title = re.compile("|".join([opening, *titles]) if signals.quotes else "(?!)")
+    vocative = re.compile(rf"(^|,|(?:{alternation(signals.greetings)}))\s*[^\W\d_]+\s*(?=[!.?,]|$)", re.I)
+    return _Reading(
+        own=lambda x: found(signals.first_person, normal(x), language),
+        giving=lambda x: found(signals.giving, normal(x), language),
+        title=lambda x: bool(title.search(x)),
+        done=lambda x: past_action_in(x, language) or bool(mentions(x, language)),
+        my_thing=lambda x: False,
+        number_or_date=lambda x: _number_or_date(x, language),
+        impression=lambda x: False,
+        vocative=lambda x: vocative.sub(" ", x) if not language.unspaced else x,
+        statements=lambda t: [x for x in sentences(t) if not normal(x).endswith("?")],
+    )
+
+
+def _self_tale(sentence: str, r: _Reading) -> bool:
     """A sentence of the assistant telling of itself: its first person, not giving, with something
     done, dated or of its own ("my favourite hobby was...", "I went surfing in 2015")."""
-    return bool(
-        _OWN_NEWS.search(sentence)
-        and not _GIVING.search(sentence)
-        and (tells_past_action(sentence) or has_time_expression(sentence) or _MY_THING.search(sentence))
-    )
+    return r.own(sentence) and not r.giving(sentence) and (r.done(sentence) or r.my_thing(sentence))
 
 
 def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) -> bool:
@@ -161,7 +294,8 @@ def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) ->
     is a person, as in a replayed conversation): then a first-person sentence of something done or
     dated, or of something of its own, counts too ("I ran a race last Saturday", "my kids love
     dinosaurs"; "that sounds lovely to me" never does), and so does a reply that ``states_fact`` as a
-    user's turn would ("Yeah, I play clarinet!").
+    user's turn would ("Yeah, I play clarinet!"). A reply in another language is read with its
+    table (``_Reading``): its first person, recommendations, titles, dates and names.
 
     >>> reply_worth_keeping('You might enjoy "The Left Hand of Darkness" by Ursula K. Le Guin.')
     True
@@ -178,30 +312,34 @@ def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) ->
     (False, True)
     >>> reply_worth_keeping("Yeah, I play clarinet!"), reply_worth_keeping("Yeah, I play clarinet!", persona=True)
     (False, True)
+    >>> reply_worth_keeping("Ich empfehle dir „Momo“ von Michael Ende."), reply_worth_keeping("Gern geschehen!")
+    (True, False)
     """
     heard = set(tokenize(asked))
-    sentences = [x for x in _SENTENCE.split(" ".join(text.split())) if x.strip() and not x.rstrip().endswith("?")]
+    t = " ".join(text.split())
+    r = _reading(detect(t))
+    statements = r.statements(t)
     # a reply that tells of the assistant itself: without a persona only what it gives counts
-    tale = not persona and any(_self_tale(x) for x in sentences)
-    for sentence in sentences:
+    tale = not persona and any(_self_tale(x, r) for x in statements)
+    for sentence in statements:
         if len(set(tokenize(sentence)) - heard) < 2:
             continue  # small talk, or the user's own words said back
-        own = bool(_OWN_NEWS.search(sentence))
-        giving = bool(_GIVING.search(sentence) or _QUOTED_TITLE.search(sentence))
+        own = r.own(sentence)
+        giving = r.giving(sentence) or r.title(sentence)
         if (own or tale) and not persona and not giving:
             continue  # the assistant speaking of itself: no persona, no memory
-        plain = _VOCATIVE.sub(" ", sentence)
+        plain = r.vocative(sentence)
         new_names = [n for n in names(plain) if not set(tokenize(n)) <= heard]
         if (
-            (own and (tells_past_action(sentence) or has_time_expression(sentence)))
-            or (persona and _MY_THING.search(sentence))
-            or _QUOTED_TITLE.search(plain)
+            (own and r.done(sentence))
+            or (persona and r.my_thing(sentence))
+            or r.title(plain)
             or new_names
-            or _NUMBER_OR_DATE.search(plain)
+            or r.number_or_date(plain)
         ):
             return True
     # a person's reply: kept as a user's turn would be, but an impression is no fact ("sounds lovely to me")
-    return persona and any(states_fact(x) and not _IMPRESSION.search(x) for x in sentences)
+    return persona and any(states_fact(x) and not r.impression(x) for x in statements)
 
 
 @dataclass(frozen=True)

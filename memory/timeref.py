@@ -6,6 +6,12 @@ dateparser (with the turn time as its relative base, preferring the past); vague
 "a few days ago" or "recently" map to forgiving windows. Unresolvable phrases give ``None``.
 Which phrases are found (``find_expressions``) and annotated (``with_dates``) is the grammar of
 ``caim.memory.text.dates``; this module only resolves them.
+
+In another language (``caim.memory.text.lang.detect``), ``caim.memory.text.dates.mentions`` finds
+the phrases: a relative one resolves as the English phrase it stands for ("la semaine dernière" as
+"last week"), a written date from its day, month and year; any other phrase (one a model found, say)
+goes to dateparser in that language, cached, so dateparser's cost is paid only for text that is
+not English and only for phrases the tables do not know.
 """
 
 from __future__ import annotations
@@ -14,11 +20,25 @@ import re
 import warnings
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, tzinfo
+from functools import lru_cache
 
 from typing_extensions import TypedDict
 
 from caim.memory.records import as_aware
-from caim.memory.text.dates import AGO, COUNTS, FINDABLE, MONTHS, ORDINAL, RELATIVE, SPAN, WEEKDAYS, month_days
+from caim.memory.text.dates import (
+    AGO,
+    COUNTS,
+    FINDABLE,
+    MONTHS,
+    ORDINAL,
+    RELATIVE,
+    SPAN,
+    WEEKDAYS,
+    Mention,
+    mentions,
+    month_days,
+)
+from caim.memory.text.lang import LANGUAGES, Language, detect
 
 warnings.filterwarnings("ignore", module="dateparser")
 
@@ -122,12 +142,12 @@ def _rules(text: str, base: datetime) -> tuple[datetime, datetime] | None:
     return None
 
 
-def _dateparser(text: str, base: datetime) -> tuple[datetime, datetime] | None:
+def _dateparser(text: str, base: datetime, language: str = "en") -> tuple[datetime, datetime] | None:
     from dateparser.date import DateDataParser
 
     naive_base = as_aware(base).replace(tzinfo=None)
     parser = DateDataParser(
-        languages=["en"],
+        languages=[language],
         settings={"RELATIVE_BASE": naive_base, "PREFER_DATES_FROM": "past", "RETURN_TIME_AS_PERIOD": True},
     )
     cleaned = re.sub(r"^(on|in|during|at|since)\s+", "", text.strip().lower())
@@ -169,10 +189,17 @@ def resolve(expression: str, base: datetime) -> TimeRange | None:
     ('2023-05-01', '2023-05-08')
     >>> resolve("whenever", datetime(2023, 5, 8, tzinfo=UTC)) is None
     True
+    >>> r = resolve("la semaine dernière", datetime(2023, 5, 8, 12, tzinfo=UTC))
+    >>> r.start.date().isoformat(), r.end.date().isoformat()
+    ('2023-05-01', '2023-05-08')
     """
     if not expression or not expression.strip() or len(expression) > 80:
         return None
     base = as_aware(base)
+    language = detect(expression)
+    if language.signals is not None:
+        found = _foreign(expression.strip(), base, language)
+        return TimeRange(expression.strip(), *found) if found else None
     span = _rules(expression, base)
     if span is None:
         try:
@@ -180,6 +207,50 @@ def resolve(expression: str, base: datetime) -> TimeRange | None:
         except Exception:  # dateparser raises assorted errors on odd input
             span = None
     return TimeRange(expression.strip(), *span) if span else None
+
+
+def _foreign(expression: str, base: datetime, language: Language) -> tuple[datetime, datetime] | None:
+    """The range of a phrase in another language: its first ``Mention`` (in its language's tables,
+    else in those of another language written the same way: "先週" alone looks Chinese, "hier" German)
+    as the English phrase it stands for or as the date it writes; else what dateparser reads in the
+    phrase's language."""
+    alike = [other for other in LANGUAGES[1:] if other.unspaced == language.unspaced and other is not language]
+    found = next((f for other in (language, *alike) if (f := mentions(expression, other))), [])
+    if found and found[0].english:
+        english = found[0].english
+        return _rules(english, base) or _parsed(english, base, "en")
+    if found and (span := _written(found[0], base)):
+        return span
+    return _parsed(expression, base, language.code)
+
+
+def _written(m: Mention, base: datetime) -> tuple[datetime, datetime] | None:
+    """A written date's range: a day (without a year: its latest occurrence by the day after
+    ``base``, as dateparser's are read), a month of a year, a year, a month named alone."""
+    tz = base.tzinfo
+    try:
+        if m.day and m.month:
+            d = datetime(m.year or base.year, m.month, m.day, tzinfo=tz)
+            if not m.year and d > base + timedelta(days=1):
+                d = d.replace(year=d.year - 1)
+            return _day(d)
+        if m.month and (m.year or m.bare):
+            year = m.year or (base.year if m.month <= base.month else base.year - 1)
+            return _whole_month(year, m.month, tz)
+        if m.year:
+            return _whole_month(m.year, 1, tz)[0], _whole_month(m.year, 12, tz)[1]
+    except ValueError:  # no such day
+        return None
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _parsed(expression: str, base: datetime, language: str) -> tuple[datetime, datetime] | None:
+    """``_dateparser`` in one language, remembered per phrase and turn time; never an error."""
+    try:
+        return _dateparser(expression, base, language)
+    except Exception:  # dateparser raises assorted errors on odd input
+        return None
 
 
 def find_expressions(text: str) -> list[str]:
@@ -193,8 +264,19 @@ def find_expressions(text: str) -> list[str]:
 
     >>> find_expressions("We met yesterday and again last week")
     ['yesterday', 'last week']
+    >>> find_expressions("Wir haben uns gestern getroffen, und am 3. März.")
+    ['gestern', '3. März']
     """
+    language = detect(text)
+    if language.signals is not None:
+        return list(dict.fromkeys(m.text for m in mentions(text, language) if _findable(m)))
     return list(dict.fromkeys(m.group(0) for m in FINDABLE.finditer(text)))
+
+
+def _findable(m: Mention) -> bool:
+    """A mention of another language that ``find_expressions`` reports: one standing for a phrase of
+    the ``FINDABLE`` grammar, or a written date with its day."""
+    return bool(FINDABLE.search(m.english)) if m.english else bool(m.day and m.month)
 
 
 # ---- what a remembered phrase meant on the day it was said ------------------------------------------
@@ -299,13 +381,20 @@ def with_dates(text: str, said_at: datetime) -> str:
     >>> from datetime import UTC, datetime
     >>> with_dates("I went to a support group yesterday.", datetime(2023, 5, 8, 13, tzinfo=UTC))
     'I went to a support group yesterday [7 May 2023].'
+    >>> with_dates("我昨天去了支持小组。", datetime(2023, 5, 8, 13, tzinfo=UTC))
+    '我昨天 [7 May 2023]去了支持小组。'
     """
+    language = detect(text)
+    if language.signals is not None:
+        found = [(m.start + len(m.text), m.english) for m in mentions(text, language) if m.english]
+    else:
+        found = [(m.end(), m.group(0)) for m in RELATIVE.finditer(text)]
     out: list[str] = []
     at = 0
-    for m in RELATIVE.finditer(text):
-        said = meaning(m.group(0), said_at)
+    for end, phrase in found:
+        said = meaning(phrase, said_at) if RELATIVE.fullmatch(phrase) or language.signals is None else None
         if said is None:
             continue
-        out.append(text[at : m.end()] + f" [{said}]")
-        at = m.end()
+        out.append(text[at:end] + f" [{said}]")
+        at = end
     return "".join(out) + text[at:]

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from caim.core.embeddings import Embedder
-from caim.memory.capture import raw_record
+from caim.memory.capture import captures, raw_record, reply_worth_keeping, states_fact
 from caim.memory.retrieval import Query, Retriever
+from caim.memory.stm import Exchange
 from caim.memory.store import MemoryStore
 from caim.memory.text import (
     asks_about_past,
@@ -27,6 +28,7 @@ from caim.memory.text import (
     without_opener,
 )
 from caim.memory.text.lang import detect
+from caim.memory.timeref import find_expressions, resolve, with_dates
 
 T0 = datetime(2024, 3, 11, 18, tzinfo=UTC)  # a Monday
 
@@ -255,3 +257,74 @@ def test_time_expressions_and_date_windows():
     assert date_windows("Was habe ich im Mai gemacht?", now) == may  # the latest May before now
     assert date_windows("我五月做了什么？", now) == may
     assert date_windows("Que s'est-il passé en mai 2023 ?", now) == may  # a month of a year, not May alone
+
+
+# ---- capture and time references -----------------------------------------------------------------------
+def test_a_german_first_person_past_turn_with_a_time_states_a_fact():
+    turn = "Ich habe letzte Woche das Buch „Momo“ von Michael Ende gelesen."
+    assert states_fact(turn) and tells_past_action(turn) and has_time_expression(turn)
+    assert find_expressions(turn) == ["letzte Woche"]
+
+
+@pytest.mark.parametrize("code", list(CONVERSATIONS))
+def test_capture_keeps_each_statement_and_drops_the_small_talk(code):
+    said = [Exchange(i, text, "", None) for i, (_, text) in enumerate(CONVERSATIONS[code])]
+    assert [c.turn for c in captures(said)] == [0, 1, 2]
+
+
+def test_reactions_to_the_other_side_state_nothing():
+    for said in (
+        "Es tut mir so leid!",
+        "Je suis tellement contente pour toi !",
+        "¡Estoy muy orgulloso de ti!",
+        "对不起。",
+    ):
+        assert not states_fact(said)
+    assert states_fact("Es tut mir leid, ich habe meinen Job verloren.")  # the reaction aside, a fact is left
+
+
+def test_a_reply_that_recommends_or_names_something_is_kept():
+    assert reply_worth_keeping("Ich empfehle dir „Momo“ von Michael Ende.")
+    assert reply_worth_keeping("Je te recommande « Le Petit Prince ».")
+    assert reply_worth_keeping("Te recomiendo visitar el Museo del Prado.")
+    assert reply_worth_keeping("我推荐你看《三体》。")
+    assert reply_worth_keeping("『ノルウェイの森』がおすすめです。")
+    for small_talk in ("Gern geschehen!", "De rien !", "好的，没问题！", "そうですね！"):
+        assert not reply_worth_keeping(small_talk)
+
+
+def test_french_dates_give_windows():
+    now = datetime(2024, 3, 20, 12, tzinfo=UTC)
+    turn = "Je l'ai vue la semaine dernière, et j'ai commencé la poterie le 3 mars."
+    assert find_expressions(turn) == ["semaine dernière", "3 mars"]
+    week, day = (resolve(e, now) for e in find_expressions(turn))
+    assert (week.start.date().isoformat(), week.end.date().isoformat()) == ("2024-03-13", "2024-03-20")
+    assert (day.start.date().isoformat(), day.end.date().isoformat()) == ("2024-03-03", "2024-03-03")
+    later = resolve("le 3 mars", datetime(2024, 2, 1, tzinfo=UTC))  # before the 3rd of March: last year's
+    assert later.start.date().isoformat() == "2023-03-03"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "first", "last"),
+    [
+        ("vor drei Tagen", "2024-03-17", "2024-03-17"),
+        ("letzten Dienstag", "2024-03-19", "2024-03-19"),
+        ("am 3. März", "2024-03-03", "2024-03-03"),
+        ("hace dos semanas", "2024-03-03", "2024-03-09"),
+        ("el mes pasado", "2024-02-01", "2024-02-29"),
+        ("上周", "2024-03-13", "2024-03-20"),
+        ("三天前", "2024-03-17", "2024-03-17"),
+        ("5月2日", "2023-05-02", "2023-05-02"),
+        ("先週", "2024-03-13", "2024-03-20"),
+        ("3日前", "2024-03-17", "2024-03-17"),
+    ],
+)
+def test_time_phrases_resolve_in_each_language(phrase, first, last):
+    r = resolve(phrase, datetime(2024, 3, 20, 12, tzinfo=UTC))
+    assert (r.start.date().isoformat(), r.end.date().isoformat()) == (first, last)
+
+
+def test_a_remembered_phrase_keeps_the_date_it_meant():
+    said = datetime(2023, 5, 8, 13, tzinfo=UTC)
+    assert with_dates("我昨天去了支持小组。", said) == "我昨天 [7 May 2023]去了支持小组。"
+    assert with_dates("Ayer fui al grupo de apoyo.", said) == "Ayer [7 May 2023] fui al grupo de apoyo."

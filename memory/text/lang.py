@@ -141,6 +141,11 @@ def found(words: Words, text: str, language: Language) -> bool:
     return matcher(words, language.unspaced).search(text) is not None
 
 
+def opens_with(words: Words, text: str, language: Language) -> bool:
+    """Does the text open with one of the phrases (``matcher`` in the language's way of writing)?"""
+    return matcher(words, language.unspaced).match(text) is not None
+
+
 _CLAUSE = re.compile(r"[,;:.!?\u3001\u3002\uff0c\uff1b\uff01\uff1f]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])(?=\S)|(?<=[!?])(?=[^\s!?])")
 

@@ -15,6 +15,7 @@ from caim.memory.text.tables import (
     combine,
     counting,
     phrases,
+    spelled,
     table_words,
     vote_words,
     words,
@@ -75,7 +76,7 @@ TIME = TimeWords(
         "maerz": 3,
     },
     weekdays=WEEKDAYS,
-    dates=(r"{day}\.? ?{month}\.?(?: {year})?", r"{month} {year}"),
+    dates=(r"{day}\.? ?{month}(?: {year})?", r"{month} {year}"),
     in_month=(r"im {month}", r"anfang {month}", r"ende {month}", r"mitte {month}"),
     markers=("seit", "damals", "früher", "vor langer zeit"),
 )
@@ -90,11 +91,14 @@ SIGNALS = Signals(
         umgezogen angefangen gekauft adoptiert besucht treffe treffen hasse bevorzuge kann nie immer
         normalerweise jeden jede jedes oft"""
     ),
-    reactions=phrases(
-        """tut mir leid; tut mir so leid; tut mir wirklich leid; freut mich; freue mich für dich;
-        ich freue mich für dich; ich bin froh; ich bin stolz auf dich; ich bin für dich da; bin mir nicht sicher;
-        ich bin mir nicht sicher"""
-    ),
+    # "I'm sorry / glad / proud of you / here for you / not sure": said to the other side
+    reactions=phrases("tut mir leid; tut mir so leid; tut mir wirklich leid; freut mich; freut mich für dich")
+    + spelled(
+        ("ich bin", "bin", "wir sind", "ich freue mich", "freue mich"),
+        ("", "so", "sehr", "wirklich"),
+        ("froh", "froh für dich", "glücklich für dich", "für dich", "stolz auf dich", "für dich da", "sicher"),
+    )
+    + phrases("bin mir nicht sicher; ich bin mir nicht sicher"),
     past=PastTense(
         subjects=words("ich wir"),
         auxiliaries=words("habe hab haben hatte hatten bin sind war waren"),

@@ -15,6 +15,7 @@ from caim.memory.text.tables import (
     combine,
     counting,
     phrases,
+    spelled,
     table_words,
     vote_words,
     words,
@@ -86,9 +87,13 @@ SIGNALS = Signals(
         hice; hago; adopté; casado; casada; nací; empecé; visité; llamo; llama; puedo; nunca; siempre;
         normalmente; cada; favorito; favorita; me gusta; me gustan; me encanta; me encantan; me casé; me mudé"""
     ),
-    reactions=phrases(
-        """lo siento; lo siento mucho; me alegro; me alegro por ti; me alegra; qué pena; estoy orgulloso de ti;
-        estoy orgullosa de ti; estoy aquí para ti; no estoy seguro; no estoy segura"""
+    # "I'm sorry / glad / proud of you / here for you / not sure": said to the other side
+    reactions=phrases("lo siento; lo siento mucho; me alegro; me alegro mucho; me alegro por ti; me alegra; qué pena")
+    + spelled(
+        ("estoy", "estamos", "no estoy"),
+        ("", "muy", "tan"),
+        phrases("orgulloso de ti; orgullosa de ti; feliz por ti; contento por ti; contenta por ti; aquí para ti")
+        + phrases("seguro; segura"),
     ),
     past=PastTense(
         subjects=words("yo nosotros nosotras"),

@@ -12,6 +12,7 @@ from caim.memory.text.tables import (
     combine,
     counting,
     phrases,
+    spelled,
     table_words,
     vote_words,
     words,
@@ -72,7 +73,7 @@ TIME = TimeWords(
         "decembre": 12,
     },
     weekdays=WEEKDAYS,
-    dates=(r"{day}(?:er)? {month}\.?(?: {year})?", r"{month} {year}"),
+    dates=(r"{day}(?:er)? {month}(?: {year})?", r"{month} {year}"),
     in_month=(r"en {month}", r"au mois de {month}", r"au mois d'{month}", r"début {month}", r"fin {month}"),
     markers=("depuis", "autrefois", "jadis", "à l'époque"),
 )
@@ -86,10 +87,13 @@ SIGNALS = Signals(
         né née marié mariée déménagé commencé acheté adopté visité peux jamais toujours souvent chaque prends
         mange lis cuisine d'habitude"""
     ),
-    reactions=phrases(
-        """je suis désolé; je suis désolée; désolé; désolée; je suis content pour toi; je suis contente pour toi;
-        je suis heureux pour toi; je suis heureuse pour toi; je suis fier de toi; je suis fière de toi;
-        je suis là pour toi; je ne suis pas sûr; je ne suis pas sûre; ça me fait plaisir"""
+    # "I'm sorry / glad for you / proud of you / here for you / not sure": said to the other side
+    reactions=phrases("désolé; désolée; ça me fait plaisir; je ne suis pas sûr; je ne suis pas sûre")
+    + spelled(
+        ("je suis", "nous sommes"),
+        ("", "si", "tellement", "vraiment", "très"),
+        phrases("désolé; désolée; content pour toi; contente pour toi; heureux pour toi; heureuse pour toi")
+        + phrases("fier de toi; fière de toi; là pour toi; sûr; sûre"),
     ),
     past=PastTense(
         subjects=words("je j nous on"),

@@ -66,10 +66,11 @@ TIME = TimeWords(
 
 SIGNALS = Signals(
     first_person=words("私 わたし 僕 ぼく 俺 おれ あたし 私たち 僕たち 我々 うち"),
-    third_person=words("彼 彼女 彼ら"),
+    # someone else as the subject, the speaker's family named humbly as one's own ("妹は..." is "my sister")
+    third_person=words("彼 彼女 彼ら 妹 弟 姉 兄 母 父 夫 妻 息子 娘 家族 友達"),
     telling=words(
-        """です でした ます ました 好き 大好き 嫌い 住んで 働いて 勉強 趣味 持って 飼って 結婚 生まれ 引っ越 始め
-        買い 買った 作っ 欲しい したい 予定 いつも よく 毎日 毎週 アレルギー できない"""
+        """です でした ます ました います ています 好き 大好き 嫌い 住んで 働いて 勉強 趣味 持って 飼って 結婚
+        生まれ 引っ越 始め 買い 買った 作っ 欲しい したい 予定 いつも よく 毎日 毎週 アレルギー できない"""
     ),
     reactions=words("ごめん すみません 申し訳 残念 よかったね 良かったですね おめでとう"),
     past=PastTense(

@@ -103,7 +103,11 @@ def names(text: str, exclude: frozenset[str] = frozenset()) -> list[str]:
     ['Harry', 'Potter', 'GoT', 'McKenzie']
     """
     body = text.split(IMAGE_MARK)[0]
-    language = detect(body)
+    return names_in(body, detect(body), exclude)
+
+
+def names_in(body: str, language: Language, exclude: frozenset[str] = frozenset()) -> list[str]:
+    """``names`` of a text read as ``language`` (no image caption to leave out)."""
     if language.signals is None:
         return list(dict.fromkeys(w for w in _NAME.findall(body) if w not in NOT_NAMES and w not in exclude))
     found = _capitalised(body, language.signals)

@@ -26,8 +26,8 @@ from caim.memory.text.lang import (
     clauses,
     detect,
     found,
-    matcher,
     normal,
+    opens_with,
     word_count,
 )
 from caim.memory.text.names import IMAGE_MARK, names
@@ -117,7 +117,11 @@ def tells_past_action(text: str) -> bool:
     >>> tells_past_action("Wir sind gestern wandern gegangen."), tells_past_action("Wir wandern gern.")
     (True, False)
     """
-    language = detect(text)
+    return past_action_in(text, detect(text))
+
+
+def past_action_in(text: str, language: Language) -> bool:
+    """``tells_past_action`` of a text read as ``language``."""
     if language.signals is None:
         return _I_PAST.search(text) is not None
     past = language.signals.past
@@ -333,7 +337,7 @@ def _memory_signals_in(t: str, language: Language) -> MemorySignals:
     question = (
         "?" in n
         or "\u00bf" in n
-        or matcher_at_start(signals.question_words, n, language)
+        or opens_with(signals.question_words, n, language)
         or n.rstrip(" .!\u3002~").endswith(signals.question_ends or ("\0",))
     )
     return MemorySignals(
@@ -342,11 +346,6 @@ def _memory_signals_in(t: str, language: Language) -> MemorySignals:
         time_reference=has_time_expression(t) or bool(date_windows(t, datetime.now())),
         self_question=question and (found(signals.first_person, n, language) or tells_past_action(t)),
     )
-
-
-def matcher_at_start(words: tuple[str, ...], text: str, language: Language) -> bool:
-    """Does the text open with one of the phrases?"""
-    return matcher(words, language.unspaced).match(text) is not None
 
 
 def asks_about_past(text: str) -> bool:

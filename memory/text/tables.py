@@ -188,6 +188,15 @@ def phrases(text: str) -> Words:
     return tuple(p for p in (" ".join(x.split()) for x in text.split(";")) if p)
 
 
+def spelled(*choices: Words) -> Words:
+    """Every phrase made of one choice from each group, in order (an empty choice leaves its group out).
+
+    >>> spelled(("ich bin", "bin"), ("", "so"), ("froh",))
+    ('ich bin froh', 'ich bin so froh', 'bin froh', 'bin so froh')
+    """
+    return tuple(" ".join(w for w in combo if w) for combo in product(*choices))
+
+
 def counting(text: str, start: int) -> dict[str, str]:
     """Number words written as one string, to their digits from ``start`` on.
 
