@@ -206,22 +206,27 @@ def resolve(expression: str, base: datetime) -> TimeRange | None:
             span = _dateparser(expression, base)
         except Exception:  # dateparser raises assorted errors on odd input
             span = None
+    if span is None:  # a short phrase of another language may read as English ("fin juin")
+        span = _from_tables(expression.strip(), base, [other for other in LANGUAGES[1:] if not other.unspaced])
     return TimeRange(expression.strip(), *span) if span else None
 
 
 def _foreign(expression: str, base: datetime, language: Language) -> tuple[datetime, datetime] | None:
-    """The range of a phrase in another language: its first ``Mention`` (in its language's tables,
-    else in those of another language written the same way: "先週" alone looks Chinese, "hier" German)
-    as the English phrase it stands for or as the date it writes; else what dateparser reads in the
-    phrase's language."""
+    """The range of a phrase in another language: from the tables (its own language's, then those of
+    the others written the same way: "先週" alone looks Chinese, "hier" German), else what
+    dateparser reads in the phrase's language."""
     alike = [other for other in LANGUAGES[1:] if other.unspaced == language.unspaced and other is not language]
-    found = next((f for other in (language, *alike) if (f := mentions(expression, other))), [])
+    return _from_tables(expression, base, [language, *alike]) or _parsed(expression, base, language.code)
+
+
+def _from_tables(expression: str, base: datetime, languages: list[Language]) -> tuple[datetime, datetime] | None:
+    """The range of a phrase's first ``Mention`` in the first of ``languages`` whose tables find one:
+    as the English phrase it stands for, or as the date it writes."""
+    found = next((f for other in languages if (f := mentions(expression, other))), [])
     if found and found[0].english:
         english = found[0].english
         return _rules(english, base) or _parsed(english, base, "en")
-    if found and (span := _written(found[0], base)):
-        return span
-    return _parsed(expression, base, language.code)
+    return _written(found[0], base) if found else None
 
 
 def _written(m: Mention, base: datetime) -> tuple[datetime, datetime] | None:

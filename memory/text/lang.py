@@ -49,6 +49,7 @@ UNSPACED_RUN = re.compile(UNSPACED_CHAR + "+")
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _HAN = re.compile("[\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LETTERS = re.compile(r"[^\W\d_]+")
+_ASCII_LETTERS = re.compile(r"[a-z]+")  # _LETTERS of lowercase ASCII text, faster
 _LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
 
 _VOTERS = LANGUAGES[:4]
@@ -74,7 +75,7 @@ def detect(text: str) -> Language:
     ('und', 'en')
     """
     if text.isascii():
-        return _by_votes(_LETTERS.findall(text.lower()), "")
+        return _by_votes(_ASCII_LETTERS.findall(text.lower()), "")
     runs = "".join(UNSPACED_RUN.findall(text))
     words = _LETTERS.findall(UNSPACED_RUN.sub(" ", text).lower())
     if len(runs) > len(words):
@@ -95,9 +96,9 @@ def script_language(chars: str) -> Language:
 
 
 def _by_votes(words: list[str], text: str) -> Language:
-    counts = [sum(1 for c in language.marks if c in text) for language in _VOTERS]
-    for w in words:
-        for i in _VOTES.get(w, ()):
+    counts = [sum(1 for c in language.marks if c in text) for language in _VOTERS] if text else [0] * len(_VOTERS)
+    for voters in filter(None, map(_VOTES.get, words)):
+        for i in voters:
             counts[i] += 1
     best = max(range(1, len(_VOTERS)), key=lambda i: counts[i])
     enough = counts[best] >= 2 or (counts[best] == 1 and len(words) <= 2)

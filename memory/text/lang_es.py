@@ -68,7 +68,13 @@ TIME = TimeWords(
     months={**dict(zip(MONTHS, range(1, 13), strict=True)), "setiembre": 9, "sept": 9},
     weekdays=WEEKDAYS,
     dates=(r"{day} de {month}(?: de(?:l)? {year})?", r"{day} {month}(?: {year})?", r"{month} de(?:l)? {year}"),
-    in_month=(r"en {month}", r"el mes de {month}", r"a principios de {month}", r"a finales de {month}"),
+    in_month=(
+        r"en {month}",
+        r"el mes de {month}",
+        r"principios de {month}",
+        r"mediados de {month}",
+        r"finales de {month}",
+    ),
     markers=("desde", "hace tiempo", "hace mucho", "en aquel entonces"),
 )
 

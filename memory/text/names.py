@@ -15,6 +15,7 @@ before a title of address (田中さん, 王老师), or a capitalised Latin word
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Literal
 
 from caim.memory.text.lang import UNSPACED_CHAR, alternation, detect
@@ -152,15 +153,21 @@ def _bracketed(body: str, signals: Signals) -> list[str]:
     ]
 
 
-def _marked(body: str, language: Language) -> list[str]:
-    """Words of one to three characters after a "called" marker (叫小白) or before a title of address
-    (田中さん), stopping at a function character (the language's stopwords)."""
+@cache
+def _markers(language: Language) -> tuple[re.Pattern[str], ...]:
+    """``_marked``'s patterns: a word of one to three characters, none a stopword, after a "called"
+    marker or before a title of address."""
     signals = language.signals or Signals()
     stop = "".join(sorted(language.stopwords))
     word = f"(?:(?![{re.escape(stop)}]){UNSPACED_CHAR}){{1,3}}"
-    out = []
-    if signals.name_before:
-        out += re.findall(f"(?:{alternation(signals.name_before)})({word})", body)
-    if signals.name_after:
-        out += re.findall(f"({word})(?:{alternation(signals.name_after)})", body)
-    return [w for w in out if not any(q in w for q in signals.question_words)]
+    before = [re.compile(f"(?:{alternation(signals.name_before)})({word})")] if signals.name_before else []
+    after = [re.compile(f"({word})(?:{alternation(signals.name_after)})")] if signals.name_after else []
+    return (*before, *after)
+
+
+def _marked(body: str, language: Language) -> list[str]:
+    """Words of one to three characters after a "called" marker (叫小白) or before a title of address
+    (田中さん), stopping at a function character (the language's stopwords)."""
+    question_words = language.signals.question_words if language.signals else ()
+    out = [w for p in _markers(language) for w in p.findall(body)]
+    return [w for w in out if not any(q in w for q in question_words)]
