@@ -1,5 +1,8 @@
 """Language heuristics in code, one concern per module; this package re-exports what callers use.
 
+- ``lang``: which language a text is in (English, German, French, Spanish, Chinese, Japanese, or
+  none with tables), and their tables compiled into matchers; ``tables`` the shape of a language's
+  tables, ``lang_en`` ... ``lang_ja`` the tables themselves (docs/languages.md);
 - ``tokens``: stopwords, the tokenizer (Snowball stems) the lexical index and its queries share,
   number words, text made safe to store (UTF-8);
 - ``names``: capitalised words that name someone or something, with one lexicon of those that do not;
@@ -11,7 +14,8 @@
   not hold, and the digit runs two texts stating the same details share;
 - ``smalltalk``: greetings, thanks, praise and farewells, as a whole message or as words.
 
-Every module here imports only the standard library, PyStemmer and its siblings.
+Every module here imports only the standard library, PyStemmer and its siblings. Each signal reads
+English with its own grammar and another language with that language's tables.
 """
 
 from caim.memory.text.dates import (

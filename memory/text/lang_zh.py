@@ -35,6 +35,7 @@ TIME = TimeWords(
         "昨天": "yesterday",
         "昨日": "yesterday",
         "前天": "the day before yesterday",
+        "大前天": "3 days ago",
         "今天": "today",
         "今日": "today",
         "今天早上": "this morning",
