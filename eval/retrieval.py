@@ -45,7 +45,7 @@ from caim.eval.tables import markdown_table
 from caim.memory.capture import raw_record
 from caim.memory.records import MemoryRecord
 from caim.memory.retrieval import DEFAULT_WEIGHTS, DENSE_ONLY, LEXICAL_ONLY, Query, Retriever, Weights
-from caim.memory.search.engine import scoring
+from caim.memory.search.engine import records_of, scoring
 from caim.memory.store import MemoryStore
 from caim.memory.timeref import find_expressions, resolve
 from caim.ontology import Ontology, TagIndex
@@ -363,8 +363,7 @@ class _Bench:
                 query = _query(q.text, conv, self.tagger, self.ontology, self.store.embed([q.text])[0])
                 s = scoring(self.retriever, user, query, ALL_SIGNALS)
                 if s is not None:
-                    records = self.store.db.by_rid(user, [int(r) for r in s.columns.rid])
-                    turns = [_turn_ids(records.get(int(r))) for r in s.columns.rid]
+                    turns = [_turn_ids(rec) for rec in records_of(self.retriever, user, s)]
                     out.append(Case.of(conv.sample_id, q.category, q.text, s, turns, q.evidence))
         return out
 

@@ -20,6 +20,7 @@ import numpy as np
 import caim.memory.search.ranking as ranking
 import caim.memory.search.signals as signals
 from caim.memory.db import RecordDB
+from caim.memory.records import MemoryRecord
 from caim.memory.search.columns import Columns, Flags, Floats
 from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, for_question
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
@@ -122,6 +123,12 @@ def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAU
     reference = cos if full else _sample_cosine(source.dense_sample(user_id, n), qvec, cos)
     ev = evidence(db, user_id, c, query, w, lex, cos, reference, named_speakers(query.text, speakers), query_names)
     return Scoring(c, ev, ranking.allowed(c, query, ev.tags_of), cos, w)
+
+
+def records_of(source: Source, user_id: str, s: Scoring) -> list[MemoryRecord | None]:
+    """The record of each of the scoring's candidate rows, in row order (``None`` where it is gone)."""
+    found = source.store.db.by_rid(user_id, [int(r) for r in s.columns.rid])
+    return [found.get(int(r)) for r in s.columns.rid]
 
 
 def _sample_cosine(sample: np.ndarray, qvec: np.ndarray, fallback: Floats) -> Floats:
