@@ -291,7 +291,21 @@ def _drafts(
         )
         when = datetime.fromisoformat(e["time"])
         assistant = e.get("speaker") == "assistant"
-        out.append(ThoughtDraft(e["turn"], e["event"], when, e.get("origin", "model"), assistant, thought, source, raw))
+        model = answers.get(i)
+        out.append(
+            ThoughtDraft(
+                e["turn"],
+                e["event"],
+                when,
+                e.get("origin", "model"),
+                assistant,
+                thought,
+                source,
+                raw,
+                polarity=model.polarity if model is not None else None,
+                reason=(model.reason or "") if model is not None else "",
+            )
+        )
     return out
 
 

@@ -11,6 +11,12 @@ they said (``keeps``). ``RecordBuilder.build`` then makes the record of the even
 - model: the accepted sentence, or the event's own words, as a thought with the turn as its source.
 
 Ids come from (user, session, turn, event), so building the same session again writes the same records.
+
+Every record of the user's words gets the preference it states (``preference``): polarity and reason
+from the code signal (``caim.memory.text.polarity``) and from the thoughts model, by one rule - code
+wins where it found an explicit cue (the bundled model is weak; a cue is not), the model fills in
+where code found none; a reason is the code's span of the turn, else the model's when its specifics
+are grounded in the source (``reason_grounded``). The assistant's words state no user preference.
 """
 
 from __future__ import annotations
@@ -22,10 +28,11 @@ from datetime import datetime
 from typing import Literal
 
 from caim.memory.capture import raw_record
-from caim.memory.maintenance import grounded, keeps
-from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn, as_aware, stable_id
+from caim.memory.maintenance import content_overlap, grounded, keeps
+from caim.memory.records import MAX_REASON, HistoryEntry, MemoryRecord, Polarity, SourceTurn, as_aware, stable_id
 from caim.memory.stm import Exchange, clip
 from caim.memory.text import names, unsupported
+from caim.memory.text.polarity import polarity
 
 #: How an event from the assistant's words is put to the thoughts model (the memory is of what it said).
 ASSISTANT_SAID = "The assistant said: "
@@ -39,7 +46,8 @@ class ThoughtDraft:
 
     ``event`` is the event's text (an assistant's words prefixed with ``ASSISTANT_SAID``), ``thought``
     the model's sentence (empty when it wrote none), ``source`` the words it must be grounded in, and
-    ``raw`` the raw record of an earlier session a ``refine`` event rewrites.
+    ``raw`` the raw record of an earlier session a ``refine`` event rewrites. ``polarity`` and
+    ``reason``: the preference the thoughts model read in the event (none when it read none).
     """
 
     turn: int
@@ -50,6 +58,8 @@ class ThoughtDraft:
     thought: str = ""
     source: str = ""
     raw: MemoryRecord | None = None
+    polarity: Polarity | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -220,6 +230,38 @@ def model_record(
     )
 
 
+#: Share of a model's reason's content words its source must hold for the reason to be kept.
+REASON_OVERLAP = 0.5
+
+
+def reason_grounded(reason: str, source: str) -> bool:
+    """Is a model's reason grounded: no name, number or date its source lacks, most words its source's?"""
+    return (
+        bool(reason.strip()) and not unsupported(reason, source) and content_overlap(reason, source) >= REASON_OVERLAP
+    )
+
+
+def preference(draft: ThoughtDraft) -> tuple[Polarity | None, str | None]:
+    """The polarity and reason of a draft's record (see the module docstring for the rule).
+
+    Args:
+        draft: The event, with the model's polarity and reason when it gave them.
+
+    Returns:
+        ``(polarity, reason)``; ``(None, None)`` for a memory that states no preference.
+    """
+    if draft.assistant:
+        return None, None
+    said = draft.raw.thought if draft.raw is not None else draft.event
+    code = polarity(said)
+    model_reason = draft.reason if reason_grounded(draft.reason, draft.source or said) else ""
+    if code is not None:
+        return code.polarity, (code.reason or model_reason)[:MAX_REASON] or None
+    if draft.polarity is None:
+        return None, None
+    return draft.polarity, model_reason[:MAX_REASON] or None
+
+
 @dataclass
 class RecordBuilder:
     """Builds the records of one session's drafts, numbering the thoughts of each turn; ``retired``
@@ -241,7 +283,14 @@ class RecordBuilder:
         Returns:
             The record, or ``None`` for a refinement whose sentence was refused (the raw record stays).
         """
-        draft, tags_ = settled.draft, list(tags)
+        rec = self._record(settled, list(tags))
+        if rec is None:
+            return None
+        found, reason = preference(settled.draft)
+        return rec.model_copy(update={"polarity": found, "reason": reason})
+
+    def _record(self, settled: Settled, tags_: list[str]) -> MemoryRecord | None:
+        draft = settled.draft
         if draft.raw is not None:  # refining an earlier raw capture
             if not settled.ok:
                 return None

@@ -24,6 +24,10 @@ from caim.memory.text import tokenize
 UNCOVERED_SHARE = 0.5
 
 RecordKind = Literal["thought", "raw"]
+#: A preference's polarity (``None`` on a memory that states no preference).
+Polarity = Literal["like", "dislike", "neutral"]
+#: Longest reason a preference record keeps (characters).
+MAX_REASON = 200
 Change = Literal[
     "created",
     "captured",
@@ -68,6 +72,8 @@ class MemoryBrief(TypedDict):
     source: NotRequired[str]
     context: NotRequired[str]
     valid_until: NotRequired[str]
+    polarity: NotRequired[str]
+    reason: NotRequired[str]
     similarity: NotRequired[float]
     scores: NotRequired[dict[str, float]]
 
@@ -118,6 +124,11 @@ class MemoryRecord(BaseModel):
     turn: int | None = None
     sources: list[SourceTurn] = Field(default_factory=list)
     history: list[HistoryEntry] = Field(default_factory=list)
+    #: For a preference: like, dislike or neutral, and why when a reason was given (a span of its
+    #: source turns or a reason whose specifics they hold); ``None`` on other memories and on records
+    #: stored before these fields existed.
+    polarity: Polarity | None = None
+    reason: str | None = Field(default=None, max_length=MAX_REASON)
 
     @property
     def current(self) -> bool:
@@ -181,6 +192,10 @@ class MemoryRecord(BaseModel):
             out["speaker"] = "assistant"  # the assistant's own words: the answer says "you said"
         if self.valid_until is not None:
             out["valid_until"] = as_aware(self.valid_until).isoformat()
+        if self.polarity is not None:
+            out["polarity"] = self.polarity
+            if self.reason:
+                out["reason"] = self.reason
         if source_chars > 0 and self.sources and self.kind == "thought":
             text = self.source_text()
             out["source"] = text if len(text) <= source_chars else text[:source_chars] + " …"

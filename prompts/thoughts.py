@@ -1,6 +1,7 @@
 """Thought-writing role: the key events of a chunk -> one memory sentence and tags each, in one call.
 
-VERSION 3 (facts, offered tags and parents quoted). Event numbers and tags are enumerated (the tags
+VERSION 4 (facts, offered tags and parents quoted; a preference's polarity, enumerated, and its
+reason). Event numbers, tags and polarities are enumerated (the tags
 offered are the nearest ontology terms of the events, not the whole ontology). When no offered tag
 fits, the model may propose up to two new single-word terms under an enumerated parent; code
 decides whether they are accepted.
@@ -8,19 +9,23 @@ decides whether they are accepted.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import Field
 
 from caim.prompts.common import DATA_RULE, Answer, data_block, literal, narrowed, quote
 
-VERSION = 3
+VERSION = 4
 MAX_NEW_TERMS = 2
 
 INSTRUCTIONS = (
     "Turn remembered facts about a user into concise memory sentences. For each numbered fact write one "
     "sentence that keeps its names, titles, places and numbers, and pick one to three of the offered tags. "
     "If no offered tag fits a fact, you may propose a new single lowercase English word as a tag under one "
-    "of the offered parents. " + DATA_RULE
+    "of the offered parents. When a fact states the user's preference, give its polarity (like, dislike or "
+    "neutral) and, only if the fact gives one, the reason in the fact's own words; otherwise leave both "
+    "out. " + DATA_RULE
 )
 
 
@@ -30,6 +35,12 @@ class Thought(Answer):
     event: int = Field(description="Number of the fact.")
     thought: str = Field(max_length=300, description="The fact as a concise sentence, e.g. 'favourite food is pizza'.")
     tags: list[str] = Field(min_length=1, max_length=3, description="One to three offered tags.")
+    polarity: Literal["like", "dislike", "neutral"] | None = Field(
+        default=None, description="For a stated preference: like, dislike or neutral; null otherwise."
+    )
+    reason: str | None = Field(
+        default=None, max_length=200, description="Why, in the fact's own words, when the fact says; else null."
+    )
 
 
 class NewTerm(Answer):

@@ -10,6 +10,7 @@ from caim.memory.text.tables import (
     DAYS,
     Language,
     PastTense,
+    PolarityWords,
     Signals,
     TimeWords,
     combine,
@@ -166,6 +167,42 @@ SIGNALS = Signals(
         hab einen schönen; habe einen schönen"""
     ),
     time=TIME,
+)
+
+#: Preference cues (``caim.memory.text.polarity``).
+POLARITY = PolarityWords(
+    likes=(
+        "mag",
+        "mögen",
+        "liebe",
+        "lieben",
+        "gerne",
+        "gern",
+        "genieße",
+        "bevorzuge",
+        "stehe auf",
+        "steh auf",
+        "finde toll",
+        "begeistert von",
+        "lieblings",
+        "großer fan",
+    ),
+    dislikes=(
+        "hasse",
+        "hassen",
+        "nicht ausstehen",
+        "nicht leiden",
+        "nicht ertragen",
+        "verabscheue",
+        "kein fan",
+        "nervt mich",
+        "nerven mich",
+        "satt",
+    ),
+    neutral=("egal", "ist mir gleich", "geht so", "ganz okay", "nicht schlimm"),
+    negations=("nicht", "kein", "keine", "keinen", "nie", "niemals", "nicht mehr"),
+    reasons=("weil", "denn", "da es", "da sie", "—", "–"),
+    reason_openers=("zu", "viel zu", "so", "es ist", "sie sind", "das ist", "immer"),
 )
 
 LANGUAGE = Language(

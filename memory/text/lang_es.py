@@ -10,6 +10,7 @@ from caim.memory.text.tables import (
     DAYS,
     Language,
     PastTense,
+    PolarityWords,
     Signals,
     TimeWords,
     combine,
@@ -158,6 +159,41 @@ SIGNALS = Signals(
         hasta pronto; nos vemos; feliz"""
     ),
     time=TIME,
+)
+
+#: Preference cues (``caim.memory.text.polarity``).
+POLARITY = PolarityWords(
+    likes=(
+        "me gusta",
+        "me gustan",
+        "me encanta",
+        "me encantan",
+        "amo",
+        "adoro",
+        "disfruto",
+        "prefiero",
+        "soy fan",
+        "me fascina",
+        "me fascinan",
+        "favorito",
+        "favorita",
+    ),
+    dislikes=(
+        "odio",
+        "detesto",
+        "no soporto",
+        "no aguanto",
+        "me molesta",
+        "me molestan",
+        "me fastidia",
+        "no me va",
+        "harto de",
+        "harta de",
+    ),
+    neutral=("me da igual", "me es indiferente", "ni fu ni fa", "no me importa"),
+    negations=("no", "nunca", "ya no", "jamás", "tampoco"),
+    reasons=("porque", "ya que", "pues", "—", "–"),
+    reason_openers=("demasiado", "es", "son", "muy", "siempre", "tan"),
 )
 
 LANGUAGE = Language(

@@ -7,6 +7,7 @@ from caim.memory.text.tables import (
     DAYS,
     Language,
     PastTense,
+    PolarityWords,
     Signals,
     TimeWords,
     combine,
@@ -153,6 +154,41 @@ SIGNALS = Signals(
         profite; profitez; bon week-end; bonnes vacances"""
     ),
     time=TIME,
+)
+
+#: Preference cues (``caim.memory.text.polarity``).
+POLARITY = PolarityWords(
+    likes=(
+        "aime",
+        "aimes",
+        "aimons",
+        "adore",
+        "adorons",
+        "préfère",
+        "kiffe",
+        "apprécie",
+        "fan de",
+        "raffole",
+        "passionné",
+        "passionnée",
+        "préféré",
+        "préférée",
+    ),
+    dislikes=(
+        "déteste",
+        "détestons",
+        "supporte pas",
+        "supporte plus",
+        "horreur",
+        "pas fan",
+        "exècre",
+        "ai marre",
+        "en ai marre",
+    ),
+    neutral=("m'est égal", "bof", "indifférent", "indifférente", "ça va", "pas mal"),
+    negations=("ne", "n", "pas", "plus", "jamais", "guère"),
+    reasons=("parce que", "parce qu'", "car", "puisque", "—", "–"),
+    reason_openers=("trop", "c'est", "c'était", "si", "tellement", "toujours"),
 )
 
 LANGUAGE = Language(

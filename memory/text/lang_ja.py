@@ -7,7 +7,7 @@ action without one. Detection tells Japanese from Chinese by its kana (``caim.me
 from __future__ import annotations
 
 from caim.memory.text.lang_zh import NUMERALS
-from caim.memory.text.tables import DAYS, Language, PastTense, Signals, TimeWords, combine, words
+from caim.memory.text.tables import DAYS, Language, PastTense, PolarityWords, Signals, TimeWords, combine, words
 
 #: Single hiragana (particles, endings) and the first-person pronouns, left out as single characters.
 STOPWORDS = frozenset(chr(c) for c in range(0x3041, 0x30A0)) | frozenset("私僕俺々ー")
@@ -107,6 +107,15 @@ SIGNALS = Signals(
     giving=words("おすすめ お勧め オススメ 勧め 提案 予約しました 送りました リマインド"),
     wishes=words("楽しんで 頑張って がんばって お大事に 良い一日 いい一日 気をつけて またね おやすみ"),
     time=TIME,
+)
+
+#: Preference cues (``caim.memory.text.polarity``).
+POLARITY = PolarityWords(
+    likes=("好き", "大好き", "気に入", "愛して", "ハマって", "はまって"),
+    dislikes=("嫌い", "大嫌い", "苦手", "嫌だ", "いやだ", "耐えられない"),
+    neutral=("どちらでもいい", "どっちでもいい", "普通", "まあまあ"),
+    negations=("じゃない", "ではない", "ではありません", "じゃありません", "じゃなく", "ない"),
+    reasons_before=("ので", "から"),
 )
 
 LANGUAGE = Language(code="ja", stopwords=STOPWORDS, unspaced=True, signals=SIGNALS)

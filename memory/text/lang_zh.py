@@ -6,7 +6,7 @@ code signals' words, matched anywhere in the text. Numbers in dates may be digit
 
 from __future__ import annotations
 
-from caim.memory.text.tables import DAYS, Language, PastTense, Signals, TimeWords, combine, words
+from caim.memory.text.tables import DAYS, Language, PastTense, PolarityWords, Signals, TimeWords, combine, words
 
 #: Function characters left out as single characters (pairs holding them stay).
 STOPWORDS = frozenset(
@@ -114,6 +114,16 @@ SIGNALS = Signals(
     giving=words("推荐 建议 我帮你 提醒你 预订 订好"),
     wishes=words("祝你 玩得开心 一路顺风 加油 好运 下次见 回头见 再见 明天见 周末愉快 旅途愉快"),
     time=TIME,
+)
+
+#: Preference cues (``caim.memory.text.polarity``).
+POLARITY = PolarityWords(
+    likes=("喜欢", "喜歡", "爱", "愛", "热爱", "最爱", "享受", "偏爱", "迷上"),
+    dislikes=("讨厌", "討厭", "受不了", "烦", "厌恶", "恨"),
+    neutral=("无所谓", "無所謂", "一般般", "还行", "都可以"),
+    negations=("不", "没", "沒", "不太", "不再", "别"),
+    reasons=("因为", "因為", "由于", "由於"),
+    reason_openers=("太", "很", "总是"),
 )
 
 LANGUAGE = Language(code="zh", stopwords=STOPWORDS, unspaced=True, signals=SIGNALS)

@@ -226,3 +226,28 @@ def vote_words(*groups: Iterable[str]) -> frozenset[str]:
         for phrase in g:
             out.update(w for w in phrase.lower().replace("'", " ").replace("-", " ").split() if w)
     return frozenset(out)
+
+
+@dataclass(frozen=True, eq=False)
+class PolarityWords:
+    """How a speaker says they like or dislike something (``caim.memory.text.polarity``).
+
+    ``likes``, ``dislikes`` and ``neutral``: cue phrases of each polarity (lowercase; a phrase that
+    holds its own negation, "can't stand", is listed whole). ``bare``: cue words that count only
+    right after a word of ``before_bare`` ("I like tea", never "looks like rain"). ``negations``:
+    words that, shortly before a cue in its clause, turn a like into a dislike and a dislike into
+    neutral ("I don't love it anymore"). ``reasons``: markers after which the rest of the sentence
+    is the reason ("because", "weil", "因为"). ``reason_openers``: words that open a clause after
+    the cue's clause which is then the reason, opener included ("..., too noisy").
+    ``reasons_before``: markers that end a reason told before them in their clause ("うるさいから").
+    """
+
+    likes: Words = ()
+    dislikes: Words = ()
+    neutral: Words = ()
+    bare: Words = ()
+    before_bare: Words = ()
+    negations: Words = ()
+    reasons: Words = ()
+    reason_openers: Words = ()
+    reasons_before: Words = ()
