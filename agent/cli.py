@@ -197,9 +197,11 @@ def _show_records(records: Sequence[MemoryBrief], title: str) -> None:
     table.add_column("date")
     table.add_column("tags")
     table.add_column("thought")
+    table.add_column("preference")
     table.add_column("id", style="dim")
     for r in records:
-        table.add_row(str(r["event_time"])[:10], ", ".join(r["tags"]), r["thought"], r["id"][:8])
+        pref = " \u2014 ".join(x for x in (r.get("polarity", ""), r.get("reason", "")) if x)
+        table.add_row(str(r["event_time"])[:10], ", ".join(r["tags"]), r["thought"], pref, r["id"][:8])
     out.print(table)
 
 
@@ -433,11 +435,19 @@ def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
 def memories_list(
     user: str = typer.Option(..., "--user", "-u"),
     as_json: bool = typer.Option(False, "--json", help="Full records as a JSON list (with sources and history)."),
+    polarity: str | None = typer.Option(
+        None, "--polarity", help="Only preferences of this polarity: like, dislike or neutral."
+    ),
     data_dir: Path | None = DataDir,
 ) -> None:
     """List a user's memories, oldest first."""
+    from caim.memory.records import check_polarity
+
+    wanted = check_polarity(polarity)
     with _records(_settings(data_dir)) as db:
         found = db.iter_user(user) if db is not None else iter(())
+        if wanted is not None:
+            found = (r for r in found if r.polarity == wanted)
         if as_json:  # streamed record by record
             sys.stdout.write("[")
             for i, rec in enumerate(found):

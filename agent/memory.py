@@ -52,7 +52,15 @@ from caim.graph.services import Services
 from caim.graph.state import Change, Context, KeyEvent
 from caim.memory.maintenance import apply_update
 from caim.memory.merge import Merge
-from caim.memory.records import HistoryEntry, MemoryBrief, MemoryRecord, SourceTurn, stable_id, utcnow
+from caim.memory.records import (
+    HistoryEntry,
+    MemoryBrief,
+    MemoryRecord,
+    SourceTurn,
+    check_polarity,
+    stable_id,
+    utcnow,
+)
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
 from caim.memory.transfer import export_lines, import_records
@@ -123,6 +131,10 @@ class SessionSummary:
     def queued(cls, job: str = "") -> SessionSummary:
         """The summary of a session handed to the background worker (or of nothing to remember)."""
         return cls([], [], [], [], [], complete=True, job=job)
+
+
+#: How many times ``k`` matches a search filtered by polarity reads before filtering.
+POLARITY_POOL = 5
 
 
 @dataclass
@@ -291,14 +303,20 @@ class Memory:
             trace=out.get("trace", []),
         )
 
-    def search(self, query: str, *, user_id: str, k: int = 10) -> list[MemoryBrief]:
+    def search(self, query: str, *, user_id: str, k: int = 10, polarity: str | None = None) -> list[MemoryBrief]:
         """The ranked search alone (lexical, dense, tags, time, names; no model): the best ``k``
-        records with their scores, best first."""
+        records with their scores, best first; ``polarity`` ("like", "dislike", "neutral") keeps
+        only preferences of that polarity (the best ``k`` of them among the ``POLARITY_POOL`` times
+        ``k`` best matches)."""
         if not isinstance(k, int) or not 1 <= k <= 100:
             raise InputError("k must be a whole number from 1 to 100")
+        wanted = check_polarity(polarity)
         ctx = self.context(user_id)
         env = Env(self.services, self.settings, ctx, parse_time(None), "search")
-        return ranked_search(env, self.message(query), k)
+        if wanted is None:
+            return ranked_search(env, self.message(query), k)
+        found = ranked_search(env, self.message(query), k * POLARITY_POOL)
+        return [m for m in found if m.get("polarity") == wanted][:k]
 
     # ---- remember ---------------------------------------------------------------------------
     def remember(
@@ -398,9 +416,12 @@ class Memory:
         """The user's record ``record_id``, or None."""
         return self.services.store.get(check_user(user_id), record_id)
 
-    def list(self, *, user_id: str) -> builtins.list[MemoryRecord]:
-        """The user's records, oldest first (``export`` streams them for large memories)."""
-        return self.services.store.list(check_user(user_id))
+    def list(self, *, user_id: str, polarity: str | None = None) -> builtins.list[MemoryRecord]:
+        """The user's records, oldest first (``export`` streams them for large memories); with
+        ``polarity``, only the preferences of that polarity."""
+        wanted = check_polarity(polarity)
+        found = self.services.store.list(check_user(user_id))
+        return found if wanted is None else [r for r in found if r.polarity == wanted]
 
     def get_many(self, record_ids: Sequence[str], *, user_id: str) -> builtins.list[MemoryRecord]:
         """The user's records among ``record_ids``, in their order (ids of no record of the user left out)."""

@@ -54,7 +54,7 @@ from caim.graph.steps import (
 )
 from caim.memory.build import ASSISTANT_SAID, Grounding, RecordBuilder, ThoughtDraft, settle
 from caim.memory.capture import Capture, captures
-from caim.memory.maintenance import Decision, Maintenance, duplicate, grounded, maintain_groups
+from caim.memory.maintenance import Decision, Maintenance, duplicate, grounded, maintain_groups, opposed
 from caim.memory.merge import Merge
 from caim.memory.records import MemoryRecord, as_aware
 from caim.memory.retrieval import Query
@@ -423,11 +423,14 @@ def _related(new: list[MemoryRecord], env: Env) -> tuple[Related, Decisions, dic
         scored = [(o, float(sim)) for o, sim in zip(others, sims, strict=True)]
         related[rec.id] = scored[:k]
         same = [other for other, sim in scored if duplicate(rec.thought, other.thought, sim)]
+        turned = [other for other, _ in related[rec.id] if opposed(rec, other)]
         if same:
             decisions[rec.id] = (Decision.SAME, same[0])
             also_same[rec.id] = same[1:]
             if same[0].id not in {o.id for o, _ in related[rec.id]}:
                 related[rec.id] = [next(x for x in scored if x[0].id == same[0].id), *related[rec.id]]
+        elif turned:  # code's own signal: a like, then a dislike of the same thing (or the reverse)
+            decisions[rec.id] = (Decision.CONTRADICTS, turned[0])
     return related, decisions, also_same
 
 

@@ -11,7 +11,10 @@ deletes: the old record's validity ends where the new one begins.
   gains the old id;
 - extends: the new detail is appended to the old record (thought, sources, tags); the new one is
   folded into it;
-- contradicts: both stay current, linked to each other;
+- contradicts: both stay current, linked to each other - except a preference that turned (a like,
+  then a dislike of the same thing, or the other way round: ``opposed``): whatever the decision, the
+  newer is current and the older is closed as by an update, both noting the contradiction
+  (``apply_turn``);
 - link: records naming the same person, pet, place or thing are linked.
 
 ``Decision`` is the closed set the maintain prompt offers; ``Maintenance.apply`` dispatches a decision
@@ -36,6 +39,7 @@ from caim.memory.records import Change as HistoryChange
 from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
 from caim.memory.store import MemoryStore
 from caim.memory.text import DIGITS, SMALL_TALK_STEMS, names, tokenize, unsupported
+from caim.memory.text.polarity import polarity
 from caim.testing import faultpoints
 
 _ROLE_WORDS = frozenset(tokenize("user assistant person someone"))
@@ -154,6 +158,44 @@ def apply_contradiction(a: MemoryRecord, b: MemoryRecord, session_id: str) -> tu
     return (
         a2.model_copy(update={"links": list(dict.fromkeys([*a.links, b.id]))}),
         b2.model_copy(update={"links": list(dict.fromkeys([*b.links, a.id]))}),
+    )
+
+
+#: Share of the fewer thing words two preferences must share to be about the same thing.
+SAME_THING = 0.5
+
+
+def _thing_words(text: str) -> set[str]:
+    """The content words of what a preference is about (its whole text when no cue names a thing)."""
+    found = polarity(text)
+    return set(tokenize(found.thing if found is not None and found.thing else text))
+
+
+def same_thing(a: str, b: str) -> bool:
+    """Are two preferences about the same thing (most of the fewer thing words shared)?
+
+    >>> same_thing("I love crowded beaches", "I can't stand crowded beaches, too noisy")
+    True
+    """
+    wa, wb = _thing_words(a), _thing_words(b)
+    return bool(wa and wb) and len(wa & wb) >= SAME_THING * min(len(wa), len(wb))
+
+
+def opposed(new: MemoryRecord, old: MemoryRecord) -> bool:
+    """Does ``new`` turn ``old``, a current preference: a like against a dislike of the same thing?"""
+    if not old.current or {new.polarity, old.polarity} != {"like", "dislike"}:
+        return False
+    return same_thing(new.thought, old.thought)
+
+
+def apply_turn(old: MemoryRecord, new: MemoryRecord, session_id: str) -> tuple[MemoryRecord, MemoryRecord]:
+    """A preference that turned: ``new`` supersedes ``old`` (closed, kept with its history) and both
+    record the contradiction ("was a like, now a dislike")."""
+    closed, newer = apply_update(old, new, session_id)
+    note = f"was a {old.polarity}, now a {new.polarity}"
+    return (
+        _note(closed, "contradicted", session_id, [new.id], note),
+        _note(newer, "contradicted", session_id, [old.id], note),
     )
 
 
@@ -335,7 +377,16 @@ class Maintenance:
         Returns:
             The new record as it stands afterwards, ``None`` when it was folded into another.
         """
+        if decision != Decision.NEW and copies and opposed(new, copies[0]):
+            return self._turn(new, list(copies), similarity)  # never merged, extended or both current
         return _APPLY[decision](self, new, list(copies), similarity)
+
+    def _turn(self, new: MemoryRecord, copies: list[MemoryRecord], similarity: float) -> MemoryRecord | None:
+        old = copies[0]
+        closed, newer = apply_turn(old, new, self.session_id)
+        self.store.add([closed, newer])
+        self._note("contradicts", newer, [old.id], newer.thought)
+        return newer
 
     def _same(self, new: MemoryRecord, copies: list[MemoryRecord], similarity: float) -> MemoryRecord | None:
         old = copies[0]

@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 import uuid
 from datetime import UTC, datetime
-from typing import Literal, NotRequired
+from typing import Literal, NotRequired, get_args
 
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from caim.core.errors import InputError
 from caim.memory.text import tokenize
 
 #: A source turn counts as covered by its record's thought when the thought holds this share of its words.
@@ -26,8 +27,20 @@ UNCOVERED_SHARE = 0.5
 RecordKind = Literal["thought", "raw"]
 #: A preference's polarity (``None`` on a memory that states no preference).
 Polarity = Literal["like", "dislike", "neutral"]
+#: The polarities, in the order filters list them.
+POLARITIES: tuple[str, ...] = get_args(Polarity)
 #: Longest reason a preference record keeps (characters).
 MAX_REASON = 200
+
+
+def check_polarity(value: str | None) -> str | None:
+    """A polarity filter as given (``None``: no filter); a value outside ``POLARITIES`` is a one-line
+    ``InputError``."""
+    if value is None or value in POLARITIES:
+        return value
+    raise InputError(f"polarity must be one of {', '.join(POLARITIES)}, not {value!r}")
+
+
 Change = Literal[
     "created",
     "captured",

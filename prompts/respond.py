@@ -17,6 +17,7 @@ from datetime import datetime
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from caim.memory.records import MemoryBrief
+from caim.memory.text.polarity import polarity
 from caim.memory.timeref import long_date, with_dates
 from caim.prompts.common import DATA_RULE, data_block, quote, quote_chat
 
@@ -34,6 +35,26 @@ NOTHING_FOUND = (
 )
 
 
+#: How a preference's polarity reads in a memory's line.
+_PREFERS = {"like": "likes", "dislike": "dislikes", "neutral": "is neutral about"}
+
+
+def preference_note(m: MemoryBrief) -> str:
+    """A preference's polarity, what it is about and its reason, the words quoted ("" for a memory
+    that states no preference).
+
+    >>> preference_note({"id": "a", "thought": "I can't stand crowded beaches, too noisy", "tags": [],
+    ...                  "event_time": "2024-05-07", "polarity": "dislike", "reason": "too noisy"})
+    ' - preference: dislikes "crowded beaches" \u2014 "too noisy"'
+    """
+    if m.get("polarity") not in _PREFERS:
+        return ""
+    found = polarity(m["thought"])
+    thing = f" {quote(found.thing, 120)}" if found is not None and found.thing else ""
+    why = f" \u2014 {quote(m['reason'], 200)}" if m.get("reason") else ""
+    return f" - preference: {_PREFERS[m['polarity']]}{thing}{why}"
+
+
 def memory_lines(memories: list[MemoryBrief], source_chars: int = 1200) -> list[str]:
     """One line per memory: the day it was said, then its words ("you said:" before the assistant's
     own) - each relative time phrase followed by the date it meant then ("yesterday [7 May 2023]"),
@@ -48,6 +69,7 @@ def memory_lines(memories: list[MemoryBrief], source_chars: int = 1200) -> list[
         until = f" (until {long_date(datetime.fromisoformat(m['valid_until']))})" if m.get("valid_until") else ""
         who = "you said: " if m.get("speaker") == "assistant" else ""
         text = f"- ({long_date(said)}){until} {who}{quote(with_dates(m['thought'], said), 600)}"
+        text += preference_note(m)
         if m.get("context"):
             text += f" - in reply to: {quote(with_dates(m['context'], said), 300)}"
         if m.get("source"):

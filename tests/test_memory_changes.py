@@ -96,13 +96,27 @@ def test_extends_appends_the_detail_to_the_stored_fact(agent, scripted):
     assert len(rec.sources) >= 2 and rec.history[-1].change == "extended"
 
 
+# Facts that are no preferences: a like, then a dislike of the same thing, is a preference that
+# turned instead (issue 27: the newer current, the older closed - tests/test_preferences.py).
+CONTRADICTING = ("My brother says the lake is warm in June.", "My brother says the lake is freezing in June.")
+
+
 def test_contradicting_facts_both_stay_current_and_linked(agent, scripted):
     _, _, script = scripted
-    two_sessions(agent, script, "I love running in the morning.", "I hate running, it bores me.", "contradicts")
+    two_sessions(agent, script, *CONTRADICTING, "contradicts")
     recs = agent.memories("ann")
     assert len(recs) == 2 and all(r.current for r in recs)
     a, b = recs
     assert b.id in a.links and a.id in b.links
+
+
+def test_a_contradicted_preference_is_closed_not_kept_current(agent, scripted):
+    _, _, script = scripted
+    two_sessions(agent, script, "I love running in the morning.", "I hate running, it bores me.", "contradicts")
+    old, new = agent.memories("ann")
+    assert (old.polarity, new.polarity) == ("like", "dislike")
+    assert new.current and not old.current and old.superseded_by == new.id
+    assert "contradicted" in [h.change for h in old.history]
 
 
 def test_history_shows_the_chain(agent, scripted):
@@ -290,7 +304,7 @@ def test_moving_from_an_embedded_store_keeps_every_record_time_validity_and_link
     old_settings = Settings(data_dir=tmp_path / "old-embedded", _env_file=None)
     with CaimAgent(old_settings, models=models) as old:
         two_sessions(old, script, "I live in Paris.", "I moved, I live in Berlin now.", "update", user="ann")
-        two_sessions(old, script, "I love running.", "I hate running, it bores me.", "contradicts", user="bob")
+        two_sessions(old, script, *CONTRADICTING, "contradicts", user="bob")
         exported = {u: old.export_user(u) for u in ("ann", "bob")}
     assert any(m["links"] for m in exported["bob"]["memories"])
     assert any(m["valid_until"] for m in exported["ann"]["memories"])

@@ -1,0 +1,201 @@
+"""Preference polarity and reason (issue 27, item 1): the code signal, the record fields, the rule
+between model and code, maintenance of a turned preference, the answer's memory line, search and
+list filters, export and import."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from caim import InputError, Memory
+from caim.memory.build import ThoughtDraft, preference
+from caim.memory.records import MemoryRecord
+from caim.memory.text.polarity import polarity
+from caim.prompts import thoughts
+from caim.prompts.respond import memory_lines
+from tests.scripts import thoughts as scripted_thoughts
+
+DATA = Path(__file__).parent / "data" / "preferences.jsonl"
+BEACHES = "I can't stand crowded beaches, too noisy."
+T0 = datetime(2024, 5, 7, 10, tzinfo=UTC)
+
+
+@pytest.fixture
+def memory(settings, scripted):
+    models, _calls, _script = scripted
+    m = Memory(settings, models=models)
+    yield m
+    m.close()
+
+
+def said(memory, text, at, user="marta"):
+    return memory.remember([{"role": "user", "content": text, "time": at}], user_id=user, background=False)
+
+
+def only(memory, user="marta", **kw):
+    (rec,) = memory.list(user_id=user, **kw)
+    return rec
+
+
+# ---- the code signal ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "want", "reason"),
+    [
+        (BEACHES, "dislike", "too noisy"),
+        ("I don't love it anymore", "dislike", ""),
+        ("I really like hiking because it clears my head", "like", "it clears my head"),
+        ("I don't mind rainy days", "neutral", ""),
+        ("Ich liebe Berlin, weil es so lebendig ist", "like", "es so lebendig ist"),
+        ("Je n'aime pas le fromage", "dislike", ""),
+        ("No me gusta el café", "dislike", ""),
+        ("我很喜欢爬山，因为空气好", "like", "空气好"),
+        ("うるさいから、混んだビーチは嫌い", "dislike", "うるさい"),
+    ],
+)
+def test_the_code_signal_reads_polarity_negation_and_reason(text, want, reason):
+    found = polarity(text)
+    assert found is not None and (found.polarity, found.reason) == (want, reason)
+    assert reason in text  # the reason is a span of the turn: it asserts nothing the turn does not hold
+
+
+@pytest.mark.parametrize("text", ["Do you like jazz?", "It looks like rain", "I'd like a table for two", "Hi!"])
+def test_questions_and_other_likes_state_no_preference(text):
+    assert polarity(text) is None
+
+
+def test_the_labelled_set_is_read_by_code_alone_with_accuracy_of_at_least_0_9():
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 60 and {r["lang"] for r in rows} == {"en", "de", "fr", "es", "zh", "ja"}
+    got = [(p.polarity if (p := polarity(r["text"])) else "none") == r["polarity"] for r in rows]
+    assert sum(got) / len(got) >= 0.9
+
+
+# ---- model and code ----------------------------------------------------------------------------
+def draft(event, **kw):
+    return ThoughtDraft(turn=1, event=event, when=T0, source=event, **kw)
+
+
+def test_code_wins_where_it_found_a_cue_and_the_model_fills_in_where_it_found_none():
+    assert preference(draft(BEACHES, polarity="like")) == ("dislike", "too noisy")
+    assert preference(draft("Sushi night is the best.", polarity="like")) == ("like", None)
+    assert preference(draft("Sushi night is the best.")) == (None, None)
+    assert preference(draft(BEACHES, assistant=True)) == (None, None)  # the assistant's words
+
+
+def test_a_model_reason_is_kept_only_when_its_source_holds_it():
+    text = "Sushi night is the best, fresh fish every Friday."
+    assert preference(draft(text, polarity="like", reason="fresh fish every Friday")) == (
+        "like",
+        "fresh fish every Friday",
+    )
+    assert preference(draft(text, polarity="like", reason="fresh fish since 2019")) == ("like", None)
+
+
+def test_the_thoughts_schema_enumerates_polarity_and_rejects_other_values():
+    model = thoughts.schema([1], ["food"], ["food"])
+    prop = model.model_json_schema()["$defs"]["Thought"]["properties"]["polarity"]
+    assert prop["anyOf"][0]["enum"] == ["like", "dislike", "neutral"]
+    ok = {"event": 1, "thought": "likes sushi", "tags": ["food"], "polarity": "like"}
+    model.model_validate({"thoughts": [ok], "new_terms": []})
+    with pytest.raises(ValueError, match="polarity"):
+        model.model_validate({"thoughts": [{**ok, "polarity": "love"}], "new_terms": []})
+
+
+def test_a_model_answering_a_polarity_outside_the_set_leaves_the_code_signal(memory, scripted):
+    _models, _calls, script = scripted
+
+    def loves(messages, rf):
+        out = scripted_thoughts(messages, rf)
+        for t in out["thoughts"]:
+            t["polarity"] = "love"
+        return out
+
+    script["thoughts"] = loves
+    said(memory, BEACHES, "2024-05-07T10:00:00")
+    rec = only(memory)
+    assert (rec.polarity, rec.reason) == ("dislike", "too noisy")
+
+
+# ---- the record --------------------------------------------------------------------------------
+def test_remember_stores_polarity_and_reason(memory):
+    said(memory, BEACHES, "2024-05-07T10:00:00")
+    said(memory, "My sister Ana lives in Lisbon.", "2024-05-07T10:05:00")
+    recs = {r.thought: r for r in memory.list(user_id="marta")}
+    beach = next(r for t, r in recs.items() if "beaches" in t)
+    assert (beach.polarity, beach.reason) == ("dislike", "too noisy")
+    lisbon = next(r for t, r in recs.items() if "Lisbon" in t)
+    assert (lisbon.polarity, lisbon.reason) == (None, None)
+
+
+def test_an_old_record_without_the_fields_loads():
+    old = {"user_id": "ann", "thought": "I live in Porto.", "tags": ["home"], "event_time": "2023-01-01T00:00:00Z"}
+    rec = MemoryRecord.model_validate_json(json.dumps(old))
+    assert rec.polarity is None and rec.reason is None
+    assert "polarity" not in rec.brief()
+
+
+def test_the_answer_prompt_shows_the_preference_line(memory):
+    said(memory, BEACHES, "2024-05-07T10:00:00")
+    [line] = memory_lines([only(memory).brief()])
+    assert 'preference: dislikes "crowded beaches" \u2014 "too noisy"' in line
+    got = memory.recall("Do I like crowded beaches?", user_id="marta")  # the block the answer is given
+    assert 'preference: dislikes "crowded beaches" \u2014 "too noisy"' in got.prompt
+
+
+def test_search_and_list_filter_by_polarity(memory):
+    said(memory, BEACHES, "2024-05-07T10:00:00")
+    said(memory, "I love hiking in the mountains.", "2024-05-07T10:05:00")
+    said(memory, "My sister Ana lives in Lisbon.", "2024-05-07T10:10:00")
+    assert [m["thought"] for m in memory.search("beaches hiking", user_id="marta", polarity="dislike")] == [
+        only(memory, polarity="dislike").thought
+    ]
+    assert "hiking" in only(memory, polarity="like").thought
+    assert memory.list(user_id="marta", polarity="neutral") == []
+    with pytest.raises(InputError, match="polarity must be one of like, dislike, neutral"):
+        memory.search("beaches", user_id="marta", polarity="love")
+    with pytest.raises(InputError, match="polarity must be one of"):
+        memory.list(user_id="marta", polarity="hates")
+
+
+def test_export_and_import_keep_polarity_and_reason(memory):
+    said(memory, BEACHES, "2024-05-07T10:00:00")
+    dump = memory.export(user_id="marta")
+    assert [(m["polarity"], m["reason"]) for m in dump["memories"]] == [("dislike", "too noisy")]
+    memory.import_(dump, user_id="bob")
+    rec = only(memory, user="bob")
+    assert (rec.polarity, rec.reason) == ("dislike", "too noisy")
+
+
+def test_the_cli_lists_and_filters_by_polarity(memory, settings):
+    from typer.testing import CliRunner
+
+    from caim.agent.cli import app
+
+    said(memory, BEACHES, "2024-05-07T10:00:00")
+    memory.close()
+    runner = CliRunner()
+    args = ["memories", "list", "--user", "marta", "--data-dir", str(settings.data_dir)]
+    shown = runner.invoke(app, [*args, "--polarity", "dislike"])
+    assert shown.exit_code == 0 and "too noisy" in shown.output and "dislike" in shown.output
+    assert "no memories" in runner.invoke(app, [*args, "--polarity", "like"]).output
+    bad = runner.invoke(app, [*args, "--polarity", "love"])
+    assert bad.exit_code != 0 and "polarity must be one of" in bad.output
+
+
+# ---- maintenance -------------------------------------------------------------------------------
+def test_a_like_then_a_dislike_of_the_same_thing_closes_the_like_with_history(agent):
+    agent.chat("I love crowded beaches in summer.", user_id="ann", at="2023-03-01T09:00:00")
+    agent.end_session(user_id="ann", at="2023-03-01T10:00:00")
+    agent.chat(BEACHES, user_id="ann", at="2023-06-01T09:00:00")
+    summary = agent.end_session(user_id="ann", at="2023-06-01T10:00:00")
+    [change] = [c for c in summary.changes if c["change"] == "contradicts"]
+    recs = {r.id: r for r in agent.memories("ann")}
+    new, old = recs[change["record"]], recs[change["others"][0]]
+    assert (old.polarity, new.polarity) == ("like", "dislike")
+    assert new.current and old.valid_until is not None and old.superseded_by == new.id
+    assert [h.change for h in old.history][-2:] == ["superseded", "contradicted"]
+    assert "was a like, now a dislike" in old.history[-1].note
+    assert agent.memory.history(new.id, user_id="ann")  # the chain reaches the old like
