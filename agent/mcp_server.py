@@ -1,7 +1,7 @@
 """caim's memory as an MCP server (the official ``mcp`` SDK): ``caim mcp`` serves it to any MCP host.
 
 Tools (each answers text an agent can read plus structured content with the same facts):
-``recall(message)``, ``search_memory(query, k)``, ``add_memory(text)``, ``remember(messages)``,
+``recall(message)``, ``search_memory(query, k, polarity)``, ``add_memory(text)``, ``remember(messages)``,
 ``list_memories()``, ``forget_memory(id)``, ``memory_history(id)``. Every tool runs on one
 ``caim.agent.memory.Memory`` (the process's; there is no other path to storage).
 
@@ -45,7 +45,7 @@ from caim.agent.tools import remember_text
 from caim.agent.web import ASGIApp, Receive, Scope, Send, Verify, bearer_user, body_limit, one_line, send_json
 from caim.core.checks import check_user
 from caim.core.errors import CaimError
-from caim.memory.records import MemoryBrief, MemoryRecord
+from caim.memory.records import MemoryBrief, MemoryRecord, Polarity
 from caim.memory.timeref import long_date
 from caim.prompts.common import DATA_RULE, data_block, quote
 
@@ -225,10 +225,13 @@ async def _recall(memory: Memory, fixed: str | None, message: str, ctx: Context)
     return _result(got.prompt or "No stored memory is relevant to this message.", data)
 
 
-async def _search(memory: Memory, fixed: str | None, query: str, ctx: Context, k: int) -> CallToolResult:
-    """The ``k`` best matches for ``query`` (the ``search_memory`` tool)."""
+async def _search(
+    memory: Memory, fixed: str | None, query: str, ctx: Context, k: int, polarity: Polarity | None = None
+) -> CallToolResult:
+    """The ``k`` best matches for ``query``, only preferences of ``polarity`` when given (the
+    ``search_memory`` tool)."""
     try:
-        found = await memory.asearch(query, user_id=_caller(ctx, fixed), k=k)
+        found = await memory.asearch(query, user_id=_caller(ctx, fixed), k=k, polarity=polarity)
     except CaimError as exc:
         return tool_error(exc)
     items = [_item(m) for m in found]
@@ -343,8 +346,11 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
         query: Annotated[str, Field(description="What to look for, in plain words (names, topics, times).")],
         ctx: Context,
         k: Annotated[int, Field(ge=1, le=100, description="How many memories to return (1 to 100).")] = 10,
+        polarity: Annotated[
+            Polarity | None, Field(description="Only the user's preferences of this polarity (like, dislike, neutral).")
+        ] = None,
     ) -> Annotated[CallToolResult, SearchResult]:
-        return await _search(memory, fixed, query, ctx, k)
+        return await _search(memory, fixed, query, ctx, k, polarity)
 
     @server.tool(
         description=(

@@ -110,6 +110,8 @@ async def test_stdio_tools_for_the_launch_user(tmp_path):
 
         found = await client.call_tool("search_memory", {"query": "Where does Ana live?", "k": 3})
         assert [m["id"] for m in found.structured_content["memories"]] == [record_id]
+        likes = await client.call_tool("search_memory", {"query": "Where does Ana live?", "polarity": "like"})
+        assert not likes.is_error and likes.structured_content["memories"] == []  # no preference
         assert '"My sister Ana lives in Lisbon."' in text(found) and "<data>" in text(found)
 
         recalled = await client.call_tool("recall", {"message": "Do you remember where my sister lives?"})

@@ -199,3 +199,19 @@ def test_a_like_then_a_dislike_of_the_same_thing_closes_the_like_with_history(ag
     assert [h.change for h in old.history][-2:] == ["superseded", "contradicted"]
     assert "was a like, now a dislike" in old.history[-1].note
     assert agent.memory.history(new.id, user_id="ann")  # the chain reaches the old like
+
+
+def test_the_benchmark_prints_accuracy_per_language_and_writes_its_doc(tmp_path, capsys):
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "preferences.py"
+    spec = importlib.util.spec_from_file_location("caim_bench_preferences", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    doc = tmp_path / "preferences.md"
+    result = bench.main(["--doc", str(doc)])
+    hit, n = result["per"]["all"]
+    assert n >= 60 and hit / n >= 0.9
+    printed = capsys.readouterr().out
+    assert "| ja |" in printed and f"| all | {n} | {hit} |" in printed and printed.strip() in doc.read_text()
