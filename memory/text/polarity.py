@@ -66,8 +66,8 @@ def polarity(text: str) -> Preference | None:
     >>> polarity("I don't love it anymore").polarity, polarity("Do you like jazz?")
     ('dislike', None)
     """
-    table = _TABLES.get(detect(text).code, lang_en.POLARITY)
-    unspaced = detect(text).unspaced
+    language = detect(text)
+    table, unspaced = _TABLES.get(language.code, lang_en.POLARITY), language.unspaced
     for cue, kind in _cues(text, table, unspaced):
         if _question(text, cue.end()):
             continue
@@ -136,10 +136,9 @@ def _reason(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool)
     marker = matcher(table.reasons, unspaced).search(text, cue.end(), stop) if table.reasons else None
     if marker is not None:
         return _clip(text[marker.end() : stop])
-    if table.reasons_before:
-        ends = re.compile(alternation(table.reasons_before))
-        for m in ends.finditer(text):
-            return _clip(text[_clause_start(text, m.start()) : m.start()])
+    before = re.search(alternation(table.reasons_before), text) if table.reasons_before else None
+    if before is not None:
+        return _clip(text[_clause_start(text, before.start()) : before.start()])
     nxt = _clause_end(text, cue.end())
     if nxt < stop:
         clause = text[nxt:stop].lstrip(_TRIM)
