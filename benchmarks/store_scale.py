@@ -5,19 +5,27 @@ words drawn by Zipf's law, with function words between them; synthetic vectors (
 embed; every query is embedded for real with the configured embedder) - for one user with
 ``--records N`` and optionally ``--users M`` more users with ``--per-user K`` records each, then measures:
 
-- insert rate (records/s into the record database: durable and searchable once written), and the
-  rate with the vector index (Chroma, filled in the background) caught up;
+- insert rate (records/s into the record database: durable and searchable once written), over the
+  whole fill and over its first and last tenth (writes must not slow down as the memory grows), and
+  the rate with the vector index (Chroma, filled in the background) caught up;
 - ranked retrieval p50/p95 for realistic questions (query embedding included);
 - list (all records of the user, paged) and export (streamed) time, and the export's peak memory,
   measured in a child process running ``caim memories export`` against the same process for an
-  empty user.
+  empty user;
+- the whole run's wall time.
+
+``--vectors words`` (the default) gives each record the normalised sum of fixed random vectors of
+its content words, so records that share words are near each other as with text embeddings;
+``--vectors random`` gives independent random vectors, which have no near neighbours - a worst case
+for the vector index's graph that no embedder produces.
 
 Usage::
 
-    python benchmarks/store_scale.py --records 100000
+    python benchmarks/store_scale.py --records 100000 --doc docs/scale.md
     python benchmarks/store_scale.py --records 1000 --users 999 --per-user 1000
 
-The last line reads ``retrieval p95 <x> ms at <N> records``.
+``--doc`` rewrites the run's own section of that Markdown file (one per record count and user
+mix), keeping the others. The last line reads ``retrieval p95 <x> ms at <N> records``.
 """
 
 from __future__ import annotations
@@ -120,33 +128,57 @@ class Text:
         return f"{self.rng.choice(QUESTION_STARTS)} {self.word()} and {self.word()}?"
 
 
-def fill(store: MemoryStore, user: str, n: int, text: Text, dim: int, batch: int, bar, task) -> float:
-    """Write ``n`` synthetic records for ``user``; returns the seconds spent writing."""
+class Vectors:
+    """Synthetic unit vectors for the records (see the module's docstring: ``words`` or ``random``)."""
+
+    def __init__(self, kind: str, words: list[str], dim: int, seed: int = 3):
+        self.kind = kind
+        self.dim = dim
+        self.rng = np.random.default_rng(seed)
+        self.index = {w: i for i, w in enumerate(words)}
+        self.table = self.rng.standard_normal((len(words), dim)).astype(np.float32) if kind == "words" else None
+
+    def of(self, texts: list[str]) -> np.ndarray:
+        """One unit vector per text."""
+        if self.table is None:
+            vecs = self.rng.standard_normal((len(texts), self.dim)).astype(np.float32)
+        else:
+            rows = [[self.index[w] for w in t.lower().rstrip(".").split() if w in self.index] or [0] for t in texts]
+            vecs = np.vstack([self.table[r].sum(axis=0) for r in rows])
+        return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+
+def fill(store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, batch: int, bar, task) -> list[float]:
+    """Write ``n`` synthetic records for ``user``; returns the seconds each batch spent writing."""
     t0 = datetime(2020, 1, 1, tzinfo=UTC)
-    spent = 0.0
+    spent = []
     for start in range(0, n, batch):
         recs = []
         for i in range(start, min(start + batch, n)):
-            said = text.sentence()
-            when = t0 + timedelta(minutes=17 * i)
             recs.append(
                 raw_record(
                     user_id=user,
                     session_id=f"s{i // 20}",
                     turn=i % 20,
-                    text=said,
-                    when=when,
+                    text=text.sentence(),
+                    when=t0 + timedelta(minutes=17 * i),
                     tags=["personal"],
                     speaker="user",
                 )
             )
-        vecs = np.random.default_rng(len(recs) + start).standard_normal((len(recs), dim)).astype(np.float32)
-        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        vecs = vectors.of([r.thought for r in recs])
         t = time.perf_counter()
         store.add(recs, vectors=vecs)
-        spent += time.perf_counter() - t
+        spent.append(time.perf_counter() - t)
         bar.advance(task, len(recs))
     return spent
+
+
+def tenth_rates(spent: list[float], n: int, batch: int) -> tuple[float, float]:
+    """Insert rate (records/s) over the first and the last tenth of the batches of a fill of ``n``."""
+    k = max(len(spent) // 10, 1)
+    sizes = [min(batch, n - i * batch) for i in range(len(spent))]
+    return sum(sizes[:k]) / sum(spent[:k]), sum(sizes[-k:]) / sum(spent[-k:])
 
 
 def pct(values: list[float], q: float) -> float:
@@ -184,31 +216,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-user", type=int, default=1000, help="records of each further user")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--batch", type=int, default=500)
+    ap.add_argument("--vectors", dest="synthetic", choices=("words", "random"), default="words", help="record vectors")
     ap.add_argument("--data-dir", type=Path, default=None, help="default: a temporary directory")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--doc", type=Path, default=None, help="also write the run's section of this Markdown file")
     args = ap.parse_args(argv)
+    started, load_start, wall = datetime.now(UTC), os.getloadavg()[0], time.perf_counter()
     rng = random.Random(7)
     text = Text(rng)
     root = args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-"))
     embedder = MiniLMEmbedder.shared()
-    dim = len(embedder.embed(["probe"])[0])
+    vectors = Vectors(args.synthetic, text.words, len(embedder.embed(["probe"])[0]))
     store = MemoryStore(root, embedder)
     total = args.records + args.users * args.per_user
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns) as bar:
         task = bar.add_task("insert", total=total)
-        wall = time.perf_counter()
-        spent = fill(store, "u0", args.records, text, dim, args.batch, bar, task)
+        fill_start = time.perf_counter()
+        spent = fill(store, "u0", args.records, text, vectors, args.batch, bar, task)
+        first, last = tenth_rates(spent, args.records, args.batch)
         for u in range(1, args.users + 1):
-            spent += fill(store, f"u{u}", args.per_user, text, dim, args.batch, bar, task)
+            spent += fill(store, f"u{u}", args.per_user, text, vectors, args.batch, bar, task)
         drain = bar.add_task("vector index (catching up)", total=total)
         while (left := store.unindexed(total)) > 0:
             bar.update(drain, completed=total - left)
             time.sleep(0.5)
         store.flush()
         bar.update(drain, completed=total)
-        index_s = time.perf_counter() - wall  # the indexer runs beside the writes: writes and indexing together
-    insert_rate = total / spent
+        index_s = time.perf_counter() - fill_start  # the indexer runs beside the writes: writes and indexing together
+    insert_rate = total / sum(spent)
     retriever = Retriever(store)
     now = datetime(2030, 1, 1, tzinfo=UTC)
     lat: list[float] = []
@@ -232,12 +268,17 @@ def main(argv: list[str] | None = None) -> int:
         "records_u0": args.records,
         "users": 1 + args.users,
         "records_total": total,
+        "vectors": args.synthetic,
         "insert_records_per_s": round(insert_rate, 1),
+        "insert_first_tenth_per_s": round(first, 1),
+        "insert_last_tenth_per_s": round(last, 1),
         "indexed_records_per_s": round(total / index_s, 1),
+        "indexed_s": round(index_s, 1),
         "retrieval_ms": {
             "p50": round(pct(lat, 50), 1),
             "p95": round(pct(lat, 95), 1),
             "mean": round(statistics.mean(lat), 1),
+            "queries": len(lat),
         },
         "list_s": round(list_s, 2),
         "listed": n_list,
@@ -245,19 +286,89 @@ def main(argv: list[str] | None = None) -> int:
         "export_mb": round(size / 1e6, 1),
         "export_peak_rss_mb": round(rss, 1),
         "export_baseline_rss_mb": round(base, 1),
+        "total_s": round(time.perf_counter() - wall, 1),
         "load_average": os.getloadavg()[0],
+        "load_average_start": load_start,
     }
     print(json.dumps(figures, indent=2))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     scope = f"{args.records} records" + (f" (+{args.users} users x {args.per_user})" if args.users else "")
+    if args.doc:
+        write_doc(args.doc, figures, scope, started, sys.argv[1:] if argv is None else argv)
     print(
-        f"insert {insert_rate:.0f} records/s (written and searchable), {total / index_s:.0f} records/s with the vector "
-        f"index caught up; list {list_s:.2f} s, "
-        f"export {export_s:.2f} s (peak RSS {rss:.0f} MB, {rss - base:+.0f} MB over an empty export)"
+        f"insert {insert_rate:.0f} records/s (written and searchable; first tenth {first:.0f}, last tenth {last:.0f}), "
+        f"{total / index_s:.0f} records/s with the vector index caught up; list {list_s:.2f} s, "
+        f"export {export_s:.2f} s (peak RSS {rss:.0f} MB, {rss - base:+.0f} MB over an empty export); "
+        f"whole run {figures['total_s']:.0f} s"
     )
     print(f"retrieval p95 {pct(lat, 95):.1f} ms at {scope}")
     return 0
+
+
+DOC_TITLE = "# Store scale"
+DOC_INTRO = (
+    "Written by `benchmarks/store_scale.py --doc docs/scale.md`: each run rewrites its own section "
+    "(one per record count and user mix) and keeps the others. What the benchmark fills and measures: "
+    "its docstring. *Insert*: records/s written to the record database, durable and searchable once "
+    "written (the time spent in `MemoryStore.add`); *first / last tenth*: the same over the first and "
+    "the last tenth of the fill (writes should not slow down as the memory grows); *vector index caught "
+    "up*: records/s from the start of the fill until the vector index (Chroma, filled in the background, "
+    "after the writes) holds every record. *Retrieval*: `Retriever.search`, k=20, the query's embedding "
+    "included, over the queries after the first five."
+)
+
+
+def section(figures: dict, scope: str, started: datetime, argv: list[str]) -> str:
+    """The Markdown section of one run."""
+    r = figures["retrieval_ms"]
+    minutes, seconds = divmod(figures["total_s"], 60)
+    rows = [
+        ("insert (record database)", f"{figures['insert_records_per_s']:,.0f} records/s"),
+        (
+            "insert, first / last tenth of the fill",
+            f"{figures['insert_first_tenth_per_s']:,.0f} / {figures['insert_last_tenth_per_s']:,.0f} records/s",
+        ),
+        (
+            "vector index caught up",
+            f"{figures['indexed_records_per_s']:,.0f} records/s ({figures['indexed_s']:,.0f} s after the fill began)",
+        ),
+        ("retrieval p50 / p95 / mean", f"{r['p50']} / {r['p95']} / {r['mean']} ms ({r['queries']} queries)"),
+        ("list (every record, paged)", f"{figures['list_s']} s ({figures['listed']:,} records)"),
+        (
+            "export (streamed)",
+            f"{figures['export_s']} s, {figures['export_mb']} MB, peak RSS {figures['export_peak_rss_mb']} MB "
+            f"({figures['export_baseline_rss_mb']} MB for an empty export)",
+        ),
+        ("whole run", f"{int(minutes)} min {seconds:.0f} s"),
+    ]
+    return "\n".join(
+        [
+            f"## {scope}",
+            "",
+            f"`python benchmarks/store_scale.py {' '.join(argv)}` on {started:%Y-%m-%d %H:%M} UTC, "
+            f"{os.cpu_count()} CPUs shared with other jobs: load average {figures['load_average_start']:.1f} "
+            f"at the start, {figures['load_average']:.1f} at the end; {figures['vectors']} vectors.",
+            "",
+            "| figure | value |",
+            "|---|---:|",
+            *(f"| {a} | {b} |" for a, b in rows),
+            "",
+        ]
+    )
+
+
+def write_doc(path: Path, figures: dict, scope: str, started: datetime, argv: list[str]) -> None:
+    """Rewrite this run's section of ``path`` (sections sorted by their heading's record count)."""
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    parts = {p.split("\n", 1)[0]: "## " + p for p in old.split("\n## ")[1:]}
+    parts[scope] = section(figures, scope, started, argv)
+
+    def size(heading: str) -> int:
+        return int(heading.split(" ", 1)[0]) if heading.split(" ", 1)[0].isdigit() else 0
+
+    body = "\n".join(parts[h].rstrip("\n") + "\n" for h in sorted(parts, key=size))
+    path.write_text(f"{DOC_TITLE}\n\n{DOC_INTRO}\n\n{body}", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ Tables (every row carries its ``user_id``; every query filters by it):
 
 - ``records``: one row per record - the record as JSON, plus the columns ranking reads without
   parsing it (event time, validity, session and turn, speaker, prior, time-expression flag, document
-  length, the float16 vector) and ``vec_state`` (0 until the vector index has the record).
+  length, the float16 vector) and ``vec_state`` (0 until the vector index has the record); indexed
+  by user and time, session and turn, speaker, and pending vector.
 - ``postings``: the lexical index - (user, term, record, tf, document length). BM25 is computed per
   user from these rows, so statistics are exact and per user; the same table works on PostgreSQL.
 - ``term_df``: in how many of the user's records each term occurs (which query terms are too common
@@ -24,16 +25,19 @@ Tables (every row carries its ``user_id``; every query filters by it):
 - ``_migrations``: the schema changes the database has run (``caim.memory.migrations`` holds them
   and runs the missing ones when the database opens).
 
-Every write is one transaction: a record, its postings and its statistics change together.
+Every write is one transaction: a record, its postings and its statistics change together. What a
+write or a read costs depends on the rows it writes or reads, never on how many records are stored:
+statistics change by the written rows' counts, and every read goes through an index, a bounded
+number of rows (``tests/test_store_scale.py`` counts the work; ``docs/scale.md`` has the figures).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,6 +50,8 @@ from caim.memory.text import has_time_expression, names, prior, tokenize
 PAGE = 500
 #: The record database's file in the data dir.
 DB_FILE = "memory.sqlite"
+#: What the vector index holds of a record: (id, user, event time, current, vector).
+VectorItem = tuple[str, str, float, bool, np.ndarray]
 
 
 def pack(vec: Sequence[float] | np.ndarray) -> bytes:
@@ -68,6 +74,35 @@ def _indexed(rec: MemoryRecord) -> tuple[list[str], float, bool, list[str]]:
     said = [rec.thought, *rec.uncovered()]
     informative = max(prior(t, rec.turn, speakers) for t in said)
     return tokenize(text), informative, any(has_time_expression(t) for t in said), found
+
+
+class _Row(NamedTuple):
+    """A record to write, with what ``_indexed`` computed for it."""
+
+    rec: MemoryRecord
+    vec: Sequence[float] | np.ndarray
+    terms: list[str]
+    prior: float
+    timex: bool
+    names: list[str]
+    done: int
+
+
+def _ids_by_user(records: Iterable[MemoryRecord]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for rec in records:
+        out.setdefault(rec.user_id, []).append(rec.id)
+    return {u: list(dict.fromkeys(ids)) for u, ids in out.items()}
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _marks(items: Sized) -> str:
+    """``?, ?, ...``: one placeholder per item."""
+    return ",".join("?" * len(items))
 
 
 class RecordDB:
@@ -108,88 +143,115 @@ class RecordDB:
         indexed: Sequence[bool] | None = None,
     ) -> None:
         """Insert or replace records with their vectors, postings, tags and names (one transaction).
-        ``indexed``: per record, whether the vector index already holds its vector as it is."""
-        rows = []
-        for rec, vec, was_indexed in zip(records, vectors, indexed or [False] * len(records), strict=True):
-            terms, pri, timex, found = _indexed(rec)
-            rows.append((rec, vec, terms, pri, timex, found, int(was_indexed)))
+        ``indexed``: per record, whether the vector index already holds its vector as it is.
+
+        The work is proportional to the records written, never to the records stored: an existing id
+        is found through the id index, and the statistics (``term_df``, ``user_stats``) change by the
+        batch's own counts, one statement per table for the whole batch."""
+        last = {rec.id: i for i, rec in enumerate(records)}  # an id given twice: its last record counts
+        rows = [
+            _Row(rec, vec, *_indexed(rec), int(was))
+            for i, (rec, vec, was) in enumerate(zip(records, vectors, indexed or [False] * len(records), strict=True))
+            if last[rec.id] == i
+        ]
         with self._tx() as c:
-            for rec, vec, terms, pri, timex, found, done in rows:
-                self._remove(c, rec.user_id, [rec.id], tombstone=False)
-                row = c.one(
-                    "INSERT INTO records (id, user_id, kind, event_ts, valid_until_ts, session_id, turn, speaker,"
-                    " prior, timex, dl, body, vec, vec_state)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid",
-                    (
-                        rec.id,
-                        rec.user_id,
-                        rec.kind,
-                        as_aware(rec.event_time).timestamp(),
-                        as_aware(rec.valid_until).timestamp() if rec.valid_until else None,
-                        rec.session_id,
-                        rec.turn,
-                        rec.speaker,
-                        pri,
-                        int(timex),
-                        len(terms),
-                        rec.model_dump_json(),
-                        pack(vec),
-                        done,
-                    ),
-                )
-                rid = row[0] if row else None
-                counts = Counter(terms)
-                c.executemany(
-                    "INSERT INTO postings (user_id, term, rid, tf, dl) VALUES (?, ?, ?, ?, ?)",
-                    [(rec.user_id, t, rid, tf, len(terms)) for t, tf in counts.items()],
-                )
-                c.executemany(
-                    "INSERT INTO term_df (user_id, term, df) VALUES (?, ?, 1) "
-                    "ON CONFLICT(user_id, term) DO UPDATE SET df = term_df.df + 1",
-                    [(rec.user_id, t) for t in counts],
-                )
-                c.executemany(
-                    "INSERT INTO record_tags VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                    [(rec.user_id, t, rid) for t in rec.tags],
-                )
-                c.executemany(
-                    "INSERT INTO record_names VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                    list(dict.fromkeys((rec.user_id, n.lower(), rid) for n in found)),
-                )
-                c.execute(
-                    "INSERT INTO user_stats (user_id, n, total_dl, version) VALUES (?, 1, ?, 1) "
-                    "ON CONFLICT(user_id) DO UPDATE SET n = user_stats.n + 1, "
-                    "total_dl = user_stats.total_dl + excluded.total_dl, version = user_stats.version + 1",
-                    (rec.user_id, len(terms)),
-                )
+            for user_id, ids in _ids_by_user(records).items():
+                self._remove(c, user_id, ids, tombstone=False)
+            rids = [self._insert_record(c, row) for row in rows]
+            self._index_rows(c, rows, rids)
+
+    @staticmethod
+    def _insert_record(c: Cursor, row: _Row) -> int:
+        rec = row.rec
+        got = c.one(
+            "INSERT INTO records (id, user_id, kind, event_ts, valid_until_ts, session_id, turn, speaker,"
+            " prior, timex, dl, body, vec, vec_state)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid",
+            (
+                rec.id,
+                rec.user_id,
+                rec.kind,
+                as_aware(rec.event_time).timestamp(),
+                as_aware(rec.valid_until).timestamp() if rec.valid_until else None,
+                rec.session_id,
+                rec.turn,
+                rec.speaker,
+                row.prior,
+                int(row.timex),
+                len(row.terms),
+                rec.model_dump_json(),
+                pack(row.vec),
+                row.done,
+            ),
+        )
+        assert got is not None  # INSERT ... RETURNING returns the row it inserted
+        return int(got[0])
+
+    @staticmethod
+    def _index_rows(c: Cursor, rows: Sequence[_Row], rids: Sequence[int]) -> None:
+        """The postings, tags and names of freshly inserted records, and the statistics they add to."""
+        postings: list[tuple[str, str, int, int, int]] = []
+        tags: list[tuple[str, str, int]] = []
+        found: list[tuple[str, str, int]] = []
+        df: Counter[tuple[str, str]] = Counter()
+        stats: dict[str, list[int]] = {}
+        for row, rid in zip(rows, rids, strict=True):
+            user, counts = row.rec.user_id, Counter(row.terms)
+            postings += [(user, t, rid, tf, len(row.terms)) for t, tf in counts.items()]
+            df.update((user, t) for t in counts)
+            tags += [(user, t, rid) for t in row.rec.tags]
+            found += dict.fromkeys((user, n.lower(), rid) for n in row.names)
+            n_dl = stats.setdefault(user, [0, 0])
+            n_dl[0] += 1
+            n_dl[1] += len(row.terms)
+        c.executemany("INSERT INTO postings (user_id, term, rid, tf, dl) VALUES (?, ?, ?, ?, ?)", postings)
+        c.executemany(
+            "INSERT INTO term_df (user_id, term, df) VALUES (?, ?, ?) "
+            "ON CONFLICT(user_id, term) DO UPDATE SET df = term_df.df + excluded.df",
+            [(user, t, k) for (user, t), k in df.items()],
+        )
+        c.executemany("INSERT INTO record_tags VALUES (?, ?, ?) ON CONFLICT DO NOTHING", tags)
+        c.executemany("INSERT INTO record_names VALUES (?, ?, ?) ON CONFLICT DO NOTHING", list(dict.fromkeys(found)))
+        c.executemany(
+            "INSERT INTO user_stats (user_id, n, total_dl, version) VALUES (?, ?, ?, 1) "
+            "ON CONFLICT(user_id) DO UPDATE SET n = user_stats.n + excluded.n, "
+            "total_dl = user_stats.total_dl + excluded.total_dl, version = user_stats.version + 1",
+            [(user, n, dl) for user, (n, dl) in stats.items()],
+        )
 
     def _remove(self, c: Cursor, user_id: str, ids: Sequence[str], *, tombstone: bool) -> list[str]:
+        """Delete this user's records among ``ids`` with their index rows and their share of the
+        statistics: the work of each is its own rows' (the id index finds it, its postings name the
+        terms whose counts drop)."""
         removed = []
-        for rid, rid_id, dl in c.execute(
-            f"SELECT rid, id, dl FROM records WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
-            (user_id, *ids),
-        ).fetchall():
-            c.execute(
-                "UPDATE term_df SET df = df - 1 WHERE user_id = ? AND term IN "
-                "(SELECT term FROM postings WHERE user_id = ? AND rid = ?)",
-                (user_id, user_id, rid),
-            )
-            c.execute("DELETE FROM postings WHERE user_id = ? AND rid = ?", (user_id, rid))
-            c.execute("DELETE FROM term_df WHERE user_id = ? AND df <= 0", (user_id,))
-            c.execute("DELETE FROM record_tags WHERE user_id = ? AND rid = ?", (user_id, rid))
-            c.execute("DELETE FROM record_names WHERE user_id = ? AND rid = ?", (user_id, rid))
-            c.execute("DELETE FROM records WHERE rid = ?", (rid,))
-            c.execute(
-                "UPDATE user_stats SET n = n - 1, total_dl = total_dl - ?, version = version + 1 WHERE user_id = ?",
-                (dl, user_id),
-            )
-            if tombstone:
-                c.execute(
-                    "INSERT INTO vector_deletes VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id",
-                    (rid_id, user_id),
-                )
-            removed.append(rid_id)
+        for part in _chunks(ids, 500):
+            found = c.execute(
+                f"SELECT rid, id, dl FROM records WHERE +user_id = ? AND id IN ({_marks(part)})", (user_id, *part)
+            ).fetchall()
+            for rid, rid_id, dl in found:
+                self._remove_one(c, user_id, rid, dl)
+                if tombstone:
+                    c.execute(
+                        "INSERT INTO vector_deletes VALUES (?, ?) "
+                        "ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id",
+                        (rid_id, user_id),
+                    )
+                removed.append(rid_id)
         return removed
+
+    @staticmethod
+    def _remove_one(c: Cursor, user_id: str, rid: int, dl: int) -> None:
+        terms = "(SELECT term FROM postings WHERE user_id = ? AND rid = ?)"
+        c.execute(f"UPDATE term_df SET df = df - 1 WHERE user_id = ? AND term IN {terms}", (user_id, user_id, rid))
+        c.execute(f"DELETE FROM term_df WHERE user_id = ? AND df <= 0 AND term IN {terms}", (user_id, user_id, rid))
+        c.execute("DELETE FROM postings WHERE user_id = ? AND rid = ?", (user_id, rid))
+        c.execute("DELETE FROM record_tags WHERE user_id = ? AND rid = ?", (user_id, rid))
+        c.execute("DELETE FROM record_names WHERE user_id = ? AND rid = ?", (user_id, rid))
+        c.execute("DELETE FROM records WHERE rid = ?", (rid,))
+        c.execute(
+            "UPDATE user_stats SET n = n - 1, total_dl = total_dl - ?, version = version + 1 WHERE user_id = ?",
+            (dl, user_id),
+        )
 
     def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
         """Delete this user's records among ``ids``; the vector deletions are queued until applied."""
@@ -212,18 +274,31 @@ class RecordDB:
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return int(n)
 
-    def mark_indexed(self, ids: Sequence[str]) -> None:
-        """Note that the vector index now holds these records' vectors as they are."""
-        if ids:
+    def mark_indexed(self, sent: Sequence[tuple[int, VectorItem]]) -> None:
+        """Note that the vector index now holds these records as sent (``pending_vectors``' rows): a
+        row written again meanwhile - another vector, time or validity, under a reused row id too -
+        stays pending."""
+        if sent:
             with self._tx() as c:
-                c.executemany("UPDATE records SET vec_state = 1 WHERE id = ?", [(i,) for i in ids])
+                c.executemany(
+                    "UPDATE records SET vec_state = 1 WHERE rid = ? AND id = ? AND vec = ? AND event_ts = ?"
+                    " AND (valid_until_ts IS NULL) = ?",
+                    [(rid, i, pack(v), ts, current) for rid, (i, _, ts, current, v) in sent],
+                )
 
-    def pending_vectors(self, limit: int = 1000) -> list[tuple[str, str, float, bool, np.ndarray]]:
-        """Records the vector index does not have yet: (id, user, event time, current, vector)."""
+    def pending_vectors(self, limit: int = 1000) -> list[tuple[int, VectorItem]]:
+        """Up to ``limit`` records the vector index does not have yet: (row id, (id, user, event time,
+        current, vector)), read through the index of pending records (whatever the records stored)."""
         rows = self._read(
-            "SELECT id, user_id, event_ts, valid_until_ts, vec FROM records WHERE vec_state = 0 LIMIT ?", (limit,)
+            "SELECT rid, id, user_id, event_ts, valid_until_ts, vec FROM records WHERE vec_state = 0 LIMIT ?", (limit,)
         )
-        return [(i, u, ts, vu is None, unpack(v)) for i, u, ts, vu, v in rows if v is not None]  # type: ignore[misc]
+        return [(r, (i, u, ts, vu is None, unpack(v))) for r, i, u, ts, vu, v in rows if v is not None]  # type: ignore[misc]
+
+    def pending_count(self, limit: int) -> int:
+        """How many records the vector index does not have yet, counted up to ``limit`` (an index read)."""
+        return int(
+            self._read("SELECT count(*) FROM (SELECT 1 FROM records WHERE vec_state = 0 LIMIT ?) AS p", (limit,))[0][0]
+        )
 
     def rids_of(self, user_id: str, ids: Sequence[str]) -> list[int]:
         """Row ids of this user's records among ``ids`` (ids of no such record are left out)."""
@@ -232,13 +307,9 @@ class RecordDB:
         return [
             r
             for (r,) in self._read(
-                f"SELECT rid FROM records WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids)
+                f"SELECT rid FROM records WHERE +user_id = ? AND id IN ({_marks(ids)})", (user_id, *ids)
             )
         ]
-
-    def pending_rids(self, user_id: str) -> list[int]:
-        """Row ids of the user's records the vector index does not hold yet (searched exactly)."""
-        return [r for (r,) in self._read("SELECT rid FROM records WHERE user_id = ? AND vec_state = 0", (user_id,))]
 
     def pending_deletes(self) -> list[tuple[str, str]]:
         """Vector-index deletions not yet applied: (record id, user)."""
@@ -405,54 +476,66 @@ class RecordDB:
         return int(n), float(total) / int(n), int(version)
 
     def columns(self, user_id: str, rids: Sequence[int] | None = None) -> dict[str, Any]:
-        """Ranking columns as arrays - of the given records, or of all the user's records (one
-        query; the vectors come back as one matrix)."""
+        """Ranking columns as arrays - of the given records (row ids ascending), or of all the user's
+        records (one query; the vectors come back as one matrix)."""
         cols = "rid, session_id, turn, speaker, prior, timex, event_ts, valid_until_ts, kind, vec"
         if rids is None:
             rows = self._read(f"SELECT {cols} FROM records WHERE user_id = ? ORDER BY rid", (user_id,))
-        elif not rids:
-            rows = []
         else:
             rows = []
-            for i in range(0, len(rids), 900):  # SQLite's limit on parameters
-                part = rids[i : i + 900]
+            for part in _chunks(sorted(rids), 900):  # SQLite's limit on parameters
                 rows += self._read(
-                    f"SELECT {cols} FROM records WHERE +user_id = ? AND rid IN ({','.join('?' * len(part))})",
+                    f"SELECT {cols} FROM records WHERE +user_id = ? AND rid IN ({_marks(part)}) ORDER BY rid",
                     (user_id, *part),
                 )
-        dim = next((len(r[9]) // 2 for r in rows if r[9] is not None), 0)
-        blob = b"".join(r[9] if r[9] is not None else bytes(2 * dim) for r in rows)
+        rid, session, turn, speaker, prior, timex, ts, until, kind, vec = zip(*rows, strict=True) if rows else [()] * 10
+        dim = next((len(v) // 2 for v in vec if v is not None), 0)
+        blob = b"".join(v if v is not None else bytes(2 * dim) for v in vec)
         return {
-            "rid": np.array([r[0] for r in rows], dtype=np.int64),
-            "session": [r[1] or "" for r in rows],
-            "turn": np.array([-1 if r[2] is None else r[2] for r in rows], dtype=np.int64),
-            "speaker": [r[3] for r in rows],
-            "prior": np.array([r[4] for r in rows], dtype=np.float64),
-            "timex": np.array([bool(r[5]) for r in rows], dtype=bool),
-            "ts": np.array([r[6] for r in rows], dtype=np.float64),
-            "current": np.array([r[7] is None for r in rows], dtype=bool),
-            "raw": np.array([r[8] == "raw" for r in rows], dtype=bool),
+            "rid": np.array(rid, dtype=np.int64),
+            "session": [s or "" for s in session],
+            "turn": np.array([-1 if t is None else t for t in turn], dtype=np.int64),
+            "speaker": list(speaker),
+            "prior": np.array(prior, dtype=np.float64),
+            "timex": np.array(timex, dtype=bool),
+            "ts": np.array(ts, dtype=np.float64),
+            "current": np.array([u is None for u in until], dtype=bool),
+            "raw": np.array([k == "raw" for k in kind], dtype=bool),
             "vec": np.frombuffer(blob, dtype=np.float16).astype(np.float32).reshape(len(rows), dim)
             if rows and dim
             else np.zeros((len(rows), 0), dtype=np.float32),
         }
 
-    def postings(self, user_id: str, terms: Iterable[str]) -> list[tuple[str, int, int, int]]:
-        """(term, rid, tf, document length) for each of the terms in this user's records."""
-        terms = list(dict.fromkeys(terms))
-        if not terms:
-            return []
+    def postings(self, user_id: str, term: str, newest: int | None = None) -> list[tuple[int, int, int]]:
+        """(rid, tf, document length) of the user's records holding ``term``; with ``newest``, of that
+        many most recently written of them (read in the postings' own order: no more rows than that)."""
+        if newest is None:
+            return self._read("SELECT rid, tf, dl FROM postings WHERE user_id = ? AND term = ?", (user_id, term))
         return self._read(
-            f"SELECT term, rid, tf, dl FROM postings WHERE user_id = ? AND term IN ({','.join('?' * len(terms))})",
-            (user_id, *terms),
+            "SELECT rid, tf, dl FROM postings WHERE user_id = ? AND term = ? ORDER BY rid DESC LIMIT ?",
+            (user_id, term, newest),
         )
 
+    def pending_vectors_of(self, user_id: str, limit: int) -> tuple[list[int], np.ndarray]:
+        """Row ids and vectors (one row each) of the user's newest ``limit`` records that the vector
+        index does not hold yet."""
+        rows = self._read(
+            "SELECT rid, vec FROM records WHERE user_id = ? AND vec_state = 0 AND vec IS NOT NULL "
+            "ORDER BY rid DESC LIMIT ?",
+            (user_id, limit),
+        )
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return [r for r, _ in rows], np.frombuffer(b"".join(v for _, v in rows), dtype=np.float16).astype(
+            np.float32
+        ).reshape(len(rows), -1)
+
     def neighbours(self, user_id: str, keys: Iterable[tuple[str, int]]) -> list[int]:
-        """Row ids of the records one turn before and after each (session, turn)."""
-        wanted = sorted({(s, t + d) for s, t in keys for d in (-1, 1) if s})
+        """Row ids of the records one turn before and after each (session, turn), read from the
+        index ``records_user_session`` alone (no record is read)."""
+        wanted = sorted({(s, t + d) for s, t in keys for d in (-1, 1) if s and t >= 0})
         out: list[int] = []
-        for i in range(0, len(wanted), 400):  # two parameters per pair, within SQLite's limit
-            part = wanted[i : i + 400]
+        for part in _chunks(wanted, 400):  # two parameters per pair, within SQLite's limit
             values = ",".join("(?, ?)" for _ in part)
             out += [
                 r
@@ -462,18 +545,6 @@ class RecordDB:
                     (*[x for pair in part for x in pair], user_id),
                 )
             ]
-        return out
-
-    def turns_of(self, user_id: str, rids: Sequence[int]) -> list[tuple[str, int]]:
-        """(session, turn) of the given records that have both."""
-        out: list[tuple[str, int]] = []
-        for i in range(0, len(rids), 900):
-            part = rids[i : i + 900]
-            out += self._read(
-                f"SELECT session_id, turn FROM records WHERE +user_id = ? AND rid IN ({','.join('?' * len(part))}) "
-                "AND session_id != '' AND turn IS NOT NULL",
-                (user_id, *part),
-            )
         return out
 
     def document_frequency(self, user_id: str, terms: Iterable[str]) -> dict[str, int]:
@@ -525,18 +596,18 @@ class RecordDB:
         return out
 
     def with_names(self, user_id: str, found: Sequence[str], limit: int) -> list[int]:
-        """Row ids of records naming any of ``found`` (case-insensitive), newest first."""
-        if not found:
-            return []
-        low = [n.lower() for n in found]
-        return [
-            r
-            for (r,) in self._read(
-                f"SELECT n.rid FROM record_names n JOIN records r ON r.rid = n.rid WHERE n.user_id = ? AND n.name IN "
-                f"({','.join('?' * len(low))}) GROUP BY n.rid ORDER BY max(r.event_ts) DESC LIMIT ?",
-                (user_id, *low, limit),
+        """Row ids of up to ``limit`` records naming any of ``found`` (case-insensitive), the most
+        recently written first: read through the names index, at most ``limit`` rows per name."""
+        rids: set[int] = set()
+        for name in dict.fromkeys(n.lower() for n in found):
+            rids.update(
+                r
+                for (r,) in self._read(
+                    "SELECT rid FROM record_names WHERE user_id = ? AND name = ? ORDER BY rid DESC LIMIT ?",
+                    (user_id, name, limit),
+                )
             )
-        ]
+        return sorted(rids, reverse=True)[:limit]
 
     def names_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
         """The names (lower case) in each of the given records, by row id (records naming none left out)."""
@@ -551,24 +622,38 @@ class RecordDB:
         return out
 
     def speakers(self, user_id: str) -> list[str]:
-        """The named speakers of the user's records (each once; records without one left out)."""
-        return [
-            s
-            for (s,) in self._read(
-                "SELECT DISTINCT speaker FROM records WHERE user_id = ? AND speaker != ''", (user_id,)
-            )
-        ]
+        """The named speakers of the user's records, each once, in order (records without one left
+        out): one index seek per speaker (``records_user_speaker``), however many records they said."""
+        rows = self._read(
+            "WITH RECURSIVE s(speaker) AS ("
+            " SELECT min(speaker) FROM records WHERE user_id = ? AND speaker > ''"
+            " UNION ALL"
+            " SELECT (SELECT min(r.speaker) FROM records r WHERE r.user_id = ? AND r.speaker > s.speaker)"
+            " FROM s WHERE s.speaker IS NOT NULL"
+            ") SELECT speaker FROM s WHERE speaker IS NOT NULL",
+            (user_id, user_id),
+        )
+        return [sp for (sp,) in rows]
 
     def sample_vectors(self, user_id: str, k: int) -> np.ndarray:
-        """Up to ``k`` of the user's vectors, spread over the whole history (for score statistics)."""
-        n = self.count(user_id)
-        step = max(n // k, 1)
+        """Up to ``k`` of the user's vectors, spread evenly over the time line of their records (for
+        score statistics): the first record at or after each of ``k`` evenly spaced times, one
+        index seek each, whatever the records stored."""
+        first, last = self._read(
+            "SELECT (SELECT min(event_ts) FROM records WHERE user_id = ?), "
+            "(SELECT max(event_ts) FROM records WHERE user_id = ?)",
+            (user_id, user_id),
+        )[0]
+        if first is None or k <= 0:
+            return np.zeros((0, 0), dtype=np.float32)
+        points = [float(first) + (float(last) - float(first)) * i / k for i in range(k)]
         rows = self._read(
-            "SELECT vec FROM (SELECT vec, row_number() OVER (ORDER BY rid) AS i FROM records WHERE user_id = ?) AS s "
-            "WHERE i % ? = 0 LIMIT ?",
-            (user_id, step, k),
+            f"WITH p(ts) AS (VALUES {','.join('(?)' for _ in points)}) "
+            "SELECT DISTINCT r.rid, r.vec FROM p JOIN records r ON r.rid = (SELECT q.rid FROM records q"
+            " WHERE q.user_id = ? AND q.event_ts >= p.ts ORDER BY q.event_ts, q.rid LIMIT 1) ORDER BY r.rid",
+            (*points, user_id),
         )
-        vecs = [u for (v,) in rows if v is not None and (u := unpack(v)) is not None]
+        vecs = [u for (_, v) in rows if (u := unpack(v)) is not None]
         return np.vstack(vecs) if vecs else np.zeros((0, 0), dtype=np.float32)
 
     # ---- a user's own privacy bounds -----------------------------------------------------------------

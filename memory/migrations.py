@@ -226,3 +226,9 @@ def m004_user_denied(c: Cursor) -> None:
         "CREATE TABLE IF NOT EXISTS user_denied ("
         "user_id TEXT NOT NULL, term TEXT NOT NULL, denied_at TEXT NOT NULL, PRIMARY KEY (user_id, term))"
     )
+
+
+@migration
+def m005_records_user_speaker(c: Cursor) -> None:
+    """``records_user_speaker``: a user's speakers read one index seek each, not by reading every record."""
+    c.execute("CREATE INDEX IF NOT EXISTS records_user_speaker ON records(user_id, speaker)")

@@ -2,7 +2,8 @@
 
 ``MemoryStore`` keeps the two consistent. A write goes to the database (record, postings, vector,
 marked "not yet indexed") and is retrievable at once; an indexer thread then copies new vectors to
-Chroma in batches and marks them indexed (``flush`` waits for it). A delete removes the database
+Chroma in batches and marks them indexed (``flush`` waits for it), letting writes go first where
+Chroma runs in this process (``INDEX_CHUNK``). A delete removes the database
 rows and queues the vector deletion. Whatever a crash leaves undone is finished by ``repair`` when
 the store opens, so the index never misses or keeps a record for long. Every read and delete is
 filtered by user id: one user's records are never visible to another.
@@ -17,8 +18,9 @@ import builtins
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -32,6 +34,7 @@ from caim.memory.jobs import JobQueue
 from caim.memory.locks import UserLocks
 from caim.memory.records import MemoryRecord, SourceTurn
 from caim.memory.sql import Postgres
+from caim.memory.vectors import BATCH as VECTOR_BATCH
 from caim.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -41,6 +44,49 @@ log = logging.getLogger(__name__)
 LEGACY_COLLECTION = "caim_memories"
 CHROMA_DIR = "chroma"
 Progress = Callable[[int, int], None]
+#: Vectors one call sends to an in-process vector index. chromadb's embedded index holds the
+#: interpreter while it inserts (no other thread runs): the background indexer sends ``INDEX_CHUNK``
+#: when no write has run for ``QUIET_S`` seconds, and ``WRITES_CHUNK`` when a stream of writes kept it
+#: waiting ``WRITES_FIRST_S`` seconds (so a write waits for at most one small call, and indexing is
+#: delayed by writes, never stopped).
+INDEX_CHUNK = 1000
+WRITES_CHUNK = 100
+QUIET_S = 0.2
+WRITES_FIRST_S = 1.0
+
+
+class Writes:
+    """The database writes in flight, so that the background indexer can let them go first."""
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition()
+        self._active = 0
+        self._ended = 0.0  # time.monotonic() when the last write ended
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """Held while a write runs."""
+        with self._cv:
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._cv:
+                self._active -= 1
+                self._ended = time.monotonic()
+                self._cv.notify_all()
+
+    def pause(self, quiet: float, most: float) -> bool:
+        """Return once no write has run for ``quiet`` seconds (True), or after ``most`` seconds
+        whatever runs (False)."""
+        deadline = time.monotonic() + most
+        with self._cv:
+            while (now := time.monotonic()) < deadline:
+                idle = now - self._ended
+                if not self._active and idle >= quiet:
+                    return True
+                self._cv.wait(min(deadline - now, quiet - idle if not self._active else deadline - now))
+        return False
 
 
 class MemoryStore:
@@ -86,6 +132,7 @@ class MemoryStore:
         self._idle.set()
         self._stop = threading.Event()
         self._index_lock = threading.Lock()
+        self._writes = Writes()
         self._indexer: threading.Thread | None = None
         self._closed = False
         #: The durable queue of ended sessions waiting for post-thinking.
@@ -108,18 +155,29 @@ class MemoryStore:
                 "run `caim memories reembed` to switch them, or set CAIM_EMBEDDING_MODEL back"
             )
 
-    def repair(self) -> tuple[int, int]:
-        """Apply vector writes and deletions not yet applied (after writes, or a crash): (indexed, deleted)."""
+    def repair(self, *, writes_first: bool = False) -> tuple[int, int]:
+        """Apply vector writes and deletions not yet applied (after writes, or a crash): (indexed, deleted).
+
+        The vectors go in chunks, each read, sent and marked under the index lock; ``writes_first``
+        (the background indexer) lets writes to the database go before each chunk sent to an
+        in-process index (``INDEX_CHUNK``)."""
         with self._index_lock:
             deletes = self.db.pending_deletes()
             if deletes:
                 self.vectors.delete(deletes)
                 self.db.clear_deletes([i for i, _ in deletes])
-            added = 0
-            while pending := self.db.pending_vectors(1000):
-                self.vectors.add(pending)
-                self.db.mark_indexed([p[0] for p in pending])
-                added += len(pending)
+        added = 0
+        while self.db.pending_count(1):
+            chunk = VECTOR_BATCH
+            if writes_first and self.vectors.in_process:
+                chunk = INDEX_CHUNK if self._writes.pause(QUIET_S, WRITES_FIRST_S) else WRITES_CHUNK
+            with self._index_lock:
+                pending = self.db.pending_vectors(chunk)
+                if not pending:
+                    break
+                self.vectors.add([item for _, item in pending])
+                self.db.mark_indexed(pending)
+            added += len(pending)
         return added, len(deletes)
 
     def _index_loop(self) -> None:
@@ -127,7 +185,7 @@ class MemoryStore:
             self._wake.wait(1.0)
             self._wake.clear()
             try:
-                self.repair()
+                self.repair(writes_first=True)
             except Exception:  # Chroma briefly unavailable: the rows stay pending, retried next round
                 log.exception("vector indexing failed; will retry")
                 self._stop.wait(1.0)
@@ -216,7 +274,8 @@ class MemoryStore:
                 ]
             )
         indexed = [same and before[r.id][3] for r, same in zip(records, unchanged, strict=True)]
-        self.db.upsert(records, vecs, indexed)
+        with self._writes.running():
+            self.db.upsert(records, vecs, indexed)
         if not all(indexed):
             self._kick()
 
@@ -305,8 +364,8 @@ class MemoryStore:
         return self.db.vectors_held(), self.vectors.count()
 
     def unindexed(self, limit: int = 1000) -> int:
-        """How many written records the vector index does not hold yet (at most ``limit``)."""
-        return len(self.db.pending_vectors(limit))
+        """How many written records the vector index does not hold yet (counted up to ``limit``)."""
+        return self.db.pending_count(limit)
 
     @property
     def records_at(self) -> str:

@@ -134,6 +134,9 @@ class VectorIndex:
             shutil.rmtree(path)
             self.client = _client(Path(path), url, headers)
         shared = path is not None or url
+        #: Whether the index runs in this process (chromadb's embedded bindings, which hold the
+        #: interpreter while they write) rather than on a server.
+        self.in_process = not url
         self.prefix = f"{namespace}_u_" if shared else f"{namespace}_{uuid.uuid4().hex[:8]}_"
         self._function = embedder.chroma_function()
         self._collections: dict[str, Any] = {}

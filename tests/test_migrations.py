@@ -22,8 +22,8 @@ ROWS = [
     "INSERT INTO meta VALUES ('embedder', 'some-model')",
 ]
 TABLES = ("postings", "term_df", "user_stats", "meta", "records", "jobs")
-#: Tables that migrations after the first add (absent from ``INITIAL_SCHEMA``).
-ADDED_LATER = ("user_denied",)
+#: Tables and indexes that migrations after the first add (absent from ``INITIAL_SCHEMA``).
+ADDED_LATER = ("user_denied", "records_user_speaker")
 
 
 def _sqlite_with(path, schema: str) -> None:

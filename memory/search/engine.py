@@ -2,11 +2,13 @@
 
 ``search`` reads through a ``Source`` (``caim.memory.retrieval.Retriever`` is one): the store, the
 lexical index, and the caches of a user's columns, vector sample and speakers. A user with at most
-``full_scan`` records is scored over all of them; past that the candidates are the lexical top
-``lexical_k``, the ``dense_k`` nearest vectors, records not yet in the vector index, records in the
-query's time ranges or naming its names, and the turns next to all of these (the cosine's mean and
-spread then come from a sample of the user's vectors). Every hit is followed by up to three linked
-records that did not rank themselves.
+``full_scan`` records is scored over all of them; past that the candidates come from indexes only,
+each read a bounded number of rows whatever the memory's size: the lexical top ``lexical_k`` (from
+a bounded read of the postings, ``LexicalIndex.scores``), the ``dense_k`` nearest vectors, the
+``dense_k`` nearest by exact cosine among the latest ``full_scan`` records not yet in the vector
+index, up to ``lexical_k`` records in each of the query's time ranges or naming one of its names,
+and the turns next to all of these (the cosine's mean and spread then come from a sample of the
+user's vectors). Every hit is followed by up to three linked records that did not rank themselves.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import caim.memory.search.ranking as ranking
 import caim.memory.search.signals as signals
 from caim.memory.db import RecordDB
 from caim.memory.records import MemoryRecord
-from caim.memory.search.columns import Columns, Flags, Floats
+from caim.memory.search.columns import Columns, Flags, Floats, merged
 from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, for_question
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
@@ -154,12 +156,34 @@ def candidates(
     db = source.store.db
     cand = {int(r) for r in lex.top(source.lexical_k)}
     cand |= set(db.rids_of(user_id, [i for i, _ in source.store.vectors.nearest(user_id, qvec, source.dense_k)]))
-    cand |= set(db.pending_rids(user_id))  # written, not yet in the vector index
+    cand |= set(pending_nearest(db, user_id, qvec, source.dense_k, source.full_scan))
     for a, b in query.ranges:
         cand |= set(db.in_range(user_id, a, b, source.lexical_k))
     cand |= set(db.with_names(user_id, query_names, source.lexical_k))
-    extra = set(db.neighbours(user_id, db.turns_of(user_id, sorted(cand)))) - cand
-    return Columns(db.columns(user_id, sorted(cand | extra)))
+    found = db.columns(user_id, sorted(cand))
+    extra = set(db.neighbours(user_id, zip(found["session"], found["turn"].tolist(), strict=True))) - cand
+    return Columns(merged(found, db.columns(user_id, sorted(extra))))
+
+
+def pending_nearest(db: RecordDB, user_id: str, qvec: np.ndarray, k: int, newest: int) -> list[int]:
+    """Row ids of the ``k`` records nearest to ``qvec`` by exact cosine among the user's ``newest``
+    latest records that the vector index does not hold yet (written, not yet indexed).
+
+    Args:
+        db: The record database.
+        user_id: Whose records.
+        qvec: The query's vector.
+        k: How many.
+        newest: How many of the latest unindexed records are compared (older ones wait for the index).
+
+    Returns:
+        Row ids, nearest first.
+    """
+    rids, vecs = db.pending_vectors_of(user_id, newest)
+    if not rids:
+        return []
+    order = np.argsort(-(vecs @ qvec), kind="stable")[:k]
+    return [rids[int(i)] for i in order]
 
 
 def evidence(

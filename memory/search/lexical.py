@@ -10,7 +10,7 @@ statistics computed per user, so scores are exact for each user's own collection
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
@@ -20,49 +20,63 @@ from caim.memory.search.columns import Floats, Ints
 
 BM25_K1 = 1.2
 BM25_B = 0.3
-#: In a memory too large for a full scan, query terms in more than this share of records are not read.
+#: In a memory too large for a full scan, query terms in more than this share of records are not read ...
 MAX_DF = 0.05
 #: ... unless they are in fewer records than this.
 MIN_PRUNED_DF = 1000
+#: There, a query reads at most this many postings: its rarest terms' in full, then the most recently
+#: written of the next term's up to this budget (terms after it are not read), so what a search reads
+#: stays bounded however large the memory grows.
+MAX_POSTINGS = 5000
+
+#: The postings of one term: ``(row id, tf, document length)`` per record holding it.
+TermPostings = Sequence[tuple[int, int, int]]
 
 
 class Postings(Protocol):
     """Where the postings are stored (``RecordDB``)."""
 
-    def postings(self, user_id: str, terms: Iterable[str]) -> list[tuple[str, int, int, int]]:
-        """``(term, row id, tf, document length)`` of every posting of ``terms`` in the user's records."""
+    def postings(self, user_id: str, term: str, newest: int | None = None) -> list[tuple[int, int, int]]:
+        """``(row id, tf, document length)`` of the user's records holding ``term`` (with ``newest``:
+        of that many most recently written of them)."""
 
     def document_frequency(self, user_id: str, terms: Iterable[str]) -> dict[str, int]:
         """In how many of the user's records each of ``terms`` occurs (terms in none left out)."""
 
 
-def bm25(rows: Sequence[tuple[str, int, int, int]], n: int, avgdl: float) -> tuple[Ints, Floats]:
-    """BM25 of each record in the postings rows, summed over their terms.
+def bm25(
+    postings: Mapping[str, TermPostings], n: int, avgdl: float, df: Mapping[str, int] | None = None
+) -> tuple[Ints, Floats]:
+    """BM25 of each record in the postings, summed over their terms.
 
     Args:
-        rows: ``(term, row id, tf, document length)``, all postings of the query's terms.
+        postings: Per query term, its postings: all of them, or some when ``df`` gives the term's
+            document frequency.
         n: Records in the collection.
         avgdl: Their average document length.
+        df: Records holding each term (default: its postings given, all of them).
 
     Returns:
         ``(row ids ascending, scores)``.
 
-    >>> rids, s = bm25([("cat", 1, 1, 3), ("cat", 2, 2, 3), ("dog", 2, 1, 3)], n=4, avgdl=3.0)
+    >>> rids, s = bm25({"cat": [(1, 1, 3), (2, 2, 3)], "dog": [(2, 1, 3)]}, n=4, avgdl=3.0)
     >>> rids.tolist(), [round(float(x), 3) for x in s]
     ([1, 2], [0.693, 2.157])
+    >>> bm25({"cat": [(2, 2, 3)], "dog": [(2, 1, 3)]}, n=4, avgdl=3.0, df={"cat": 2, "dog": 1})[1].round(3).tolist()
+    [2.157]
     """
-    if not rows:
+    # terms in sorted order: each record's parts are summed in the same order whatever the query's
+    lists = {t: np.asarray(postings[t], dtype=np.float64).reshape(-1, 3) for t in sorted(postings) if postings[t]}
+    if not lists:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    term_of = {t: i for i, t in enumerate(dict.fromkeys(r[0] for r in rows))}
-    t_idx = np.fromiter((term_of[r[0]] for r in rows), dtype=np.int64, count=len(rows))
-    rid = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-    tf = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
-    dl = np.fromiter((r[3] for r in rows), dtype=np.float64, count=len(rows))
-    df = np.bincount(t_idx, minlength=len(term_of)).astype(np.float64)
-    idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+    dfs = np.array([len(a) if df is None else df[t] for t, a in lists.items()], dtype=np.float64)
+    idf = np.log(1 + (n - dfs + 0.5) / (dfs + 0.5))
+    stacked = np.concatenate(list(lists.values()))
+    t_idx = np.repeat(np.arange(len(lists)), [len(a) for a in lists.values()])
+    tf, dl = stacked[:, 1], stacked[:, 2]
     norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1e-9))
     part = idf[t_idx] * tf * (BM25_K1 + 1) / (tf + norm)
-    rids, inverse = np.unique(rid, return_inverse=True)
+    rids, inverse = np.unique(stacked[:, 0].astype(np.int64), return_inverse=True)
     # with weights, bincount sums them as float64 (numpy's stubs say integers)
     return rids, cast(Floats, np.bincount(inverse, weights=part, minlength=len(rids)))
 
@@ -125,14 +139,36 @@ class LexicalIndex:
             n: The user's records.
             avgdl: Their average document length.
             prune: In a large memory, leave out terms in more than ``MAX_DF`` of the records (they
-                weigh little and would cost reading a large share of the postings).
+                weigh little and would cost reading a large share of the postings) and read at most
+                ``MAX_POSTINGS`` postings (``bounded``).
 
         Returns:
             The scores.
         """
         wanted = list(dict.fromkeys(terms))
-        if prune and wanted:
-            df = self.postings.document_frequency(user_id, wanted)
-            wanted = [t for t in wanted if 0 < df.get(t, 0) <= max(MAX_DF * n, MIN_PRUNED_DF)]
-        rids, values = bm25(self.postings.postings(user_id, wanted), n, avgdl)
-        return LexicalScores(rids, values, n)
+        if not prune or not wanted:
+            return LexicalScores(*bm25({t: self.postings.postings(user_id, t) for t in wanted}, n, avgdl), n)
+        df = self.postings.document_frequency(user_id, wanted)
+        kept = [t for t in wanted if 0 < df.get(t, 0) <= max(MAX_DF * n, MIN_PRUNED_DF)]
+        return LexicalScores(*bm25(self.bounded(user_id, kept, df), n, avgdl, df), n)
+
+    def bounded(self, user_id: str, terms: Sequence[str], df: Mapping[str, int]) -> dict[str, TermPostings]:
+        """At most ``MAX_POSTINGS`` postings of ``terms``: the rarest terms' in full while they fit,
+        then the most recently written of the next term's up to the budget.
+
+        Args:
+            user_id: Whose records.
+            terms: Query terms, each in at least one record.
+            df: Records holding each term.
+
+        Returns:
+            The postings read, per term.
+        """
+        out: dict[str, TermPostings] = {}
+        left = MAX_POSTINGS
+        for t in sorted(terms, key=lambda t: (df[t], t)):
+            if left <= 0:
+                break
+            out[t] = self.postings.postings(user_id, t, None if df[t] <= left else left)
+            left -= len(out[t])
+        return out
