@@ -39,10 +39,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import chromadb
 import numpy as np
+from chromadb.config import Settings as ChromaSettings
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from caim.core.embeddings import MiniLMEmbedder
@@ -50,6 +53,7 @@ from caim.memory.capture import raw_record
 from caim.memory.retrieval import Query, Retriever
 from caim.memory.store import MemoryStore
 from caim.memory.transfer import export_lines
+from caim.memory.vectors import HNSW
 
 SYLLABLES = [
     "ka",
@@ -174,6 +178,50 @@ def fill(store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, ba
     return spent
 
 
+def hnsw_check(n: int, text: Text, vectors: Vectors, embedder: MiniLMEmbedder, queries: int = 50) -> list[dict]:
+    """Chromadb's default graph settings against caim's (``caim.memory.vectors.HNSW``): seconds to
+    build a collection of ``n`` word vectors, and of the embeddings of up to 10,000 sentences, and
+    how many of the exact 100 nearest (and of the exact 10 nearest) a query finds among its 100."""
+    sentences = [text.sentence() for _ in range(n + queries)]
+    sets = {"words": vectors.of(sentences)}
+    sets[f"{embedder.name} embeddings"] = np.asarray(embedder.embed(sentences[: min(n, 10_000) + queries]), np.float32)
+    out = []
+    for kind, vecs in sets.items():
+        held, stored = vecs[-queries:], vecs[:-queries]
+        exact = np.argsort(-(held @ stored.T), axis=1)[:, :100]
+        for label, settings in (("chromadb default", {}), ("caim", HNSW)):
+            build, found = graph(stored, held, settings)
+            out.append(
+                {
+                    "vectors": f"{len(stored):,} {kind}",
+                    "settings": label,
+                    "build_s": round(build, 1),
+                    "recall_100": round(found_share(found, exact), 3),
+                    "top_10": round(found_share(found, exact[:, :10]), 3),
+                }
+            )
+            print(out[-1])
+    return out
+
+
+def graph(stored: np.ndarray, held: np.ndarray, settings: dict) -> tuple[float, list[set[int]]]:
+    """Seconds to build a collection of ``stored`` under ``settings``, and each held vector's 100 nearest."""
+    with tempfile.TemporaryDirectory() as tmp:
+        client = chromadb.PersistentClient(path=tmp, settings=ChromaSettings(anonymized_telemetry=False))
+        col = client.create_collection("hnsw-check", metadata={"hnsw:space": "cosine", **settings})
+        t = time.perf_counter()
+        for i in range(0, len(stored), 1000):
+            col.add(ids=[str(j) for j in range(i, min(i + 1000, len(stored)))], embeddings=stored[i : i + 1000])
+        build = time.perf_counter() - t
+        got = col.query(query_embeddings=list(held), n_results=100, include=[])["ids"]
+    return build, [{int(i) for i in g} for g in got]
+
+
+def found_share(found: list[set[int]], exact: np.ndarray) -> float:
+    """The mean share of each row of ``exact`` (row numbers) that ``found`` holds."""
+    return float(np.mean([len(f & set(e.tolist())) / len(e) for f, e in zip(found, exact, strict=True)]))
+
+
 def tenth_rates(spent: list[float], n: int, batch: int) -> tuple[float, float]:
     """Insert rate (records/s) over the first and the last tenth of the batches of a fill of ``n``."""
     k = max(len(spent) // 10, 1)
@@ -209,7 +257,7 @@ def export_rss(data_dir: Path, user: str) -> tuple[float, float]:
     return peak(user), peak("nobody-here")
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", type=int, default=10_000, help="records of the measured user")
     ap.add_argument("--users", type=int, default=0, help="further users")
@@ -217,17 +265,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--vectors", dest="synthetic", choices=("words", "random"), default="words", help="record vectors")
+    ap.add_argument("--hnsw", type=int, default=0, help="instead: compare the vector graph's settings on N vectors")
     ap.add_argument("--data-dir", type=Path, default=None, help="default: a temporary directory")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--doc", type=Path, default=None, help="also write the run's section of this Markdown file")
-    args = ap.parse_args(argv)
-    started, load_start, wall = datetime.now(UTC), os.getloadavg()[0], time.perf_counter()
-    rng = random.Random(7)
-    text = Text(rng)
-    root = args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-"))
-    embedder = MiniLMEmbedder.shared()
-    vectors = Vectors(args.synthetic, text.words, len(embedder.embed(["probe"])[0]))
-    store = MemoryStore(root, embedder)
+    return ap.parse_args(argv)
+
+
+def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: Vectors) -> dict:
+    """Every user's records written, then the vector index caught up: the insert figures."""
     total = args.records + args.users * args.per_user
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns) as bar:
@@ -244,82 +290,130 @@ def main(argv: list[str] | None = None) -> int:
         store.flush()
         bar.update(drain, completed=total)
         index_s = time.perf_counter() - fill_start  # the indexer runs beside the writes: writes and indexing together
-    insert_rate = total / sum(spent)
+    return {
+        "records_total": total,
+        "insert_records_per_s": round(total / sum(spent), 1),
+        "insert_first_tenth_per_s": round(first, 1),
+        "insert_last_tenth_per_s": round(last, 1),
+        "indexed_records_per_s": round(total / index_s, 1),
+        "indexed_s": round(index_s, 1),
+    }
+
+
+def retrieval(store: MemoryStore, args: argparse.Namespace, text: Text) -> dict:
+    """Latency of ``args.queries`` questions (the first five left out: they load the model and indexes)."""
     retriever = Retriever(store)
     now = datetime(2030, 1, 1, tzinfo=UTC)
+    users = ["u0"] + [f"u{i}" for i in range(1, args.users + 1)]
     lat: list[float] = []
-    users = ["u0"] if not args.users else ["u0"] + [f"u{i}" for i in range(1, args.users + 1)]
     for i in range(args.queries):
-        user = users[i % len(users)] if args.users else "u0"
         q = text.question()
         t = time.perf_counter()
-        retriever.search(user, Query(q, now), 20)  # query embedding included
+        retriever.search(users[i % len(users)], Query(q, now), 20)  # query embedding included
         lat.append((time.perf_counter() - t) * 1000)
-    lat = lat[5:] or lat  # the first queries load the model and the indexes
+    lat = lat[5:] or lat
+    return {
+        "p50": round(pct(lat, 50), 1),
+        "p95": round(pct(lat, 95), 1),
+        "mean": round(statistics.mean(lat), 1),
+        "queries": len(lat),
+    }
+
+
+def listing(store: MemoryStore) -> dict:
+    """Time to list and to export the measured user's records."""
     t = time.perf_counter()
     n_list = sum(1 for _ in store.iter("u0"))
     list_s = time.perf_counter() - t
     t = time.perf_counter()
     size = sum(len(piece) for piece in export_lines(store.iter("u0"), "u0"))
-    export_s = time.perf_counter() - t
-    store.close()
-    rss, base = export_rss(root, "u0")
-    figures = {
-        "records_u0": args.records,
-        "users": 1 + args.users,
-        "records_total": total,
-        "vectors": args.synthetic,
-        "insert_records_per_s": round(insert_rate, 1),
-        "insert_first_tenth_per_s": round(first, 1),
-        "insert_last_tenth_per_s": round(last, 1),
-        "indexed_records_per_s": round(total / index_s, 1),
-        "indexed_s": round(index_s, 1),
-        "retrieval_ms": {
-            "p50": round(pct(lat, 50), 1),
-            "p95": round(pct(lat, 95), 1),
-            "mean": round(statistics.mean(lat), 1),
-            "queries": len(lat),
-        },
+    return {
         "list_s": round(list_s, 2),
         "listed": n_list,
-        "export_s": round(export_s, 2),
+        "export_s": round(time.perf_counter() - t, 2),
         "export_mb": round(size / 1e6, 1),
-        "export_peak_rss_mb": round(rss, 1),
-        "export_baseline_rss_mb": round(base, 1),
-        "total_s": round(time.perf_counter() - wall, 1),
-        "load_average": os.getloadavg()[0],
-        "load_average_start": load_start,
     }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    started, load_start, wall = datetime.now(UTC), os.getloadavg()[0], time.perf_counter()
+    text = Text(random.Random(7))
+    embedder = MiniLMEmbedder.shared()
+    vectors = Vectors(args.synthetic, text.words, len(embedder.embed(["probe"])[0]))
+    run = RunInfo(started, load_start, sys.argv[1:] if argv is None else argv)
+    if args.hnsw:
+        rows = hnsw_check(args.hnsw, text, vectors, embedder)
+        if args.doc:
+            write_doc(args.doc, HNSW_HEADING, hnsw_section(rows, run))
+        return 0
+    root = args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-"))
+    store = MemoryStore(root, embedder)
+    figures = {"records_u0": args.records, "users": 1 + args.users, "vectors": args.synthetic}
+    figures |= fill_all(store, args, text, vectors)
+    figures["retrieval_ms"] = retrieval(store, args, text)
+    figures |= listing(store)
+    store.close()
+    rss, base = export_rss(root, "u0")
+    figures |= {"export_peak_rss_mb": round(rss, 1), "export_baseline_rss_mb": round(base, 1)}
+    figures |= {"total_s": round(time.perf_counter() - wall, 1), "load_average": os.getloadavg()[0]}
+    figures["load_average_start"] = load_start
     print(json.dumps(figures, indent=2))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     scope = f"{args.records} records" + (f" (+{args.users} users x {args.per_user})" if args.users else "")
     if args.doc:
-        write_doc(args.doc, figures, scope, started, sys.argv[1:] if argv is None else argv)
+        write_doc(args.doc, scope, section(figures, scope, run))
+    f = figures
     print(
-        f"insert {insert_rate:.0f} records/s (written and searchable; first tenth {first:.0f}, last tenth {last:.0f}), "
-        f"{total / index_s:.0f} records/s with the vector index caught up; list {list_s:.2f} s, "
-        f"export {export_s:.2f} s (peak RSS {rss:.0f} MB, {rss - base:+.0f} MB over an empty export); "
-        f"whole run {figures['total_s']:.0f} s"
+        f"insert {f['insert_records_per_s']:.0f} records/s (written and searchable; first tenth "
+        f"{f['insert_first_tenth_per_s']:.0f}, last tenth {f['insert_last_tenth_per_s']:.0f}), "
+        f"{f['indexed_records_per_s']:.0f} records/s with the vector index caught up; list {f['list_s']:.2f} s, "
+        f"export {f['export_s']:.2f} s (peak RSS {rss:.0f} MB, {rss - base:+.0f} MB over an empty export); "
+        f"whole run {f['total_s']:.0f} s"
     )
-    print(f"retrieval p95 {pct(lat, 95):.1f} ms at {scope}")
+    print(f"retrieval p95 {f['retrieval_ms']['p95']:.1f} ms at {scope}")
     return 0
+
+
+@dataclass
+class RunInfo:
+    """When and how a run was started, for its section of the doc."""
+
+    started: datetime
+    load_start: float
+    argv: list[str]
+
+    def line(self) -> str:
+        """The command, when and at which commit, and the machine's load (at the start and now)."""
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent
+        ).stdout.strip()
+        return (
+            f"`python benchmarks/store_scale.py {' '.join(self.argv)}` on {self.started:%Y-%m-%d %H:%M} UTC at "
+            f"commit {commit or '?'}, {os.cpu_count()} CPUs shared with other jobs: load average "
+            f"{self.load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+        )
 
 
 DOC_TITLE = "# Store scale"
 DOC_INTRO = (
     "Written by `benchmarks/store_scale.py --doc docs/scale.md`: each run rewrites its own section "
-    "(one per record count and user mix) and keeps the others. What the benchmark fills and measures: "
-    "its docstring. *Insert*: records/s written to the record database, durable and searchable once "
-    "written (the time spent in `MemoryStore.add`); *first / last tenth*: the same over the first and "
-    "the last tenth of the fill (writes should not slow down as the memory grows); *vector index caught "
-    "up*: records/s from the start of the fill until the vector index (Chroma, filled in the background, "
-    "after the writes) holds every record. *Retrieval*: `Retriever.search`, k=20, the query's embedding "
-    "included, over the queries after the first five."
+    "(one per record count and user mix, and one for `--hnsw`) and keeps the others and the notes at the "
+    "end. What the benchmark fills and measures: its docstring. *Insert*: records/s written to the record "
+    "database, durable and searchable once written (the time spent in `MemoryStore.add`); *first / last "
+    "tenth*: the same over the first and the last tenth of the fill (writes should not slow down as the "
+    "memory grows); *vector index caught up*: records/s from the start of the fill until the vector index "
+    "(Chroma, filled in the background, writes first) holds every record. *Retrieval*: `Retriever.search`, "
+    "k=20, the query's embedding included, over the queries after the first five. *Whole run*: the fill, "
+    "the vector index catching up, the queries, the list, the export and the two export processes."
 )
+#: Everything under this line in an existing doc is kept when ``--doc`` writes it again.
+NOTES = "<!-- notes: written by hand; benchmarks/store_scale.py --doc keeps everything below this line -->"
+HNSW_HEADING = "Vector graph settings"
 
 
-def section(figures: dict, scope: str, started: datetime, argv: list[str]) -> str:
+def section(figures: dict, scope: str, run: RunInfo) -> str:
     """The Markdown section of one run."""
     r = figures["retrieval_ms"]
     minutes, seconds = divmod(figures["total_s"], 60)
@@ -342,33 +436,39 @@ def section(figures: dict, scope: str, started: datetime, argv: list[str]) -> st
         ),
         ("whole run", f"{int(minutes)} min {seconds:.0f} s"),
     ]
-    return "\n".join(
-        [
-            f"## {scope}",
-            "",
-            f"`python benchmarks/store_scale.py {' '.join(argv)}` on {started:%Y-%m-%d %H:%M} UTC, "
-            f"{os.cpu_count()} CPUs shared with other jobs: load average {figures['load_average_start']:.1f} "
-            f"at the start, {figures['load_average']:.1f} at the end; {figures['vectors']} vectors.",
-            "",
-            "| figure | value |",
-            "|---|---:|",
-            *(f"| {a} | {b} |" for a, b in rows),
-            "",
-        ]
-    )
+    head = f"{run.line()}; {figures['vectors']} vectors."
+    return "\n".join([head, "", "| figure | value |", "|---|---:|", *(f"| {a} | {b} |" for a, b in rows)])
 
 
-def write_doc(path: Path, figures: dict, scope: str, started: datetime, argv: list[str]) -> None:
-    """Rewrite this run's section of ``path`` (sections sorted by their heading's record count)."""
+def hnsw_section(rows: list[dict], run: RunInfo) -> str:
+    """The Markdown section of a ``--hnsw`` run."""
+    lines = [
+        f"{run.line()}. Each collection built in batches of 1,000 in a fresh Chroma directory; 50 held-out "
+        "vectors of the same kind queried for their 100 nearest, against the exact 100 nearest (recall) "
+        "and the exact 10 nearest (top 10 found). *caim*: `caim.memory.vectors.HNSW`.",
+        "",
+        "| vectors | settings | build s | recall@100 | top 10 found |",
+        "|---|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r['vectors']} | {r['settings']} | {r['build_s']} | {r['recall_100']} | {r['top_10']} |" for r in rows
+    ]
+    return "\n".join(lines)
+
+
+def write_doc(path: Path, heading: str, body: str) -> None:
+    """Rewrite the section ``heading`` of ``path`` (sections sorted by their heading's record count,
+    the others and the notes after ``NOTES`` kept)."""
     old = path.read_text(encoding="utf-8") if path.is_file() else ""
-    parts = {p.split("\n", 1)[0]: "## " + p for p in old.split("\n## ")[1:]}
-    parts[scope] = section(figures, scope, started, argv)
+    old, _, notes = old.partition(NOTES)
+    parts = {p.split("\n", 1)[0]: p.split("\n", 1)[1].strip("\n") for p in old.split("\n## ")[1:]}
+    parts[heading] = body
 
-    def size(heading: str) -> int:
-        return int(heading.split(" ", 1)[0]) if heading.split(" ", 1)[0].isdigit() else 0
+    def size(h: str) -> int:
+        return int(h.split(" ", 1)[0]) if h.split(" ", 1)[0].isdigit() else 0
 
-    body = "\n".join(parts[h].rstrip("\n") + "\n" for h in sorted(parts, key=size))
-    path.write_text(f"{DOC_TITLE}\n\n{DOC_INTRO}\n\n{body}", encoding="utf-8")
+    sections = "".join(f"## {h}\n\n{parts[h]}\n\n" for h in sorted(parts, key=size))
+    path.write_text(f"{DOC_TITLE}\n\n{DOC_INTRO}\n\n{sections}{NOTES}{notes or chr(10)}", encoding="utf-8")
 
 
 if __name__ == "__main__":

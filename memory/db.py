@@ -398,13 +398,15 @@ class RecordDB:
         return {r: MemoryRecord.model_validate_json(b) for r, b in rows}
 
     def iter_user(self, user_id: str, page: int = PAGE) -> Iterator[MemoryRecord]:
-        """Every record of the user, oldest event first, one page at a time (constant memory)."""
+        """Every record of the user, oldest event first, one page at a time (constant memory); each
+        page starts where the last ended in the index ``records_user_time`` (a row-value bound: no
+        page reads the rows before it)."""
         last: tuple[float, int] = (float("-inf"), -1)
         while True:
             rows = self._read(
                 "SELECT event_ts, rid, body FROM records"
-                " WHERE user_id = ? AND (event_ts > ? OR (event_ts = ? AND rid > ?)) ORDER BY event_ts, rid LIMIT ?",
-                (user_id, last[0], last[0], last[1], page),
+                " WHERE user_id = ? AND (event_ts, rid) > (?, ?) ORDER BY event_ts, rid LIMIT ?",
+                (user_id, last[0], last[1], page),
             )
             if not rows:
                 return

@@ -90,6 +90,22 @@ def test_a_write_costs_the_same_in_a_store_ten_times_larger(tmp_path):
     db.close()
 
 
+def test_listing_a_memory_reads_each_record_once(tmp_path):
+    db = RecordDB(tmp_path / "memory.sqlite")
+
+    def listing(n: int) -> int:
+        with vm_steps(db) as steps:
+            assert sum(1 for _ in db.iter_user("ann", page=50)) == n
+        return steps[0]
+
+    db.upsert([note("ann", i) for i in range(300)], [VEC] * 300)
+    small = listing(300)
+    for start in range(300, 3000, 500):
+        db.upsert([note("ann", i) for i in range(start, min(start + 500, 3000))], [VEC] * min(500, 3000 - start))
+    assert listing(3000) < 12 * small  # 10x the records, 10x the pages: each page starts where the last ended
+    db.close()
+
+
 @BOTH
 def test_the_statistics_stay_exact_through_writes_rewrites_and_deletes(record_db):
     db = record_db
