@@ -54,7 +54,16 @@ from caim.graph.steps import (
 )
 from caim.memory.build import ASSISTANT_SAID, Grounding, RecordBuilder, ThoughtDraft, settle
 from caim.memory.capture import Capture, captures
-from caim.memory.maintenance import Decision, Maintenance, duplicate, grounded, maintain_groups, opposed
+from caim.memory.maintenance import (
+    Decision,
+    Maintenance,
+    displaced,
+    duplicate,
+    grounded,
+    maintain_groups,
+    opposed,
+    record_slots,
+)
 from caim.memory.merge import Merge
 from caim.memory.records import MemoryRecord, as_aware
 from caim.memory.retrieval import Query
@@ -72,6 +81,8 @@ REFINE_PER_SESSION = 8
 COPIES = 8
 #: Cosine similarity a proposed ontology term needs to the events it is meant for (when it does not occur in them).
 TERM_FIT = 0.3
+#: Newest records under a single-value attribute's tag that code checks for an older value (beyond the search hits).
+SLOT_PROBE = 20
 
 
 def _chunks(items: list, n: int = CHUNK) -> list[list]:
@@ -401,9 +412,28 @@ Related = dict[str, list[tuple[MemoryRecord, float]]]
 Decisions = dict[str, tuple[Decision, MemoryRecord]]
 
 
-def _related(new: list[MemoryRecord], env: Env) -> tuple[Related, Decisions, dict[str, list[MemoryRecord]]]:
-    """Per new record the stored ones it is compared with (with similarity), code's own "same"
-    decisions, and the further stored copies each such "same" merges too."""
+def _displaced(
+    rec: MemoryRecord, scored: list[tuple[MemoryRecord, float]], env: Env, new_ids: set[str]
+) -> list[MemoryRecord]:
+    """Current stored records to which ``rec`` gives a single-value attribute another value: among the
+    search hits and the newest records tagged with the attribute (an old home city shares few words
+    with "I moved to Lyon")."""
+    single = env.svc.ontology.current.single_valued
+    attributes = [a for a in record_slots(rec) if single(a)]
+    if not attributes:
+        return []
+    tagged = env.svc.store.page(env.user_id, 0, SLOT_PROBE, tags=attributes)
+    seen = {o.id: o for o, _ in scored} | {o.id: o for o in tagged if o.id not in new_ids}
+    return [o for o in seen.values() if displaced(rec, o, single) is not None]
+
+
+def _related(
+    new: list[MemoryRecord], env: Env
+) -> tuple[Related, Decisions, dict[str, list[MemoryRecord]], dict[str, list[MemoryRecord]]]:
+    """Per new record the stored ones it is compared with (with similarity), code's own decisions
+    ("same" for copies, "update" for a single-value fact with a new value, "contradicts" for a
+    preference that turned), the further stored copies each such "same" merges too, and the
+    further stored records each such "update" closes too."""
     new_ids = {r.id for r in new}
     related: Related = {}
     decisions: Decisions = {}
@@ -411,6 +441,7 @@ def _related(new: list[MemoryRecord], env: Env) -> tuple[Related, Decisions, dic
     # every stored copy is merged (sessions ended at once elsewhere may each have stored one), so the
     # code looks further than the few related records the model is shown
     also_same: dict[str, list[MemoryRecord]] = {}
+    also_moved: dict[str, list[MemoryRecord]] = {}
     k = env.settings.maintain_k
     for rec in new:
         hits = env.svc.retriever.search(
@@ -423,15 +454,26 @@ def _related(new: list[MemoryRecord], env: Env) -> tuple[Related, Decisions, dic
         scored = [(o, float(sim)) for o, sim in zip(others, sims, strict=True)]
         related[rec.id] = scored[:k]
         same = [other for other, sim in scored if duplicate(rec.thought, other.thought, sim)]
+        moved = [] if same else _displaced(rec, scored, env, new_ids)
         turned = [other for other, _ in related[rec.id] if opposed(rec, other)]
         if same:
             decisions[rec.id] = (Decision.SAME, same[0])
             also_same[rec.id] = same[1:]
-            if same[0].id not in {o.id for o, _ in related[rec.id]}:
-                related[rec.id] = [next(x for x in scored if x[0].id == same[0].id), *related[rec.id]]
+            _show(related, rec.id, same[0], scored)
+        elif moved:  # code's own signal: a single-value fact (a home city, a diet) with a new value
+            decisions[rec.id] = (Decision.UPDATE, moved[0])
+            also_moved[rec.id] = moved[1:]
+            _show(related, rec.id, moved[0], scored)
         elif turned:  # code's own signal: a like, then a dislike of the same thing (or the reverse)
             decisions[rec.id] = (Decision.CONTRADICTS, turned[0])
-    return related, decisions, also_same
+    return related, decisions, also_same, also_moved
+
+
+def _show(related: Related, rid: str, target: MemoryRecord, scored: list[tuple[MemoryRecord, float]]) -> None:
+    """Put ``target`` among the stored records ``rid`` is compared with (first), if it is not there."""
+    if target.id not in {o.id for o, _ in related[rid]}:
+        sim = next((s for o, s in scored if o.id == target.id), 0.0)
+        related[rid] = [(target, sim), *related[rid]]
 
 
 def _ask_maintain(
@@ -454,11 +496,13 @@ def _ask_maintain(
 
 def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tuple[list[Merge], list[Change]]:
     store = env.svc.store
-    run = Maintenance(store, env.user_id, session, env.settings.merge_min_similarity)
+    single = env.svc.ontology.current.single_valued
+    run = Maintenance(store, env.user_id, session, env.settings.merge_min_similarity, single=single)
     new = store.get_many(env.user_id, [r["id"] for r in stored])
     if len(new) >= 2:
         new = run.merge_copies(new, env.svc.embedder.similarity([r.thought for r in new]))
-    related, decisions, also_same = _related(new, env)
+        new = run.settle_slots(new)  # two values in one session: the later is current
+    related, decisions, also_same, also_moved = _related(new, env)
     for chunk in _chunks([rec for rec in new if related[rec.id]]):
         _ask_maintain(chunk, related, decisions, env, policy)
     current = {r.id: r for r in new}
@@ -472,7 +516,9 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
         copies = [old, *store.get_many(env.user_id, [o.id for o in further if o.id != old.id])]
         if (after := run.apply(decision, rec, sim, copies)) is None:
             current.pop(rid, None)
-        else:
-            current[rid] = after
+            continue
+        for other in store.get_many(env.user_id, [o.id for o in also_moved.get(rid, [])]):
+            after = run.displace(after, other)
+        current[rid] = after
     run.link_named(list(current.values()))
     return run.merged, run.changes

@@ -17,6 +17,15 @@ deletes: the old record's validity ends where the new one begins.
   (``apply_turn``);
 - link: records naming the same person, pet, place or thing are linked.
 
+A single-value attribute (name, age, home city, diet, job, employer: ``caim.memory.text.slots``,
+those the ontology marks) holds one current value: when a new record of the user gives one another
+value than a current stored record (``displaced``), the older is closed as by an update whatever the
+decision, both noting "location: was Porto, now Lyon" (``apply_displace``); the same value closes
+nothing. An older record that also states another single-value fact the new one does not restate
+("I'm Ana and I live in Porto", then "I moved to Lyon") is not closed - its name would be lost - but
+linked to the new one as a contradiction with the same note. Within one session the later statement
+wins (``Maintenance.settle_slots``).
+
 ``Decision`` is the closed set the maintain prompt offers; ``Maintenance.apply`` dispatches a decision
 through a table to the function that applies it, and refuses a "same" that code finds unrelated or
 differing in numbers or names. ``MaintainGroup`` is what a policy is shown of one new memory and the
@@ -40,6 +49,7 @@ from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
 from caim.memory.store import MemoryStore
 from caim.memory.text import DIGITS, SMALL_TALK_STEMS, names, tokenize, unsupported
 from caim.memory.text.polarity import polarity
+from caim.memory.text.slots import ATTRIBUTES, Attribute, Slot, slots
 from caim.testing import faultpoints
 
 _ROLE_WORDS = frozenset(tokenize("user assistant person someone"))
@@ -199,6 +209,82 @@ def apply_turn(old: MemoryRecord, new: MemoryRecord, session_id: str) -> tuple[M
     )
 
 
+def record_slots(rec: MemoryRecord) -> dict[Attribute, Slot]:
+    """The single-value facts a record states of its speaker: those its thought states, and those its
+    speaker's own source turns state with a value the thought names (a turn may state more than
+    the record is about: "I moved to Lyon and I love jazz" holds no home city for the jazz record).
+    An assistant's record states none."""
+    if rec.speaker == "assistant":
+        return {}
+    found = slots(rec.thought)
+    thought = rec.thought.casefold()
+    for turn in rec.sources:
+        if turn.role == "user" and not turn.context:
+            for attribute, slot in slots(turn.text).items():
+                if attribute not in found and slot.key in thought:
+                    found[attribute] = slot
+    return found
+
+
+def _every(attribute: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Displaced:
+    """A single-value fact a new record gives another value: the old record's slot and the new one's,
+    and whether the old record may close (``False``: it states another fact the new one does not)."""
+
+    old: Slot
+    new: Slot
+    closes: bool
+
+    @property
+    def note(self) -> str:
+        """What changed, for both records' history ("location: was Porto, now Lyon")."""
+        return f"{self.new.attribute}: was {self.old.value}, now {self.new.value}"
+
+
+def displaced(new: MemoryRecord, old: MemoryRecord, single: Callable[[str], bool] = _every) -> Displaced | None:
+    """Does ``new`` give a single-value attribute of ``old`` (a current record of the same speaker)
+    another value? ``single`` tells which attributes hold one value (the ontology's marking).
+
+    >>> from datetime import UTC, datetime
+    >>> def rec(text):
+    ...     return MemoryRecord(user_id="u", thought=text, tags=["location"], event_time=datetime.now(UTC))
+    >>> displaced(rec("I moved to Lyon"), rec("I live in Porto")).note
+    'location: was Porto, now Lyon'
+    >>> displaced(rec("I moved to Lyon"), rec("I live in Lyon")) is None  # the same value
+    True
+    >>> displaced(rec("Tom lives in Lyon"), rec("I live in Porto")) is None  # another person's
+    True
+    """
+    if not old.current or new.id == old.id or (new.speaker or "user") != (old.speaker or "user"):
+        return None
+    mine = {a: s for a, s in record_slots(new).items() if single(a)}
+    theirs = {a: s for a, s in record_slots(old).items() if single(a)}
+    for attribute in ATTRIBUTES:
+        if attribute in mine and attribute in theirs and mine[attribute].key != theirs[attribute].key:
+            return Displaced(theirs[attribute], mine[attribute], closes=theirs.keys() <= mine.keys())
+    return None
+
+
+def apply_displace(
+    old: MemoryRecord, new: MemoryRecord, session_id: str, change: Displaced
+) -> tuple[MemoryRecord, MemoryRecord]:
+    """A single-value fact with a new value: ``new`` supersedes ``old`` (closed, kept with its
+    history); both note what changed ("location: was Porto, now Lyon")."""
+    closed, newer = apply_update(old, new, session_id)
+    return _annotate(closed, change.note), _annotate(newer, change.note)
+
+
+def _annotate(rec: MemoryRecord, note: str) -> MemoryRecord:
+    """``rec`` with ``note`` before the note of its last history entry."""
+    last = rec.history[-1]
+    entry = last.model_copy(update={"note": f"{note}; {last.note}" if last.note else note})
+    return rec.model_copy(update={"history": [*rec.history[:-1], entry]})
+
+
 def link(a: MemoryRecord, b: MemoryRecord, session_id: str, name: str) -> tuple[MemoryRecord, MemoryRecord]:
     """Link two records about the same entity (retrieving one brings the other)."""
     if b.id in a.links:
@@ -327,6 +413,8 @@ class Maintenance:
     session_id: str
     #: Similarity below which a model's "same" needs half the words in common to be merged.
     merge_min_similarity: float = 0.55
+    #: Which slot attributes hold one value (the ontology's ``single_valued``; default: all of them).
+    single: Callable[[str], bool] = _every
     merged: list[Merge] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
 
@@ -379,7 +467,47 @@ class Maintenance:
         """
         if decision != Decision.NEW and copies and opposed(new, copies[0]):
             return self._turn(new, list(copies), similarity)  # never merged, extended or both current
+        if decision != Decision.NEW and copies and (change := displaced(new, copies[0], self.single)):
+            return self._displace(new, copies[0], change)  # one current value, whatever the decision
         return _APPLY[decision](self, new, list(copies), similarity)
+
+    def settle_slots(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+        """Within this session's new records, a later statement of a single-value fact closes an
+        earlier one giving another value (``displaced``; in event time, then turn order).
+
+        Args:
+            records: The session's new records.
+
+        Returns:
+            The records as they stand afterwards, in their order.
+        """
+        by_id = {r.id: r for r in records}
+        ordered = sorted(records, key=lambda r: (as_aware(r.event_time), r.turn or 0))
+        for i, later in enumerate(ordered):
+            for earlier in ordered[:i]:
+                now_later, now_earlier = by_id[later.id], by_id[earlier.id]
+                if (change := displaced(now_later, now_earlier, self.single)) is not None:
+                    by_id[later.id] = self._displace(now_later, now_earlier, change)
+                    by_id[earlier.id] = self.store.get(self.user_id, earlier.id) or now_earlier
+        return [by_id[r.id] for r in records]
+
+    def displace(self, new: MemoryRecord, old: MemoryRecord) -> MemoryRecord:
+        """Close ``old`` when ``new`` gives one of its single-value facts another value (``displaced``;
+        else nothing changes). Returns ``new`` as it stands afterwards."""
+        change = displaced(new, old, self.single)
+        return new if change is None else self._displace(new, old, change)
+
+    def _displace(self, new: MemoryRecord, old: MemoryRecord, change: Displaced) -> MemoryRecord:
+        if change.closes:
+            closed, newer = apply_displace(old, new, self.session_id, change)
+            self.store.add([closed, newer])
+            self._note("update", newer, [old.id], newer.thought)
+            return newer
+        linked_old, linked_new = apply_contradiction(old, new, self.session_id)
+        linked_new = _annotate(linked_new, change.note)
+        self.store.add([_annotate(linked_old, change.note), linked_new])
+        self._note("contradicts", linked_new, [old.id], linked_new.thought)
+        return linked_new
 
     def _turn(self, new: MemoryRecord, copies: list[MemoryRecord], similarity: float) -> MemoryRecord | None:
         old = copies[0]

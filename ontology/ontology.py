@@ -7,6 +7,10 @@ or - when several workers share one record database - in that database, so every
 extensions of the others. Invalid proposals are dropped with a log line; extension never fails a
 turn. "Already in the ontology" includes another form of the same word ("dance" when "dancing" is
 there, "dream" beside "dreams"): terms are compared by their stems.
+
+Some attributes hold one value at a time (``SINGLE_VALUED``: name, age, home city, diet, job,
+employer): a new value closes the old one's validity (``caim.memory.maintenance``), never a second
+current value. The marking is the same in every version; an extension adds no single-valued term.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ WORD = re.compile(r"^[a-z]{2,24}$")
 MAX_NEW_PER_CALL = 3
 
 Tree = dict[str, dict[str, list[str]]]
+
+#: Terms of the default ontology that hold one value at a time (one current memory each): the
+#: attributes ``caim.memory.text.slots`` reads. ``location`` is the home city.
+SINGLE_VALUED: frozenset[str] = frozenset({"name", "age", "location", "diet", "job", "employer"})
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,14 @@ class Ontology:
 
     def __contains__(self, tag: str) -> bool:
         return tag in self._parent or tag in self.tree
+
+    def single_valued(self, tag: str) -> bool:
+        """Whether ``tag`` holds one value at a time (``SINGLE_VALUED``: a new value closes the old).
+
+        >>> Ontology.default().single_valued("location"), Ontology.default().single_valued("hobbies")
+        (True, False)
+        """
+        return tag in SINGLE_VALUED
 
     def path(self, tag: str) -> str:
         """``category/subcategory/attribute`` style path of a tag (for prompts and display)."""

@@ -12,6 +12,7 @@ from caim.memory.text.tables import (
     PastTense,
     PolarityWords,
     Signals,
+    SlotWords,
     TimeWords,
     combine,
     counting,
@@ -212,4 +213,41 @@ LANGUAGE = Language(
     votes=vote_words(STOPWORDS) | table_words(SIGNALS),
     marks="ßäöü",
     signals=SIGNALS,
+)
+
+_ICH_BIN = r"\bich bin (?:jetzt |inzwischen |nun |seit \w+ |schon )?"
+SLOTS = SlotWords(
+    patterns=(
+        ("name", r"\bmein name ist {v}"),
+        ("name", r"\bich hei(?:ß|ss)e {v}"),
+        ("name", r"\bnenn(?:t)? mich {v}"),
+        ("age", r"\b(?:ich|und) bin (?:jetzt |gerade )?{n}(?= jahre\b|\s*[,.;!]|\s*$| und\b)"),
+        ("age", r"\bich bin (?:jetzt |gerade )?{n} geworden"),
+        ("age", r"\bich werde (?:heute )?{n}(?= jahre\b|\s*[,.;!]|\s*$)"),
+        ("location", r"\b(?:ich wohne|ich lebe|wir wohnen|wir leben) (?:jetzt |inzwischen |nun |seit kurzem )?in {v}"),
+        (
+            "location",
+            r"\b(?:ich bin|wir sind) (?:jetzt |gerade |letzten monat |letztes jahr )?(?:nach|in) {v}"
+            r"(?= (?:um)?gezogen)",
+        ),
+        ("job", r"\bich arbeite (?:jetzt |inzwischen |nun )?als {v}"),
+        ("job", r"\bich bin (?:jetzt |inzwischen |nun )?von beruf {v}"),
+        ("job", r"\bmein beruf ist {v}"),
+        ("job", r"\bich bin (?:jetzt|inzwischen|nun) (?-i:(?P<value>[A-ZÄÖÜ]\w+))"),
+        ("employer", r"\bich arbeite (?:jetzt |inzwischen |nun )?(?:bei|für) {v}"),
+        ("employer", r"\bich bin (?:jetzt )?bei {v}(?= angestellt)"),
+    ),
+    values=(
+        ("diet", "vegan", _ICH_BIN + r"(?:veganer|veganerin|vegan)\b"),
+        ("diet", "vegetarian", _ICH_BIN + r"(?:vegetarier|vegetarierin|vegetarisch)\b"),
+        ("diet", "vegetarian", r"\bich esse (?:jetzt |seit \w+ )?(?:kein|keinen) fleisch"),
+        ("diet", "omnivore", r"\bich bin (?:kein|keine) (?:vegetarier|vegetarierin|veganer|veganerin) mehr"),
+        ("diet", "omnivore", r"\bich esse (?:wieder |jetzt wieder )?fleisch"),
+    ),
+    stops=words(
+        "und aber mit seit jetzt weil als in bei für gezogen umgezogen angestellt letzten letzte letztes vor schon"
+        " auch mehr nun inzwischen heute gerade geworden ich wir zusammen da dort jahre alt"
+    ),
+    not_values=words("ein eine einer einem einen mein meine meinem meinen meiner unser unsere unserem"),
+    articles=words("der die das dem den"),
 )

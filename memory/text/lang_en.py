@@ -3,6 +3,7 @@ modules themselves (``signals``, ``dates``, ``smalltalk``, ``names``, ``caim.mem
 
 - ``STOPWORDS``: the words the index leaves out.
 - ``GREETINGS``, ``EXCLAMATIONS``, ``SIGN_OFFS``: small talk (``caim.memory.text.smalltalk``).
+- ``SLOTS``: single-value facts the speaker states of themselves (``caim.memory.text.slots``).
 - ``LANGUAGE``: English for ``caim.memory.text.lang``: its votes are its stopwords, its small talk,
   and the English words that are also function words of another language ("die", "war", "also"),
   so that an English text holding them is not taken for that language.
@@ -10,7 +11,7 @@ modules themselves (``signals``, ``dates``, ``smalltalk``, ``names``, ``caim.mem
 
 from __future__ import annotations
 
-from caim.memory.text.tables import Language, PolarityWords, vote_words, words
+from caim.memory.text.tables import Language, PolarityWords, SlotWords, vote_words, words
 
 STOPWORDS = frozenset(
     [
@@ -330,4 +331,54 @@ LANGUAGE = Language(
     stemmer="english",
     stopwords=STOPWORDS,
     votes=vote_words(STOPWORDS, GREETINGS, EXCLAMATIONS, SIGN_OFFS, SHARED),
+)
+
+_I_AM = r"\bi(?:'m|’m| am)"
+_NOW = r"(?:now |currently |still |finally |just |recently )?"
+_MEAT_FREE = r"(?:stopped|quit|gave up) eating (?:meat|animal products)"
+SLOTS = SlotWords(
+    patterns=(
+        ("name", r"\bmy name(?: is|'s|’s) {v}"),
+        ("name", r"\b(?:please )?call me {v}"),
+        ("name", r"\bi go by {v}"),
+        ("name", r"\bi changed my name to {v}"),
+        ("age", _I_AM + r" (?:now )?{n}(?= years? old| yo\b| now\b| today\b| and\b|\s*[,.;!]|\s*$)"),
+        ("age", r"\bi (?:just |recently )?turned {n}\b"),
+        ("location", r"\b(?:i|we) " + _NOW + r"(?:live|am living|'m living|are living|'re living) in {v}"),
+        ("location", r"\b(?:i|we)(?:'ve| have)? " + _NOW + r"(?:moved|relocated) (?:\w+ )?to {v}"),
+        ("location", _I_AM + r" " + _NOW + r"based in {v}"),
+        ("location", r"\bmy home is (?:now )?in {v}"),
+        ("job", r"\bi(?:'m| am)? " + _NOW + r"(?:work|working) as (?:an? )?{v}"),
+        ("job", _I_AM + r" now an? {v}"),
+        ("job", _I_AM + r" an? (?P<value>\w+(?: \w+)?) now\b"),
+        ("job", r"\bi (?:just |recently )?became an? {v}"),
+        ("job", r"\bmy (?:job|profession|occupation) is (?:an? )?{v}"),
+        ("job", r"\bi got a job as (?:an? )?{v}"),
+        ("employer", r"\bi(?:'m| am)? " + _NOW + r"(?:work|working) (?:at|for) {v}"),
+        ("employer", r"\bi (?:just |recently )?(?:got a job|started working|started a new job) (?:at|with|for) {v}"),
+        ("employer", r"\bi (?:just |recently )?joined (?-i:(?P<value>[A-Z][\w&.-]*(?: [A-Z][\w&.-]*)*))"),
+        ("employer", _I_AM + r" (?:now )?employed (?:at|by) {v}"),
+    ),
+    values=(
+        ("diet", "vegan", _I_AM + r" " + _NOW + r"(?:an? )?vegan\b"),
+        ("diet", "vegan", r"\bi (?:went|became|have become|'ve become|turned) (?:an? )?vegan\b"),
+        ("diet", "vegetarian", _I_AM + r" " + _NOW + r"(?:an? )?vegetarian\b"),
+        ("diet", "vegetarian", r"\bi (?:went|became|have become|'ve become|turned) (?:an? )?vegetarian\b"),
+        ("diet", "vegetarian", r"\bi " + _NOW + _MEAT_FREE),
+        ("diet", "vegetarian", r"\bi (?:don't|do not|no longer|never) eat meat\b"),
+        ("diet", "pescatarian", _I_AM + r" " + _NOW + r"(?:an? )?pescatarian\b"),
+        ("diet", "omnivore", _I_AM + r" (?:not|no longer) (?:an? )?(?:vegetarian|vegan)\b"),
+        ("diet", "omnivore", r"\bi (?:eat|started eating|am eating|'m eating) meat\b"),
+    ),
+    stops=words(
+        "and but with since for now because as at in from again anymore these this last next so which who where"
+        " near after before until right currently too also though actually i we my our years today then when"
+        " while lol haha every already ago a one two three four five six seven eight nine ten few several months"
+        " weeks days"
+    ),
+    not_values=words(
+        "a an my our his her their this that it there here myself home some one another not no"
+        " vegetarian vegan pescatarian"
+    ),
+    articles=words("the"),
 )

@@ -12,6 +12,7 @@ from caim.memory.text.tables import (
     PastTense,
     PolarityWords,
     Signals,
+    SlotWords,
     TimeWords,
     combine,
     counting,
@@ -203,4 +204,34 @@ LANGUAGE = Language(
     votes=vote_words(STOPWORDS) | table_words(SIGNALS),
     marks="¿¡ñ",
     signals=SIGNALS,
+)
+
+_SOY = r"(?<!no )\bsoy (?:ahora )?"
+SLOTS = SlotWords(
+    patterns=(
+        ("name", r"\bme llamo {v}"),
+        ("name", r"\bmi nombre es {v}"),
+        ("age", r"\btengo (?:ya )?{n} años"),
+        ("age", r"\bacabo de cumplir {n}\b"),
+        ("location", r"\b(?:ahora )?(?:vivo|vivimos) (?:ahora |actualmente )?en {v}"),
+        ("location", r"\b(?:me|nos) (?:he |hemos )?(?:mudé|mudamos|mudado) a {v}"),
+        ("location", r"\bacabo de mudarme a {v}"),
+        ("job", r"\btrabajo (?:ahora )?(?:como|de) {v}"),
+        ("job", r"\bmi (?:trabajo|profesión) es {v}"),
+        ("employer", r"\btrabajo (?:ahora )?(?:en|para) {v}"),
+    ),
+    values=(
+        ("diet", "vegan", _SOY + r"vegan[oa]\b"),
+        ("diet", "vegetarian", _SOY + r"vegetarian[oa]\b"),
+        ("diet", "vegetarian", r"\b(?:ya )?no como carne"),
+        ("diet", "vegetarian", r"\bdejé de comer carne"),
+        ("diet", "omnivore", r"\bya no soy (?:vegetarian[oa]|vegan[oa])"),
+        ("diet", "omnivore", r"(?<!no )\b(?:vuelvo a comer|como) carne"),
+    ),
+    stops=words(
+        "y pero con desde ahora porque como en para hace también ya pasado pasada este esta mes semana año"
+        " años yo nosotros el la los las del"
+    ),
+    not_values=words("un una mi mis nuestro nuestra su sus casa"),
+    articles=words("el la los las"),
 )

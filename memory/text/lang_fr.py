@@ -9,6 +9,7 @@ from caim.memory.text.tables import (
     PastTense,
     PolarityWords,
     Signals,
+    SlotWords,
     TimeWords,
     combine,
     counting,
@@ -198,4 +199,39 @@ LANGUAGE = Language(
     votes=vote_words(STOPWORDS) | table_words(SIGNALS),
     marks="çœèêëîïûùâ",
     signals=SIGNALS,
+)
+
+_J = r"\bj(?:'|\u2019| )"
+_JE_SUIS = r"\bje suis (?:maintenant |désormais |devenue? )?"
+SLOTS = SlotWords(
+    patterns=(
+        ("name", r"\bje m(?:'|\u2019| )appelle {v}"),
+        ("name", r"\bmon (?:pré)?nom est {v}"),
+        ("age", _J + r"ai (?:maintenant )?{n} ans"),
+        ("age", r"\bje viens d(?:'|\u2019)avoir {n} ans"),
+        ("location", _J + r"habite (?:maintenant |désormais |à présent )?(?:à|a|en|au) {v}"),
+        ("location", r"\b(?:je vis|nous vivons|nous habitons) (?:maintenant |désormais )?(?:à|en|au) {v}"),
+        ("location", _J + r"ai déménagé (?:à|en|au) {v}"),
+        ("location", r"\bnous avons déménagé (?:à|en|au) {v}"),
+        ("location", r"\bje (?:viens de déménager|me suis installée?|suis installée?) (?:à|en|au) {v}"),
+        ("job", r"\bje travaille (?:maintenant |désormais )?comme {v}"),
+        ("job", r"\bje suis devenue? {v}"),
+        ("job", r"\bmon métier est {v}"),
+        ("employer", r"\bje travaille (?:maintenant |désormais )?(?:chez|pour) {v}"),
+    ),
+    values=(
+        ("diet", "vegan", _JE_SUIS + r"(?:végane?|vegane?|végétalienne?)\b"),
+        ("diet", "vegetarian", _JE_SUIS + r"végétarien(?:ne)?\b"),
+        ("diet", "vegetarian", r"\bje ne mange (?:plus|pas) de viande"),
+        ("diet", "omnivore", r"\bje ne suis plus (?:végétarien(?:ne)?|végane?|vegane?)"),
+        ("diet", "omnivore", r"\bje (?:re)?mange (?:à nouveau |de nouveau )?de la viande"),
+    ),
+    stops=words(
+        "et mais avec depuis maintenant parce car comme à au en chez pour dernier dernière aussi désormais"
+        " ans je nous il y a cette ce"
+    ),
+    not_values=words(
+        "un une mon ma mes notre nos son sa ses végétarien végétarienne végane vegane végan vegan végétalien"
+    ),
+    articles=("le", "la", "les", "l'", "l\u2019"),
 )

@@ -7,7 +7,17 @@ action without one. Detection tells Japanese from Chinese by its kana (``caim.me
 from __future__ import annotations
 
 from caim.memory.text.lang_zh import NUMERALS
-from caim.memory.text.tables import DAYS, Language, PastTense, PolarityWords, Signals, TimeWords, combine, words
+from caim.memory.text.tables import (
+    DAYS,
+    Language,
+    PastTense,
+    PolarityWords,
+    Signals,
+    SlotWords,
+    TimeWords,
+    combine,
+    words,
+)
 
 #: Single hiragana (particles, endings) and the first-person pronouns, left out as single characters.
 STOPWORDS = frozenset(chr(c) for c in range(0x3041, 0x30A0)) | frozenset("私僕俺々ー")
@@ -119,3 +129,23 @@ POLARITY = PolarityWords(
 )
 
 LANGUAGE = Language(code="ja", stopwords=STOPWORDS, unspaced=True, signals=SIGNALS)
+
+SLOTS = SlotWords(
+    patterns=(
+        ("name", r"(?:私|僕|俺)の名前は{v}です"),
+        ("name", r"{v}と(?:申します|いいます|言います)"),
+        ("age", r"{n}歳(?:です|になりました|になった|だ)"),
+        ("location", r"{v}に(?:住んで(?:います|いる|る|おります)|引っ越(?:しました|した|してきました))"),
+        ("job", r"{v}として働いて(?:います|いる|る)"),
+        ("job", r"仕事は{v}です"),
+        ("employer", r"{v}に(?:勤めています|勤めている|就職しました|入社しました)"),
+    ),
+    values=(
+        ("diet", "vegan", r"(?:ヴィーガン|ビーガン)(?:です|になりました|になった)"),
+        ("diet", "vegetarian", r"(?:ベジタリアン|菜食主義者)(?:です|になりました|になった)"),
+        ("diet", "vegetarian", r"肉を食べ(?:ません|ない|なくなりました)"),
+        ("diet", "omnivore", r"(?:また|再び)肉を食べ(?:ます|る|始めました)"),
+    ),
+    stops=("今", "は"),
+    not_values=("私", "僕", "俺"),
+)

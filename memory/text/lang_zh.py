@@ -6,7 +6,17 @@ code signals' words, matched anywhere in the text. Numbers in dates may be digit
 
 from __future__ import annotations
 
-from caim.memory.text.tables import DAYS, Language, PastTense, PolarityWords, Signals, TimeWords, combine, words
+from caim.memory.text.tables import (
+    DAYS,
+    Language,
+    PastTense,
+    PolarityWords,
+    Signals,
+    SlotWords,
+    TimeWords,
+    combine,
+    words,
+)
 
 #: Function characters left out as single characters (pairs holding them stay).
 STOPWORDS = frozenset(
@@ -127,3 +137,23 @@ POLARITY = PolarityWords(
 )
 
 LANGUAGE = Language(code="zh", stopwords=STOPWORDS, unspaced=True, signals=SIGNALS)
+
+SLOTS = SlotWords(
+    patterns=(
+        ("name", r"我叫{v}"),
+        ("name", r"我的名字(?:是|叫){v}"),
+        ("age", r"(?:我|今年)(?:今年|现在)?{n}岁"),
+        ("location", r"我(?:们)?(?:现在|目前)?住在{v}"),
+        ("location", r"我(?:们)?(?:刚|已经)?搬(?:家)?到(?:了)?{v}"),
+        ("job", r"我(?:现在)?(?:的工作|的职业)是{v}"),
+        ("job", r"我现在是(?:一名|一个)?{v}"),
+        ("employer", r"我(?:现在)?在{v}(?:工作|上班)"),
+    ),
+    values=(
+        ("diet", "vegan", r"我(?:现在)?(?:是|成了)?(?:纯素|严格素食)"),
+        ("diet", "vegetarian", r"我(?:现在)?(?:是素食者|吃素|不吃肉|成了素食者)"),
+        ("diet", "omnivore", r"我(?:现在)?(?:又|重新)?(?:开始)?吃肉"),
+    ),
+    stops=("了", "的", "工作", "上班", "生活", "啦", "呢", "吧", "已经", "现在"),
+    not_values=("一个", "我", "这", "那"),
+)

@@ -251,3 +251,24 @@ class PolarityWords:
     reasons: Words = ()
     reason_openers: Words = ()
     reasons_before: Words = ()
+
+
+@dataclass(frozen=True, eq=False)
+class SlotWords:
+    """How a speaker states a single-value fact about themselves (``caim.memory.text.slots``).
+
+    ``patterns``: (attribute, regular expression) pairs, matched without regard to case, each holding
+    ``{v}`` where a stated value stands (a name, a place, an employer: the rest of the clause, cut at
+    the first word of ``stops`` - as a substring in a language written without spaces) or ``{n}``
+    where a number stands (an age). ``values``: (attribute, value, regular expression) triples of
+    statements that name a value of a closed set ("I stopped eating meat" is the diet
+    ``vegetarian``; the values are English words, so the same value said in two languages is the
+    same). ``not_values``: words a stated value never starts with ("a", "my": "I moved to a new
+    flat" names no city). ``articles``: words dropped from a value's start ("the").
+    """
+
+    patterns: tuple[tuple[str, str], ...] = ()
+    values: tuple[tuple[str, str, str], ...] = ()
+    stops: Words = ()
+    not_values: Words = ()
+    articles: Words = ()
