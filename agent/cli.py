@@ -461,6 +461,35 @@ def memories_list(
         _show_records(records, f"{len(records)} memories of {user}")
 
 
+@memories_app.command("profile")
+def memories_profile(
+    user: str = typer.Option(..., "--user", "-u"),
+    as_json: bool = typer.Option(False, "--json", help="The whole profile as JSON (members and earlier versions)."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Show a user's profile: a background per aspect of their life and their preference principles."""
+    from caim.core.checks import check_user
+    from caim.memory.profile import parse_profile, principle_line, profile_key
+
+    user = check_user(user)
+    with _records(_settings(data_dir)) as db:
+        profile = parse_profile(db.get_meta(profile_key(user)) if db is not None else None, user)
+    if as_json:
+        typer.echo(profile.model_dump_json(indent=2))
+        return
+    if profile.empty:
+        out.print(f"no profile for {user} yet (post-thinking writes it after a session).")
+        return
+    table = Table(title=f"profile of {user}")
+    for col in ("aspect", "what is known", "memories", "by"):
+        table.add_column(col)
+    for b in sorted(profile.backgrounds.values(), key=lambda b: b.aspect):
+        table.add_row(b.aspect, b.text, str(len(b.members)), b.source)
+    for p in profile.principles:
+        table.add_row(f"prefers: {p.requirement}", principle_line(p), str(len(p.members)), p.source)
+    out.print(table)
+
+
 @memories_app.command("forget")
 def memories_forget(
     user: str = typer.Option(..., "--user", "-u"),
@@ -524,12 +553,13 @@ def memories_export(
 ) -> None:
     """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
     from caim.core.checks import check_user
+    from caim.memory.profile import parse_profile, profile_key
     from caim.memory.transfer import export_lines
 
     user = check_user(user)
     with _records(_settings(data_dir)) as db:
         records = db.iter_user(user) if db is not None else iter(())
-        lines = export_lines(records, user)
+        lines = export_lines(records, user, parse_profile(db.get_meta(profile_key(user)), user) if db else None)
         if to is None:
             for piece in lines:
                 sys.stdout.write(piece)

@@ -53,6 +53,8 @@ from caim.prompts.common import DATA_RULE, data_block, quote
 MAX_LISTED = 200
 #: Longest record id a tool takes (ids are 32 hex characters).
 MAX_ID = 128
+#: Characters of profile text the ``profile`` tool returns as its text.
+PROFILE_CHARS = 4000
 
 INSTRUCTIONS = (
     "caim is the user's long-term memory: what they said in earlier conversations, dated. Call `recall` "
@@ -110,6 +112,31 @@ class ListResult(BaseModel):
 
     memories: list[MemoryItem]
     total: int = Field(description="How many records the user has (at most the newest 200 are listed).")
+
+
+class BackgroundItem(BaseModel):
+    """One aspect of the user's life and what is known of it."""
+
+    aspect: str
+    text: str
+    memories: int = Field(description="How many memories it draws on.")
+
+
+class PrincipleItem(BaseModel):
+    """A requirement type and what the user likes and dislikes for it."""
+
+    requirement: str
+    likes: list[str]
+    dislikes: list[str]
+    summary: str
+    memories: list[str] = Field(description="Ids of the memories it draws on.")
+
+
+class ProfileResult(BaseModel):
+    """The user's profile: a background per aspect and the preference principles."""
+
+    backgrounds: list[BackgroundItem]
+    principles: list[PrincipleItem]
 
 
 class ForgetResult(BaseModel):
@@ -275,6 +302,29 @@ async def _list(memory: Memory, fixed: str | None, ctx: Context) -> CallToolResu
     return _result(text, ListResult(memories=items, total=len(records)))
 
 
+async def _profile(memory: Memory, fixed: str | None, ctx: Context) -> CallToolResult:
+    """The caller's profile (the ``profile`` tool)."""
+    try:
+        profile = await memory.aprofile(user_id=_caller(ctx, fixed))
+    except CaimError as exc:
+        return tool_error(exc)
+    backgrounds = [
+        BackgroundItem(aspect=b.aspect, text=b.text, memories=len(b.members)) for b in profile.backgrounds.values()
+    ]
+    principles = [
+        PrincipleItem(
+            requirement=p.requirement, likes=p.likes, dislikes=p.dislikes, summary=p.summary, memories=p.members
+        )
+        for p in profile.principles
+    ]
+    if profile.empty:
+        return _result("Nothing is known about the user yet.", ProfileResult(backgrounds=[], principles=[]))
+    lines = profile.lines(everything=True, limit=PROFILE_CHARS)
+    block = data_block([f"- {quote(x, 900)}" for x in lines])
+    text = f"{DATA_RULE}\nWhat is known of the user in general (their profile):\n{block}"
+    return _result(text, ProfileResult(backgrounds=backgrounds, principles=principles))
+
+
 async def _forget(memory: Memory, fixed: str | None, id: str, ctx: Context) -> CallToolResult:
     """Forget the caller's memory ``id`` (the ``forget_memory`` tool)."""
     try:
@@ -387,6 +437,17 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     )
     async def list_memories(ctx: Context) -> Annotated[CallToolResult, ListResult]:
         return await _list(memory, fixed, ctx)
+
+    @server.tool(
+        description=(
+            "The user's profile: what is known of each aspect of their life (work, health, family, "
+            "leisure, food, ...) and their preferences grouped by kind, with likes and dislikes. Use it "
+            "for 'what do you know about me?' or to personalise an answer."
+        ),
+        annotations=read_only,
+    )
+    async def profile(ctx: Context) -> Annotated[CallToolResult, ProfileResult]:
+        return await _profile(memory, fixed, ctx)
 
     @server.tool(
         description=(

@@ -47,11 +47,13 @@ from caim.core.types import Route
 from caim.graph.builder import build_post_thinking_graph, build_recall_graph
 from caim.graph.env import Env
 from caim.graph.policies import get_policy
+from caim.graph.profile import prune, settle
 from caim.graph.retrieval import ranked_search
 from caim.graph.services import Services
 from caim.graph.state import Change, Context, KeyEvent
 from caim.memory.maintenance import apply_update
 from caim.memory.merge import Merge
+from caim.memory.profile import Profile
 from caim.memory.records import (
     HistoryEntry,
     MemoryBrief,
@@ -63,7 +65,7 @@ from caim.memory.records import (
 )
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
-from caim.memory.transfer import export_lines, import_records
+from caim.memory.transfer import export_lines, import_records, imported_profile
 from caim.ontology import Ontology
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
@@ -483,8 +485,20 @@ class Memory:
         return Overview(len(times), weeks, per_category, per_term)
 
     def forget(self, record_id: str, *, user_id: str) -> bool:
-        """Forget one record everywhere (vectors, lexical index, sources, history)."""
-        return self.services.store.delete(check_user(user_id), [record_id], compact=True) > 0
+        """Forget one record everywhere (vectors, lexical index, sources, history, and what the
+        profile drew from it)."""
+        user = check_user(user_id)
+        store = self.services.store
+        with self.lock(user), store.user_lock(user):
+            gone = store.get_many(user, [record_id]) if isinstance(record_id, str) else []
+            forgotten = store.delete(user, [record_id], compact=True) > 0
+            self._prune(user, gone)
+        return forgotten
+
+    def _prune(self, user: str, gone: Sequence[MemoryRecord]) -> None:
+        """Rebuild what the user's profile drew from ``gone`` records (``caim.graph.profile.prune``)."""
+        svc = self.services
+        prune(svc.store, user, svc.ontology.current, svc.embedder, gone)
 
     def forget_all(self, *, user_id: str) -> int:
         """Delete every record of the user and their pending sessions; returns how many records."""
@@ -534,6 +548,7 @@ class Memory:
             )
             closed, newer = apply_update(old, new, session)
             store.add([closed, newer])
+            self._prune(user, [old])
         return newer
 
     # ---- the user's privacy bounds ------------------------------------------------------------
@@ -562,10 +577,12 @@ class Memory:
         tags = self.services.ontology.current.subtree(term)
         with self.lock(user), store.user_lock(user):
             store.deny(user, term)
-            ids: builtins.list[str] = []
-            while batch := store.page(user, len(ids), 500, tags):
-                ids += [r.id for r in batch]
-            return store.delete(user, ids, compact=True) if ids else 0
+            gone: builtins.list[MemoryRecord] = []
+            while batch := store.page(user, len(gone), 500, tags):
+                gone += batch
+            forgotten = store.delete(user, [r.id for r in gone], compact=True) if gone else 0
+            self._prune(user, gone)
+            return forgotten
 
     def allow(self, term: str, *, user_id: str) -> bool:
         """Lift the user's own denial of ``term`` (False when it was not denied); what was forgotten
@@ -605,17 +622,34 @@ class Memory:
         return self.services.store.history(check_user(user_id), record_id)
 
     def export(self, *, user_id: str) -> dict[str, Any]:
-        """Everything stored about the user, as one JSON-ready dict (``export_lines`` streams it)."""
-        return json.loads("".join(export_lines(self.services.store.iter(check_user(user_id)), user_id)))
+        """Everything stored about the user - records and profile - as one JSON-ready dict
+        (``export_lines`` streams it)."""
+        user = check_user(user_id)
+        store = self.services.store
+        return json.loads("".join(export_lines(store.iter(user), user, store.profile(user))))
 
     def import_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], *, user_id: str) -> int:
         """Restore an export (ids, times, validity, links and history kept; importing twice adds
-        nothing). Records outside the privacy bounds (``within_bounds``) are left out; returns how
-        many records were written."""
+        nothing). Records outside the privacy bounds (``within_bounds``) are left out; the export's
+        profile is kept where the records written hold it (``caim.graph.profile.settle``: what draws
+        on a record left out is rebuilt from those written). Returns how many records were written."""
         user = check_user(user_id)
         within = self._bounds(user)
+        store = self.services.store
         with self.lock(user):
-            return import_records(self.services.store, user, data, lambda rec: within(rec.tags))
+            n = import_records(store, user, data, lambda rec: within(rec.tags))
+            profile = imported_profile(store, user, data)
+            if profile is not None:
+                with store.user_lock(user):
+                    settle(store, user, self.services.ontology.current, self.services.embedder, profile)
+            return n
+
+    def profile(self, *, user_id: str) -> Profile:
+        """The user's profile above the concrete memories: a background paragraph per aspect of their
+        life (``backgrounds``, each with its member memories and earlier versions) and their preference
+        principles (``principles``: a requirement type with likes, dislikes and member memories),
+        rewritten by post-thinking after every session (``caim.memory.profile``)."""
+        return self.services.store.profile(check_user(user_id))
 
     def as_tools(self) -> builtins.list[Any]:
         """LangChain tools ``search_memory`` and ``remember`` for an agent's model; the user comes
@@ -660,6 +694,10 @@ class Memory:
     async def aexport(self, **kw: Any) -> dict[str, Any]:
         """``export`` in a worker thread."""
         return await asyncio.to_thread(partial(self.export, **kw))
+
+    async def aprofile(self, **kw: Any) -> Profile:
+        """``profile`` in a worker thread."""
+        return await asyncio.to_thread(partial(self.profile, **kw))
 
     async def aimport_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], **kw: Any) -> int:
         """``import_`` in a worker thread."""

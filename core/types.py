@@ -16,6 +16,7 @@ Role = Literal[
     "key_events",
     "thoughts",
     "maintain",
+    "profile",
     "judge",
 ]
 ROLES: tuple[Role, ...] = get_args(Role)

@@ -6,7 +6,7 @@ r"""The CAIM graphs: a chat graph of two subgraphs, each usable on its own or in
                            -> refuse      (an over-long message or a bad turn time: removed, then an InputError)
     recall: START -+-> controller -+-> retrieve -> filter_relevant -> memory_prompt -> END
                    +-> search -----+          \-> memory_prompt -> END    (no LTM, or nothing found)
-    post_thinking: START -> extract_key_events -> write_thoughts -> maintain -> END
+    post_thinking: START -> extract_key_events -> write_thoughts -> maintain -> update_profile -> END
 
 The controller (the policy's plan: one model round trip for ``caim``) and the ranked search run in
 parallel; when code signals point to memory, ``search`` also runs the relevance filter on its
@@ -35,6 +35,7 @@ from caim.graph.intake import after_intake, close_session, intake, refuse
 from caim.graph.policies import POLICIES, get_policy
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.post_thinking import extract_key_events, maintain, write_thoughts
+from caim.graph.profile import update_profile
 from caim.graph.respond import respond
 from caim.graph.responder import responder_node
 from caim.graph.retrieval import after_retrieve, filter_relevant, memory_prompt, retrieve, search
@@ -60,7 +61,7 @@ Step = Callable[[State, Env, MemoryPolicy], dict[str, Any]]
 #: candidates, the relevance filter, and the prompt block of the kept memories.
 RECALL_STEPS: tuple[Step, ...] = (controller, search, retrieve, filter_relevant, memory_prompt)
 #: The post-thinking subgraph's steps.
-POST_THINKING_STEPS: tuple[Step, ...] = (extract_key_events, write_thoughts, maintain)
+POST_THINKING_STEPS: tuple[Step, ...] = (extract_key_events, write_thoughts, maintain, update_profile)
 #: The chat graph's own steps around the two subgraphs.
 CHAT_STEPS: tuple[Step, ...] = (intake, refuse, close_session)
 STEPS: tuple[Step, ...] = (*CHAT_STEPS, *RECALL_STEPS, respond, *POST_THINKING_STEPS)
@@ -142,7 +143,8 @@ def build_post_thinking_graph(services: Services | None = None, *, name: str = "
     g.add_edge(START, "extract_key_events")
     g.add_edge("extract_key_events", "write_thoughts")
     g.add_edge("write_thoughts", "maintain")
-    g.add_edge("maintain", END)
+    g.add_edge("maintain", "update_profile")
+    g.add_edge("update_profile", END)
     return g.compile(name=name)
 
 

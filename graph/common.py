@@ -9,6 +9,7 @@ from caim.core.types import Route
 from caim.graph.env import Env
 from caim.graph.state import State
 from caim.graph.steps import SummaryReusedStep
+from caim.memory.profile import ANSWER_CHARS, about_user, aspect_of
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import clip, session_tokens
 from caim.prompts import respond as respond_prompt
@@ -77,9 +78,24 @@ def answer_messages(state: State, env: Env, route: Route, memories: list[MemoryB
     summary, history = _stm(state, env) if "stm" in route else ("", [])
     shown = sorted(memories if "ltm" in route else [], key=lambda m: m["event_time"])
     today = env.now.strftime("%A, %B %d, %Y")
+    text = current_input(state, env)
+    profile = profile_lines(env, shown, text) if "ltm" in route else []
     return respond_prompt.messages(
-        current_input(state, env), today, history, shown, summary, memory_question="ltm" in route
+        text, today, history, shown, summary, memory_question="ltm" in route, profile=profile
     )
+
+
+def profile_lines(env: Env, memories: list[MemoryBrief], message: str) -> list[str]:
+    """What the user's profile adds to the memories kept for ``message``: the backgrounds of their
+    aspects and the principles they belong to - or all of it for a question about the user as a
+    whole or their likes and dislikes (``about_user``) - within ``ANSWER_CHARS``."""
+    profile = env.svc.store.profile(env.user_id)
+    if profile.empty:
+        return []
+    ontology = env.svc.ontology.current
+    aspects = {aspect_of(ontology.path(t).split("/")[0]) for m in memories for t in m["tags"][:1] if t in ontology}
+    ids = [m["id"] for m in memories]
+    return profile.lines(aspects, ids, everything=about_user(message), limit=ANSWER_CHARS)
 
 
 def shown_memories(state: State, route: Route) -> list[MemoryBrief]:

@@ -32,11 +32,12 @@ from datetime import datetime, time, timedelta
 from typing import Any, cast
 
 from caim.core.types import Route
-from caim.graph.common import answer_messages, current_input, ready_window, speculates, stm_window
+from caim.graph.common import answer_messages, current_input, profile_lines, ready_window, speculates, stm_window
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Plan, State
 from caim.graph.steps import EarlyFilterStep, FilterStep, PromptStep, RouteSignals, RouteStep, SearchStep
+from caim.memory.profile import about_user
 from caim.memory.records import MemoryBrief, as_aware
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Query, Weights
 from caim.memory.text import asks_about_past, memory_signals, names
@@ -112,6 +113,7 @@ def found_signals(env: Env, text: str, found: list[MemoryBrief]) -> dict[str, An
     """Code signals from what the search found: a closely similar stored memory, a name it knows."""
     best = max((f.get("similarity", 0.0) for f in found), default=0.0)
     signals: dict[str, Any] = {"similar_memory": best >= env.settings.similar_memory, "best_similarity": round(best, 3)}
+    signals["about_user"] = about_user(text)
     if memory_signals(text).question:
         signals["named_in_memory"] = bool(env.svc.retriever.known_names(env.user_id, names(text)[:MAX_NAMES]))
     return signals
@@ -190,6 +192,7 @@ def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
         or signals.get("self_question")
         or signals.get("similar_memory")
         or signals.get("named_in_memory")
+        or signals.get("about_user")
     )
     if plan is not None and not plan["model"]:
         return plan["route"]  # the policy fixes the route (always, none, dense)
@@ -270,7 +273,9 @@ def memory_prompt(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     route = state.get("route", "none")
     if "ltm" not in route:
         return {"memory_prompt": ""}
-    block = respond_prompt.memory_block(state.get("memories", []), memory_question=True)
+    memories = state.get("memories", [])
+    profile = profile_lines(env, memories, current_input(state, env))
+    block = respond_prompt.memory_block(memories, memory_question=True, profile=profile)
     env.note(PromptStep(prompt_chars=len(block)))
     return {"memory_prompt": block}
 

@@ -48,6 +48,7 @@ class RouteSignals(TypedDict, total=False):
     similar_memory: bool
     best_similarity: float
     named_in_memory: bool
+    about_user: bool
 
 
 def message_signals(signals: MemorySignals, first_turn: bool) -> MessageSignals:
@@ -222,6 +223,15 @@ class MaintainStep(TypedDict):
     changes: list[Change]
 
 
+class ProfileStep(TypedDict):
+    """The profile's update: the aspects whose background was rewritten (and by whom), the principles."""
+
+    aspects: list[str]
+    aspects_by_model: list[str]
+    principles: int
+    principles_by_model: int
+
+
 #: Every kind of code step a graph node records.
 StepData = (
     CodeRoleStep
@@ -240,4 +250,5 @@ StepData = (
     | OntologyStep
     | ThoughtsStep
     | MaintainStep
+    | ProfileStep
 )

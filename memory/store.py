@@ -32,6 +32,7 @@ from caim.core.errors import StorageError
 from caim.memory.db import DB_FILE, RecordDB
 from caim.memory.jobs import JobQueue
 from caim.memory.locks import UserLocks
+from caim.memory.profile import Profile, parse_profile, profile_key
 from caim.memory.records import MemoryRecord, SourceTurn
 from caim.memory.sql import Postgres
 from caim.memory.vectors import BATCH as VECTOR_BATCH
@@ -298,6 +299,7 @@ class MemoryStore:
         """Delete every record of the user, in the database and the vector index, and compact the
         database so no forgotten text is left in its files."""
         n = self.db.forget_user(user_id)
+        self.db.set_meta(profile_key(user_id), "")
         with self._index_lock:
             self.vectors.drop_user(user_id)
             self.db.clear_deletes([i for i, u in self.db.pending_deletes() if u == user_id])
@@ -384,6 +386,14 @@ class MemoryStore:
     def set_meta(self, key: str, value: str) -> None:
         """Set a value of the database's key-value table."""
         self.db.set_meta(key, value)
+
+    def profile(self, user_id: str) -> Profile:
+        """The user's profile (an empty one when none was written, or when it cannot be read)."""
+        return parse_profile(self.db.get_meta(profile_key(user_id)), user_id)
+
+    def save_profile(self, profile: Profile) -> None:
+        """Store ``profile`` as its user's (replacing the one before)."""
+        self.db.set_meta(profile_key(profile.user_id), profile.model_dump_json())
 
     # ---- reads ------------------------------------------------------------------------------------
     def get(self, user_id: str, record_id: str) -> MemoryRecord | None:

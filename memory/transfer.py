@@ -1,9 +1,10 @@
 """Export and import of a user's memories: every record with its times, validity, links and history.
 
 ``export_lines`` streams the export as JSON text, one record at a time, so a user with 100k
-records is exported in constant memory. ``import_records`` restores an export into a user: into
-the same user (a restore, a migration to another store) every id is kept; into another user of the
-same store ids are derived from the old ones. Either way importing twice adds nothing.
+records is exported in constant memory; the user's profile follows the records. ``import_records``
+restores an export into a user: into the same user (a restore, a migration to another store)
+every id is kept; into another user of the same store ids are derived from the old ones.
+Either way importing twice adds nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from caim.core.errors import CaimError
+from caim.memory.profile import Profile
 from caim.memory.records import MemoryRecord, stable_id, utcnow
 from caim.memory.store import MemoryStore
 
@@ -22,14 +24,15 @@ FORMAT = 1
 BATCH = 256
 
 
-def export_lines(records: Iterable[MemoryRecord], user_id: str) -> Iterator[str]:
+def export_lines(records: Iterable[MemoryRecord], user_id: str, profile: Profile | None = None) -> Iterator[str]:
     """The export of ``user_id``'s ``records`` (``store.iter(user_id)``, or the record database's
-    ``iter_user``: no vector index or model needed) as pieces of one JSON document."""
+    ``iter_user``: no vector index or model needed) and ``profile`` as pieces of one JSON document."""
     head = {"format": FORMAT, "user_id": user_id, "exported_at": utcnow().isoformat()}
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "memories": ['
     for i, rec in enumerate(records):
         yield ("," if i else "") + "\n" + rec.model_dump_json()
-    yield "\n]}\n"
+    tail = f', "profile": {profile.model_dump_json()}' if profile is not None and not profile.empty else ""
+    yield f"\n]{tail}}}\n"
 
 
 def _items(data: dict[str, Any] | list[Any]) -> Iterable[Any]:
@@ -97,3 +100,21 @@ def import_records(
             batch = []
     store.add(batch)
     return n + len(batch)
+
+
+def imported_profile(store: MemoryStore, user_id: str, data: dict[str, Any] | list[Any]) -> Profile | None:
+    """The export's profile as ``user_id``'s, its member ids renamed as ``import_records`` renamed the
+    records (``None`` when the export has none); a malformed one is a one-line error."""
+    if not isinstance(data, dict) or data.get("profile") is None:
+        return None
+    source = data.get("user_id")
+    new = _renamer(store, user_id, str(source) if source is not None else None)
+    try:
+        profile = Profile.model_validate({**data["profile"], "user_id": user_id})
+    except (ValidationError, TypeError) as exc:
+        raise CaimError(f"the import's profile is not a caim profile ({str(exc).splitlines()[0]})") from None
+    for bg in profile.backgrounds.values():
+        bg.members = [new(i) for i in bg.members]
+    for p in profile.principles:
+        p.members = [new(i) for i in p.members]
+    return profile

@@ -1,11 +1,12 @@
 """Response role: the assistant's reply (plain text).
 
-VERSION 5. The instructions are one fixed system message (identical on every turn, so an endpoint's
+VERSION 6. The instructions are one fixed system message (identical on every turn, so an endpoint's
 prompt cache reuses it), followed by the conversation so far as chat messages whose words pass
 ``quote_chat`` (prose, but no markup: a turn can neither open nor close a data block nor form a chat
 template's token). The turn's own material comes last,
 in the final user message: the kept memories first - quoted, dated, with the turn that gave them
-context, each relative time phrase followed by the date it meant when it was said - then the date
+context, each relative time phrase followed by the date it meant when it was said - then what the
+user's profile says of the aspects and preferences they belong to (``PROFILE_HEAD``), then the date
 and the message (also through ``quote_chat``), with a request for a short answer drawn from the memories.
 """
 
@@ -21,7 +22,7 @@ from caim.memory.text.polarity import polarity
 from caim.memory.timeref import long_date, with_dates
 from caim.prompts.common import DATA_RULE, data_block, quote, quote_chat
 
-VERSION = 5
+VERSION = 6
 
 SYSTEM = (
     "You are a friendly personal assistant with a long-term memory of this user. Answer helpfully and "
@@ -33,6 +34,21 @@ NOTHING_FOUND = (
     "You found nothing in your memory about this. If the message asks about something from the past, "
     "say plainly that you do not remember it; do not invent details."
 )
+
+
+PROFILE_HEAD = "What you know of the user in general (their profile, from all past conversations):"
+
+
+def profile_part(profile: Sequence[str]) -> str:
+    """The profile's lines as a quoted block under ``PROFILE_HEAD`` ("" for none).
+
+    >>> print(profile_part(["food: Vegetarian; cooks at home."]))
+    What you know of the user in general (their profile, from all past conversations):
+    <data>
+    - "food: Vegetarian; cooks at home."
+    </data>
+    """
+    return f"{PROFILE_HEAD}\n{data_block([f'- {quote(line, 900)}' for line in profile])}" if profile else ""
 
 
 #: How a preference's polarity reads in a memory's line.
@@ -78,10 +94,10 @@ def memory_lines(memories: list[MemoryBrief], source_chars: int = 1200) -> list[
     return lines
 
 
-def memory_block(memories: list[MemoryBrief], memory_question: bool) -> str:
+def memory_block(memories: list[MemoryBrief], memory_question: bool, profile: Sequence[str] = ()) -> str:
     """The kept memories for another agent's prompt: the data rule, then the memories quoted and dated
-    as caim's own answer sees them - or, with none kept for a memory question, the instruction not
-    to invent ("" when there is nothing to say).
+    as caim's own answer sees them, then the ``profile`` lines - or, with neither for a memory
+    question, the instruction not to invent ("" when there is nothing to say).
 
     >>> print(memory_block([{"id": "a", "thought": "Lives in Porto.", "tags": [], "event_time": "2024-05-07"}], True))
     Text inside <data> tags ...
@@ -90,9 +106,14 @@ def memory_block(memories: list[MemoryBrief], memory_question: bool) -> str:
     - (7 May 2024) "Lives in Porto."
     </data>
     """
+    parts = []
     if memories:
         shown = sorted(memories, key=lambda m: m["event_time"])
-        return f"{DATA_RULE}\nWhat you remember about the user (oldest first):\n{data_block(memory_lines(shown))}"
+        parts.append(f"What you remember about the user (oldest first):\n{data_block(memory_lines(shown))}")
+    if profile:
+        parts.append(profile_part(profile))
+    if parts:
+        return "\n".join([DATA_RULE, *parts])
     return NOTHING_FOUND if memory_question else ""
 
 
@@ -102,7 +123,12 @@ def system() -> SystemMessage:
 
 
 def final_message(
-    user_input: str, today: str, memories: list[MemoryBrief] | None, summary: str, memory_question: bool
+    user_input: str,
+    today: str,
+    memories: list[MemoryBrief] | None,
+    summary: str,
+    memory_question: bool,
+    profile: Sequence[str] = (),
 ) -> HumanMessage:
     """The last message of the answer's prompt: memories, summary, date and the current message.
 
@@ -112,6 +138,7 @@ def final_message(
         memories: The memories kept for the answer (``None`` or empty: none).
         summary: The summary of the session's earlier part ("" when none).
         memory_question: Whether the message asks about memory (then "nothing found" is said).
+        profile: The profile's lines for this message (``caim.memory.profile.Profile.lines``).
 
     Returns:
         The message alone (prose, escaped) when there is nothing else to add.
@@ -119,13 +146,16 @@ def final_message(
     parts = []
     if memories:
         parts.append("What you remember about the user (oldest first):\n" + data_block(memory_lines(memories)))
-    elif memory_question:
+    if profile:
+        parts.append(profile_part(profile))
+    if memory_question and not parts:
         parts.append(NOTHING_FOUND)
     if summary:
         parts.append("Summary of the earlier part of this conversation:\n" + data_block([quote(summary, 3000)]))
     if not parts:
         return HumanMessage(quote_chat(user_input))
-    parts.append(f"Today is {today}. Reply to the user's message{' briefly, from the memories' if memories else ''}.")
+    known = memories or profile
+    parts.append(f"Today is {today}. Reply to the user's message{' briefly, from the memories' if known else ''}.")
     parts.append(f"Message: {quote_chat(user_input)}")
     return HumanMessage("\n\n".join(parts))
 
@@ -137,10 +167,12 @@ def messages(
     memories: list[MemoryBrief] | None,
     summary: str,
     memory_question: bool,
+    profile: Sequence[str] = (),
 ) -> list[BaseMessage]:
-    """``history``: the session's earlier messages (user and assistant), already clipped."""
+    """``history``: the session's earlier messages (user and assistant), already clipped; ``profile``:
+    the profile's lines for this message."""
     earlier: list[BaseMessage] = [
         (HumanMessage if isinstance(m, HumanMessage) else AIMessage)(content=quote_chat(str(m.content)))
         for m in history
     ]
-    return [system(), *earlier, final_message(user_input, today, memories, summary, memory_question)]
+    return [system(), *earlier, final_message(user_input, today, memories, summary, memory_question, profile)]

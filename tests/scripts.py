@@ -138,11 +138,32 @@ def maintain(messages, rf):
     return {"decisions": decisions}
 
 
+def profile(messages, rf):
+    """Backgrounds: each aspect's current text (when any) and its new memories, joined; principles:
+    each group named after its first memory's last word, summarised by its first memory."""
+    body = _last(messages)
+    if "backgrounds" in rf["json_schema"]["schema"]["properties"]:
+        out = []
+        for block in body.split("Aspect ")[1:]:
+            aspect = json.loads(re.match(STRING, block).group(1))
+            current = re.findall(r"current: " + STRING, block)
+            new = [json.loads(n) for n in re.findall(r"new: " + STRING, block)]
+            text = " ".join([*(json.loads(c) for c in current), *new])[:700]
+            out.append({"aspect": aspect, "text": text})
+        return {"backgrounds": out}
+    groups = []
+    for i, block in enumerate(body.split("Group ")[1:], 1):
+        first = json.loads(re.findall(r"\n  " + STRING, block)[0])
+        groups.append({"group": i, "requirement": re.findall(r"[a-z]+", first.lower())[-1], "summary": first})
+    return {"principles": groups}
+
+
 def respond(messages, rf):
     final = _last(messages)
     data = re.findall(QUOTED_MEMORY, final)
-    if data:
-        return "From memory: " + "; ".join(json.loads(d) for d in data)
+    known = re.findall(r"^- " + STRING + "$", final, re.M)
+    if data or known:
+        return "From memory: " + "; ".join(json.loads(d) for d in [*data, *known])
     if "do not remember" in final:
         return "I don't remember that."
     return "Reply to: " + user_message(messages)[:80]
@@ -157,6 +178,7 @@ SCRIPT = {
     "key_events": key_events,
     "thoughts": thoughts,
     "maintain": maintain,
+    "profile": profile,
     "respond": respond,
     "summarize": "Summary: the user talked about several things.",
     "judge": {"score": 1, "reason": "ok"},

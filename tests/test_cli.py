@@ -82,6 +82,17 @@ def test_piped_chat_ends_session_and_shows_what_was_stored(cli):
     assert json.loads(cli(["memories", "list", "--user", "x", "--json"]).stdout) == []
 
 
+def test_memories_profile_shows_what_post_thinking_wrote(cli):
+    assert "no profile for x yet" in cli(["memories", "profile", "--user", "x"]).stdout
+    assert cli(["chat", "--user", "x"], "I love Italian food, especially fresh pasta\n/end\n").exit_code == 0
+    shown = json.loads(cli(["memories", "profile", "--user", "x", "--json"]).stdout)
+    (bg,) = shown["backgrounds"].values()
+    assert "pasta" in bg["text"] and len(bg["members"]) == 1
+    assert "pasta" in cli(["memories", "profile", "--user", "x"]).stdout
+    exported = json.loads(cli(["memories", "export", "--user", "x"]).stdout)
+    assert exported["profile"]["backgrounds"] == shown["backgrounds"]
+
+
 def test_end_of_input_also_ends_the_session(cli):
     res = cli(["chat", "--user", "x", "--verbose"], "my favourite food is pizza\n")
     assert res.exit_code == 0, res.output

@@ -34,7 +34,16 @@ from caim.agent.mcp_server import create_http_app, create_server
 from caim.agent.memory import Memory
 from caim.prompts.common import DATA_RULE, quote
 
-TOOLS = {"recall", "search_memory", "add_memory", "remember", "list_memories", "forget_memory", "memory_history"}
+TOOLS = {
+    "recall",
+    "search_memory",
+    "add_memory",
+    "remember",
+    "list_memories",
+    "profile",
+    "forget_memory",
+    "memory_history",
+}
 TOKENS = {"token-of-alice": "alice", "token-of-bob": "bob"}
 ANA = "My sister Ana lives in Lisbon."
 
@@ -210,6 +219,21 @@ async def test_http_user_is_the_token_and_nobody_reaches_another(url, memory):
         forgot = await alice.call_tool("forget_memory", {"id": record_id})
         assert not forgot.is_error, text(forgot)
     assert memory.list(user_id="alice") == []
+
+
+async def test_http_profile_is_the_token_users_and_quoted(url, memory):
+    memory.add("I love Italian food, especially fresh pasta.", user_id="alice")
+    async with connect(url, "token-of-alice") as alice:
+        got = await alice.call_tool("profile", {})
+        assert not got.is_error, text(got)
+        (bg,) = [b for b in got.structured_content["backgrounds"] if "pasta" in b["text"]]
+        assert (
+            bg["memories"] == 1 and DATA_RULE in text(got) and quote(f"{bg['aspect']}: {bg['text']}", 900) in text(got)
+        )
+        assert got.structured_content["principles"][0]["likes"]
+    async with connect(url, "token-of-bob") as bob:
+        other = await bob.call_tool("profile", {"user_id": "alice"})  # an argument names no user
+        assert "pasta" not in text(other) and other.structured_content == {"backgrounds": [], "principles": []}
 
 
 async def test_http_remember_is_post_thought_for_the_token_user(url, memory):

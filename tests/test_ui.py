@@ -103,7 +103,16 @@ def thoughts(memory: Memory, user: str = "ann") -> set[str]:
 
 
 # ---- identity --------------------------------------------------------------------------------------------
-PAGES = ["/ui/", "/ui/ontology", "/ui/ontology/family", "/ui/search?q=Ana", "/ui/import", "/ui/export", "/ui/pending"]
+PAGES = [
+    "/ui/",
+    "/ui/ontology",
+    "/ui/ontology/family",
+    "/ui/search?q=Ana",
+    "/ui/import",
+    "/ui/export",
+    "/ui/pending",
+    "/ui/profile",
+]
 
 
 @pytest.mark.parametrize("path", [*PAGES, "/ui/memories/abc"])
@@ -276,6 +285,18 @@ def test_pending_lists_the_users_queued_sessions(app, memory):
     assert "bob:" not in page
     bob, _ = sign_in(app, "tok-bob")
     assert summary.job not in bob.get("/ui/pending").text
+
+
+def test_profile_shows_the_users_aspects_and_preferences_escaped(app, memory):
+    memory.add("I love <b>Italian</b> food, especially fresh pasta.", user_id="ann")
+    memory.add("Bob's secret: I hate spinach.", user_id="bob")
+    c, _ = sign_in(app)
+    page = c.get("/ui/profile").text
+    assert "fresh pasta" in page and "&lt;b&gt;Italian&lt;/b&gt;" in page and "<b>Italian" not in page
+    (rid,) = [r.id for r in memory.list(user_id="ann")]
+    assert f'href="/ui/memories/{rid}"' in page and "spinach" not in page
+    bob, _ = sign_in(app, "tok-bob")
+    assert "pasta" not in bob.get("/ui/profile").text
 
 
 # ---- actions ---------------------------------------------------------------------------------------------

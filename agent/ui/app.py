@@ -560,6 +560,15 @@ def _page_routes(app: FastAPI, browser: Browser) -> None:
         sessions = browser.memory.pending_sessions(user_id=caller.user)
         return browser.render(request, caller, "pending.html", title="Pending sessions", sessions=sessions)
 
+    @app.get("/profile")
+    def profile(request: Request) -> Response:
+        caller = browser.page_caller(request)
+        found = browser.memory.profile(user_id=caller.user)
+        backgrounds = sorted(found.backgrounds.values(), key=lambda b: b.aspect)
+        return browser.render(
+            request, caller, "profile.html", title="Profile", backgrounds=backgrounds, principles=found.principles
+        )
+
 
 def _memory_routes(app: FastAPI, browser: Browser) -> None:
     def owned(caller: Caller, rid: str) -> MemoryRecord:

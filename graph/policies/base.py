@@ -20,6 +20,7 @@ from caim.memory.records import MemoryBrief
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Weights
 from caim.memory.stm import Exchange
 from caim.prompts.maintain import MaintenancePlan
+from caim.prompts.profile import AspectUpdate, Backgrounds, Principles
 from caim.prompts.thoughts import Thoughts
 
 
@@ -61,3 +62,13 @@ class MemoryPolicy(ABC):
     def maintain(self, env: Env, groups: list[MaintainGroup]) -> MaintenancePlan | None:
         """How each new memory relates to related stored ones (``prompts.maintain`` schema);
         ``None``: every new memory is kept as new (duplicates are still merged by code)."""
+
+    def backgrounds(self, env: Env, updates: list[AspectUpdate]) -> Backgrounds | None:
+        """New background paragraphs of the aspects a session touched (``prompts.profile``); ``None``
+        (the default): code's paragraph, the aspects' newest memories."""
+        return None
+
+    def principles(self, env: Env, groups: list[list[str]]) -> Principles | None:
+        """The requirement type and summary of each cluster of preferences (``prompts.profile``);
+        ``None`` (the default): code's, the cluster's most common tag and most central memories."""
+        return None

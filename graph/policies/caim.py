@@ -10,7 +10,9 @@
   ``speculative_answer`` the answer is drafted beside both and stands when they confirm it;
 - key events: the session's turns in chunks of eight, each event dated by its turn;
 - thoughts: one call per chunk of events writes the memory sentences, picks tags, may propose terms;
-- maintain: one call decides, per new memory, new / same / update / extends / contradicts.
+- maintain: one call decides, per new memory, new / same / update / extends / contradicts;
+- profile: one call rewrites the backgrounds of the aspects a session touched, one names and
+  summarises the clusters of preferences (code keeps them only when grounded).
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from caim.memory.stm import Exchange, clip
 from caim.prompts import key_events as events_prompt
 from caim.prompts import maintain as maintain_prompt
 from caim.prompts import plan as plan_prompt
+from caim.prompts import profile as profile_prompt
 from caim.prompts import relevance as relevance_prompt
 from caim.prompts import thoughts as thoughts_prompt
 from caim.prompts.maintain import MaintenancePlan
+from caim.prompts.profile import AspectUpdate, Backgrounds, Principles
 from caim.prompts.thoughts import Thoughts
 
 _ROUTES: dict[tuple[str, str], Route] = {
@@ -118,3 +122,13 @@ class CaimPolicy(MemoryPolicy):
         new = [g.new for g in groups]
         stored = sorted({m.number for g in groups for m in g.stored})
         return env.structured("maintain", maintain_prompt.schema(new, stored), maintain_prompt.messages(groups))
+
+    def backgrounds(self, env: Env, updates: list[AspectUpdate]) -> Backgrounds | None:
+        """The model's new background per touched aspect (``prompts.profile``); None when it fails."""
+        schema = profile_prompt.background_schema([u.aspect for u in updates])
+        return env.structured("profile", schema, profile_prompt.background_messages(updates))
+
+    def principles(self, env: Env, groups: list[list[str]]) -> Principles | None:
+        """The model's requirement type and summary per preference cluster; None when it fails."""
+        schema = profile_prompt.principle_schema(list(range(1, len(groups) + 1)))
+        return env.structured("profile", schema, profile_prompt.principle_messages(groups))

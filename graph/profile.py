@@ -1,0 +1,230 @@
+"""Post-thinking's last step: the profile above the concrete memories (``caim.memory.profile``).
+
+``update_profile`` runs after maintenance, under the user's lock. The aspects of the session's new
+and changed records get their background rewritten by the policy (one call for all of them, from
+each aspect's paragraph before and its new memories) - kept only when the aspect's memories hold
+every name, number and date of it, else code's paragraph (the aspect's newest memories). Then the
+user's preference memories (the principles' members still current, and the session's new ones) are
+clustered again and each cluster becomes a principle: code's (its most common tag, its likes and
+dislikes, its central memories), named and summarised by the policy when that is grounded.
+
+``prune`` keeps the profile true to what is stored when memories are forgotten or denied: a
+background or principle that drew on a forgotten memory is rebuilt by code from what remains (and
+dropped when nothing does), so no forgotten text stays in the profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from caim.graph.env import Env
+from caim.graph.policies.base import MemoryPolicy
+from caim.graph.state import State
+from caim.graph.steps import ProfileStep
+from caim.memory.profile import (
+    MEMBERS,
+    PREFERENCES,
+    Background,
+    Principle,
+    Profile,
+    aspect_of,
+    categories_of,
+    clusters,
+    grounded_text,
+    holds,
+    listed,
+    principle,
+    principle_line,
+    requirement_of,
+)
+from caim.memory.records import MemoryRecord, utcnow
+from caim.memory.store import MemoryStore
+from caim.ontology import Ontology
+from caim.prompts.profile import AspectUpdate, Backgrounds, Principles
+
+#: New memories of one aspect shown to the model per rewrite.
+NEW_SHOWN = 12
+
+
+def record_aspect(rec: MemoryRecord, ontology: Ontology) -> str | None:
+    """The aspect of a record: that of its first tag the ontology knows (``None``: none does)."""
+    for tag in rec.tags:
+        if tag in ontology:
+            return aspect_of(ontology.path(tag).split("/")[0])
+    return None
+
+
+def aspect_members(store: MemoryStore, user: str, ontology: Ontology, aspect: str) -> list[MemoryRecord]:
+    """The aspect's newest current memories (at most ``MEMBERS``)."""
+    tags = [t for c in categories_of(aspect, ontology.tree) for t in ontology.subtree(c)]
+    return [r for r in store.page(user, 0, MEMBERS, tags or [aspect]) if r.current]
+
+
+def update_profile(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Rewrite the backgrounds of the aspects the session touched and the preference principles.
+
+    Args:
+        state: The session's ``stored`` records, ``changes`` and ``merged`` (maintenance's output).
+        env: The run's services, settings and trace.
+        policy: The memory policy (its ``backgrounds`` and ``principles`` judgements).
+
+    Returns:
+        No state update (the profile is stored; the trace notes what changed).
+    """
+    ids = [r["id"] for r in state.get("stored", [])]
+    ids += [c["record"] for c in state.get("changes", [])] + [m["kept"] for m in state.get("merged", [])]
+    if not ids or not policy.uses_memory:
+        return {}
+    store = env.svc.store
+    with store.user_lock(env.user_id):
+        touched = [r for r in store.get_many(env.user_id, list(dict.fromkeys(ids))) if r.current]
+        profile = store.profile(env.user_id)
+        step = _refresh(profile, touched, env, policy, state.get("session_id", ""))
+        store.save_profile(profile)
+    env.note(step)
+    return {}
+
+
+def _refresh(
+    profile: Profile, touched: list[MemoryRecord], env: Env, policy: MemoryPolicy, session: str
+) -> ProfileStep:
+    ontology = env.svc.ontology.current
+    by_aspect: dict[str, list[MemoryRecord]] = {}
+    for rec in touched:
+        if (aspect := record_aspect(rec, ontology)) is not None:
+            by_aspect.setdefault(aspect, []).append(rec)
+    updates = [
+        AspectUpdate(
+            a, profile.backgrounds[a].text if a in profile.backgrounds else "", [r.thought for r in new][:NEW_SHOWN]
+        )
+        for a, new in by_aspect.items()
+    ]
+    written = policy.backgrounds(env, updates) if updates else None
+    by_model = _backgrounds(profile, by_aspect, written, env, session)
+    prefs = [r for r in touched if r.polarity is not None]
+    named = 0
+    if prefs or any(not p.members for p in profile.principles):
+        profile.principles, named = _principles(profile, prefs, env, policy)
+    profile.updated_at = utcnow()
+    return ProfileStep(
+        aspects=sorted(by_aspect),
+        aspects_by_model=by_model,
+        principles=len(profile.principles),
+        principles_by_model=named,
+    )
+
+
+def _backgrounds(
+    profile: Profile, by_aspect: dict[str, list[MemoryRecord]], written: Backgrounds | None, env: Env, session: str
+) -> list[str]:
+    """Set each touched aspect's background (the model's when grounded); the aspects the model wrote."""
+    texts = {b.aspect: b.text.strip() for b in written.backgrounds} if written is not None else {}
+    ontology = env.svc.ontology.current
+    by_model = []
+    for aspect in by_aspect:
+        members = aspect_members(env.svc.store, env.user_id, ontology, aspect)
+        if not members:
+            profile.backgrounds.pop(aspect, None)
+            continue
+        old = profile.backgrounds.get(aspect) or Background(aspect=aspect, text="")
+        text = texts.get(aspect, "")
+        ok = grounded_text(text, members, old.text if old.source == "model" else "")
+        by_model += [aspect] if ok else []
+        ids = [m.id for m in members]
+        profile.backgrounds[aspect] = old.rewritten(
+            text if ok else listed(members), ids, "model" if ok else "code", session
+        )
+    return by_model
+
+
+def _preferences(store: MemoryStore, user: str, profile: Profile, new: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """The principles' members still current and with a polarity, and the new preferences; newest last."""
+    members = [i for p in profile.principles for i in p.members]
+    have = {r.id: r for r in store.get_many(user, members)}
+    have.update({r.id: r for r in new})
+    prefs = [r for r in have.values() if r.current and r.polarity is not None]
+    return sorted(prefs, key=lambda r: r.event_time)[-PREFERENCES:]
+
+
+def _principles(
+    profile: Profile, new: Sequence[MemoryRecord], env: Env, policy: MemoryPolicy
+) -> tuple[list[Principle], int]:
+    """The principles of the user's preferences now, and how many the model named."""
+    prefs = _preferences(env.svc.store, env.user_id, profile, new)
+    if not prefs:
+        return [], 0
+    vectors = np.asarray(env.svc.embedder.embed([r.thought for r in prefs]), dtype=np.float32)
+    labels = clusters(vectors)
+    groups = [np.flatnonzero(labels == k) for k in sorted(set(labels.tolist()))]
+    found = [principle([prefs[i] for i in g], vectors[g], requirement_of([prefs[i] for i in g])) for g in groups]
+    answer = policy.principles(env, [[prefs[i].thought for i in g] for g in groups])
+    return _named(found, [[prefs[i] for i in g] for g in groups], answer)
+
+
+def _named(
+    found: list[Principle], members: list[list[MemoryRecord]], answer: Principles | None
+) -> tuple[list[Principle], int]:
+    """Code's principles with the model's requirement and summary where its members hold them."""
+    if answer is None:
+        return found, 0
+    named = 0
+    for item in answer.principles:
+        i = item.group - 1
+        if not 0 <= i < len(found):
+            continue
+        said = f"{item.requirement}. {item.summary}"
+        if item.requirement.strip() and grounded_text(said, members[i]):
+            found[i] = found[i].model_copy(
+                update={
+                    "requirement": item.requirement.strip()[:80],
+                    "summary": item.summary.strip(),
+                    "source": "model",
+                }
+            )
+            named += 1
+    return found, named
+
+
+def settle(
+    store: MemoryStore, user: str, ontology: Ontology, embedder: Any, profile: Profile, aspects: Sequence[str] = ()
+) -> Profile:
+    """Store ``profile`` as the user's, true to the records stored now: a background of one of
+    ``aspects`` (whose memories were forgotten or corrected), or one whose members are not all stored
+    or whose text they do not ground, is rebuilt by code from the aspect's memories (its earlier
+    versions dropped: they may quote what went), or dropped when none is left; a principle missing
+    members, or whose summary they do not ground, is rebuilt by code from those left. Call under the
+    user's lock."""
+    for aspect, bg in list(profile.backgrounds.items()):
+        have = store.get_many(user, bg.members)
+        if aspect in aspects or len(have) < len(bg.members) or not grounded_text(bg.text, have):
+            members = aspect_members(store, user, ontology, aspect)
+            if members:
+                profile.backgrounds[aspect] = Background(
+                    aspect=aspect, text=listed(members), members=[m.id for m in members]
+                )
+            else:
+                profile.backgrounds.pop(aspect)
+    kept: list[Principle] = []
+    for p in profile.principles:
+        have = [r for r in store.get_many(user, p.members) if r.current]
+        if len(have) == len(p.members) and holds(f"{p.requirement}. {p.summary} {principle_line(p)}", have):
+            kept.append(p)
+        elif have:
+            vectors = np.asarray(embedder.embed([r.thought for r in have]), dtype=np.float32)
+            kept.append(principle(have, vectors, requirement_of(have)))
+    profile.principles = kept
+    profile.updated_at = utcnow()
+    store.save_profile(profile)
+    return profile
+
+
+def prune(store: MemoryStore, user: str, ontology: Ontology, embedder: Any, gone: Sequence[MemoryRecord]) -> None:
+    """Keep the profile true after ``gone`` records were forgotten, denied or corrected (read before
+    they went): what drew on them is rebuilt by code from what remains (``settle``)."""
+    profile = store.profile(user)
+    if not profile.empty and gone:
+        aspects = [a for r in gone if (a := record_aspect(r, ontology)) is not None]
+        settle(store, user, ontology, embedder, profile, aspects)
