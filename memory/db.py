@@ -105,6 +105,27 @@ def _marks(items: Sized) -> str:
     return ",".join("?" * len(items))
 
 
+def _as_columns(rows: Sequence[tuple]) -> dict[str, Any]:
+    """``RecordDB.columns``' rows as arrays (a record without a vector: zeros)."""
+    rid, session, turn, speaker, prior, timex, ts, current, raw, vec = zip(*rows, strict=True) if rows else [()] * 10
+    dim = next((len(v) // 2 for v in vec if v is not None), 0)
+    blob = b"".join(v if v is not None else bytes(2 * dim) for v in vec)
+    return {
+        "rid": np.array(rid, dtype=np.int64),
+        "session": [s or "" for s in session],
+        "turn": np.array(turn, dtype=np.int64),
+        "speaker": list(speaker),
+        "prior": np.array(prior, dtype=np.float64),
+        "timex": np.array(timex, dtype=bool),
+        "ts": np.array(ts, dtype=np.float64),
+        "current": np.array(current, dtype=bool),
+        "raw": np.array(raw, dtype=bool),
+        "vec": np.frombuffer(blob, dtype=np.float16).astype(np.float32).reshape(len(rows), dim)
+        if rows and dim
+        else np.zeros((len(rows), 0), dtype=np.float32),
+    }
+
+
 class RecordDB:
     """The record database: SQLite in the data dir (``path=None``: in memory, for tests and
     evaluation runs), or PostgreSQL (``url``), shared by several workers, in schema ``namespace``."""
@@ -479,8 +500,12 @@ class RecordDB:
 
     def columns(self, user_id: str, rids: Sequence[int] | None = None) -> dict[str, Any]:
         """Ranking columns as arrays - of the given records (row ids ascending), or of all the user's
-        records (one query; the vectors come back as one matrix)."""
-        cols = "rid, session_id, turn, speaker, prior, timex, event_ts, valid_until_ts, kind, vec"
+        records (one query; the vectors come back as one matrix). The database computes the flags (a
+        missing turn as -1, still current, a verbatim turn): no Python work per row but the arrays'."""
+        cols = (
+            "rid, session_id, COALESCE(turn, -1), speaker, prior, timex, event_ts, valid_until_ts IS NULL,"
+            " kind = 'raw', vec"
+        )
         if rids is None:
             rows = self._read(f"SELECT {cols} FROM records WHERE user_id = ? ORDER BY rid", (user_id,))
         else:
@@ -490,23 +515,7 @@ class RecordDB:
                     f"SELECT {cols} FROM records WHERE +user_id = ? AND rid IN ({_marks(part)}) ORDER BY rid",
                     (user_id, *part),
                 )
-        rid, session, turn, speaker, prior, timex, ts, until, kind, vec = zip(*rows, strict=True) if rows else [()] * 10
-        dim = next((len(v) // 2 for v in vec if v is not None), 0)
-        blob = b"".join(v if v is not None else bytes(2 * dim) for v in vec)
-        return {
-            "rid": np.array(rid, dtype=np.int64),
-            "session": [s or "" for s in session],
-            "turn": np.array([-1 if t is None else t for t in turn], dtype=np.int64),
-            "speaker": list(speaker),
-            "prior": np.array(prior, dtype=np.float64),
-            "timex": np.array(timex, dtype=bool),
-            "ts": np.array(ts, dtype=np.float64),
-            "current": np.array([u is None for u in until], dtype=bool),
-            "raw": np.array([k == "raw" for k in kind], dtype=bool),
-            "vec": np.frombuffer(blob, dtype=np.float16).astype(np.float32).reshape(len(rows), dim)
-            if rows and dim
-            else np.zeros((len(rows), 0), dtype=np.float32),
-        }
+        return _as_columns(rows)
 
     def postings(self, user_id: str, term: str, newest: int | None = None) -> list[tuple[int, int, int]]:
         """(rid, tf, document length) of the user's records holding ``term``; with ``newest``, of that
@@ -545,6 +554,25 @@ class RecordDB:
                     f"WITH w(s, t) AS (VALUES {values}) SELECT r.rid FROM w JOIN records r "
                     "ON r.user_id = ? AND r.session_id = w.s AND r.turn = w.t",
                     (*[x for pair in part for x in pair], user_id),
+                )
+            ]
+        return out
+
+    def neighbours_of(self, user_id: str, rids: Sequence[int]) -> list[int]:
+        """Row ids of the records one turn before and after each of the given records (same session;
+        records without a session or turn have none), read through the session index: what
+        ``neighbours`` gives for those records' (session, turn), in one statement per 900 records."""
+        out: list[int] = []
+        for part in _chunks(sorted(set(rids)), 900):
+            out += [
+                r
+                for (r,) in self._read(
+                    # CROSS JOIN: SQLite keeps this order (each record by its row id, then its
+                    # neighbours by the session index), never a walk over the user's whole index
+                    "SELECT n.rid FROM records r CROSS JOIN records n"
+                    f" WHERE r.rid IN ({_marks(part)}) AND +r.user_id = ? AND r.session_id <> '' AND r.turn >= 0"
+                    " AND n.user_id = r.user_id AND n.session_id = r.session_id AND n.turn IN (r.turn - 1, r.turn + 1)",
+                    (*part, user_id),
                 )
             ]
         return out

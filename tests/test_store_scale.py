@@ -155,6 +155,30 @@ def test_speakers_are_one_seek_each_however_many_records(tmp_path):
     db.close()
 
 
+def test_the_turns_around_records_are_read_by_their_row_ids_however_many_records(tmp_path):
+    db = RecordDB(tmp_path / "memory.sqlite")
+    recs = [note("ann", i) for i in range(200)] + [note("ann", 200, session_id="")]  # the last: no session
+    bob = note("bob", 5)
+    db.upsert([*recs, bob], [VEC] * 202)
+
+    def around(picked: list[int]) -> tuple[list[int], int]:
+        rids = db.rids_of("ann", [recs[i].id for i in picked])
+        cols = db.columns("ann", rids)
+        expected = sorted(db.neighbours("ann", zip(cols["session"], cols["turn"].tolist(), strict=True)))
+        with vm_steps(db) as steps:
+            got = sorted(db.neighbours_of("ann", rids))
+        assert got == expected
+        return got, steps[0]
+
+    picked = [0, 9, 10, 15, 57, 199, 200]  # a session's first and last turns, one with no session
+    got, few = around(picked)
+    assert len(got) == 8 and not set(db.rids_of("bob", [bob.id])) & set(got)
+    db.upsert([note("ann", i) for i in range(201, 3001)], [VEC] * 2800)
+    _, many = around(picked)
+    assert many <= few + 1  # one seek per record and per neighbour, never a walk over the user's index
+    db.close()
+
+
 @BOTH
 def test_a_record_written_again_while_its_vector_is_indexed_stays_pending(record_db):
     db = record_db

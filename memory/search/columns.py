@@ -33,39 +33,16 @@ def neighbours(session: Sequence[str], turn: Ints) -> tuple[Ints, Ints]:
     >>> prev.tolist(), nxt.tolist()
     ([-1, 0, -1, -1], [1, -1, -1, -1])
     """
-    at = {(s, int(t)): i for i, (s, t) in enumerate(zip(session, turn, strict=True)) if s and t >= 0}
+    turns = turn.tolist()  # Python ints: a numpy scalar per row costs more than the lookup itself
+    at = {(s, t): i for i, (s, t) in enumerate(zip(session, turns, strict=True)) if s and t >= 0}
 
     def row(delta: int) -> Ints:
         return np.array(
-            [at.get((s, int(t) + delta), -1) if s and t >= 0 else -1 for s, t in zip(session, turn, strict=True)],
+            [at.get((s, t + delta), -1) if s and t >= 0 else -1 for s, t in zip(session, turns, strict=True)],
             dtype=np.int64,
         )
 
     return row(-1), row(1)
-
-
-def merged(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
-    """Two sets of raw columns (``RecordDB.columns``) as one, row ids ascending.
-
-    >>> m = merged({"rid": np.array([1, 5]), "session": ["a", "b"]}, {"rid": np.array([3]), "session": ["c"]})
-    >>> m["rid"].tolist(), m["session"]
-    ([1, 3, 5], ['a', 'c', 'b'])
-    """
-    if not len(a["rid"]) or not len(b["rid"]):
-        return dict(b if not len(a["rid"]) else a)
-    order = np.argsort(np.concatenate([a["rid"], b["rid"]]), kind="stable")
-    out: dict[str, Any] = {}
-    for key, x in a.items():
-        y = b[key]
-        if isinstance(x, np.ndarray):
-            if x.ndim == 2 and x.shape[1] != y.shape[1]:  # a side whose records have no vector: zeros
-                width = max(x.shape[1], y.shape[1])
-                x, y = (np.zeros((len(v), width), dtype=v.dtype) if v.shape[1] < width else v for v in (x, y))
-            out[key] = np.concatenate([x, y])[order]
-        else:
-            both = [*x, *y]
-            out[key] = [both[i] for i in order]
-    return out
 
 
 class Columns:
@@ -104,12 +81,13 @@ class Columns:
         self.vec: npt.NDArray[np.float32] = raw["vec"]
         self.m = len(self.rid)
         self.prev, self.next = neighbours(self.session, self.turn)
-        keys = [s or f"#{r}" for s, r in zip(self.session, self.rid, strict=True)]
+        rids = self.rid.tolist()
+        keys = [s or f"#{r}" for s, r in zip(self.session, rids, strict=True)]
         codes: dict[str, int] = {}
         self.session_code: Ints = np.array([codes.setdefault(k, len(codes)) for k in keys], dtype=np.int64)
         self.sessions = len(codes)
         self.day: Ints = (self.ts // 86400).astype(np.int64)
-        self.index = {int(r): i for i, r in enumerate(self.rid)}
+        self.index = {r: i for i, r in enumerate(rids)}
         self.nbytes = self.vec.nbytes + 64 * self.m
 
     def partner(self, i: int) -> int:

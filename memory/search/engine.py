@@ -23,7 +23,7 @@ import caim.memory.search.ranking as ranking
 import caim.memory.search.signals as signals
 from caim.memory.db import RecordDB
 from caim.memory.records import MemoryRecord
-from caim.memory.search.columns import Columns, Flags, Floats, merged
+from caim.memory.search.columns import Columns, Flags, Floats
 from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, for_question
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
@@ -160,9 +160,7 @@ def candidates(
     for a, b in query.ranges:
         cand |= set(db.in_range(user_id, a, b, source.lexical_k))
     cand |= set(db.with_names(user_id, query_names, source.lexical_k))
-    found = db.columns(user_id, sorted(cand))
-    extra = set(db.neighbours(user_id, zip(found["session"], found["turn"].tolist(), strict=True))) - cand
-    return Columns(merged(found, db.columns(user_id, sorted(extra))))
+    return Columns(db.columns(user_id, sorted(cand | set(db.neighbours_of(user_id, list(cand))))))
 
 
 def pending_nearest(db: RecordDB, user_id: str, qvec: np.ndarray, k: int, newest: int) -> list[int]:
@@ -215,7 +213,7 @@ def evidence(
     Returns:
         The evidence.
     """
-    rids = [int(r) for r in c.rid]
+    rids = c.rid.tolist()
     return ranking.Evidence(
         lexical=signals.zscore(lex.at(c.rid), lex.mean, lex.std),
         dense=signals.zscore(cos, float(reference.mean()), float(reference.std())),

@@ -148,4 +148,5 @@ def top(score: Floats, ok: Flags, k: int) -> list[int]:
     >>> top(np.array([1.0, 3.0, 2.0, 3.0]), np.array([True, True, True, False]), 2)
     [1, 2]
     """
-    return [int(i) for i in np.argsort(-score, kind="stable") if ok[i]][:k]
+    order = np.argsort(-score, kind="stable")
+    return cast(list[int], order[ok[order]][:k].tolist())
