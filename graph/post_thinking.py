@@ -501,7 +501,7 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
     new = store.get_many(env.user_id, [r["id"] for r in stored])
     if len(new) >= 2:
         new = run.merge_copies(new, env.svc.embedder.similarity([r.thought for r in new]))
-        new = run.settle_slots(new)  # two values in one session: the later is current
+    new = run.settle_slots(run.tag_slots(new))  # two values in one session: the later is current
     related, decisions, also_same, also_moved = _related(new, env)
     for chunk in _chunks([rec for rec in new if related[rec.id]]):
         _ask_maintain(chunk, related, decisions, env, policy)

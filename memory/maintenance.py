@@ -471,6 +471,25 @@ class Maintenance:
             return self._displace(new, copies[0], change)  # one current value, whatever the decision
         return _APPLY[decision](self, new, list(copies), similarity)
 
+    def tag_slots(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+        """Give each record stating a single-value fact its attribute's tag, first (one of three kept),
+        so a later value finds it by tag and a question about the attribute by the tag signal.
+
+        Args:
+            records: The session's new records.
+
+        Returns:
+            The records as they stand afterwards, in their order.
+        """
+        out = []
+        for rec in records:
+            missing = [a for a in record_slots(rec) if self.single(a) and a not in rec.tags]
+            if missing:
+                rec = rec.model_copy(update={"tags": list(dict.fromkeys([*missing, *rec.tags]))[:3]})
+                self.store.add([rec])
+            out.append(rec)
+        return out
+
     def settle_slots(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """Within this session's new records, a later statement of a single-value fact closes an
         earlier one giving another value (``displaced``; in event time, then turn order).

@@ -4,6 +4,7 @@ whatever the model decided; within one session the later statement wins."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from datetime import UTC, datetime, timedelta
@@ -183,3 +184,30 @@ def test_other_speakers_facts_do_not_close_the_users(memory):
     said(memory, "I live in Porto.")
     said(memory, "My sister lives in Lyon.", at=T0 + timedelta(days=30))
     assert len(current(memory)) == 2
+
+
+# ---- the measurement -------------------------------------------------------------------------------
+def test_the_benchmark_answers_single_value_questions_with_the_current_value(tmp_path, capsys):
+    path = ROOT / "benchmarks" / "single_value.py"
+    spec = importlib.util.spec_from_file_location("caim_bench_single_value", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    doc = tmp_path / "single-value.md"
+    result = bench.main(["--doc", str(doc), "--data-dir", str(tmp_path / "data")])
+    hit, n = result["answered_attribute"]
+    assert n >= 30 and hit / n >= 0.95  # the first hit stating the attribute holds the current value
+    one, _ = result["one_current"]
+    assert one / n >= 0.95  # no second current value
+    top, _ = result["answered"]
+    assert top / n >= 0.9  # the top hit: other people's facts may rank first (docs/single-value.md)
+    right, total = result["signal"]
+    assert total >= 60 and right / total >= 0.9
+    printed = capsys.readouterr().out
+    assert printed.strip() in doc.read_text(encoding="utf-8")
+
+
+def test_a_record_stating_a_single_value_fact_carries_its_attributes_tag(memory):
+    said(memory, "I work as a nurse at the city hospital.")
+    [rec] = memory.list(user_id="ana")
+    assert rec.tags[0] == "job"

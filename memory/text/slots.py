@@ -2,8 +2,9 @@
 age, home city, diet, job, employer), read from what they say of themselves.
 
 ``slots`` reads a text sentence by sentence with its language's table (``SlotWords`` in ``lang_en``
-... ``lang_ja``; English for a language without one), outside questions, and returns per attribute
-the value its last statement gives. Patterns start at the speaker ("I live in", "ich wohne in",
+... ``lang_ja``; English for a language without one, then - for a short text that detection could
+only guess was English - German's, French's and Spanish's), outside questions, and returns per
+attribute the value its last statement gives. Patterns start at the speaker ("I live in", "ich wohne in",
 "我住在"), so another person's fact ("my sister lives in Lyon") and a past one ("I used to live in
 Porto") hold no slot. A stated value is a span of the text itself, cut at the first stop word; a
 closed-set value (a diet) is the table's English word, so "vegetarian" said in German and in French
@@ -40,6 +41,8 @@ _TABLES: dict[str, SlotWords] = {
     "zh": lang_zh.SLOTS,
     "ja": lang_ja.SLOTS,
 }
+#: The tables tried, in turn, on a text detected as English in which English's finds nothing.
+_SPACED_OTHERS = (lang_de.SLOTS, lang_fr.SLOTS, lang_es.SLOTS)
 _SPACED_VALUE = r"(?P<value>[^,.;:!?()\[\]\n\"\u201c\u201d]+)"
 _UNSPACED_VALUE = r"(?P<value>[^\s\u3001\u3002\uff0c\uff01\uff1f\uff1a\uff1b,.!?;:\u306f\u3082\u304c\u3092\u306b]+)"
 _NUMBER = r"(?P<value>\d{1,3})"
@@ -71,12 +74,19 @@ def slots(text: str) -> dict[Attribute, Slot]:
     ({}, {}, {})
     """
     language = detect(text)
-    table = _TABLES.get(language.code, lang_en.SLOTS)
+    found = _slots(text, _TABLES.get(language.code, lang_en.SLOTS), language.unspaced)
+    if not found and language.code == "en":  # English is also the guess for a short text ("Soy vegana.")
+        found = next((f for t in _SPACED_OTHERS if (f := _slots(text, t, False))), {})
+    return found
+
+
+def _slots(text: str, table: SlotWords, unspaced: bool) -> dict[Attribute, Slot]:
+    """``slots`` with one language's table."""
     found: dict[Attribute, tuple[int, Slot]] = {}
     for sentence in _SENTENCE.finditer(text):
-        if sentence.group(0).rstrip().endswith(("?", "\uff1f")):
+        if sentence.group(0).rstrip().endswith(("?", "\uff1f")) or _about_others(sentence.group(0), table):
             continue
-        for at, slot in _read(sentence.group(0), table, language.unspaced):
+        for at, slot in _read(sentence.group(0), table, unspaced):
             here = sentence.start() + at
             if slot.attribute not in found or here >= found[slot.attribute][0]:
                 found[slot.attribute] = (here, slot)
@@ -94,6 +104,11 @@ def _read(sentence: str, table: SlotWords, unspaced: bool) -> list[tuple[int, Sl
     for attribute, value, fixed in _fixed(table):
         out += [(m.start(), Slot(attribute, value)) for m in fixed.finditer(sentence)]
     return out
+
+
+def _about_others(sentence: str, table: SlotWords) -> bool:
+    """Is another person the sentence's subject, by the table's ``others`` ("妹は...")?"""
+    return bool(table.others) and re.search(table.others, sentence) is not None
 
 
 @cache

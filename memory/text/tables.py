@@ -264,7 +264,10 @@ class SlotWords:
     statements that name a value of a closed set ("I stopped eating meat" is the diet
     ``vegetarian``; the values are English words, so the same value said in two languages is the
     same). ``not_values``: words a stated value never starts with ("a", "my": "I moved to a new
-    flat" names no city). ``articles``: words dropped from a value's start ("the").
+    flat" names no city). ``articles``: words dropped from a value's start ("the"). ``others``: a
+    regular expression that finds another person as a sentence's subject ("妹は"), for a language
+    whose patterns cannot start at the speaker (Japanese drops the subject): such a sentence holds
+    no slot.
     """
 
     patterns: tuple[tuple[str, str], ...] = ()
@@ -272,3 +275,4 @@ class SlotWords:
     stops: Words = ()
     not_values: Words = ()
     articles: Words = ()
+    others: str = ""
