@@ -39,6 +39,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -283,6 +285,7 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
         first, last = tenth_rates(spent, args.records, args.batch)
         for u in range(1, args.users + 1):
             spent += fill(store, f"u{u}", args.per_user, text, vectors, args.batch, bar, task)
+        fill_s = time.perf_counter() - fill_start  # the writes and the making of their text
         drain = bar.add_task("vector index (catching up)", total=total)
         while (left := store.unindexed(total)) > 0:
             bar.update(drain, completed=total - left)
@@ -297,6 +300,7 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
         "insert_last_tenth_per_s": round(last, 1),
         "indexed_records_per_s": round(total / index_s, 1),
         "indexed_s": round(index_s, 1),
+        "fill_s": round(fill_s, 1),
     }
 
 
@@ -335,6 +339,25 @@ def listing(store: MemoryStore) -> dict:
     }
 
 
+def measure(args: argparse.Namespace, text: Text, vectors: Vectors, embedder: MiniLMEmbedder) -> dict:
+    """Fill a store, then query, list and export it: the figures, with the wall seconds of each phase."""
+    root = args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-"))
+    store = MemoryStore(root, embedder)
+    figures = {"records_u0": args.records, "users": 1 + args.users, "vectors": args.synthetic}
+    figures |= fill_all(store, args, text, vectors)
+    phases = {"fill": figures["fill_s"], "vector index catching up": round(figures["indexed_s"] - figures["fill_s"], 1)}
+    with timed(phases, "queries"):
+        figures["retrieval_ms"] = retrieval(store, args, text)
+    figures["load_average_queries"] = os.getloadavg()[0]
+    with timed(phases, "list and export"):
+        figures |= listing(store)
+    with timed(phases, "closing the store"):
+        store.close()
+    with timed(phases, "export processes"):
+        rss, base = export_rss(root, "u0")
+    return figures | {"export_peak_rss_mb": round(rss, 1), "export_baseline_rss_mb": round(base, 1), "phases_s": phases}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     started, load_start, wall = datetime.now(UTC), os.getloadavg()[0], time.perf_counter()
@@ -347,15 +370,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.doc:
             write_doc(args.doc, HNSW_HEADING, hnsw_section(rows, run))
         return 0
-    root = args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-"))
-    store = MemoryStore(root, embedder)
-    figures = {"records_u0": args.records, "users": 1 + args.users, "vectors": args.synthetic}
-    figures |= fill_all(store, args, text, vectors)
-    figures["retrieval_ms"] = retrieval(store, args, text)
-    figures |= listing(store)
-    store.close()
-    rss, base = export_rss(root, "u0")
-    figures |= {"export_peak_rss_mb": round(rss, 1), "export_baseline_rss_mb": round(base, 1)}
+    figures = measure(args, text, vectors, embedder)
+    rss, base = figures["export_peak_rss_mb"], figures["export_baseline_rss_mb"]
     figures |= {"total_s": round(time.perf_counter() - wall, 1), "load_average": os.getloadavg()[0]}
     figures["load_average_start"] = load_start
     print(json.dumps(figures, indent=2))
@@ -374,6 +390,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"retrieval p95 {f['retrieval_ms']['p95']:.1f} ms at {scope}")
     return 0
+
+
+@contextmanager
+def timed(phases: dict[str, float], name: str) -> Iterator[None]:
+    """Record the wall seconds of the block as ``phases[name]``."""
+    t = time.perf_counter()
+    try:
+        yield
+    finally:
+        phases[name] = round(time.perf_counter() - t, 1)
 
 
 @dataclass
@@ -427,7 +453,11 @@ def section(figures: dict, scope: str, run: RunInfo) -> str:
             "vector index caught up",
             f"{figures['indexed_records_per_s']:,.0f} records/s ({figures['indexed_s']:,.0f} s after the fill began)",
         ),
-        ("retrieval p50 / p95 / mean", f"{r['p50']} / {r['p95']} / {r['mean']} ms ({r['queries']} queries)"),
+        (
+            "retrieval p50 / p95 / mean",
+            f"{r['p50']} / {r['p95']} / {r['mean']} ms ({r['queries']} queries; load average "
+            f"{figures['load_average_queries']:.1f} after them)",
+        ),
         ("list (every record, paged)", f"{figures['list_s']} s ({figures['listed']:,} records)"),
         (
             "export (streamed)",
@@ -435,6 +465,7 @@ def section(figures: dict, scope: str, run: RunInfo) -> str:
             f"({figures['export_baseline_rss_mb']} MB for an empty export)",
         ),
         ("whole run", f"{int(minutes)} min {seconds:.0f} s"),
+        ("of which", ", ".join(f"{k} {v:,.0f} s" for k, v in figures["phases_s"].items())),
     ]
     head = f"{run.line()}; {figures['vectors']} vectors."
     return "\n".join([head, "", "| figure | value |", "|---|---:|", *(f"| {a} | {b} |" for a, b in rows)])
