@@ -491,8 +491,10 @@ class Memory:
         store = self.services.store
         with self.lock(user), store.user_lock(user):
             gone = store.get_many(user, [record_id]) if isinstance(record_id, str) else []
-            forgotten = store.delete(user, [record_id], compact=True) > 0
-            self._prune(user, gone)
+            forgotten = store.delete(user, [record_id]) > 0
+            if forgotten:
+                self._prune(user, gone)
+                store.compact()  # after the profile's rewrite: no trace of the old one either
         return forgotten
 
     def _prune(self, user: str, gone: Sequence[MemoryRecord]) -> None:
@@ -580,8 +582,10 @@ class Memory:
             gone: builtins.list[MemoryRecord] = []
             while batch := store.page(user, len(gone), 500, tags):
                 gone += batch
-            forgotten = store.delete(user, [r.id for r in gone], compact=True) if gone else 0
-            self._prune(user, gone)
+            forgotten = store.delete(user, [r.id for r in gone]) if gone else 0
+            if forgotten:
+                self._prune(user, gone)
+                store.compact()
             return forgotten
 
     def allow(self, term: str, *, user_id: str) -> bool:

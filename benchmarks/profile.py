@@ -36,6 +36,7 @@ from tokenizers import Tokenizer
 
 from caim import Memory, Settings
 from caim.core.embeddings import MiniLMEmbedder
+from caim.memory.profile import ANSWER_CHARS
 from caim.memory.text import tokenize
 from caim.memory.text.polarity import polarity
 from caim.prompts.respond import memory_block
@@ -170,9 +171,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         args.doc.write_text(
             "# The profile on GVD (code path)\n\n"
             f"Written by `python benchmarks/profile.py --users {args.users} --doc {args.doc}` (figures from that "
-            "run). Every text is code's own: the chat model gives no usable answer. See the benchmark's "
-            "docstring for what is measured; the dislikes are code's reading of the users' turns, not an "
-            "independent label.\n\n" + text + "\n",
+            "run). Every text is code's own: the chat model gives no usable answer, so each background lists "
+            "its aspect's newest memories. The profile an answer is shown is bounded by "
+            f"`caim.memory.profile.ANSWER_CHARS` ({ANSWER_CHARS} characters), so the token ratio below depends "
+            "on that budget as much as on the profile. The dislikes asked about are the labelled set's English "
+            "dislikes naming a thing, stated after each user's ten days (their own days are the background), "
+            "plus any dislike code read in those days; see the benchmark's docstring.\n\n" + text + "\n",
             encoding="utf-8",
         )
     return result

@@ -291,9 +291,14 @@ class MemoryStore:
         if removed:
             self._kick()
             if compact:
-                self.flush()
-                self.db.compact()
+                self.compact()
         return len(removed)
+
+    def compact(self) -> None:
+        """Leave no trace of deleted records or replaced values in the files: the vector index's
+        pending deletes applied, the database rewritten."""
+        self.flush()
+        self.db.compact()
 
     def forget_user(self, user_id: str) -> int:
         """Delete every record of the user, in the database and the vector index, and compact the

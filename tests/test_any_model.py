@@ -39,6 +39,8 @@ SCHEMA_ROLES = {
     "KeyEvents": "key_events",
     "Thoughts": "thoughts",
     "MaintenancePlan": "maintain",
+    "Backgrounds": "profile",
+    "Principles": "profile",
 }
 
 

@@ -299,6 +299,19 @@ def test_profile_shows_the_users_aspects_and_preferences_escaped(app, memory):
     assert "pasta" not in bob.get("/ui/profile").text
 
 
+def test_search_filters_by_polarity(app, memory):
+    memory.add("I love sushi, fresh and light.", user_id="ann")
+    memory.add("I hate mayonnaise on my dinner.", user_id="ann")
+    c, _ = sign_in(app)
+    page = c.get("/ui/search", params={"q": "sushi dinner", "polarity": "dislike"}).text
+    assert "mayonnaise" in page and "fresh and light" not in page and "(dislike" in page
+    assert '<option value="dislike" selected>' in page
+    both = c.get("/ui/search", params={"q": "sushi dinner"}).text
+    assert "mayonnaise" in both and "fresh and light" in both
+    r = c.get("/ui/search", params={"q": "sushi dinner", "polarity": "hate"})
+    assert r.status_code == 400 and "polarity must be one of" in alert(r.text)
+
+
 # ---- actions ---------------------------------------------------------------------------------------------
 def test_correct_makes_a_new_version_and_keeps_the_old_in_its_history(app, memory, ann):
     c, csrf = sign_in(app)

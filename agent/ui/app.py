@@ -41,7 +41,7 @@ from caim.agent.web import (
 )
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, InputError
-from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
+from caim.memory.records import POLARITIES, MemoryBrief, MemoryRecord, as_aware
 from caim.ontology import Ontology
 
 log = logging.getLogger("caim.ui")
@@ -548,11 +548,24 @@ def _page_routes(app: FastAPI, browser: Browser) -> None:
         )
 
     @app.get("/search")
-    def search(request: Request, q: str = "") -> Response:
+    def search(request: Request, q: str = "", polarity: str = "") -> Response:
         caller = browser.page_caller(request)
-        hits: list[MemoryBrief] = browser.memory.search(q, user_id=caller.user, k=SEARCH_K) if q.strip() else []
+        wanted = polarity or None
+        hits: list[MemoryBrief] = (
+            browser.memory.search(q, user_id=caller.user, k=SEARCH_K, polarity=wanted) if q.strip() else []
+        )
         rows = [(h, signal_groups(h.get("scores", {}))) for h in hits]
-        return browser.render(request, caller, "search.html", title="Search", q=q, rows=rows, groups=SIGNAL_GROUPS)
+        return browser.render(
+            request,
+            caller,
+            "search.html",
+            title="Search",
+            q=q,
+            rows=rows,
+            groups=SIGNAL_GROUPS,
+            polarity=polarity,
+            polarities=POLARITIES,
+        )
 
     @app.get("/pending")
     def pending(request: Request) -> Response:
