@@ -22,7 +22,10 @@
 3. ``maintain``: each new record is compared with related stored ones; the policy decides new /
    same / update / extends / contradicts (``caim.memory.maintenance.Decision``) and
    ``caim.memory.maintenance.Maintenance`` applies it (an update never deletes). Exact duplicates are
-   merged by code even without a decision; records naming the same entity are linked.
+   merged by code even without a decision; records naming the same entity are linked. A single-value
+   fact (an attribute the ontology marks ``single_valued``: a home city, a diet) given a new value
+   closes the older current record whatever the model decided, found among the search hits and the
+   records tagged with the attribute; within the session the later statement wins.
 
 The nodes orchestrate: they call the policy and ``caim.memory``'s functions and note the trace; the
 store is their only door to storage.

@@ -501,7 +501,8 @@ class Maintenance:
             The records as they stand afterwards, in their order.
         """
         by_id = {r.id: r for r in records}
-        ordered = sorted(records, key=lambda r: (as_aware(r.event_time), r.turn or 0))
+        stating = [r for r in records if any(self.single(a) for a in record_slots(r))]
+        ordered = sorted(stating, key=lambda r: (as_aware(r.event_time), r.turn or 0))
         for i, later in enumerate(ordered):
             for earlier in ordered[:i]:
                 now_later, now_earlier = by_id[later.id], by_id[earlier.id]

@@ -78,6 +78,8 @@ def test_the_signal_reads_single_value_facts_in_six_languages(text, want):
         "I'm 5 minutes away.",
         "I moved to a new flat.",
         "I'm a big fan of jazz.",
+        "Call me back tomorrow.",
+        "I became a mom last year.",
         "Wohnst du in Berlin?",
         "Ma sœur habite à Lyon.",
     ],

@@ -335,12 +335,14 @@ LANGUAGE = Language(
 
 _I_AM = r"\bi(?:'m|’m| am)"
 _NOW = r"(?:now |currently |still |finally |just |recently )?"
+#: A name written with capitals ("call me back" names no one).
+_CAPITALISED = r"(?-i:(?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?))"
 _MEAT_FREE = r"(?:stopped|quit|gave up) eating (?:meat|animal products)"
 SLOTS = SlotWords(
     patterns=(
         ("name", r"\bmy name(?: is|'s|’s) {v}"),
-        ("name", r"\b(?:please )?call me {v}"),
-        ("name", r"\bi go by {v}"),
+        ("name", r"\b(?:please )?call me " + _CAPITALISED),
+        ("name", r"\bi go by " + _CAPITALISED),
         ("name", r"\bi changed my name to {v}"),
         ("age", _I_AM + r" (?:now )?{n}(?= years? old| yo\b| now\b| today\b| and\b|\s*[,.;!]|\s*$)"),
         ("age", r"\bi (?:just |recently )?turned {n}\b"),
@@ -378,7 +380,8 @@ SLOTS = SlotWords(
     ),
     not_values=words(
         "a an my our his her their this that it there here myself home some one another not no"
-        " vegetarian vegan pescatarian"
+        " vegetarian vegan pescatarian big huge little bit lot mess fan member part proud better good happy"
+        " mom mum mother dad father parent grandmother grandfather grandma grandpa aunt uncle wife husband"
     ),
     articles=words("the"),
 )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from caim.memory.text import lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
@@ -73,11 +73,17 @@ def slots(text: str) -> dict[Attribute, Slot]:
     >>> slots("My sister lives in Lyon"), slots("Do I live in Lyon?"), slots("I used to live in Porto")
     ({}, {}, {})
     """
+    return dict(_read_text(text))
+
+
+@lru_cache(maxsize=8192)
+def _read_text(text: str) -> tuple[tuple[Attribute, Slot], ...]:
+    """``slots`` as pairs, cached per text (maintenance reads the same records more than once)."""
     language = detect(text)
     found = _slots(text, _TABLES.get(language.code, lang_en.SLOTS), language.unspaced)
     if not found and language.code == "en":  # English is also the guess for a short text ("Soy vegana.")
         found = next((f for t in _SPACED_OTHERS if (f := _slots(text, t, False))), {})
-    return found
+    return tuple(found.items())
 
 
 def _slots(text: str, table: SlotWords, unspaced: bool) -> dict[Attribute, Slot]:
