@@ -171,7 +171,8 @@ def apply_contradiction(a: MemoryRecord, b: MemoryRecord, session_id: str) -> tu
     )
 
 
-#: Share of the fewer thing words two preferences must share to be about the same thing.
+#: Two preferences are about the same thing when they share more than this share of the fewer thing
+#: words ("Italian food" and "spicy food" share only half: two things).
 SAME_THING = 0.5
 
 
@@ -186,9 +187,11 @@ def same_thing(a: str, b: str) -> bool:
 
     >>> same_thing("I love crowded beaches", "I can't stand crowded beaches, too noisy")
     True
+    >>> same_thing("I really like Japanese food", "I hate spicy food")
+    False
     """
     wa, wb = _thing_words(a), _thing_words(b)
-    return bool(wa and wb) and len(wa & wb) >= SAME_THING * min(len(wa), len(wb))
+    return bool(wa and wb) and len(wa & wb) > SAME_THING * min(len(wa), len(wb))
 
 
 def opposed(new: MemoryRecord, old: MemoryRecord) -> bool:

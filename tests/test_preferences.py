@@ -215,3 +215,9 @@ def test_the_benchmark_prints_accuracy_per_language_and_writes_its_doc(tmp_path,
     assert n >= 60 and hit / n >= 0.9
     printed = capsys.readouterr().out
     assert "| ja |" in printed and f"| all | {n} | {hit} |" in printed and printed.strip() in doc.read_text()
+
+
+def test_a_like_and_a_dislike_of_different_things_both_stay_current(memory):
+    said(memory, "I hate spicy food, it burns.", "2024-05-01T10:00:00")
+    said(memory, "I really like Japanese food.", "2024-05-08T10:00:00")
+    assert sorted(r.polarity for r in memory.list(user_id="marta") if r.current) == ["dislike", "like"]
