@@ -51,6 +51,7 @@ from caim.graph.profile import prune, settle
 from caim.graph.retrieval import ranked_search
 from caim.graph.services import Services
 from caim.graph.state import Change, Context, KeyEvent
+from caim.memory.intents import Known
 from caim.memory.maintenance import apply_update
 from caim.memory.merge import Merge
 from caim.memory.profile import Profile
@@ -95,6 +96,9 @@ class Recall:
     time_ranges: list[TimeSpan] = field(default_factory=list)
     candidates: list[MemoryBrief] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
+    intent: str = ""
+    known: dict[str, Known] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -303,6 +307,9 @@ class Memory:
             time_ranges=out.get("time_ranges", []),
             candidates=out.get("candidates", []),
             trace=out.get("trace", []),
+            intent=out.get("intent", ""),
+            known={s: Known(k["value"], k["memory"], k["date"]) for s, k in out.get("known", {}).items()},
+            missing=out.get("missing", []),
         )
 
     def search(self, query: str, *, user_id: str, k: int = 10, polarity: str | None = None) -> list[MemoryBrief]:

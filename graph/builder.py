@@ -4,9 +4,9 @@ r"""The CAIM graphs: a chat graph of two subgraphs, each usable on its own or in
                            -> post_thinking -> close_session -> END        (end_session)
                            -> END                                          (empty input)
                            -> refuse      (an over-long message or a bad turn time: removed, then an InputError)
-    recall: START -+-> controller -+-> retrieve -> filter_relevant -> memory_prompt -> END
-                   +-> search -----+          \-> memory_prompt -> END    (no LTM, or nothing found)
-    post_thinking: START -> extract_key_events -> write_thoughts -> maintain -> update_profile -> END
+    recall: START -+-> controller -+-> retrieve -> filter_relevant -> goal -> memory_prompt -> END
+                   +-> search -----+          \-> goal -> memory_prompt -> END    (no LTM, or nothing found)
+    post_thinking: START -> extract_key_events -> write_thoughts -> maintain -> write_intents -> update_profile -> END
 
 The controller (the policy's plan: one model round trip for ``caim``) and the ranked search run in
 parallel; when code signals point to memory, ``search`` also runs the relevance filter on its
@@ -32,13 +32,14 @@ from langgraph.runtime import Runtime
 from caim.graph.controller import controller
 from caim.graph.env import Env
 from caim.graph.intake import after_intake, close_session, intake, refuse
+from caim.graph.intents import write_intents
 from caim.graph.policies import POLICIES, get_policy
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.post_thinking import extract_key_events, maintain, write_thoughts
 from caim.graph.profile import update_profile
 from caim.graph.respond import respond
 from caim.graph.responder import responder_node
-from caim.graph.retrieval import after_retrieve, filter_relevant, memory_prompt, retrieve, search
+from caim.graph.retrieval import after_retrieve, filter_relevant, goal, memory_prompt, retrieve, search
 from caim.graph.services import Services, services_for
 from caim.graph.state import (
     Context,
@@ -58,10 +59,11 @@ from caim.memory.stm import clock
 Step = Callable[[State, Env, MemoryPolicy], dict[str, Any]]
 
 #: The recall subgraph's steps: controller and ranked search side by side, then route and
-#: candidates, the relevance filter, and the prompt block of the kept memories.
-RECALL_STEPS: tuple[Step, ...] = (controller, search, retrieve, filter_relevant, memory_prompt)
+#: candidates, the relevance filter, a task request's slots (goal-aware recall), and the prompt
+#: block of the kept memories.
+RECALL_STEPS: tuple[Step, ...] = (controller, search, retrieve, filter_relevant, goal, memory_prompt)
 #: The post-thinking subgraph's steps.
-POST_THINKING_STEPS: tuple[Step, ...] = (extract_key_events, write_thoughts, maintain, update_profile)
+POST_THINKING_STEPS: tuple[Step, ...] = (extract_key_events, write_thoughts, maintain, write_intents, update_profile)
 #: The chat graph's own steps around the two subgraphs.
 CHAT_STEPS: tuple[Step, ...] = (intake, refuse, close_session)
 STEPS: tuple[Step, ...] = (*CHAT_STEPS, *RECALL_STEPS, respond, *POST_THINKING_STEPS)
@@ -125,8 +127,9 @@ def build_recall_graph(services: Services | None = None, *, name: str = "recall"
     g.add_edge(START, "controller")
     g.add_edge(START, "search")  # beside the controller: the search needs no decision to begin
     g.add_edge(["controller", "search"], "retrieve")
-    g.add_conditional_edges("retrieve", after_retrieve, ["filter_relevant", "memory_prompt"])
-    g.add_edge("filter_relevant", "memory_prompt")
+    g.add_conditional_edges("retrieve", after_retrieve, ["filter_relevant", "goal"])
+    g.add_edge("filter_relevant", "goal")
+    g.add_edge("goal", "memory_prompt")
     g.add_edge("memory_prompt", END)
     return g.compile(name=name)
 
@@ -143,7 +146,8 @@ def build_post_thinking_graph(services: Services | None = None, *, name: str = "
     g.add_edge(START, "extract_key_events")
     g.add_edge("extract_key_events", "write_thoughts")
     g.add_edge("write_thoughts", "maintain")
-    g.add_edge("maintain", "update_profile")
+    g.add_edge("maintain", "write_intents")
+    g.add_edge("write_intents", "update_profile")
     g.add_edge("update_profile", END)
     return g.compile(name=name)
 

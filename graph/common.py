@@ -3,8 +3,11 @@ answer's prompt (built the same way for a drafted answer and the decided one).""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage
 
+from caim.core.settings import Settings
 from caim.core.types import Route
 from caim.graph.env import Env
 from caim.graph.state import State
@@ -12,6 +15,7 @@ from caim.graph.steps import SummaryReusedStep
 from caim.memory.profile import ANSWER_CHARS, about_user, aspect_of
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import clip, session_tokens
+from caim.ontology import Ontology
 from caim.prompts import respond as respond_prompt
 from caim.prompts import summarize as summarize_prompt
 
@@ -80,9 +84,19 @@ def answer_messages(state: State, env: Env, route: Route, memories: list[MemoryB
     today = env.now.strftime("%A, %B %d, %Y")
     text = current_input(state, env)
     profile = profile_lines(env, shown, text) if "ltm" in route else []
+    task = task_note(state, env)
     return respond_prompt.messages(
-        text, today, history, shown, summary, memory_question="ltm" in route, profile=profile
+        text, today, history, shown, summary, memory_question="ltm" in route, profile=profile, task=task
     )
+
+
+def task_note(state: State, env: Env) -> respond_prompt.TaskNote | None:
+    """For a task request (``goal``'s ``intent``), its description, the slots memory fills and those missing."""
+    intent = env.svc.intents.intents.get(state.get("intent") or "")
+    if intent is None:
+        return None
+    known = [(slot, k["value"], k["date"]) for slot, k in state.get("known", {}).items()]
+    return respond_prompt.TaskNote(intent.description, known, list(state.get("missing", [])))
 
 
 def profile_lines(env: Env, memories: list[MemoryBrief], message: str) -> list[str]:
@@ -110,3 +124,14 @@ def shown_memories(state: State, route: Route) -> list[MemoryBrief]:
     if not all(i in pool for i in draft["memories"]):
         return kept
     return [pool[i] for i in draft["memories"]]
+
+
+def within_bounds(ontology: Ontology, tags: Sequence[str], settings: Settings, user_denied: Sequence[str]) -> bool:
+    """The privacy bounds: no tag under a category the deployment denies or the user denied
+    (``user_denied``, the store's list for the user), and (when an allow-list is set) every tag under
+    an allowed one."""
+    denied = [*settings.deny_categories, *user_denied]
+    if denied and any(ontology.under(t, denied) for t in tags):
+        return False
+    allowed = settings.allow_categories
+    return not (allowed and not all(ontology.under(t, allowed) for t in tags))

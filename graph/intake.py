@@ -51,6 +51,9 @@ _PER_RUN: dict[str, Any] = {
     "merged": [],
     "ontology_added": [],
     "memory_prompt": "",
+    "intent": "",
+    "known": {},
+    "missing": [],
     "end_session": False,
     "explicit": False,
 }

@@ -32,14 +32,23 @@ from datetime import datetime, time, timedelta
 from typing import Any, cast
 
 from caim.core.types import Route
-from caim.graph.common import answer_messages, current_input, profile_lines, ready_window, speculates, stm_window
+from caim.graph.common import (
+    answer_messages,
+    current_input,
+    profile_lines,
+    ready_window,
+    speculates,
+    stm_window,
+    task_note,
+)
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
-from caim.graph.state import Plan, State
-from caim.graph.steps import EarlyFilterStep, FilterStep, PromptStep, RouteSignals, RouteStep, SearchStep
+from caim.graph.state import KnownSlot, Plan, State
+from caim.graph.steps import EarlyFilterStep, FilterStep, GoalStep, PromptStep, RouteSignals, RouteStep, SearchStep
+from caim.memory.intents import fill, search_texts
 from caim.memory.profile import about_user
-from caim.memory.records import MemoryBrief, as_aware
-from caim.memory.retrieval import DEFAULT_WEIGHTS, Query, Weights
+from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
+from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights
 from caim.memory.text import asks_about_past, memory_signals, names
 from caim.memory.timeref import TimeRange, TimeSpan, find_expressions, resolve
 from caim.prompts import respond as respond_prompt
@@ -91,6 +100,10 @@ def _search(
 
 
 def _rank(env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[MemoryBrief]:
+    return [h.brief(env.settings.source_chars) for h in _hits(env, weights, text, tags, spans, k)]
+
+
+def _hits(env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[Hit]:
     query = Query(
         text=text,
         now=env.now,
@@ -101,8 +114,7 @@ def _rank(env: Env, weights: Weights, text: str, tags: list[str], spans: list[Ti
         expired=_expired(env),
         decay_days=env.settings.decay_days,
     )
-    hits = env.svc.retriever.search(env.user_id, query, k, weights)
-    return [h.brief(env.settings.source_chars) for h in hits]
+    return env.svc.retriever.search(env.user_id, query, k, weights)
 
 
 #: Names of a message checked against the memory (a long message names many; a question few).
@@ -114,9 +126,22 @@ def found_signals(env: Env, text: str, found: list[MemoryBrief]) -> dict[str, An
     best = max((f.get("similarity", 0.0) for f in found), default=0.0)
     signals: dict[str, Any] = {"similar_memory": best >= env.settings.similar_memory, "best_similarity": round(best, 3)}
     signals["about_user"] = about_user(text)
+    signals["intent"] = _intent(env, text)
     if memory_signals(text).question:
         signals["named_in_memory"] = bool(env.svc.retriever.known_names(env.user_id, names(text)[:MAX_NAMES]))
     return signals
+
+
+def _intent(env: Env, text: str) -> str:
+    """A task request's intent: by its cues, else by meaning - unless the message refers to the past
+    (a question about an earlier task is no new one)."""
+    catalogue = env.svc.intents
+    if found := catalogue.recognise(text):
+        return found
+    if memory_signals(text).past_reference or asks_about_past(text):
+        return ""
+    embedder = env.svc.embedder
+    return catalogue.by_meaning(embedder.embed_query(text), embedder.embed)
 
 
 def _draft(state: State, env: Env, route: Route, shown: list[MemoryBrief]) -> dict[str, Any] | None:
@@ -193,6 +218,7 @@ def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
         or signals.get("similar_memory")
         or signals.get("named_in_memory")
         or signals.get("about_user")
+        or signals.get("intent")
     )
     if plan is not None and not plan["model"]:
         return plan["route"]  # the policy fixes the route (always, none, dense)
@@ -261,10 +287,10 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
 
 
 def after_retrieve(state: State) -> str:
-    """``filter_relevant`` when the route reads long-term memory and has candidates, else ``memory_prompt``."""
+    """``filter_relevant`` when the route reads long-term memory and has candidates, else ``goal``."""
     if "ltm" in state.get("route", "none") and state.get("candidates"):
         return "filter_relevant"
-    return "memory_prompt"
+    return "goal"
 
 
 def memory_prompt(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
@@ -275,7 +301,7 @@ def memory_prompt(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
         return {"memory_prompt": ""}
     memories = state.get("memories", [])
     profile = profile_lines(env, memories, current_input(state, env))
-    block = respond_prompt.memory_block(memories, memory_question=True, profile=profile)
+    block = respond_prompt.memory_block(memories, memory_question=True, profile=profile, task=task_note(state, env))
     env.note(PromptStep(prompt_chars=len(block)))
     return {"memory_prompt": block}
 
@@ -304,3 +330,40 @@ def filter_relevant(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         kept = [c for c in candidates if c["id"] in ids or c in floor][: s.max_kept]
     env.note(FilterStep(kept_ids=[m["id"] for m in kept], model=picked is not None, beside_plan=early is not None))
     return {"memories": kept}
+
+
+#: Ranked records read per slot search of a task request, and earlier tasks of its intent read.
+SLOT_K = 6
+UNITS = 5
+
+
+def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
+    """Goal-aware recall: for a task request (an intent of ``env.svc.intents``, recognised by code),
+    the slots memory fills - each from the newest current memory that gives a value, found by one
+    search per slot - and those still missing; the memories that fill a slot the request leaves open
+    go first among the kept ones (``max_kept`` grows to hold them).
+
+    Returns:
+        The state update: ``intent``, ``known``, ``missing`` and the ``memories`` with the fillers first.
+    """
+    name = state.get("signals", {}).get("intent", "")
+    if not name or "ltm" not in state.get("route", "none") or name not in env.svc.intents.intents:
+        return {"intent": "", "known": {}, "missing": []}
+    intent = env.svc.intents.intents[name]
+    text = current_input(state, env)
+    pool: dict[str, MemoryRecord] = {}
+    for query in search_texts(intent, text):
+        pool.update((h.record.id, h.record) for h in _hits(env, policy.weights, query, [], [], SLOT_K))
+    units = env.svc.store.page(env.user_id, 0, UNITS, [intent.tag])  # earlier tasks of this intent
+    pool.update((r.id, r) for r in units if r.intent is not None and r.intent.name == name)
+    filled = fill(intent, text, list(pool.values()))
+    fillers = [pool[k.memory].brief(env.settings.source_chars) for k in filled.known.values()]
+    kept = list({m["id"]: m for m in [*fillers, *state.get("memories", [])]}.values())
+    known = {s: KnownSlot(value=k.value, memory=k.memory, date=k.date) for s, k in filled.known.items()}
+    env.note(GoalStep(intent=name, known=sorted(known), stated=sorted(filled.stated), missing=filled.missing))
+    return {
+        "intent": name,
+        "known": known,
+        "missing": filled.missing,
+        "memories": kept[: max(env.settings.max_kept, len(fillers))],
+    }

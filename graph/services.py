@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from caim.core.embeddings import LOCAL_EMBEDDERS, Embedder, OpenAIEmbedder, local_embedder
 from caim.core.errors import ConfigError
@@ -19,6 +20,7 @@ from caim.core.llm import LLM, DraftBook
 from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.graph.state import Context
+from caim.memory.intents import Catalogue
 from caim.memory.retrieval import Retriever
 from caim.memory.store import MemoryStore
 from caim.ontology import OntologyStore, TagIndex
@@ -38,6 +40,14 @@ def default_embedder(settings: Settings) -> Embedder:
         f"{', '.join(LOCAL_EMBEDDERS)} "
         "(or an endpoint's model with CAIM_PROVIDER=openai), or unset CAIM_EMBEDDING_MODEL"
     )
+
+
+def _intents(data_dir: Path | None) -> Catalogue:
+    """The built-in intents and the data dir's ``intents.json`` (a malformed one is a ``ConfigError``)."""
+    try:
+        return Catalogue.load(data_dir)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def check_data_dir(settings: Settings) -> None:
@@ -67,6 +77,7 @@ class Services:
     ontology: OntologyStore
     tagger: TagIndex
     drafts: DraftBook = field(default_factory=DraftBook)  # answers drafted beside the decisions
+    intents: Catalogue = field(default_factory=Catalogue)  # the task intents goal-aware recall knows
 
     @classmethod
     def create(
@@ -98,7 +109,10 @@ class Services:
             lock=store.lock if shared else None,
         )
         retriever = Retriever(store, full_scan=settings.full_scan)
-        return cls(settings, models, LLM.of(models), embedder, store, retriever, ontology, TagIndex(embedder))
+        intents = _intents(settings.data_dir if persist else None)
+        return cls(
+            settings, models, LLM.of(models), embedder, store, retriever, ontology, TagIndex(embedder), intents=intents
+        )
 
     def tuned(self, ctx: Context) -> Settings:
         """The settings with the run's budgets and caps applied (what ``Context`` lets a client

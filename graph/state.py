@@ -134,6 +134,14 @@ class RecallInput(TypedDict, total=False):
     summary_upto: int
 
 
+class KnownSlot(TypedDict):
+    """A slot of a task request that memory fills: the value, the memory it came from, its date (ISO)."""
+
+    value: str
+    memory: str
+    date: str
+
+
 class RecallOutput(TypedDict, total=False):
     """What recall gives the responder: the route with its ``decisions`` and code ``signals``, what it
     looked for (``tags``, ``time_ranges``), the ranked ``candidates``, the kept ``memories`` and
@@ -149,6 +157,9 @@ class RecallOutput(TypedDict, total=False):
     candidates: list[MemoryBrief]
     memories: list[MemoryBrief]
     memory_prompt: str
+    intent: str
+    known: dict[str, KnownSlot]
+    missing: list[str]
     stm_mode: Literal["full", "summary"]
     summary: str
     summary_upto: int

@@ -49,6 +49,7 @@ class RouteSignals(TypedDict, total=False):
     best_similarity: float
     named_in_memory: bool
     about_user: bool
+    intent: str
 
 
 def message_signals(signals: MemorySignals, first_turn: bool) -> MessageSignals:
@@ -223,6 +224,21 @@ class MaintainStep(TypedDict):
     changes: list[Change]
 
 
+class GoalStep(TypedDict):
+    """A task request's intent and its slots: known from memory, stated by the request, missing."""
+
+    intent: str
+    known: list[str]
+    stated: list[str]
+    missing: list[str]
+
+
+class IntentsStep(TypedDict):
+    """The intent units post-thinking stored (their intents)."""
+
+    units: list[str]
+
+
 class ProfileStep(TypedDict):
     """The profile's update: the aspects whose background was rewritten (and by whom), the principles."""
 
@@ -251,4 +267,6 @@ StepData = (
     | ThoughtsStep
     | MaintainStep
     | ProfileStep
+    | GoalStep
+    | IntentsStep
 )

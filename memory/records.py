@@ -114,6 +114,20 @@ class HistoryEntry(BaseModel):
     note: str = ""
 
 
+Outcome = Literal["booked", "cancelled", "chosen", "open"]
+
+
+class IntentUnit(BaseModel):
+    """A task the user worked on in a session (goal-aware recall): the intent, its slots' values as
+    the user said them, the turn each came from, the outcome and the option chosen (if any)."""
+
+    name: str = Field(max_length=32)
+    slots: dict[str, str] = Field(default_factory=dict, max_length=12)
+    turns: dict[str, int] = Field(default_factory=dict, max_length=12)
+    outcome: Outcome = "open"
+    option: str = Field(default="", max_length=200)
+
+
 class MemoryRecord(BaseModel):
     """One long-term memory of one user: a ``thought`` or a verbatim ``raw`` turn, with its tags,
     times, validity, links, source turns and history (see the module docstring)."""
@@ -142,6 +156,8 @@ class MemoryRecord(BaseModel):
     #: stored before these fields existed.
     polarity: Polarity | None = None
     reason: str | None = Field(default=None, max_length=MAX_REASON)
+    #: For a task the user worked on (``caim.memory.intents``): its intent unit; ``None`` otherwise.
+    intent: IntentUnit | None = None
 
     @property
     def current(self) -> bool:

@@ -13,6 +13,7 @@ and the message (also through ``quote_chat``), with a request for a short answer
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -34,6 +35,38 @@ NOTHING_FOUND = (
     "You found nothing in your memory about this. If the message asks about something from the past, "
     "say plainly that you do not remember it; do not invent details."
 )
+
+
+@dataclass(frozen=True)
+class TaskNote:
+    """A task request's intent (its description), the slots memory fills - (slot, value, date said) -
+    and the slots still missing."""
+
+    description: str
+    known: list[tuple[str, str, str]]
+    missing: list[str]
+
+
+def task_part(task: TaskNote) -> str:
+    """The instruction for a task request: confirm what memory gives in one sentence, ask only for
+    what is missing.
+
+    >>> print(task_part(TaskNote("book a table", [("city", "Porto", "2024-03-02")], ["date"])))
+    The message is a task request (book a table). From memory you already know (quoted data):
+    <data>
+    - city: "Porto" (said 2024-03-02)
+    </data>
+    Confirm these in one sentence instead of asking for them, then ask only for: date.
+    """
+    head = f"The message is a task request ({task.description})."
+    ask = f"ask only for: {', '.join(task.missing)}." if task.missing else "do not ask for anything else."
+    if not task.known:
+        return f"{head} Nothing about it is known from memory; {ask}"
+    lines = [f"- {slot}: {quote(value, 200)} (said {date})" for slot, value, date in task.known]
+    return (
+        f"{head} From memory you already know (quoted data):\n{data_block(lines)}\n"
+        f"Confirm these in one sentence instead of asking for them, then {ask}"
+    )
 
 
 PROFILE_HEAD = "What you know of the user in general (their profile, from all past conversations):"
@@ -94,7 +127,9 @@ def memory_lines(memories: list[MemoryBrief], source_chars: int = 1200) -> list[
     return lines
 
 
-def memory_block(memories: list[MemoryBrief], memory_question: bool, profile: Sequence[str] = ()) -> str:
+def memory_block(
+    memories: list[MemoryBrief], memory_question: bool, profile: Sequence[str] = (), task: TaskNote | None = None
+) -> str:
     """The kept memories for another agent's prompt: the data rule, then the memories quoted and dated
     as caim's own answer sees them, then the ``profile`` lines - or, with neither for a memory
     question, the instruction not to invent ("" when there is nothing to say).
@@ -112,6 +147,8 @@ def memory_block(memories: list[MemoryBrief], memory_question: bool, profile: Se
         parts.append(f"What you remember about the user (oldest first):\n{data_block(memory_lines(shown))}")
     if profile:
         parts.append(profile_part(profile))
+    if task is not None:
+        parts.append(task_part(task))
     if parts:
         return "\n".join([DATA_RULE, *parts])
     return NOTHING_FOUND if memory_question else ""
@@ -129,6 +166,7 @@ def final_message(
     summary: str,
     memory_question: bool,
     profile: Sequence[str] = (),
+    task: TaskNote | None = None,
 ) -> HumanMessage:
     """The last message of the answer's prompt: memories, summary, date and the current message.
 
@@ -139,6 +177,7 @@ def final_message(
         summary: The summary of the session's earlier part ("" when none).
         memory_question: Whether the message asks about memory (then "nothing found" is said).
         profile: The profile's lines for this message (``caim.memory.profile.Profile.lines``).
+        task: For a task request, what memory gives and what is missing (``task_part``).
 
     Returns:
         The message alone (prose, escaped) when there is nothing else to add.
@@ -150,6 +189,8 @@ def final_message(
         parts.append(profile_part(profile))
     if memory_question and not parts:
         parts.append(NOTHING_FOUND)
+    if task is not None:
+        parts.append(task_part(task))
     if summary:
         parts.append("Summary of the earlier part of this conversation:\n" + data_block([quote(summary, 3000)]))
     if not parts:
@@ -168,11 +209,12 @@ def messages(
     summary: str,
     memory_question: bool,
     profile: Sequence[str] = (),
+    task: TaskNote | None = None,
 ) -> list[BaseMessage]:
     """``history``: the session's earlier messages (user and assistant), already clipped; ``profile``:
-    the profile's lines for this message."""
+    the profile's lines for this message; ``task``: a task request's known and missing slots."""
     earlier: list[BaseMessage] = [
         (HumanMessage if isinstance(m, HumanMessage) else AIMessage)(content=quote_chat(str(m.content)))
         for m in history
     ]
-    return [system(), *earlier, final_message(user_input, today, memories, summary, memory_question, profile)]
+    return [system(), *earlier, final_message(user_input, today, memories, summary, memory_question, profile, task)]

@@ -89,7 +89,7 @@ def test_the_next_session_rewrites_it_and_keeps_the_earlier_version(memory):
 
 
 def test_an_invented_specific_is_refused_and_the_aspects_newest_memories_stand(memory, scripted):
-    _models, calls, script = scripted
+    _models, _calls, script = scripted
     script["profile"] = lambda messages, rf: (
         {"backgrounds": [{"aspect": "food", "text": "Moved to Lisbon in 2019 and loves pasta."}]}
         if "backgrounds" in rf["json_schema"]["schema"]["properties"]

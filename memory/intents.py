@@ -1,0 +1,473 @@
+"""Goal-aware recall in code: task intents, their slots, and the values memory holds for them.
+
+A task request ("book us a table on Friday", "find a gift for my sister") needs facts the user gave
+long ago. ``CATALOGUE`` holds the built-in intents - restaurant, travel, gift, appointment,
+entertainment - each with its slots; a deployment adds its own in ``intents.json`` in the data dir
+(``Catalogue.load``; same shape as ``Intent.as_dict``). ``Catalogue.recognise`` names the intent of a
+message by its cues (English tables), ``Catalogue.by_meaning`` by its closeness to the intents'
+descriptions (the signal beside the cues, for requests they miss); ``read_slot`` reads one slot's
+value from one text (a closed vocabulary, a number of people, an amount, the user's home city or
+diet through ``caim.memory.text.slots``, the hobbies of the person a gift is for, who comes along);
+``fill`` reads every slot the request leaves open from the memories, newest first - a dislike never fills a slot
+asking what the user likes - and says which slots are known (value, the memory it came from, its
+date) and which are still missing. ``tasks`` and ``unit_of`` read the tasks of a session as intent
+units (``caim.memory.records.IntentUnit``) for post-thinking to store.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from caim.memory.records import IntentUnit, MemoryRecord, Outcome, as_aware
+from caim.memory.stm import Exchange
+from caim.memory.text.polarity import polarity
+from caim.memory.text.slots import slots as stated_slots
+
+Kind = Literal["vocab", "city", "diet", "people", "money", "recipient", "interest", "company"]
+KINDS: tuple[str, ...] = ("vocab", "city", "diet", "people", "money", "recipient", "interest", "company")
+#: Cosine similarity of a request to an intent's description at which the meaning signal names the
+#: intent when no cue does.
+INTENT_SIMILARITY = 0.4
+#: Most intents a deployment's ``intents.json`` may add, and most slots per intent.
+MAX_INTENTS = 32
+MAX_SLOTS = 12
+
+_NUMBERS = {
+    w: str(i) for i, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], 1)
+}
+_NUM = r"(\d{1,2}|" + "|".join(_NUMBERS) + r")"
+_PEOPLE = [
+    re.compile(rf"\bthe {_NUM} of us\b", re.I),
+    re.compile(rf"\b(?:we are|we're|we will be|we'll be|there are|there will be)\s+{_NUM}\b", re.I),
+    re.compile(rf"\b(?:party|family|group|table) (?:of|for) {_NUM}\b", re.I),
+    re.compile(rf"\b{_NUM} (?:people|persons|adults|guests|of us)\b", re.I),
+]
+_MONEY = re.compile(r"(?:[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:euros?|dollars?|pounds?|bucks|usd|eur|gbp)\b)", re.I)
+RELATIVES = [
+    "sister",
+    "brother",
+    "mother",
+    "mom",
+    "mum",
+    "father",
+    "dad",
+    "wife",
+    "husband",
+    "partner",
+    "girlfriend",
+    "boyfriend",
+    "son",
+    "daughter",
+    "friend",
+    "colleague",
+    "boss",
+    "grandma",
+    "grandmother",
+    "grandpa",
+    "grandfather",
+    "niece",
+    "nephew",
+    "aunt",
+    "uncle",
+    "cousin",
+]
+_COMPANY = re.compile(
+    r"\b(?:with|and)\s+(my (?:wife|husband|partner|girlfriend|boyfriend|friends?|kids|children|family|sister|"
+    r"brother|mom|mum|dad|parents|colleagues|son|daughter))\b|\b(my (?:wife|husband|partner|girlfriend|"
+    r"boyfriend|friends|kids|family)) and I\b",
+    re.I,
+)
+_TRAILING = re.compile(r"\s+(?:these days|lately|now|at the moment|recently|again|too|a lot)$", re.I)
+_LIKES = r"(?:loves?|likes?|enjoys?|is (?:really )?into|is obsessed with|has (?:been|gotten) into|adores)"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One thing an intent needs: its name, what a search for it looks for, how its value is read
+    (``kind``; a ``vocab`` slot's closed set of values) and whether only a like fills it."""
+
+    name: str
+    query: str
+    kind: Kind = "vocab"
+    vocab: tuple[str, ...] = ()
+    liked: bool = False
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A kind of task: its name, a description (also what its code signal compares by meaning), the
+    request cues (regular expressions), its slots, and the ontology term its memories are tagged with."""
+
+    name: str
+    description: str
+    cues: tuple[str, ...]
+    slots: tuple[Slot, ...]
+    tag: str = "plans"
+
+    def as_dict(self) -> dict[str, object]:
+        """The intent in ``intents.json``'s shape."""
+        return asdict(self)
+
+
+def _vocab(words: str) -> tuple[str, ...]:
+    return tuple(w.replace("_", " ") for w in words.split())
+
+
+CUISINES = _vocab(
+    "italian japanese chinese mexican indian thai french greek spanish korean vietnamese lebanese turkish "
+    "portuguese ethiopian peruvian sushi pizza tapas ramen seafood vegan_food"
+)
+DIETS = _vocab("vegetarian vegan pescatarian gluten-free gluten_free halal kosher lactose-free dairy-free keto")
+GENRES = _vocab(
+    "horror comedy comedies thriller thrillers sci-fi science_fiction drama dramas romance romantic_comedies "
+    "action documentary documentaries animation anime jazz rock pop classical metal hip_hop musical musicals "
+    "opera stand-up techno indie folk"
+)
+LODGING = _vocab(
+    "hostel hostels hotel hotels airbnb apartment b&b bed_and_breakfast camping campsite guesthouse resort"
+)
+TRANSPORT = _vocab("train trains plane flying fly car drive driving bus ferry bike cycling")
+OCCASIONS = _vocab("birthday anniversary wedding christmas graduation housewarming retirement valentine's")
+PROVIDERS = _vocab(
+    "dentist doctor gp physio physiotherapist hairdresser barber vet optician dermatologist therapist mechanic"
+)
+TIMES = _vocab(
+    "mornings afternoons evenings weekends weekdays mondays tuesdays wednesdays thursdays fridays saturdays "
+    "sundays early_mornings late_afternoons lunchtime"
+)
+
+_CITY = Slot("city", "where I live, my home city", "city")
+_BUDGET = Slot("budget", "budget, spend, price, cost", "money")
+CATALOGUE_INTENTS: tuple[Intent, ...] = (
+    Intent(
+        "restaurant",
+        "book a table at a restaurant, find a place to eat out",
+        (
+            r"\b(?:book|reserve|find)\b.{0,30}\b(?:table|restaurant|dinner|lunch|brunch)\b",
+            r"\brestaurant\b",
+            r"\bplace to eat\b",
+            r"\beat out\b",
+            r"\bdinner reservation\b",
+        ),
+        (
+            Slot("cuisine", "food I love, favourite cuisine, restaurant", "vocab", CUISINES, liked=True),
+            _CITY,
+            Slot("party_size", "how many of us, people, family", "people"),
+            Slot("diet", "diet, vegetarian, vegan, allergic, eat", "diet", DIETS),
+            _BUDGET,
+        ),
+        "restaurants",
+    ),
+    Intent(
+        "travel",
+        "plan a trip, a holiday or a weekend away, book travel",
+        (
+            r"\b(?:plan|book|organi[sz]e)\b.{0,30}\b(?:trip|holiday|vacation|getaway|weekend away|travel)\b",
+            r"\b(?:trip|holiday|vacation|getaway)\b",
+        ),
+        (
+            Slot("home_city", "where I live, my home city", "city"),
+            Slot("travellers", "how many of us, who travels, family", "people"),
+            _BUDGET,
+            Slot("lodging", "where I like to stay, hotel, hostel, airbnb, camping", "vocab", LODGING, liked=True),
+            Slot("transport", "how I like to travel, train, plane, car", "vocab", TRANSPORT, liked=True),
+        ),
+        "trips",
+    ),
+    Intent(
+        "gift",
+        "find or buy a present for someone",
+        (r"\b(?:gift|present)\b", r"\bsomething (?:nice )?for my\b"),
+        (
+            Slot("recipient", "my sister, brother, mother, friend", "recipient", _vocab(" ".join(RELATIVES))),
+            Slot("interests", "hobbies, loves, is into", "interest"),
+            _BUDGET,
+            Slot("occasion", "birthday, anniversary, wedding", "vocab", OCCASIONS),
+        ),
+        "purchases",
+    ),
+    Intent(
+        "appointment",
+        "make, book or move an appointment",
+        (
+            r"\bappointment\b",
+            r"\b(?:book|schedule|make)\b.{0,30}\b(?:dentist|doctor|gp|physio|hairdresser|barber|vet)\b",
+        ),
+        (
+            Slot("provider", "dentist, doctor, hairdresser, vet", "vocab", PROVIDERS),
+            _CITY,
+            Slot("availability", "when I am free, mornings, evenings, weekends", "vocab", TIMES, liked=True),
+        ),
+        "doctor",
+    ),
+    Intent(
+        "entertainment",
+        "find a movie, concert, show or tickets for an evening out",
+        (
+            r"\b(?:movie|film|concert|show|gig|tickets?|theatre|theater|festival)\b.{0,40}\b(?:tonight|weekend|friday|"
+            r"saturday|sunday|watch|see|go|book|find|get)\b",
+            r"\b(?:find|get|book)\b.{0,30}\b(?:movie|concert|show|"
+            r"tickets?|gig)\b",
+        ),
+        (
+            Slot("genre", "kind of movies or music I love", "vocab", GENRES, liked=True),
+            Slot("company", "who I go out with, my wife, friends", "company"),
+            _CITY,
+            _BUDGET,
+        ),
+        "movies",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Known:
+    """A slot memory fills: its value, the memory it came from and that memory's date (ISO)."""
+
+    value: str
+    memory: str
+    date: str
+
+
+@dataclass
+class Filled:
+    """What memory gives an intent's request: the slots known (from memory), those the request states,
+    and those still missing, in the intent's order."""
+
+    intent: str
+    known: dict[str, Known] = field(default_factory=dict)
+    stated: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+
+
+class Catalogue:
+    """The intents recognised: the built-in ones and a deployment's additions (``load``)."""
+
+    def __init__(self, intents: Iterable[Intent] = CATALOGUE_INTENTS):
+        self.intents = {i.name: i for i in intents}
+        self._cues = {i.name: re.compile("|".join(i.cues), re.I) for i in self.intents.values() if i.cues}
+        self._vectors: np.ndarray | None = None
+
+    @classmethod
+    def load(cls, data_dir: Path | None) -> Catalogue:
+        """The built-in intents, plus (replacing a built-in of the same name) those of ``intents.json``
+        in ``data_dir`` - a JSON list of ``Intent.as_dict`` objects; a malformed file is a ``ValueError``
+        naming it."""
+        path = Path(data_dir) / "intents.json" if data_dir else None
+        if path is None or not path.is_file():
+            return cls()
+        try:
+            added = [_intent(d) for d in json.loads(path.read_text(encoding="utf-8"))[:MAX_INTENTS]]
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise ValueError(f"{path} is not a list of intents ({exc})") from None
+        return cls([*CATALOGUE_INTENTS, *added])
+
+    def recognise(self, text: str) -> str:
+        """The intent whose cues the message matches first (catalogue order), "" for none."""
+        for name, cue in self._cues.items():
+            if cue.search(text):
+                return name
+        return ""
+
+    def by_meaning(self, vector: np.ndarray, embed: Callable[[list[str]], list[list[float]]]) -> str:
+        """The intent whose description is closest in meaning to a message's ``vector``, when at least
+        ``INTENT_SIMILARITY`` ("" otherwise); ``embed`` embeds the descriptions (once)."""
+        if self._vectors is None:
+            self._vectors = np.asarray(embed([i.description for i in self.intents.values()]), dtype=np.float32)
+        sims = self._vectors @ vector
+        best = int(np.argmax(sims))
+        return list(self.intents)[best] if float(sims[best]) >= INTENT_SIMILARITY else ""
+
+
+def _intent(d: dict) -> Intent:
+    slots = tuple(
+        Slot(s["name"], s["query"], s.get("kind", "vocab"), tuple(s.get("vocab", ())), bool(s.get("liked", False)))
+        for s in d["slots"][:MAX_SLOTS]
+    )
+    for s in slots:
+        if s.kind not in KINDS or not re.fullmatch(r"[a-z_]{1,32}", s.name):
+            raise ValueError(f"slot {s.name!r}: a lower-case name and a kind among {', '.join(KINDS)}")
+    for cue in d.get("cues", ()):
+        re.compile(cue)
+    return Intent(str(d["name"]), str(d["description"]), tuple(d.get("cues", ())), slots, str(d.get("tag", "plans")))
+
+
+# ---- reading one slot from one text --------------------------------------------------------------------------
+def _word(text: str, words: Sequence[str]) -> str:
+    for w in words:
+        if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.I):
+            return w
+    return ""
+
+
+def _people(text: str) -> str:
+    for pattern in _PEOPLE:
+        if m := pattern.search(text):
+            return _NUMBERS.get(m.group(1).lower(), m.group(1))
+    return ""
+
+
+def _interest(text: str, recipient: str) -> str:
+    if not recipient or not re.search(rf"\bmy {re.escape(recipient)}\b", text, re.I):
+        return ""
+    m = re.search(rf"\b(?:she|he|they|{re.escape(recipient)})\s+{_LIKES}\s+([a-z][a-z' -]{{2,40}})", text, re.I)
+    if m is None:
+        return ""
+    value = re.split(r"\s+(?:and|but|so|because|since|which)\b|[,.;!?]", m.group(1))[0]
+    return _TRAILING.sub("", value).strip()
+
+
+def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
+    """The value ``text`` gives ``slot`` ("" for none); ``recipient``: whom a gift is for (its
+    ``interest`` slot reads what they like).
+
+    >>> read_slot(Slot("party_size", "", "people"), "It'll be the four of us again.")
+    '4'
+    >>> read_slot(Slot("cuisine", "", "vocab", CUISINES, liked=True), "I can't stand Thai food.")
+    ''
+    """
+    if slot.liked and (found := polarity(text)) is not None and found.polarity != "like":
+        return ""
+    if slot.kind == "city":
+        got = stated_slots(text).get("location")
+        return got.value if got is not None else ""
+    if slot.kind == "diet":
+        got = stated_slots(text).get("diet")
+        return got.value if got is not None else _word(text, slot.vocab)
+    if slot.kind == "people":
+        return _people(text)
+    if slot.kind == "money":
+        m = _MONEY.search(text)
+        return m.group(0).strip() if m else ""
+    if slot.kind == "company":
+        m = _COMPANY.search(text)
+        return (m.group(1) or m.group(2)).lower() if m else ""
+    if slot.kind == "interest":
+        return _interest(text, recipient)
+    if slot.kind == "recipient":
+        m = re.search(r"\bmy (" + "|".join(RELATIVES) + r")\b", text, re.I)
+        return m.group(1).lower() if m else ""
+    return _word(text, slot.vocab)
+
+
+# ---- filling an intent from memories ------------------------------------------------------------------------------
+def _user_text(rec: MemoryRecord) -> str:
+    """What the user said in a memory: its thought and its own user turns (not the assistant's)."""
+    said = " ".join(s.text for s in rec.sources if s.role == "user" and not s.context)
+    return f"{rec.thought} {said}" if rec.speaker != "assistant" else ""
+
+
+def fill(intent: Intent, request: str, memories: Sequence[MemoryRecord]) -> Filled:
+    """Which of ``intent``'s slots the request states, which the memories fill (the newest current
+    memory giving a value) and which are missing.
+
+    Args:
+        intent: The request's intent.
+        request: The user's message.
+        memories: Candidate memories (any order; superseded ones are skipped).
+
+    Returns:
+        The slots known from memory, stated by the request, and missing.
+    """
+    out = Filled(intent.name)
+    newest = sorted((m for m in memories if m.current), key=lambda m: as_aware(m.event_time), reverse=True)
+    recipient = ""
+    for slot in intent.slots:
+        stated = read_slot(slot, request, recipient)
+        if stated:
+            out.stated[slot.name] = stated
+        elif (known := _from_memory(slot, newest, recipient, intent.name)) is not None:
+            out.known[slot.name] = known
+        else:
+            out.missing.append(slot.name)
+        if slot.kind == "recipient":
+            recipient = stated or (out.known[slot.name].value if slot.name in out.known else "")
+    return out
+
+
+def _from_memory(slot: Slot, newest: Sequence[MemoryRecord], recipient: str, intent: str) -> Known | None:
+    for rec in newest:
+        unit = rec.intent if rec.intent is not None and rec.intent.name == intent else None
+        value = unit.slots.get(slot.name, "") if unit is not None else read_slot(slot, _user_text(rec), recipient)
+        if value:
+            return Known(value, rec.id, as_aware(rec.event_time).date().isoformat())
+    return None
+
+
+def search_texts(intent: Intent, request: str) -> list[str]:
+    """The searches that look for an intent's slots: the request itself, then one per slot."""
+    return [request, *(f"{s.query} {request}" for s in intent.slots)]
+
+
+# ---- a task of a session, as an intent unit ----------------------------------------------------------------------
+#: Turns after a task request that still belong to its task (unless another request starts earlier).
+WINDOW = 6
+_OUTCOMES: tuple[tuple[Outcome, re.Pattern[str]], ...] = (
+    ("cancelled", re.compile(r"\b(?:cancel(?:led|ed)?|call it off|never ?mind)\b", re.I)),
+    ("booked", re.compile(r"\b(?:booked|reserved|bought|ordered|confirmed|scheduled|all set)\b", re.I)),
+    (
+        "chosen",
+        re.compile(
+            r"\b(?:let'?s go (?:with|for)|i'?ll take|we'?ll take|we chose|i chose|i prefer|sounds good)\b", re.I
+        ),
+    ),
+)
+_OPTION = re.compile(r"\b(?:go (?:with|for)|take|chose|prefer)\s+(?:the\s+)?([^,.;!?]{2,80})", re.I)
+
+
+def tasks(exchanges: Sequence[Exchange], catalogue: Catalogue) -> list[tuple[Intent, list[Exchange]]]:
+    """The session's tasks: each user turn a catalogue intent recognises, with the turns that follow
+    it (up to ``WINDOW``, or until the next task request)."""
+    starts = [(i, catalogue.recognise(t.user)) for i, t in enumerate(exchanges)]
+    starts = [(i, name) for i, name in starts if name]
+    out = []
+    for n, (i, name) in enumerate(starts):
+        end = min(starts[n + 1][0] if n + 1 < len(starts) else len(exchanges), i + 1 + WINDOW)
+        out.append((catalogue.intents[name], list(exchanges[i:end])))
+    return out
+
+
+def unit_of(intent: Intent, window: Sequence[Exchange]) -> IntentUnit:
+    """The intent unit of a task's turns: each slot's value from the first user turn giving one (a
+    span of what the user said), the outcome from the last turn naming one, and the option chosen.
+
+    >>> from caim.memory.stm import Exchange
+    >>> turns = [Exchange(1, "Book a table for the four of us, Italian please.", "Done - booked for 8pm!", None)]
+    >>> unit = unit_of(Catalogue().intents["restaurant"], turns)
+    >>> unit.slots, unit.outcome
+    ({'cuisine': 'italian', 'party_size': '4'}, 'booked')
+    """
+    slots: dict[str, str] = {}
+    where: dict[str, int] = {}
+    recipient = ""
+    for t in window:
+        for slot in intent.slots:
+            if slot.name not in slots and (value := read_slot(slot, t.user, recipient)):
+                slots[slot.name], where[slot.name] = value, t.number
+                recipient = value if slot.kind == "recipient" else recipient
+    outcome: Outcome = "open"
+    option = ""
+    for t in window:
+        for said in (t.user, t.assistant):
+            for name, cue in _OUTCOMES:
+                if cue.search(said):
+                    outcome = name
+                    m = _OPTION.search(said) if name == "chosen" and said is t.user else None
+                    option = m.group(1).strip() if m else option
+                    break
+    return IntentUnit(name=intent.name, slots=slots, turns=where, outcome=outcome, option=option[:200])
+
+
+def unit_text(intent: Intent, unit: IntentUnit) -> str:
+    """The memory sentence of an intent unit: the intent's name, its slots, its outcome (every value a
+    span of the user's turns)."""
+    said = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in unit.slots.items())
+    chosen = f", chose {unit.option}" if unit.option else ""
+    return f"Task ({intent.name}){': ' + said if said else ''} - {unit.outcome}{chosen}."

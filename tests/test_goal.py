@@ -1,0 +1,173 @@
+"""Goal-aware recall (issue 28): intents recognised by code, slots filled from memory (the newest
+current value; a dislike never fills a liked slot; what the request states is not asked again), the
+filling memories kept first, the answer told to confirm what is known and ask only for what is
+missing, intent units stored by post-thinking, a deployment's own intents."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, SystemMessage
+
+from caim import Memory
+from caim.graph.builder import with_memory
+from caim.graph.services import Services
+from caim.memory.intents import CATALOGUE_INTENTS, Catalogue, fill, read_slot
+from caim.memory.records import MemoryRecord
+from caim.testing.scripted import ScriptedChatModel
+
+U = "u"
+EARLIER = [
+    ("We lived in Lisbon for years.", "2024-01-05T10:00:00"),
+    ("I'm vegetarian, have been for a decade.", "2024-01-05T10:02:00"),
+    ("I can't stand Thai food, way too spicy for me.", "2024-02-01T10:00:00"),
+    ("We moved to Porto last month.", "2024-03-01T10:00:00"),
+    ("I love Italian food more than anything.", "2024-03-01T10:03:00"),
+]
+REQUEST = "Could you book us a table somewhere nice on Friday?"
+
+
+@pytest.fixture
+def memory(settings):
+    m = Memory(settings, persist=False, models=ScriptedChatModel(script={"default": "no answer"}), background=False)
+    yield m
+    m.close()
+
+
+def said(memory, items, user=U):
+    for text, at in items:
+        memory.remember([{"role": "user", "content": text, "time": at}], user_id=user, background=False)
+
+
+def restaurant():
+    return Catalogue().intents["restaurant"]
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        (REQUEST, "restaurant"),
+        ("Can you help me plan a weekend trip in May?", "travel"),
+        ("I need a birthday gift for my sister", "gift"),
+        ("Please book me a dentist appointment", "appointment"),
+        ("Find us tickets for a concert on Saturday", "entertainment"),
+        ("What did I tell you about Porto?", ""),
+        ("I went to the cinema yesterday", ""),
+    ],
+)
+def test_intents_by_their_cues(text, intent):
+    assert Catalogue().recognise(text) == intent
+
+
+def test_a_request_without_cues_is_recognised_by_meaning(memory):
+    recall = memory.recall("Where should we eat tonight?", user_id=U)
+    assert recall.intent == "restaurant"
+    assert memory.recall("How are you today?", user_id=U).intent == ""
+
+
+def test_slots_read_from_text():
+    slots = {s.name: s for s in restaurant().slots}
+    assert read_slot(slots["party_size"], "It will be the six of us.") == "6"
+    assert read_slot(slots["budget"], "Keep it under 40 euros per person") == "40 euros"
+    assert read_slot(slots["cuisine"], "I can't stand Thai food.") == ""  # a dislike fills no liked slot
+    gift = {s.name: s for s in Catalogue().intents["gift"].slots}
+    assert read_slot(gift["interests"], "My sister is really into pottery lately.", "sister") == "pottery"
+    assert read_slot(gift["interests"], "My brother is really into chess.", "sister") == ""
+
+
+def test_fill_takes_the_newest_current_value_and_leaves_stated_slots_alone(memory):
+    said(memory, EARLIER)
+    records: list[MemoryRecord] = memory.list(user_id=U)
+    filled = fill(restaurant(), "Book a table for 3 people tonight", records)
+    assert filled.known["city"].value == "Porto" and filled.known["cuisine"].value == "italian"
+    assert filled.known["diet"].value == "vegetarian"
+    assert filled.stated == {"party_size": "3"} and filled.missing == ["budget"]
+    porto = next(r for r in records if "Porto" in r.thought)
+    assert filled.known["city"].memory == porto.id and filled.known["city"].date == "2024-03-01"
+
+
+def test_recall_fills_slots_keeps_the_fillers_and_asks_only_for_the_rest(memory):
+    said(memory, EARLIER)
+    recall = memory.recall(REQUEST, user_id=U, at="2024-04-01T12:00:00")
+    assert recall.intent == "restaurant" and "ltm" in recall.route
+    assert {s: k.value for s, k in recall.known.items()} == {
+        "cuisine": "italian",
+        "city": "Porto",
+        "diet": "vegetarian",
+    }
+    assert recall.missing == ["party_size", "budget"]
+    kept = [m["id"] for m in recall.memories]
+    assert all(k.memory in kept for k in recall.known.values())
+    assert kept[: len(recall.known)] == [k.memory for k in recall.known.values()]  # fillers first
+    assert "task request" in recall.prompt and "ask only for: party_size, budget" in recall.prompt
+    assert '- city: "Porto" (said 2024-03-01)' in recall.prompt
+    assert "Thai" not in json.dumps([k.value for k in recall.known.values()])
+
+
+def test_no_task_no_slots(memory):
+    said(memory, EARLIER)
+    recall = memory.recall("Do you remember where we lived before?", user_id=U)
+    assert recall.intent == "" and recall.known == {} and "task request" not in recall.prompt
+
+
+def test_post_thinking_stores_a_task_as_an_intent_unit_and_a_later_request_uses_it(memory):
+    session = [
+        {
+            "role": "user",
+            "content": "Can you book a table for the six of us? Mexican please.",
+            "time": "2024-03-10T10:00",
+        },
+        {"role": "assistant", "content": "Done - booked for Saturday at 8!"},
+    ]
+    memory.remember(session, user_id=U, background=False)
+    memory.remember(session, user_id=U, background=False)  # a re-run stores nothing twice
+    (unit,) = [r for r in memory.list(user_id=U) if r.intent is not None]
+    assert unit.intent.name == "restaurant" and unit.intent.outcome == "booked"
+    assert unit.intent.slots == {"party_size": "6", "cuisine": "mexican"}
+    assert [s.text for s in unit.sources if s.role == "user"] == [session[0]["content"]]
+    recall = memory.recall("Book us a restaurant for Friday again", user_id=U, at="2024-04-01T12:00:00")
+    assert recall.known["party_size"].memory == unit.id and recall.known["cuisine"].value == "mexican"
+
+
+def test_a_deployments_own_intent(tmp_path, settings):
+    (tmp_path / "intents.json").write_text(
+        json.dumps(
+            [
+                {
+                    "name": "haircut",
+                    "description": "book a haircut",
+                    "cues": [r"\bhaircut\b"],
+                    "slots": [{"name": "barber", "query": "my barber", "kind": "vocab", "vocab": ["barber", "salon"]}],
+                    "tag": "style",
+                }
+            ]
+        )
+    )
+    catalogue = Catalogue.load(tmp_path)
+    assert catalogue.recognise("I need a haircut on Monday") == "haircut"
+    assert set(catalogue.intents) == {*(i.name for i in CATALOGUE_INTENTS), "haircut"}
+    (tmp_path / "intents.json").write_text(
+        '[{"name": "x", "description": "y", "slots": [{"name": "Bad Name", "query": "q"}]}]'
+    )
+    with pytest.raises(ValueError, match=r"intents\.json"):
+        Catalogue.load(tmp_path)
+
+
+def test_your_own_agent_gets_the_same_task_note(settings):
+    seen = []
+
+    class Agent(GenericFakeChatModel):
+        def invoke(self, messages, *a, **kw):  # type: ignore[override]
+            seen.append([m for m in messages if isinstance(m, SystemMessage)])
+            return super().invoke(messages, *a, **kw)
+
+    services = Services.create(settings, persist=False)
+    memory = Memory(settings, services=services, models=ScriptedChatModel(script={"default": "no answer"}))
+    said(memory, EARLIER)
+    graph = with_memory(Agent(messages=iter([AIMessage("Sure!")])), services=services)
+    graph.invoke({"messages": [("user", REQUEST)]}, context={"user_id": U})
+    system = "\n".join(str(m.content) for m in seen[0])
+    assert "task request" in system and '"Porto"' in system
+    memory.close()
