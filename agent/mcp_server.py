@@ -77,12 +77,23 @@ class MemoryItem(BaseModel):
     score: float | None = Field(default=None, description="Search rank score (higher is better).")
 
 
+class KnownItem(BaseModel):
+    """A task slot memory fills: its value, the memory it came from, that memory's date."""
+
+    value: str
+    memory: str
+    date: str
+
+
 class RecallResult(BaseModel):
     """What ``recall`` found for a message."""
 
     route: str = Field(description="What memory the controller chose for the message (none: no memory needed).")
     memories: list[MemoryItem]
     prompt: str = Field(description="The memories as a block ready for a system prompt (empty when none).")
+    intent: str = Field(default="", description="For a task request, its intent (restaurant, travel, ...).")
+    known: dict[str, KnownItem] = Field(default_factory=dict, description="The task's slots memory fills.")
+    missing: list[str] = Field(default_factory=list, description="The task's slots still to ask the user for.")
 
 
 class SearchResult(BaseModel):
@@ -248,7 +259,14 @@ async def _recall(memory: Memory, fixed: str | None, message: str, ctx: Context)
         got = await memory.arecall(message, user_id=_caller(ctx, fixed))
     except CaimError as exc:
         return tool_error(exc)
-    data = RecallResult(route=got.route, memories=[_item(m) for m in got.memories], prompt=got.prompt)
+    data = RecallResult(
+        route=got.route,
+        memories=[_item(m) for m in got.memories],
+        prompt=got.prompt,
+        intent=got.intent,
+        known={s: KnownItem(value=k.value, memory=k.memory, date=k.date) for s, k in got.known.items()},
+        missing=got.missing,
+    )
     return _result(got.prompt or "No stored memory is relevant to this message.", data)
 
 

@@ -236,6 +236,15 @@ async def test_http_profile_is_the_token_users_and_quoted(url, memory):
         assert "pasta" not in text(other) and other.structured_content == {"backgrounds": [], "principles": []}
 
 
+async def test_http_recall_of_a_task_request_gives_its_known_and_missing_slots(url, memory):
+    memory.add("We moved to Porto last month.", user_id="alice")
+    async with connect(url, "token-of-alice") as alice:
+        got = await alice.call_tool("recall", {"message": "Could you book us a table somewhere nice on Friday?"})
+    data = got.structured_content
+    assert data["intent"] == "restaurant" and data["known"]["city"]["value"] == "Porto"
+    assert "budget" in data["missing"] and "ask only for:" in text(got)
+
+
 async def test_http_remember_is_post_thought_for_the_token_user(url, memory):
     session = [
         {"role": "user", "content": ANA, "time": "2024-05-07T10:00:00"},
