@@ -126,22 +126,20 @@ def found_signals(env: Env, text: str, found: list[MemoryBrief]) -> dict[str, An
     best = max((f.get("similarity", 0.0) for f in found), default=0.0)
     signals: dict[str, Any] = {"similar_memory": best >= env.settings.similar_memory, "best_similarity": round(best, 3)}
     signals["about_user"] = about_user(text)
-    signals["intent"] = _intent(env, text)
+    signals["intent"] = env.svc.intents.recognise(text)
+    signals["intent_by_meaning"] = "" if signals["intent"] else _by_meaning(env, text)
     if memory_signals(text).question:
         signals["named_in_memory"] = bool(env.svc.retriever.known_names(env.user_id, names(text)[:MAX_NAMES]))
     return signals
 
 
-def _intent(env: Env, text: str) -> str:
-    """A task request's intent: by its cues, else by meaning - unless the message refers to the past
-    (a question about an earlier task is no new one)."""
-    catalogue = env.svc.intents
-    if found := catalogue.recognise(text):
-        return found
+def _by_meaning(env: Env, text: str) -> str:
+    """A task request's intent by meaning (the signal beside the cues), unless the message refers to
+    the past (a question about an earlier task is no new one)."""
     if memory_signals(text).past_reference or asks_about_past(text):
         return ""
     embedder = env.svc.embedder
-    return catalogue.by_meaning(embedder.embed_query(text), embedder.embed)
+    return env.svc.intents.by_meaning(embedder.embed_query(text), embedder.embed)
 
 
 def _draft(state: State, env: Env, route: Route, shown: list[MemoryBrief]) -> dict[str, Any] | None:
@@ -219,6 +217,7 @@ def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
         or signals.get("named_in_memory")
         or signals.get("about_user")
         or signals.get("intent")
+        or signals.get("intent_by_meaning")
     )
     if plan is not None and not plan["model"]:
         return plan["route"]  # the policy fixes the route (always, none, dense)
@@ -338,7 +337,8 @@ UNITS = 5
 
 
 def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
-    """Goal-aware recall: for a task request (an intent of ``env.svc.intents``, recognised by code),
+    """Goal-aware recall: for a task request (an intent of ``env.svc.intents``: by its cues, else the
+    plan's task, else by meaning),
     the slots memory fills - each from the newest current memory that gives a value, found by one
     search per slot - and those still missing; the memories that fill a slot the request leaves open
     go first among the kept ones (``max_kept`` grows to hold them).
@@ -346,7 +346,10 @@ def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     Returns:
         The state update: ``intent``, ``known``, ``missing`` and the ``memories`` with the fillers first.
     """
-    name = state.get("signals", {}).get("intent", "")
+    signals = state.get("signals", {})
+    plan = state.get("plan")
+    planned = plan.get("intent", "") if plan is not None else ""
+    name = signals.get("intent") or planned or signals.get("intent_by_meaning") or ""
     if not name or "ltm" not in state.get("route", "none") or name not in env.svc.intents.intents:
         return {"intent": "", "known": {}, "missing": []}
     intent = env.svc.intents.intents[name]

@@ -106,6 +106,7 @@ class Plan(TypedDict):
     tags: list[str]
     time_expressions: list[str]
     model: bool
+    intent: NotRequired[str]
 
 
 class EarlyFilter(TypedDict):

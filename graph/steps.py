@@ -50,6 +50,7 @@ class RouteSignals(TypedDict, total=False):
     named_in_memory: bool
     about_user: bool
     intent: str
+    intent_by_meaning: str
 
 
 def message_signals(signals: MemorySignals, first_turn: bool) -> MessageSignals:

@@ -1,8 +1,9 @@
 """Plan role (``caim`` policy): the memory controller's decisions, tags and time expressions in one call.
 
-VERSION 2 (earlier turns and offered tags quoted). The schema keeps the CAIM cascade's order - does
-the message need earlier information, which memory (past conversations, this one, both), what to
-look for (tags from an enumerated shortlist, time expressions copied from the message). The
+VERSION 3 (earlier turns and offered tags quoted; the task kind of a request). The schema keeps the
+CAIM cascade's order - does the message need earlier information, which memory (past conversations,
+this one, both), what to look for (tags from an enumerated shortlist, time expressions copied from
+the message) - then the kind of task the message asks for (enumerated intents, or none). The
 instructions come first and never change between turns (an endpoint's prompt cache can reuse them);
 the turn's own material comes last.
 """
@@ -17,7 +18,7 @@ from pydantic import Field
 
 from caim.prompts.common import DATA_RULE, Answer, data_block, literal, narrowed, quote, turn_lines
 
-VERSION = 2
+VERSION = 3
 RECENT_CHARS = 300
 
 INSTRUCTIONS = (
@@ -27,7 +28,9 @@ INSTRUCTIONS = (
     "2. memory: 'past' for earlier conversations (other days), 'current' for this conversation only, "
     "'both' when both matter.\n"
     "3. tags: up to three of the offered tags that describe what to look for.\n"
-    "4. time_expressions: expressions of the message that point to a time (copy them exactly), else none.\n" + DATA_RULE
+    "4. time_expressions: expressions of the message that point to a time (copy them exactly), else none.\n"
+    "5. task: when the message asks you to do one of the offered kinds of task (book, plan, find, buy, "
+    "schedule), its kind; else 'none'.\n" + DATA_RULE
 )
 
 
@@ -38,18 +41,23 @@ class PlanAnswer(Answer):
     memory: Literal["past", "current", "both"] = Field(description="Which memory the answer needs.")
     tags: list[str] = Field(max_length=3, description="Tags to look for, from the offered ones.")
     time_expressions: list[str] = Field(max_length=3, description="Time expressions copied from the message.")
+    task: str = Field(default="none", description="The kind of task the message asks for, or 'none'.")
 
 
-def schema(tags: list[str]) -> type[PlanAnswer]:
+def schema(tags: list[str], tasks: Sequence[str] = ()) -> type[PlanAnswer]:
     """The response model for one call.
 
     Args:
         tags: The offered shortlist; the tags answered must come from it (any text when it is empty).
+        tasks: The kinds of task offered (the intents of ``caim.memory.intents``), enumerated with "none".
 
     Returns:
-        :class:`PlanAnswer`, named ``Plan``, with the offered tags enumerated.
+        :class:`PlanAnswer`, named ``Plan``, with the offered tags and task kinds enumerated.
     """
-    return narrowed(PlanAnswer, "Plan", tags=list[literal(tags)]) if tags else narrowed(PlanAnswer, "Plan")  # type: ignore[misc]
+    task = (literal(["none", *tasks]), Field(default="none"))
+    if tags:
+        return narrowed(PlanAnswer, "Plan", tags=list[literal(tags)], task=task)  # type: ignore[misc]
+    return narrowed(PlanAnswer, "Plan", task=task)
 
 
 def messages(user_input: str, recent: Sequence[BaseMessage], today: str, tags: list[str]) -> list[BaseMessage]:

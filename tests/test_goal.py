@@ -16,7 +16,7 @@ from caim.graph.builder import with_memory
 from caim.graph.services import Services
 from caim.memory.intents import CATALOGUE_INTENTS, Catalogue, fill, read_slot
 from caim.memory.records import MemoryRecord
-from caim.testing.scripted import ScriptedChatModel
+from caim.testing.scripted import ScriptedChatModel, scripted_models
 
 U = "u"
 EARLIER = [
@@ -65,6 +65,14 @@ def test_a_request_without_cues_is_recognised_by_meaning(memory):
     recall = memory.recall("Where should we eat tonight?", user_id=U)
     assert recall.intent == "restaurant"
     assert memory.recall("How are you today?", user_id=U).intent == ""
+
+
+def test_the_plans_task_names_an_intent_code_misses(settings):
+    vague = "Can you sort something out for Ana's big day?"
+    plan = {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": [], "task": "gift"}
+    for script, want in [({"default": "no answer"}, ""), ({"plan": plan, "default": "no answer"}, "gift")]:
+        with Memory(settings, persist=False, models=scripted_models(script)[0], background=False) as m:
+            assert m.recall(vague, user_id=U).intent == want
 
 
 def test_slots_read_from_text():

@@ -59,7 +59,7 @@ class CaimPolicy(MemoryPolicy):
         text = current_input(state, env)
         answer = env.structured(
             "plan",
-            plan_prompt.schema(list(shortlist)),
+            plan_prompt.schema(list(shortlist), list(env.svc.intents.intents)),
             plan_prompt.messages(text, recent_turns(state), env.now.date().isoformat(), list(shortlist)),
         )
         if answer is None:
@@ -70,6 +70,7 @@ class CaimPolicy(MemoryPolicy):
             "tags": list(dict.fromkeys(answer.tags)),
             "time_expressions": [e for e in answer.time_expressions if e and e.lower() in text.lower()],
             "model": True,
+            "intent": "" if answer.task == "none" else answer.task,
         }
 
     def filter(self, state: State, env: Env, candidates: list[MemoryBrief]) -> list[MemoryBrief] | None:
