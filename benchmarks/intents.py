@@ -25,7 +25,8 @@ session>)``. From the ``Recall``: ``intent``, ``known`` (slot -> value, source m
 
 ``--model scripted`` (the default) answers every role with a scripted model whose every structured
 call fails (``"no answer"``), so the figures are those of the code paths. ``--model bundled`` uses
-the deployment's configured model (slow on CPU: ``--limit N`` runs the first N scenarios).
+the deployment's configured model (slow on CPU: ``--limit N`` runs the first N scenarios of each
+intent).
 
 Usage::
 
@@ -195,16 +196,16 @@ def table(tallies: dict[str, Tally]) -> str:
 
 DOC_HEAD = """# Goal-aware recall: task slots filled from memory
 
-Written by `{command}` from the labelled set `tests/data/intents.jsonl`: multi-session task dialogues
-over five intents (restaurant, travel, gift, appointment, entertainment). In the earlier sessions the
-user mentions, among chit-chat, the facts that fill the intent's slots (some sessions are earlier tasks of
-the same intent, with their outcome); some scenarios carry a distractor, a dislike or a value that later
-changed. A later task request leaves those slots open; the gold slots are the values memory should supply.
+Written by `python benchmarks/intents.py --doc docs/intents.md [--model bundled --limit N]`, a section
+per model (each run replaces its model's section; each names its exact command), from the labelled set
+`tests/data/intents.jsonl`: multi-session task dialogues over five intents (restaurant, travel, gift,
+appointment, entertainment). In the earlier sessions the user mentions, among chit-chat, the facts that
+fill the intent's slots (some sessions are earlier tasks of the same intent, with their outcome); some
+scenarios carry a distractor, a dislike or a value that later changed. A later task request leaves those
+slots open; the gold slots are the values memory should supply.
 Each scenario runs in a fresh `caim.Memory` (nothing persisted): every session through `remember`, then
 `recall(request)` a day after the last session, whose `intent`, `known` slots (value, source memory, date)
 and kept `memories` are scored.
-
-Model: {model}. Run at commit `{revision}`.
 
 - *Intent recognised*: the recall's intent is the scenario's.
 - *Slot precision*: known slots whose value matches gold (case-insensitive, either containing the other) /
@@ -241,23 +242,50 @@ def revision() -> str:
     return got.stdout.strip()
 
 
+def first(rows: Sequence[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
+    """The first ``limit`` scenarios of each intent (all when ``limit`` is None), in file order."""
+    seen: dict[str, int] = {}
+    out = []
+    for row in rows:
+        seen[row["intent"]] = seen.get(row["intent"], 0) + 1
+        if limit is None or seen[row["intent"]] <= limit:
+            out.append(row)
+    return out
+
+
+def section(model: str, command: str, text: str) -> str:
+    """One model's section of the doc: the command, the commit, the model, the figures."""
+    return (
+        f"## {model}\n\nWritten by `{command}` at commit `{revision()}` (`-dirty`: with uncommitted changes).\n"
+        f"Model: {MODELS[model]}.\n\n{text}\n"
+    )
+
+
+def write_doc(path: Path, model: str, body: str) -> None:
+    """Write ``path``: the head, then a section per model, this run's replacing ``model``'s old one."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    parts = {p.split("\n", 1)[0].strip(): "## " + p for p in old.split("\n## ")[1:]}
+    parts[model] = body
+    sections = [parts[m].rstrip("\n") + "\n" for m in MODELS if m in parts]
+    path.write_text(DOC_HEAD + "\n".join(sections), encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Tally]:
     """Run the set, print the table, write ``--doc`` when given; returns the tallies."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--doc", type=Path, default=None)
     ap.add_argument("--model", choices=sorted(MODELS), default="scripted")
-    ap.add_argument("--limit", type=int, default=None, help="run the first N scenarios only")
+    ap.add_argument("--limit", type=int, default=None, help="run the first N scenarios of each intent only")
     args = ap.parse_args(argv)
-    rows = load(args.data)[: args.limit]
+    rows = first(load(args.data), args.limit)
     tallies = run(rows, args.model)
     text = table(tallies)
     print(text)
     if args.doc is not None:
         words = sys.argv[1:] if argv is None else list(argv)
         command = shlex.join(["python", "benchmarks/intents.py", *words])
-        head = DOC_HEAD.format(command=command, model=MODELS[args.model], revision=revision())
-        args.doc.write_text(head + text + "\n", encoding="utf-8")
+        write_doc(args.doc, args.model, section(args.model, command, text))
     return tallies
 
 
