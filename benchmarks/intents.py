@@ -253,10 +253,10 @@ def first(rows: Sequence[dict[str, Any]], limit: int | None) -> list[dict[str, A
     return out
 
 
-def section(model: str, command: str, text: str) -> str:
-    """One model's section of the doc: the command, the commit, the model, the figures."""
+def section(model: str, command: str, commit: str, text: str) -> str:
+    """One model's section of the doc: the command, the commit it started at, the model, the figures."""
     return (
-        f"## {model}\n\nWritten by `{command}` at commit `{revision()}` (`-dirty`: with uncommitted changes).\n"
+        f"## {model}\n\nWritten by `{command}`, started at commit `{commit}` (`-dirty`: with uncommitted changes).\n"
         f"Model: {MODELS[model]}.\n\n{text}\n"
     )
 
@@ -279,13 +279,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Tally]:
     ap.add_argument("--limit", type=int, default=None, help="run the first N scenarios of each intent only")
     args = ap.parse_args(argv)
     rows = first(load(args.data), args.limit)
+    commit = revision()
     tallies = run(rows, args.model)
     text = table(tallies)
     print(text)
     if args.doc is not None:
         words = sys.argv[1:] if argv is None else list(argv)
         command = shlex.join(["python", "benchmarks/intents.py", *words])
-        write_doc(args.doc, args.model, section(args.model, command, text))
+        write_doc(args.doc, args.model, section(args.model, command, commit, text))
     return tallies
 
 
