@@ -390,7 +390,7 @@ def post_thinking(agent: CaimAgent, endpoint: SimulatedEndpoint, rng: random.Ran
         "calls": len(roles),
         "calls_by_role": {r: roles.count(r) for r in dict.fromkeys(roles)},
         "events": events,
-        "budget": 1 + math.ceil(events / 8) + 1,
+        "budget": 1 + math.ceil(events / 8) + 1 + 2,  # key events, thoughts, maintain; the profile's two
     }
 
 
@@ -558,7 +558,8 @@ def markdown(results: dict) -> str:
         "",
         f"Post-thinking of an 8-turn session ended in the background: `end_session` returned in "
         f"{pt['end_session_return_ms']} ms (target ≤ 50); {pt['calls']} model calls for {pt['events']} key events "
-        f"(budget 1 + ⌈events/8⌉ + 1 = {pt['budget']}): {pt['calls_by_role']}.",
+        f"(budget 1 + ⌈events/8⌉ + 1 + 2 = {pt['budget']}: key events, thoughts, maintenance, the profile's "
+        f"backgrounds and principles): {pt['calls_by_role']}.",
     ]
     return "\n".join(lines) + "\n"
 
