@@ -48,6 +48,7 @@ _PEOPLE = [
     re.compile(rf"\b(?:we are|we're|we will be|we'll be|there are|there will be)\s+{_NUM}\b", re.I),
     re.compile(rf"\b(?:party|family|group|table) (?:of|for) {_NUM}\b", re.I),
     re.compile(rf"\b{_NUM} (?:people|persons|adults|guests|of us)\b", re.I),
+    re.compile(rf"\b(?:table|dinner|lunch|booking|reservation|place|room|seats?|tickets?) for {_NUM}\b", re.I),
 ]
 _MONEY = re.compile(r"(?:[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:euros?|dollars?|pounds?|bucks|usd|eur|gbp)\b)", re.I)
 RELATIVES = [
@@ -78,14 +79,43 @@ RELATIVES = [
     "uncle",
     "cousin",
 ]
+_WHO = (
+    r"wife|husband|partner|girlfriend|boyfriend|friends?|kids|children|family|sister|brother|mom|mum|mother|"
+    r"dad|father|parents|colleagues|son|daughter"
+)
 _COMPANY = re.compile(
-    r"\b(?:with|and)\s+(my (?:wife|husband|partner|girlfriend|boyfriend|friends?|kids|children|family|sister|"
-    r"brother|mom|mum|dad|parents|colleagues|son|daughter))\b|\b(my (?:wife|husband|partner|girlfriend|"
-    r"boyfriend|friends|kids|family)) and I\b",
+    rf"\b(?:with|and)\s+((?:my )?(?:{_WHO}))\b|\b(my (?:{_WHO}))\s+(?:and I|dragged me|took me|came with me|"
+    r"and me)\b",
     re.I,
 )
+_PLACE = r"(?P<place>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
+_PLACES = (
+    re.compile(rf"\bmoved (?:from [A-Z][\w'-]+(?: [A-Z][\w'-]+)? )?(?:back )?to {_PLACE}"),
+    re.compile(
+        r"\b(?:I|we|I've|we've|I have|we have|I'm|we're|I am|we are)\s+(?:always |both |all )?"
+        rf"(?:lived|live|living|based|settled|staying) (?:here )?in {_PLACE}"
+    ),
+    re.compile(rf"\b(?:I'm|I am|we're|we are) (?:originally )?from {_PLACE}"),
+    re.compile(
+        r"\b(?:here in|back home in|home in|we're all in|we are all in|our (?:flat|house|home|place|apartment) in) "
+        + _PLACE
+    ),
+    re.compile(rf"{_PLACE},? where (?:I|we) live\b"),
+    re.compile(rf"\bin {_PLACE}"),
+)
+_NOT_PLACES = frozenset(
+    re.findall(
+        r"\w+",
+        "january february march april may june july august september october november december monday tuesday "
+        "wednesday thursday friday saturday sunday the a an my our this that i",
+    )
+)
 _TRAILING = re.compile(r"\s+(?:these days|lately|now|at the moment|recently|again|too|a lot)$", re.I)
-_LIKES = r"(?:loves?|likes?|enjoys?|is (?:really )?into|is obsessed with|has (?:been|gotten) into|adores)"
+_LIKES = (
+    r"(?:loves?|likes?|enjoys?|adores|(?:is|'s) (?:really |completely |totally |absolutely )?(?:into|obsessed with|"
+    r"crazy about|mad about|passionate about|hooked on)|has (?:been|gotten|got) into|has taken up|took up|"
+    r"goes|spends (?:every|all (?:her|his|their)) (?:free )?(?:hour|time|weekend)s?|plays?)"
+)
 
 
 @dataclass(frozen=True)
@@ -155,6 +185,7 @@ CATALOGUE_INTENTS: tuple[Intent, ...] = (
             r"\bplace to eat\b",
             r"\beat out\b",
             r"\bdinner reservation\b",
+            r"\b(?:organi[sz]e|arrange|plan|sort out)\b.{0,30}\b(?:dinner|lunch|brunch|meal)\b",
         ),
         (
             Slot("cuisine", "food I love, favourite cuisine, restaurant", "vocab", CUISINES, liked=True),
@@ -199,6 +230,9 @@ CATALOGUE_INTENTS: tuple[Intent, ...] = (
         (
             r"\bappointment\b",
             r"\b(?:book|schedule|make)\b.{0,30}\b(?:dentist|doctor|gp|physio|hairdresser|barber|vet)\b",
+            r"\bbook (?:me|us|him|her)\b.{0,30}\b(?:session|check-?up|test|cut|haircut|cleaning|follow-up|"
+            r"consultation|service|exam|visit)\b",
+            r"\b(?:get|have) (?:it|them|this|that) (?:looked at|checked|seen to|fixed|repaired)\b",
         ),
         (
             Slot("provider", "dentist, doctor, hairdresser, vet", "vocab", PROVIDERS),
@@ -213,8 +247,8 @@ CATALOGUE_INTENTS: tuple[Intent, ...] = (
         (
             r"\b(?:movie|film|concert|show|gig|tickets?|theatre|theater|festival)\b.{0,40}\b(?:tonight|weekend|friday|"
             r"saturday|sunday|watch|see|go|book|find|get)\b",
-            r"\b(?:find|get|book)\b.{0,30}\b(?:movie|concert|show|"
-            r"tickets?|gig)\b",
+            r"\b(?:find|get|book)\b.{0,30}\b(?:movie|film|concert|show|tickets?|gig)\b",
+            r"\b(?:night out|evening out|something fun to do|something to do (?:on|this|tonight))\b",
         ),
         (
             Slot("genre", "kind of movies or music I love", "vocab", GENRES, liked=True),
@@ -314,13 +348,30 @@ def _people(text: str) -> str:
     return ""
 
 
+def _city(text: str) -> str:
+    """A place the user lives in or a task of theirs takes place in, by code: where they moved to, live,
+    come from or are based ("we moved from Lisbon to Porto", "I'm from Manchester", "our flat in
+    Kraków"), else a place after "in" ("the clinic is in Utrecht"); months and weekdays are no place."""
+    for pattern in _PLACES:
+        for m in pattern.finditer(text):
+            place = m.group("place")
+            if place.split()[0].lower() not in _NOT_PLACES:
+                return place
+    return ""
+
+
 def _interest(text: str, recipient: str) -> str:
-    if not recipient or not re.search(rf"\bmy {re.escape(recipient)}\b", text, re.I):
+    """What the person a gift is for likes: said of them by name of relation or by pronoun."""
+    if not recipient:
         return ""
-    m = re.search(rf"\b(?:she|he|they|{re.escape(recipient)})\s+{_LIKES}\s+([a-z][a-z' -]{{2,40}})", text, re.I)
+    who = rf"(?:she|he|they|my {re.escape(recipient)}(?: \w+)?)"
+    text = re.sub(r"\b(she|he)'s\b", r"\1 is", text, flags=re.I)
+    m = re.search(
+        rf"\b{who}\s+(?:\w+ly\s+)?{_LIKES}\s+(?:(?:to|on|in|with|about)\s+)?([a-z][a-z' -]{{2,40}})", text, re.I
+    )
     if m is None:
         return ""
-    value = re.split(r"\s+(?:and|but|so|because|since|which)\b|[,.;!?]", m.group(1))[0]
+    value = re.split(r"\s+(?:and|but|so|because|since|which|every|each|on|at|with|for)\b|[,.;!?-]", m.group(1))[0]
     return _TRAILING.sub("", value).strip()
 
 
@@ -337,7 +388,7 @@ def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
         return ""
     if slot.kind == "city":
         got = stated_slots(text).get("location")
-        return got.value if got is not None else ""
+        return got.value if got is not None else _city(text)
     if slot.kind == "diet":
         got = stated_slots(text).get("diet")
         return got.value if got is not None else _word(text, slot.vocab)

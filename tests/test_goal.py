@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, SystemMessage
 from caim import Memory
 from caim.graph.builder import with_memory
 from caim.graph.services import Services
-from caim.memory.intents import CATALOGUE_INTENTS, Catalogue, fill, read_slot
+from caim.memory.intents import CATALOGUE_INTENTS, Catalogue, Slot, fill, read_slot
 from caim.memory.records import MemoryRecord
 from caim.testing.scripted import ScriptedChatModel, scripted_models
 
@@ -83,6 +83,29 @@ def test_slots_read_from_text():
     gift = {s.name: s for s in Catalogue().intents["gift"].slots}
     assert read_slot(gift["interests"], "My sister is really into pottery lately.", "sister") == "pottery"
     assert read_slot(gift["interests"], "My brother is really into chess.", "sister") == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("We moved from Lisbon to Porto last month.", "Porto"),
+        ("I'm from Manchester and it rains a lot.", "Manchester"),
+        ("Our flat in Kraków is getting small.", "Kraków"),
+        ("The clinic is in Utrecht, near the station.", "Utrecht"),
+        ("We are going in May.", ""),
+    ],
+)
+def test_where_the_user_lives_or_a_task_takes_place(text, want):
+    assert read_slot(Slot("city", "", "city"), text) == want
+
+
+def test_who_comes_along_and_what_a_recipient_is_into():
+    company = {s.name: s for s in Catalogue().intents["entertainment"].slots}["company"]
+    assert read_slot(company, "Went to a jazz night with friends on Friday.") == "friends"
+    assert read_slot(company, "My sister and I always go to stand-up together.") == "my sister"
+    interests = {s.name: s for s in Catalogue().intents["gift"].slots}["interests"]
+    assert read_slot(interests, "These days she's obsessed with pottery.", "sister") == "pottery"
+    assert read_slot(interests, "She spends every free hour gardening; huge tomatoes.", "mum") == "gardening"
 
 
 def test_fill_takes_the_newest_current_value_and_leaves_stated_slots_alone(memory):
