@@ -260,6 +260,55 @@ def test_records_not_yet_in_the_vector_index_join_by_their_vector_the_nearest_on
     store.close()
 
 
+def test_a_nearest_record_next_to_a_lexical_hit_brings_its_own_neighbours(tmp_path):
+    store = MemoryStore(tmp_path, CountingEmbedder())
+    recs = [note("ann", i) for i in range(100)]
+    recs[20] = note("ann", 20, words="my sister plays the cello")  # session s2, turns 0, 1, 2
+    recs[21] = note("ann", 21, words="xylophone quasar meteor banjo")
+    store.add(recs)
+    store.flush()
+    retriever = Retriever(store, full_scan=10, lexical_k=1, dense_k=1)
+    # the words find turn 0 (read before the query's vector is there), the vector turn 1: a neighbour
+    # of the first, which still brings turn 2 as when every candidate was read at once
+    query = Query("cello", T0, vector=store.embed([recs[21].document()])[0])
+    s = scoring(retriever, "ann", query)
+    assert s is not None
+    got = set(s.columns.rid.tolist())
+    assert got == set(store.db.rids_of("ann", [recs[i].id for i in (20, 21, 22)]))
+    assert s.columns.rid.tolist() == sorted(got)
+    store.close()
+
+
+def test_a_large_memory_reads_its_cue_candidates_while_the_query_embeds(tmp_path):
+    class Watching(CountingEmbedder):
+        """Embeds a query only once the candidates' rows were read (or after 5 s), noting which."""
+
+        def __init__(self):
+            super().__init__()
+            self.read, self.armed, self.read_first = threading.Event(), False, None
+
+        def embed(self, texts):
+            if self.armed:
+                self.read_first = self.read.wait(5)
+            return super().embed(texts)
+
+    embedder = Watching()
+    store = MemoryStore(tmp_path, embedder)
+    store.add([note("ann", i) for i in range(50)] + [note("ann", 50, words="my sister plays the cello")])
+    store.flush()
+    columns = store.db.columns
+
+    def reading(*args, **kwargs):
+        embedder.read.set()
+        return columns(*args, **kwargs)
+
+    store.db.columns = reading  # type: ignore[method-assign]
+    embedder.armed = True
+    hits = Retriever(store, full_scan=10, lexical_k=5, dense_k=5).search("ann", Query("Who plays the cello?", T0), 3)
+    assert embedder.read_first is True and hits[0].record.thought == "my sister plays the cello"
+    store.close()
+
+
 def test_the_background_indexer_waits_for_a_write_in_flight():
     writes = Writes()
     holding, release, paused = threading.Event(), threading.Event(), threading.Event()

@@ -45,6 +45,30 @@ def neighbours(session: Sequence[str], turn: Ints) -> tuple[Ints, Ints]:
     return row(-1), row(1)
 
 
+def merged(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    """Two sets of raw columns (``RecordDB.columns``) as one, row ids ascending.
+
+    >>> m = merged({"rid": np.array([1, 5]), "session": ["a", "b"]}, {"rid": np.array([3]), "session": ["c"]})
+    >>> m["rid"].tolist(), m["session"]
+    ([1, 3, 5], ['a', 'c', 'b'])
+    """
+    if not len(a["rid"]) or not len(b["rid"]):
+        return dict(b if not len(a["rid"]) else a)
+    order = np.argsort(np.concatenate([a["rid"], b["rid"]]), kind="stable")
+    out: dict[str, Any] = {}
+    for key, x in a.items():
+        y = b[key]
+        if isinstance(x, np.ndarray):
+            if x.ndim == 2 and x.shape[1] != y.shape[1]:  # a side whose records have no vector: zeros
+                width = max(x.shape[1], y.shape[1])
+                x, y = (np.zeros((len(v), width), dtype=v.dtype) if v.shape[1] < width else v for v in (x, y))
+            out[key] = np.concatenate([x, y])[order]
+        else:
+            both = [*x, *y]
+            out[key] = [both[i] for i in order]
+    return out
+
+
 class Columns:
     """A set of records as arrays for ranking.
 

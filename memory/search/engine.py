@@ -8,14 +8,16 @@ a bounded read of the postings, ``LexicalIndex.scores``), the ``dense_k`` neares
 ``dense_k`` nearest by exact cosine among the latest ``full_scan`` records not yet in the vector
 index, up to ``lexical_k`` records in each of the query's time ranges or naming one of its names,
 and the turns next to all of these (the cosine's mean and spread then come from a sample of the
-user's vectors). Every hit is followed by up to three linked records that did not rank themselves.
+user's vectors). The candidates that need no query vector (words, ranges, names) and the turns
+around them are read while the query is embedded. Every hit is followed by up to three linked
+records that did not rank themselves.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -23,7 +25,7 @@ import caim.memory.search.ranking as ranking
 import caim.memory.search.signals as signals
 from caim.memory.db import RecordDB
 from caim.memory.records import MemoryRecord
-from caim.memory.search.columns import Columns, Flags, Floats
+from caim.memory.search.columns import Columns, Flags, Floats, merged
 from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, for_question
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
@@ -114,11 +116,13 @@ def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAU
     pending = None if query.vector is not None else _POOL.submit(source.store.embedder.embed_query, query.text)
     full = n <= source.full_scan
     lex = source.lexical.scores(user_id, tokenize(query.text), n, avgdl, prune=not full)
-    # no pending embedding: the query brought its vector
-    qvec = cast(np.ndarray, query.vector) if pending is None else pending.result()
     speakers = source.speakers(user_id, version)
     query_names = [x.lower() for x in names(query.text, frozenset(speakers))]
-    c = source.columns(user_id, version) if full else candidates(source, user_id, query, qvec, lex, query_names)
+    # a large memory's candidates from the query's words, ranges and names are read while it embeds, too
+    cues = None if full else cue_candidates(source, user_id, query, lex, query_names)
+    # no pending embedding: the query brought its vector
+    qvec = cast(np.ndarray, query.vector) if pending is None else pending.result()
+    c = source.columns(user_id, version) if cues is None else candidates(source, user_id, qvec, cues)
     if c.m == 0:
         return None
     cos = signals.cosine(c.vec, qvec)
@@ -137,30 +141,64 @@ def _sample_cosine(sample: np.ndarray, qvec: np.ndarray, fallback: Floats) -> Fl
     return sample @ qvec if len(sample) else fallback
 
 
-def candidates(
-    source: Source, user_id: str, query: Query, qvec: np.ndarray, lex: LexicalScores, query_names: list[str]
-) -> Columns:
-    """The records worth scoring in a large memory, with the turns next to them.
+@dataclass(frozen=True)
+class Cues:
+    """A large memory's candidates that need no query vector, and the turns around them.
+
+    Attributes:
+        found: Row ids of the lexical top, the records in the query's time ranges and those naming
+            its names.
+        rids: ``found`` and the turns before and after them.
+        columns: The raw columns of ``rids`` (``RecordDB.columns``).
+    """
+
+    found: set[int]
+    rids: set[int]
+    columns: dict[str, Any]
+
+
+def cue_candidates(source: Source, user_id: str, query: Query, lex: LexicalScores, query_names: list[str]) -> Cues:
+    """The records a large memory's query finds by its words, time ranges and names, with the turns
+    next to them (read while the query's vector is computed).
 
     Args:
         source: Where to read.
         user_id: Whose memory.
         query: The query (its time ranges).
-        qvec: The query's vector.
         lex: Its lexical scores.
         query_names: Names it mentions (lower case).
+
+    Returns:
+        Their row ids and columns.
+    """
+    db = source.store.db
+    found = {int(r) for r in lex.top(source.lexical_k)}
+    for a, b in query.ranges:
+        found |= set(db.in_range(user_id, a, b, source.lexical_k))
+    found |= set(db.with_names(user_id, query_names, source.lexical_k))
+    rids = found | set(db.neighbours_of(user_id, list(found)))
+    return Cues(found, rids, db.columns(user_id, sorted(rids)))
+
+
+def candidates(source: Source, user_id: str, qvec: np.ndarray, cues: Cues) -> Columns:
+    """The records worth scoring in a large memory: ``cues``, the nearest by vector (indexed and not
+    yet indexed), and the turns next to all of them.
+
+    Args:
+        source: Where to read.
+        user_id: Whose memory.
+        qvec: The query's vector.
+        cues: The candidates found without it.
 
     Returns:
         Their columns.
     """
     db = source.store.db
-    cand = {int(r) for r in lex.top(source.lexical_k)}
-    cand |= set(db.rids_of(user_id, [i for i, _ in source.store.vectors.nearest(user_id, qvec, source.dense_k)]))
-    cand |= set(pending_nearest(db, user_id, qvec, source.dense_k, source.full_scan))
-    for a, b in query.ranges:
-        cand |= set(db.in_range(user_id, a, b, source.lexical_k))
-    cand |= set(db.with_names(user_id, query_names, source.lexical_k))
-    return Columns(db.columns(user_id, sorted(cand | set(db.neighbours_of(user_id, list(cand))))))
+    near = set(db.rids_of(user_id, [i for i, _ in source.store.vectors.nearest(user_id, qvec, source.dense_k)]))
+    near |= set(pending_nearest(db, user_id, qvec, source.dense_k, source.full_scan))
+    near -= cues.found  # a nearest record that is only a cue's neighbour still brings its own neighbours
+    extra = (near | set(db.neighbours_of(user_id, list(near)))) - cues.rids
+    return Columns(merged(cues.columns, db.columns(user_id, sorted(extra))))
 
 
 def pending_nearest(db: RecordDB, user_id: str, qvec: np.ndarray, k: int, newest: int) -> list[int]:
