@@ -46,7 +46,8 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
                 r for r in records if r.tags[0] in ontology and within_bounds(ontology, r.tags, env.settings, denied)
             ]
             store.add(records)
-    env.note(IntentsStep(units=[r.intent.name for r in records if r.intent is not None]))
+    if records:  # a session with no task leaves no step in the trace
+        env.note(IntentsStep(units=[r.intent.name for r in records if r.intent is not None]))
     return {}
 
 

@@ -161,7 +161,8 @@ def profile(messages, rf):
 def respond(messages, rf):
     final = _last(messages)
     data = re.findall(QUOTED_MEMORY, final)
-    known = re.findall(r"^- " + STRING + "$", final, re.M)
+    # the profile's lines, echoed for a question about the user as a whole
+    known = re.findall(r"^- " + STRING + "$", final, re.M) if "about me" in user_message(messages).lower() else []
     if data or known:
         return "From memory: " + "; ".join(json.loads(d) for d in [*data, *known])
     if "do not remember" in final:

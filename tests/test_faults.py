@@ -91,7 +91,7 @@ def test_post_thinking_with_a_failing_endpoint_stores_the_turns_verbatim(sim_set
         "respond": "Nice.",
         "KeyEvents": EVENTS,
     }
-    post = ("KeyEvents", "Thoughts", "MaintenancePlan")
+    post = ("KeyEvents", "Thoughts", "MaintenancePlan", "Backgrounds", "Principles")
     with SimulatedEndpoint(table, stall=3) as ep, CaimAgent(sim_settings(ep)) as agent:
         agent.chat("My favourite food is pizza.", user_id="ann", at="2023-04-27T09:00:00")
         ep.faults = fail_first(99, fault, post)

@@ -257,7 +257,14 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     assert st["stored"] == out["stored"] and st["stored"][0]["tags"] == ["hiking"]
     assert st["key_events"][0]["time"] == T0  # the event takes its turn's time
     assert st["messages"] == [] and st["end_session"] is False
-    assert _nodes(st["trace"]) == ["intake", "extract_key_events", "write_thoughts", "maintain", "close_session"]
+    assert _nodes(st["trace"]) == [
+        "intake",
+        "extract_key_events",
+        "write_thoughts",
+        "maintain",
+        "update_profile",
+        "close_session",
+    ]
 
     # Next session on the same thread, streamed as Studio does: the memory is retrieved from Chroma
     # and kept, and the answer's tokens arrive from the respond node.
