@@ -45,6 +45,7 @@ from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.core.types import Route
 from caim.graph.builder import build_post_thinking_graph, build_recall_graph
+from caim.graph.common import within_bounds
 from caim.graph.env import Env
 from caim.graph.policies import get_policy
 from caim.graph.profile import prune, settle
@@ -617,15 +618,8 @@ class Memory:
     def _bounds(self, user: str) -> Callable[[Sequence[str]], bool]:
         """``within_bounds`` for ``user``, the lists read once."""
         ontology = self.services.ontology.current
-        denied = [*self.settings.deny_categories, *self.services.store.denied(user)]
-        allowed = self.settings.allow_categories
-
-        def within(tags: Sequence[str]) -> bool:
-            if denied and any(ontology.under(t, denied) for t in tags):
-                return False
-            return not (allowed and not all(ontology.under(t, allowed) for t in tags))
-
-        return within
+        denied = self.services.store.denied(user)
+        return partial(within_bounds, ontology, settings=self.settings, user_denied=denied)
 
     def history(self, record_id: str, *, user_id: str) -> builtins.list[dict[str, Any]]:
         """A record's chain, oldest first: its own history and that of the records it superseded,

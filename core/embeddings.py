@@ -50,14 +50,17 @@ class Embedder(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         """One text's vector, remembered for a while: a turn's message is embedded once although
         the controller (tag shortlist) and the search both need it."""
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> list[np.ndarray]:
+        """``embed_query`` for several texts, those not remembered embedded in one batch."""
         cache: dict[str, np.ndarray] = self.__dict__.setdefault("_query_cache", {})
-        vec = cache.get(text)
-        if vec is None:
-            vec = np.asarray(self.embed([text])[0], dtype=np.float32)
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        for text, vec in zip(todo, self.embed(todo), strict=True):
             if len(cache) >= 256:
                 cache.pop(next(iter(cache)))
-            cache[text] = vec
-        return vec
+            cache[text] = np.asarray(vec, dtype=np.float32)
+        return [cache[t] if t in cache else np.asarray(self.embed([t])[0], dtype=np.float32) for t in texts]
 
     def similarity(self, texts: list[str]) -> np.ndarray:
         """Cosine similarity of every pair of ``texts`` (an n x n matrix), one embedding batch."""

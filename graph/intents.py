@@ -3,9 +3,10 @@ a user turn a catalogue intent recognises, and the turns after it - becomes a me
 intent unit (``caim.memory.records.IntentUnit``: the slots' values as the user said them, the turn
 each came from, the outcome), so a later request of the same intent is filled from it.
 
-Values and outcome are read by code (``caim.memory.intents.unit_of``); a unit with no slot value is
-not stored. Ids come from (user, session, turn), so a re-run stores nothing twice; units outside the
-privacy bounds are not stored.
+Values and outcome are read by code (``caim.memory.intents.unit_of``); a unit with no slot value, or
+whose sentence names what its turns do not hold (``unsupported``), is not stored. Ids come from
+(user, session, turn), so a re-run stores nothing twice; units outside the privacy bounds are not
+stored.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from caim.graph.steps import IntentsStep
 from caim.memory.intents import Intent, tasks, unit_of, unit_text
 from caim.memory.records import HistoryEntry, IntentUnit, MemoryRecord, SourceTurn, stable_id
 from caim.memory.stm import Exchange, turns
+from caim.memory.text import unsupported
 
 
 def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
@@ -37,6 +39,7 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
         for intent, window in found
         if (unit := unit_of(intent, window)).slots
     ]
+    records = [r for r in records if not unsupported(r.thought, r.source_text())]  # the source holds every value
     ontology = env.svc.ontology.current
     store = env.svc.store
     if records:

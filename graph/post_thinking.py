@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from caim.graph.common import within_bounds
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State
@@ -234,22 +235,6 @@ def _accept_terms(proposals: list[NewTerm], events: list[KeyEvent], env: Env) ->
     return [f"{p.parent}/{p.term}" for p in accepted]
 
 
-def _under(ontology: Ontology, tag: str, roots: list[str]) -> bool:
-    path = ontology.path(tag)
-    return any(tag == r or path == r or path.startswith(r + "/") or f"/{r}/" in f"/{path}/" for r in roots)
-
-
-def _allowed(ontology: Ontology, tags: list[str], env: Env, user_denied: list[str] | None = None) -> bool:
-    """The privacy bounds: no tag under a category the deployment denies or the user denied
-    (``user_denied``, the store's list for the user), and (when an allow-list is set) every tag under
-    an allowed one."""
-    s = env.settings
-    denied = [*s.deny_categories, *(user_denied or [])]
-    if denied and any(_under(ontology, t, denied) for t in tags):
-        return False
-    return not (s.allow_categories and not all(_under(ontology, t, s.allow_categories) for t in tags))
-
-
 def write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     """Store a record per key event, under the user's lock.
 
@@ -365,7 +350,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         if settled.invented:
             refused.append(InventedThought(thought=draft.thought, invented=settled.invented))
         tags = _tags(answers.get(i), nearest[i], ontology)
-        if not _allowed(ontology, tags, env, user_denied):
+        if not within_bounds(ontology, tags, env.settings, user_denied):
             denied += 1
         elif (rec := builder.build(settled, tags)) is not None:
             records.append(rec)

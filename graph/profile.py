@@ -106,7 +106,7 @@ def _refresh(
     by_model = _backgrounds(profile, by_aspect, written, env, session)
     prefs = [r for r in touched if r.polarity is not None]
     named = 0
-    if prefs or any(not p.members for p in profile.principles):
+    if prefs:
         profile.principles, named = _principles(profile, prefs, env, policy)
     profile.updated_at = utcnow()
     return ProfileStep(

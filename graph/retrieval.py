@@ -355,7 +355,9 @@ def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     intent = env.svc.intents.intents[name]
     text = current_input(state, env)
     pool: dict[str, MemoryRecord] = {}
-    for query in search_texts(intent, text):
+    queries = search_texts(intent, text)
+    env.svc.embedder.embed_queries(queries)  # one batch; each search below finds its vector remembered
+    for query in queries:
         pool.update((h.record.id, h.record) for h in _hits(env, policy.weights, query, [], [], SLOT_K))
     units = env.svc.store.page(env.user_id, 0, UNITS, [intent.tag])  # earlier tasks of this intent
     pool.update((r.id, r) for r in units if r.intent is not None and r.intent.name == name)

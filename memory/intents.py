@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from caim.memory.text.polarity import polarity
 from caim.memory.text.slots import slots as stated_slots
 
 Kind = Literal["vocab", "city", "diet", "people", "money", "recipient", "interest", "company"]
-KINDS: tuple[str, ...] = ("vocab", "city", "diet", "people", "money", "recipient", "interest", "company")
+KINDS: tuple[str, ...] = get_args(Kind)
 #: Cosine similarity of a request to an intent's description at which the meaning signal names the
 #: intent when no cue does.
 INTENT_SIMILARITY = 0.4
@@ -217,7 +217,7 @@ CATALOGUE_INTENTS: tuple[Intent, ...] = (
         "find or buy a present for someone",
         (r"\b(?:gift|present)\b", r"\bsomething (?:nice )?for my\b"),
         (
-            Slot("recipient", "my sister, brother, mother, friend", "recipient", _vocab(" ".join(RELATIVES))),
+            Slot("recipient", "my sister, brother, mother, friend", "recipient", tuple(RELATIVES)),
             Slot("interests", "hobbies, loves, is into", "interest"),
             _BUDGET,
             Slot("occasion", "birthday, anniversary, wedding", "vocab", OCCASIONS),

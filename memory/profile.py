@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -82,24 +82,33 @@ _ABOUT_USER = re.compile(
 )
 
 
+#: Most aspects a profile holds (an import's profile is bounded like any other input).
+MAX_ASPECTS = 64
+#: Longest aspect name, session id and thing a profile keeps (characters).
+MAX_NAME = 64
+MAX_ID = 200
+MAX_THING = 80
+Thing = Annotated[str, Field(max_length=MAX_THING)]
+
+
 class Version(BaseModel):
     """An earlier text of a background, with when and from which session it was written."""
 
-    text: str
+    text: str = Field(max_length=MAX_TEXT)
     at: datetime
-    session_id: str = ""
+    session_id: str = Field(default="", max_length=MAX_ID)
     source: Source = "code"
 
 
 class Background(BaseModel):
     """One aspect's paragraph, the memories it is grounded in (``members``) and its earlier versions."""
 
-    aspect: str
+    aspect: str = Field(max_length=MAX_NAME)
     text: str = Field(max_length=MAX_TEXT)
-    members: list[str] = Field(default_factory=list, max_length=MEMBERS)
+    members: list[Annotated[str, Field(max_length=MAX_ID)]] = Field(default_factory=list, max_length=MEMBERS)
     source: Source = "code"
     updated_at: datetime = Field(default_factory=utcnow)
-    session_id: str = ""
+    session_id: str = Field(default="", max_length=MAX_ID)
     history: list[Version] = Field(default_factory=list, max_length=HISTORY_KEPT)
 
     def rewritten(self, text: str, members: Sequence[str], source: Source, session_id: str) -> Background:
@@ -122,10 +131,10 @@ class Principle(BaseModel):
     """A requirement type and what the user likes and dislikes for it, linked to its member memories."""
 
     requirement: str = Field(max_length=80)
-    likes: list[str] = Field(default_factory=list, max_length=THINGS)
-    dislikes: list[str] = Field(default_factory=list, max_length=THINGS)
+    likes: list[Thing] = Field(default_factory=list, max_length=THINGS)
+    dislikes: list[Thing] = Field(default_factory=list, max_length=THINGS)
     summary: str = Field(default="", max_length=MAX_TEXT)
-    members: list[str] = Field(default_factory=list, max_length=PREFERENCES)
+    members: list[Annotated[str, Field(max_length=MAX_ID)]] = Field(default_factory=list, max_length=PREFERENCES)
     source: Source = "code"
 
 
@@ -133,7 +142,9 @@ class Profile(BaseModel):
     """A user's profile: a background per aspect and the preference principles."""
 
     user_id: str
-    backgrounds: dict[str, Background] = Field(default_factory=dict)
+    backgrounds: dict[Annotated[str, Field(max_length=MAX_NAME)], Background] = Field(
+        default_factory=dict, max_length=MAX_ASPECTS
+    )
     principles: list[Principle] = Field(default_factory=list, max_length=MAX_PRINCIPLES)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -305,7 +316,7 @@ def clusters(vectors: np.ndarray) -> np.ndarray:
 
 def _thing(rec: MemoryRecord) -> str:
     found = find_polarity(rec.thought)
-    return (found.thing if found is not None and found.thing else rec.thought)[:80]
+    return (found.thing if found is not None and found.thing else rec.thought)[:MAX_THING]
 
 
 def principle(members: Sequence[MemoryRecord], vectors: np.ndarray, requirement: str) -> Principle:
@@ -316,7 +327,7 @@ def principle(members: Sequence[MemoryRecord], vectors: np.ndarray, requirement:
     central = [members[i].thought.rstrip(". ") for i in order[:CENTRAL]]
     summary = "; ".join(central)
     return Principle(
-        requirement=requirement[:80],
+        requirement=requirement[:MAX_THING],
         likes=list(dict.fromkeys(_thing(r) for r in members if r.polarity == "like"))[:THINGS],
         dislikes=list(dict.fromkeys(_thing(r) for r in members if r.polarity == "dislike"))[:THINGS],
         summary=summary if len(summary) <= MAX_TEXT else summary[: MAX_TEXT - 1] + "…",

@@ -18,6 +18,7 @@ import uuid
 import pytest
 
 from caim.agent import CaimAgent, Settings
+from caim.agent.memory import Memory
 from caim.testing.scripted import scripted_models
 from tests.scripts import SCRIPT
 
@@ -93,6 +94,15 @@ def scripted():
     script = dict(SCRIPT)
     models, calls = scripted_models(script)
     return models, calls, script
+
+
+@pytest.fixture
+def memory(settings, scripted):
+    """A ``Memory`` on ``settings`` answering from the scripted table (``scripted``)."""
+    models, _calls, _script = scripted
+    m = Memory(settings, models=models)
+    yield m
+    m.close()
 
 
 @pytest.fixture

@@ -31,7 +31,6 @@ from mcp.types import CallToolResult
 from typer.testing import Result
 
 from caim.agent.mcp_server import create_http_app, create_server
-from caim.agent.memory import Memory
 from caim.prompts.common import DATA_RULE, quote
 
 TOOLS = {
@@ -166,14 +165,6 @@ def test_cli_refuses_what_it_cannot_serve_safely(tmp_path):
 
 
 # ---- streamable HTTP -------------------------------------------------------------------------------
-@pytest.fixture
-def memory(settings, scripted) -> Iterator[Memory]:
-    models, _calls, _script = scripted
-    m = Memory(settings, models=models)
-    yield m
-    m.close()
-
-
 @pytest.fixture
 def url(memory) -> Iterator[str]:
     """The ``/mcp`` URL of ``create_http_app(memory)`` served by uvicorn in a thread on loopback."""

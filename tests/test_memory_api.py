@@ -16,15 +16,6 @@ from caim.agent.memory import Recall
 from caim.graph.builder import build_post_thinking_graph, build_recall_graph
 from caim.graph.state import Context
 
-
-@pytest.fixture
-def memory(settings, scripted):
-    models, _calls, _script = scripted
-    m = Memory(settings, models=models)
-    yield m
-    m.close()
-
-
 SESSION = [
     {"role": "user", "content": "My sister Ana lives in Lisbon.", "time": "2024-05-07T10:00:00"},
     {"role": "assistant", "content": "Lisbon is lovely in spring.", "time": "2024-05-07T10:00:05"},

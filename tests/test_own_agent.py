@@ -27,7 +27,6 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from pydantic import Field
 
-from caim import Memory
 from caim.agent.tools import memory_tools
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,14 +101,6 @@ def travel_turn(messages: list[BaseMessage]) -> AIMessage:
     if memories:
         parts.append("You told me: " + " ".join(memories))
     return AIMessage(" ".join(parts))
-
-
-@pytest.fixture
-def memory(settings, scripted):
-    models, _calls, _script = scripted
-    m = Memory(settings, models=models)
-    yield m
-    m.close()
 
 
 def _tokens(app, inputs: dict, config: dict, context: dict) -> tuple[list[str], list[str]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from caim import InputError, Memory
+from caim import InputError
 from caim.memory.build import ThoughtDraft, preference
 from caim.memory.records import MemoryRecord
 from caim.memory.text.polarity import polarity
@@ -21,14 +21,6 @@ from tests.scripts import thoughts as scripted_thoughts
 DATA = Path(__file__).parent / "data" / "preferences.jsonl"
 BEACHES = "I can't stand crowded beaches, too noisy."
 T0 = datetime(2024, 5, 7, 10, tzinfo=UTC)
-
-
-@pytest.fixture
-def memory(settings, scripted):
-    models, _calls, _script = scripted
-    m = Memory(settings, models=models)
-    yield m
-    m.close()
 
 
 def said(memory, text, at, user="marta"):

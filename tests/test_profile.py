@@ -10,7 +10,6 @@ import json
 import numpy as np
 import pytest
 
-from caim import Memory
 from caim.agent.facade import Turn
 from caim.memory.profile import PREFERENCES, Background, Profile, about_user, clusters, grounded_text
 from caim.prompts.respond import PROFILE_HEAD
@@ -21,14 +20,6 @@ FOOD = [
     ("I hate spicy food, it burns my stomach.", "2024-05-01T10:01:00"),
 ]
 LATER = [("I really like sushi, salmon above all.", "2024-05-08T10:00:00")]
-
-
-@pytest.fixture
-def memory(settings, scripted):
-    models, _calls, _script = scripted
-    m = Memory(settings, models=models)
-    yield m
-    m.close()
 
 
 def session(memory, said, user=U):
@@ -147,6 +138,7 @@ def test_a_model_principle_naming_what_its_members_do_not_hold_is_refused(memory
 
 # ---- the answer -------------------------------------------------------------------------------------------
 def test_a_concrete_hit_brings_its_aspects_background(memory):
+    assert PROFILE_HEAD not in memory.recall("Do you remember what I said about pasta?", user_id=U).prompt
     session(memory, FOOD)
     session(memory, LATER)
     recall = memory.recall("Do you remember what I said about pasta?", user_id=U)
@@ -160,11 +152,6 @@ def test_what_do_you_know_about_me_is_answered_from_the_profile(agent):
     agent.end_session(user_id=U)
     reply = agent.chat("What do you know about me?", user_id=U)
     assert "food: " in reply.text and "likes: " in reply.text
-
-
-def test_no_profile_no_profile_block(memory):
-    recall = memory.recall("Do you remember what I said about pasta?", user_id=U)
-    assert PROFILE_HEAD not in recall.prompt
 
 
 # ---- forgetting, export, import ------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from caim import Memory
 from caim.memory.text import slots as slots_module
 from caim.memory.text.slots import ATTRIBUTES, slots
 from caim.ontology import Ontology, OntologyStore, Proposal
@@ -20,14 +19,6 @@ from caim.ontology.ontology import SINGLE_VALUED
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2024, 5, 7, 10, tzinfo=UTC)
-
-
-@pytest.fixture
-def memory(settings, scripted):
-    models, _calls, _script = scripted
-    m = Memory(settings, models=models)
-    yield m
-    m.close()
 
 
 def said(memory, *texts, at=T0, user="ana"):
