@@ -9,7 +9,8 @@ speaker. In English, German, French, Spanish, Chinese and Japanese.
 Each scenario's sessions go through the real ``caim.Memory`` API (``remember``, one session each, a
 month apart) with a scripted model that keeps every user turn in its own words and makes no
 maintenance decision, so what closes an old value is code alone. Then ``Memory.search`` (the ranked
-search, no model) answers the question. Reported:
+search, no model; a question asking the user's own single-value fact gets the user's current
+statement of it first: ``caim.memory.retrieval.own_value_first``) answers the question. Reported:
 
 - answered, top current hit: share of questions whose top current hit holds the current value (its
   slot, read by ``caim.memory.text.slots``, or its text naming the value). Target (issue 27): >= 0.95.
@@ -19,7 +20,9 @@ search, no model) answers the question. Reported:
 - one current value: share of scenarios where no current record of the user gives the attribute
   another value;
 - signal: share of statements the code signal reads right (the gold value of the scenario's
-  attribute, or no slot at all for ``statement`` lines).
+  attribute, or no slot at all for ``statement`` lines);
+- questions read: share of scenario questions whose attribute ``caim.memory.text.slots.asked``
+  reads (what puts the user's own value first).
 
 ``--baseline`` runs the scenarios again with the ontology marking no attribute single-valued (the
 feature off), for comparison.
@@ -45,7 +48,7 @@ from typing import Any
 from unittest import mock
 
 from caim import Memory, Settings
-from caim.memory.text.slots import slots
+from caim.memory.text.slots import asked, slots
 from caim.ontology import Ontology
 from caim.testing.scripted import scripted_models
 
@@ -130,6 +133,18 @@ def signal(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, list[int]], list[t
     return per, misses
 
 
+def questions(rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
+    """Per language [right, total] of the question reader on the scenarios' questions."""
+    per: dict[str, list[int]] = {}
+    for row in rows:
+        if row["kind"] == "scenario":
+            for key in (row["lang"], "all"):
+                counts = per.setdefault(key, [0, 0])
+                counts[0] += asked(row["question"]) == row["attribute"]
+                counts[1] += 1
+    return per
+
+
 def _statements(row: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(statement, gold) pairs: the value of the scenario's attribute ("none": no slot of it)."""
     if row["kind"] == "statement":
@@ -212,6 +227,10 @@ def tables(result: dict[str, Any]) -> str:
     if result["misses"]:
         lines += ["", "Signal misses (statement, gold, read):", ""]
         lines += [f"- {text!r}: gold {gold}, read {got}" for text, gold, got in result["misses"]]
+    lines += ["", "Questions read (the attribute asked):", "", "| language | questions | read right | accuracy |"]
+    lines += ["|---|---:|---:|---:|"]
+    asks = result["questions_per"]
+    lines += [f"| {k} | {asks[k][1]} | {asks[k][0]} | {asks[k][0] / asks[k][1]:.3f} |" for k in _rows(asks)]
     return "\n".join(lines)
 
 
@@ -224,17 +243,23 @@ past one), each with the gold current value and a question; and statements that 
 scenario runs through `caim.Memory` (`remember`, one session each, a month apart) with a scripted model that
 keeps every user turn verbatim and makes no maintenance decision, so what closes an old value is code alone
 (`caim.memory.text.slots`, `caim.memory.maintenance.displaced`); `Memory.search` (the ranked search, no model)
-answers the question.
+answers the question. A question that asks the user's own value of a single-value attribute
+(`caim.memory.text.slots.asked`: question patterns per language) gets the best-ranked current record of
+the user stating it first (`caim.memory.retrieval.own_value_first`); a past fact ("I used to live in
+Toronto") or another person's states no value of the user's and is never put first.
 
 - *Answered, top current hit*: the top current hit holds the current value (the issue's target: >= 0.95).
   Another person's fact or a past one ranked first by the search is a miss here.
 - *Answered, first hit stating the attribute*: the first current hit that states the user's value of the
   attribute holds the current value (what an answer about the attribute reads).
 - *One current value*: no current record of the user gives the attribute another value.
-- *Feature off*: the same run with the ontology marking no attribute single-valued.
+- *Feature off*: the same run with the ontology marking no attribute single-valued (no value closes,
+  nothing is put first).
+- *Questions read*: the scenario questions whose attribute the question patterns read.
 
-The set was written by the same session that wrote the cue tables, so these figures are a regression check,
-not an independent estimate of how the signal reads real users.
+The set was written by the same sessions that wrote the cue tables and the question patterns (the last ten
+scenarios were added with the question patterns), so these figures are a regression check, not an
+independent estimate of how the signals read real users.
 
 """
 
@@ -262,6 +287,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             result["baseline"] = scenarios(rows, args.data_dir, "off")[0]
     result["signal_per"], result["misses"] = signal(rows)
     result["signal"] = result["signal_per"]["all"]
+    result["questions_per"] = questions(rows)
+    result["questions"] = result["questions_per"]["all"]
     text = tables(result)
     print(text)
     if args.doc is not None:

@@ -48,7 +48,7 @@ from caim.graph.steps import EarlyFilterStep, FilterStep, GoalStep, PromptStep, 
 from caim.memory.intents import fill, search_texts
 from caim.memory.profile import about_user
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
-from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights
+from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value_first
 from caim.memory.text import asks_about_past, memory_signals, names
 from caim.memory.timeref import TimeRange, TimeSpan, find_expressions, resolve
 from caim.prompts import respond as respond_prompt
@@ -100,7 +100,10 @@ def _search(
 
 
 def _rank(env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[MemoryBrief]:
-    return [h.brief(env.settings.source_chars) for h in _hits(env, weights, text, tags, spans, k)]
+    """The ranked hits as briefs; a question asking the user's single-value fact gets the user's own
+    current statement of it first (``own_value_first``)."""
+    hits = own_value_first(text, _hits(env, weights, text, tags, spans, k), env.svc.ontology.current.single_valued)
+    return [h.brief(env.settings.source_chars) for h in hits]
 
 
 def _hits(env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[Hit]:

@@ -5,6 +5,9 @@ The ranking itself (signals, weights, candidates, the weighted sum, the filter) 
 keeping between searches: each user's records as columns (per write version, within a memory
 budget), a sample of each user's vectors, and the known speakers. The names other modules import
 from here (``Query``, ``Hit``, ``Weights`` and the recipes, ``Columns``) are the package's.
+
+``own_value_first`` works after the ranking: a question asking the user's own single-value fact
+("Where do I live now?") gets the user's current statement of it first.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ from __future__ import annotations
 import threading
 import time as _time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
+from caim.memory.maintenance import record_slots
 from caim.memory.records import as_aware
 from caim.memory.search import (
     DECAY_WEIGHT,
@@ -33,6 +37,7 @@ from caim.memory.search import (
 )
 from caim.memory.search.lexical import BM25_B, BM25_K1, MAX_DF
 from caim.memory.store import MemoryStore
+from caim.memory.text.slots import asked
 
 __all__ = [
     "BM25_B",
@@ -48,6 +53,7 @@ __all__ = [
     "Retriever",
     "Weights",
     "epoch",
+    "own_value_first",
 ]
 
 #: A user's vector sample is drawn again when their record count moved by more than this share …
@@ -179,3 +185,29 @@ class Retriever:
 def epoch(dt: datetime) -> float:
     """Epoch seconds of a datetime (a naive one is taken as UTC, like ``as_aware``)."""
     return as_aware(dt).timestamp()
+
+
+def own_value_first(question: str, hits: Sequence[Hit], single: Callable[[str], bool]) -> list[Hit]:
+    """``hits`` with, when ``question`` asks the user's own value of a single-value attribute
+    (``caim.memory.text.slots.asked``; one that ``single`` marks single-valued), the best-ranked
+    current record of the user stating the user's value of it first; the others keep their order.
+
+    A past fact ("I used to live in Toronto") or another person's ("my wife works for Umbrella")
+    states no value of the user's (``record_slots``), so it never goes first for the ranking alone.
+
+    Args:
+        question: The message searched for.
+        hits: The ranked hits, best first.
+        single: Which attributes hold one value (the ontology's ``single_valued``).
+
+    Returns:
+        The hits, reordered or as they were.
+    """
+    attribute = asked(question)
+    if attribute is None or not single(attribute):
+        return list(hits)
+    for i, hit in enumerate(hits):
+        rec = hit.record
+        if rec.current and rec.speaker in ("", "user") and attribute in record_slots(rec):
+            return [hit, *hits[:i], *hits[i + 1 :]]
+    return list(hits)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from caim.memory.text import slots as slots_module
-from caim.memory.text.slots import ATTRIBUTES, slots
+from caim.memory.text.slots import ATTRIBUTES, asked, slots
 from caim.ontology import Ontology, OntologyStore, Proposal
 from caim.ontology.ontology import SINGLE_VALUED
 
@@ -97,6 +97,48 @@ def test_every_table_names_attributes_of_the_closed_set_only():
         slots_module._attribute("shoe size")
 
 
+@pytest.mark.parametrize(
+    ("question", "want"),
+    [
+        ("Where do I live now?", "location"),
+        ("what's my name", "name"),
+        ("How old am I?", "age"),
+        ("Do I still eat meat?", "diet"),
+        ("What do I do for a living?", "job"),
+        ("Which company do I work for?", "employer"),
+        ("Wo wohne ich jetzt?", "location"),
+        ("Wie heiße ich?", "name"),
+        ("Quel âge ai-je ?", "age"),
+        ("Pour qui est-ce que je travaille ?", "employer"),
+        ("¿A qué me dedico?", "job"),
+        ("¿En qué ciudad vivo?", "location"),
+        ("我叫什么名字？", "name"),
+        ("我在哪家公司上班？", "employer"),
+        ("私の仕事は何ですか？", "job"),
+        ("私は何歳ですか？", "age"),
+    ],
+)
+def test_a_question_asking_the_speakers_own_single_value_fact_names_its_attribute(question, want):
+    assert asked(question) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Where does my sister live?",
+        "Where did I live in 2019?",
+        "I live in Lyon.",
+        "Soy vegetariana.",
+        "What is my favourite band?",
+        "Wo wohnt dein Bruder?",
+        "どこに住んでいますか？",  # no speaker named: asks the listener
+        "你住在哪里？",
+    ],
+)
+def test_other_questions_and_statements_ask_no_single_value_fact(text):
+    assert asked(text) is None
+
+
 # ---- the ontology's marking ----------------------------------------------------------------------
 def test_every_attribute_the_signal_reads_is_a_single_valued_term_of_the_ontology():
     default = Ontology.default()
@@ -175,6 +217,21 @@ def test_an_attribute_the_ontology_does_not_mark_keeps_both_values(memory, monke
     assert len(current(memory)) == 2
 
 
+def test_the_users_own_current_value_comes_first_before_a_past_one_or_another_persons(memory):
+    said(memory, "I live in Chicago.")
+    said(memory, "My brother moved to Miami.", "I used to live in Toronto.", at=T0 + timedelta(days=30))
+    said(memory, "My wife works for Umbrella.", "I work at Hooli.", at=T0 + timedelta(days=60))
+    assert "Chicago" in memory.search("Where do I live now?", user_id="ana", k=5)[0]["thought"]
+    assert "Hooli" in memory.search("Which company do I work for?", user_id="ana", k=5)[0]["thought"]
+
+
+def test_without_the_ontologys_marking_the_ranking_stands(memory, monkeypatch):
+    said(memory, "I live in Chicago.")
+    said(memory, "My brother moved to Miami.", "I used to live in Toronto.", at=T0 + timedelta(days=30))
+    monkeypatch.setattr(Ontology, "single_valued", lambda self, tag: False)
+    assert "Toronto" in memory.search("Where do I live now?", user_id="ana", k=5)[0]["thought"]
+
+
 def test_other_speakers_facts_do_not_close_the_users(memory):
     said(memory, "I live in Porto.")
     said(memory, "My sister lives in Lyon.", at=T0 + timedelta(days=30))
@@ -195,7 +252,7 @@ def test_the_benchmark_answers_single_value_questions_with_the_current_value(tmp
     one, _ = result["one_current"]
     assert one / n >= 0.95  # no second current value
     top, _ = result["answered"]
-    assert top / n >= 0.9  # the top hit: other people's facts may rank first (docs/single-value.md)
+    assert top / n >= 0.95  # the top hit: the user's own current statement goes first
     right, total = result["signal"]
     assert total >= 60 and right / total >= 0.9
     printed = capsys.readouterr().out

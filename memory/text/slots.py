@@ -9,6 +9,10 @@ attribute the value its last statement gives. Patterns start at the speaker ("I 
 Porto") hold no slot. A stated value is a span of the text itself, cut at the first stop word; a
 closed-set value (a diet) is the table's English word, so "vegetarian" said in German and in French
 is the same value. ``Slot.key`` is what two values are compared by.
+
+``asked`` reads the other side: which of these attributes a question asks of its speaker ("Where do
+I live now?" asks ``location``, "¿Cómo me llamo?" ``name``), by question patterns per language that
+start at the speaker too ("Where does my sister live?" asks none).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Literal
 
 from caim.memory.text import lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
 from caim.memory.text.lang import detect
+from caim.memory.text.signals import memory_signals
 from caim.memory.text.tables import SlotWords
 
 Attribute = Literal["name", "age", "location", "diet", "job", "employer"]
@@ -50,6 +55,108 @@ _SENTENCE = re.compile(r"[^.!?\n\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
 _TRIM = " \t'\"\u2019\u201c\u201d-"
 
 
+#: The speaker in Japanese, which a question about them names (a question without it asks of the
+#: listener: "どこに住んでいますか？").
+_ME_JA = r"(?:私|僕|俺|わたし|あたし)"
+#: Per language, (attribute, pattern) pairs of questions that ask the speaker's own value, matched
+#: without regard to case in a question sentence. Present tense only: "Where did I live?" asks of
+#: the past, not the current value.
+_ASKS: dict[str, tuple[tuple[Attribute, str], ...]] = {
+    "en": (
+        ("name", r"\bwhat(?:'s|’s| is| was) my (?:full |first |last |real )?name\b"),
+        ("name", r"\b(?:do|did) you (?:know|remember) my name\b"),
+        ("name", r"\bwhat (?:do|should) (?:you|people) call me\b"),
+        ("age", r"\bhow old am i\b"),
+        ("age", r"\bwhat(?:'s|’s| is) my age\b"),
+        ("location", r"\bwhere (?:do|am|are) (?:i|we) (?:\w+ )?(?:live|living|based|staying)\b"),
+        (
+            "location",
+            r"\b(?:which|what) (?:city|town|country|place) (?:do|am|are) (?:i|we) (?:\w+ )?(?:live|living|based)\b",
+        ),
+        ("location", r"\bwhere(?:'s|’s| is) my home\b"),
+        ("location", r"\bwhere(?:'s|’s| is) home for me\b"),
+        ("diet", r"\bwhat(?:'s|’s| is) my diet\b"),
+        ("diet", r"\bwhat (?:kind of )?diet (?:do|am) i\b"),
+        ("diet", r"\bam i (?:still )?(?:an? )?(?:vegetarian|vegan|pescatarian)\b"),
+        ("diet", r"\bdo i (?:still )?eat meat\b"),
+        ("job", r"\bwhat(?:'s|’s| is) my (?:job|profession|occupation|line of work|job title)\b"),
+        ("job", r"\bwhat do i do for (?:a living|work)\b"),
+        ("job", r"\bwhat (?:kind of )?(?:work|job) do i (?:do|have)\b"),
+        ("employer", r"\bwhere do i (?:\w+ )?work\b"),
+        ("employer", r"\b(?:which|what) (?:company|firm|organi[sz]ation|employer) do i (?:\w+ )?work (?:for|at)\b"),
+        ("employer", r"\bwho do i (?:\w+ )?work for\b"),
+        ("employer", r"\bwho(?:'s|’s| is) my employer\b"),
+    ),
+    "de": (
+        ("name", r"\bwie hei(?:ß|ss)e ich\b"),
+        ("name", r"\b(?:wie|was) ist mein (?:vor)?name\b"),
+        ("age", r"\bwie alt bin ich\b"),
+        ("location", r"\bwo (?:wohne|lebe) ich\b"),
+        ("location", r"\bin welche[mr] (?:stadt|ort|land) (?:wohne|lebe) ich\b"),
+        ("location", r"\bwo bin ich (?:\w+ )?zu ?hause\b"),
+        ("diet", r"\bwie ernähre ich mich\b"),
+        ("diet", r"\bbin ich (?:\w+ )?(?:vegetarier|veganer)(?:in)?\b"),
+        ("diet", r"\besse ich (?:\w+ )?fleisch\b"),
+        ("job", r"\bwas (?:ist mein beruf|bin ich von beruf|mache ich beruflich)\b"),
+        ("job", r"\bals was arbeite ich\b"),
+        ("employer", r"\bwo arbeite ich\b"),
+        ("employer", r"\b(?:bei|für) welche[rms]? (?:firma|unternehmen|arbeitgeber) arbeite ich\b"),
+        ("employer", r"\bwer ist mein arbeitgeber\b"),
+    ),
+    "fr": (
+        ("name", r"\bcomment (?:est-ce que )?je m['’]appelle\b"),
+        ("name", r"\bquel est mon (?:nom|prénom)\b"),
+        ("age", r"\bquel âge (?:ai-je|j['’]ai|est-ce que j['’]ai)\b"),
+        ("location", r"\boù (?:est-ce que )?(?:j['’]habite|je vis|je réside)\b"),
+        ("location", r"\boù (?:habité-je|vis-je)\b"),
+        ("location", r"\bdans quel(?:le)? (?:ville|pays|endroit) (?:est-ce que )?(?:j['’]habite|je vis|vis-je)\b"),
+        ("diet", r"\bquel est mon régime\b"),
+        ("diet", r"\b(?:suis-je|est-ce que je suis) (?:\w+ )?(?:végétarien|végétalien|végan)"),
+        ("diet", r"\b(?:est-ce que je mange|mangé-je) (?:\w+ )?de la viande\b"),
+        ("job", r"\bquel est mon (?:métier|travail|emploi|poste)\b"),
+        ("job", r"\b(?:qu['’]est-ce que je fais|que fais-je) dans la vie\b"),
+        ("employer", r"\boù (?:est-ce que )?je travaille\b"),
+        ("employer", r"\boù travaillé-je\b"),
+        ("employer", r"\bpour (?:qui|quelle (?:entreprise|société|boîte)) (?:est-ce que )?je travaille\b"),
+        ("employer", r"\bquel est mon employeur\b"),
+    ),
+    "es": (
+        ("name", r"\bc[oó]mo me llamo\b"),
+        ("name", r"\bcu[aá]l es mi nombre\b"),
+        ("age", r"\b(?:cu[aá]ntos años|qu[eé] edad) tengo\b"),
+        ("location", r"\bd[oó]nde (?:vivo|resido)\b"),
+        ("location", r"\ben qu[eé] (?:ciudad|pa[ií]s|lugar) (?:vivo|resido)\b"),
+        ("diet", r"\bcu[aá]l es mi dieta\b"),
+        ("diet", r"\bqu[eé] dieta (?:sigo|tengo|llevo)\b"),
+        ("diet", r"\bsoy (?:\w+ )?(?:vegetarian|vegan)[oa]\b"),
+        ("diet", r"\b(?:todav[ií]a )?como carne\b"),
+        ("job", r"\bcu[aá]l es mi (?:trabajo|profesi[oó]n|oficio|empleo)\b"),
+        ("job", r"\b(?:a qu[eé] me dedico|de qu[eé] trabajo)\b"),
+        ("employer", r"\bd[oó]nde trabajo\b"),
+        ("employer", r"\b(?:para|en) (?:qui[eé]n|qu[eé] empresa|qu[eé] compañ[ií]a) trabajo\b"),
+    ),
+    "zh": (
+        ("name", r"我叫什么|我的名字(?:是|叫)?什么"),
+        ("age", r"我(?:今年|现在)?(?:几|多少)岁|我(?:今年|现在)?多大"),
+        ("location", r"我(?:现在|目前)?住在?(?:哪|什么地方)|我(?:现在|目前)?在(?:哪|什么地方)(?:里|儿)?住"),
+        ("diet", r"我(?:的)?饮食|我(?:还)?(?:吃素|吃肉|是素食者?)(?:吗|嘛)"),
+        ("job", r"我(?:是)?(?:做什么|干什么)(?:工作|的)|我的(?:职业|工作)是什么"),
+        (
+            "employer",
+            r"我(?:现在|目前)?在(?:哪|什么公司|哪家公司)(?:里|儿)?(?:工作|上班)|我(?:为|给)(?:哪家公司|谁)工作",
+        ),
+    ),
+    "ja": (
+        ("name", _ME_JA + r"の名前は"),
+        ("age", _ME_JA + r"(?:は|って)?(?:今)?(?:何歳|いくつ)"),
+        ("location", _ME_JA + r"(?:は|って)?(?:今|いま)?どこに住んで"),
+        ("diet", _ME_JA + r"の(?:食生活|食事|ダイエット)|" + _ME_JA + r"(?:は|って)?(?:まだ)?肉を食べ"),
+        ("job", _ME_JA + r"の(?:仕事|職業)は"),
+        ("employer", _ME_JA + r"(?:は|って)?(?:今|いま)?どこ(?:で働いて|に勤めて)"),
+    ),
+}
+
+
 @dataclass(frozen=True)
 class Slot:
     """A single-value fact the speaker states of themselves: the attribute and its value as said."""
@@ -74,6 +181,35 @@ def slots(text: str) -> dict[Attribute, Slot]:
     ({}, {}, {})
     """
     return dict(_read_text(text))
+
+
+def asked(text: str) -> Attribute | None:
+    """The single-value attribute a question asks of its speaker, if any: every language's question
+    patterns (the text's detected language's first) in its sentences that end in a question mark -
+    or, in a text without one, that the question signal (``memory_signals``) calls questions.
+
+    >>> asked("Where do I live now?"), asked("¿Cómo me llamo?"), asked("我在哪里工作？")
+    ('location', 'name', 'employer')
+    >>> asked("what's my name"), asked("Soy vegetariana."), asked("Soy vegetariana?")
+    ('name', None, 'diet')
+    >>> asked("Where does my sister live?"), asked("I live in Lyon."), asked("Where did I live in 2019?")
+    (None, None, None)
+    """
+    first = detect(text).code
+    marked = "?" in text or "\uff1f" in text
+    for sentence in _SENTENCE.finditer(text):
+        said = sentence.group(0).rstrip()
+        if not (said.endswith(("?", "\uff1f")) if marked else memory_signals(said).question):
+            continue
+        for _, attribute, pattern in sorted(_asks(), key=lambda a: a[0] != first):
+            if pattern.search(said):
+                return attribute
+    return None
+
+
+@cache
+def _asks() -> tuple[tuple[str, Attribute, re.Pattern[str]], ...]:
+    return tuple((code, attribute, re.compile(p, re.I)) for code, pairs in _ASKS.items() for attribute, p in pairs)
 
 
 @lru_cache(maxsize=8192)
