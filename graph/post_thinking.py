@@ -25,7 +25,8 @@
    merged by code even without a decision; records naming the same entity are linked. A single-value
    fact (an attribute the ontology marks ``single_valued``: a home city, a diet) given a new value
    closes the older current record whatever the model decided, found among the search hits and the
-   records tagged with the attribute; within the session the later statement wins.
+   records tagged with the attribute; within the session the later statement wins, and so does a
+   later preference that turns an earlier one of the same thing (a like, then a dislike).
 
 The nodes orchestrate: they call the policy and ``caim.memory``'s functions and note the trace; the
 store is their only door to storage.
@@ -490,6 +491,7 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
     if len(new) >= 2:
         new = run.merge_copies(new, env.svc.embedder.similarity([r.thought for r in new]))
     new = run.settle_slots(run.tag_slots(new))  # two values in one session: the later is current
+    new = run.settle_turns(new)  # a like, then a dislike of the same thing in one session: the later is current
     related, decisions, also_same, also_moved = _related(new, env)
     for chunk in _chunks([rec for rec in new if related[rec.id]]):
         _ask_maintain(chunk, related, decisions, env, policy)

@@ -14,7 +14,7 @@ deletes: the old record's validity ends where the new one begins.
 - contradicts: both stay current, linked to each other - except a preference that turned (a like,
   then a dislike of the same thing, or the other way round: ``opposed``): whatever the decision, the
   newer is current and the older is closed as by an update, both noting the contradiction
-  (``apply_turn``);
+  (``apply_turn``); within one session too (``Maintenance.settle_turns``);
 - link: records naming the same person, pet, place or thing are linked.
 
 A single-value attribute (name, age, home city, diet, job, employer: ``caim.memory.text.slots``,
@@ -512,6 +512,30 @@ class Maintenance:
                 if (change := displaced(now_later, now_earlier, self.single)) is not None:
                     by_id[later.id] = self._displace(now_later, now_earlier, change)
                     by_id[earlier.id] = self.store.get(self.user_id, earlier.id) or now_earlier
+        return [by_id[r.id] for r in records]
+
+    def settle_turns(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+        """Within this session's new records, a later preference that turns an earlier one - a like,
+        then a dislike of the same thing, or the reverse (``opposed``) - closes it, kept with history;
+        both note the contradiction (in event time, then turn order), as between sessions.
+
+        Args:
+            records: The session's new records.
+
+        Returns:
+            The records as they stand afterwards, in their order.
+        """
+        by_id = {r.id: r for r in records}
+        prefs = [r for r in records if r.polarity in ("like", "dislike")]
+        ordered = sorted(prefs, key=lambda r: (as_aware(r.event_time), r.turn or 0))
+        for i, later in enumerate(ordered):
+            for earlier in ordered[:i]:
+                now_later, now_earlier = by_id[later.id], by_id[earlier.id]
+                if now_later.current and opposed(now_later, now_earlier):
+                    closed, newer = apply_turn(now_earlier, now_later, self.session_id)
+                    self.store.add([closed, newer])
+                    self._note("contradicts", newer, [closed.id], newer.thought)
+                    by_id[later.id], by_id[earlier.id] = newer, closed
         return [by_id[r.id] for r in records]
 
     def displace(self, new: MemoryRecord, old: MemoryRecord) -> MemoryRecord:

@@ -213,3 +213,18 @@ def test_a_like_and_a_dislike_of_different_things_both_stay_current(memory):
     said(memory, "I hate spicy food, it burns.", "2024-05-01T10:00:00")
     said(memory, "I really like Japanese food.", "2024-05-08T10:00:00")
     assert sorted(r.polarity for r in memory.list(user_id="marta") if r.current) == ["dislike", "like"]
+
+
+def test_a_like_then_a_dislike_of_the_same_thing_in_one_session_closes_the_like_with_history(memory):
+    turns = [
+        {"role": "user", "content": "I love crowded beaches in summer.", "time": "2024-05-07T10:00:00"},
+        {"role": "user", "content": BEACHES, "time": "2024-05-07T10:05:00"},
+    ]
+    memory.remember(turns, user_id="marta", background=False)
+    recs = memory.list(user_id="marta")
+    [old] = [r for r in recs if r.polarity == "like"]
+    [new] = [r for r in recs if r.polarity == "dislike"]
+    assert new.current and old.valid_until is not None and old.superseded_by == new.id
+    assert [h.change for h in old.history][-2:] == ["superseded", "contradicted"]
+    assert "was a like, now a dislike" in old.history[-1].note and "was a like" in new.history[-1].note
+    assert [r.id for r in recs if r.current and r.polarity] == [new.id]  # one current polarity of the thing
