@@ -3,25 +3,36 @@ a user turn a catalogue intent recognises, and the turns after it - becomes a me
 intent unit (``caim.memory.records.IntentUnit``: the slots' values as the user said them, the turn
 each came from, the outcome), so a later request of the same intent is filled from it.
 
+A task is a user turn an intent's cues recognise, else one closest in meaning to an intent's
+description (``INTENT_SIMILARITY``, as a request at recall; not a turn referring to the past).
 Values and outcome are read by code (``caim.memory.intents.unit_of``); a unit with no slot value, or
-whose sentence names what its turns do not hold (``unsupported``), is not stored. Ids come from
-(user, session, turn), so a re-run stores nothing twice; units outside the privacy bounds are not
-stored.
+whose sentence names what its turns do not hold (``unsupported``), is not stored.
+
+A user turn outside any key event of the session that gives a catalogue slot a value
+(``caim.memory.intents.fills_slots``: "there are 8 of us now", "give me techno any day") is kept
+too, verbatim as a raw record tagged with those intents' terms (the same id capture would give it,
+refined later like capture's), so the facts a later task needs are not lost when extraction and
+capture pass over them. Ids come from (user, session, turn), so a re-run stores nothing twice;
+records outside the privacy bounds are not stored.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
+
+import numpy as np
 
 from caim.graph.common import within_bounds
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import State
 from caim.graph.steps import IntentsStep
-from caim.memory.intents import Intent, tasks, unit_of, unit_text
+from caim.memory.capture import raw_record
+from caim.memory.intents import Catalogue, Intent, fills_slots, tasks, unit_of, unit_text
 from caim.memory.records import HistoryEntry, IntentUnit, MemoryRecord, SourceTurn, stable_id
 from caim.memory.stm import Exchange, turns
-from caim.memory.text import unsupported
+from caim.memory.text import asks_about_past, memory_signals, unsupported
 
 
 def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
@@ -33,12 +44,16 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     if not policy.uses_memory:
         return {}
     session = state.get("session_id", "")
-    found = tasks(turns(state.get("messages", [])), env.svc.intents)
+    exchanges = turns(state.get("messages", []))
+    found = tasks(exchanges, env.svc.intents, _by_meaning(env, exchanges))
     records = [
         _record(env, session, intent, window, unit)
         for intent, window in found
         if (unit := unit_of(intent, window)).slots
     ]
+    events = [e for e in state.get("key_events", []) if e.get("origin") != "refine"]  # refine: earlier sessions
+    covered = {e["turn"] for e in events} | {r.turn for r in records}
+    records += _slot_facts(env, session, [t for t in exchanges if t.number not in covered], env.svc.intents)
     records = [r for r in records if not unsupported(r.thought, r.source_text())]  # the source holds every value
     ontology = env.svc.ontology.current
     store = env.svc.store
@@ -52,6 +67,37 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     if records:  # a session with no task leaves no step in the trace
         env.note(IntentsStep(units=[r.intent.name for r in records if r.intent is not None]))
     return {}
+
+
+def _by_meaning(env: Env, exchanges: list[Exchange]) -> list[str]:
+    """Per user turn, the intent closest in meaning to it ("" for none, and for a turn referring to the
+    past), the turns embedded in one batch."""
+    asks = [not (memory_signals(t.user).past_reference or asks_about_past(t.user)) for t in exchanges]
+    texts = [t.user for t, a in zip(exchanges, asks, strict=True) if a]
+    vectors: Iterator[np.ndarray] = iter(np.asarray(env.svc.embedder.embed(texts), dtype=np.float32) if texts else [])
+    embed = env.svc.embedder.embed
+    return [env.svc.intents.by_meaning(next(vectors), embed) if a else "" for a in asks]
+
+
+def _slot_facts(env: Env, session: str, exchanges: list[Exchange], catalogue: Catalogue) -> list[MemoryRecord]:
+    """Raw records of the user turns that give a catalogue slot a value, tagged with its intents' terms."""
+    out = []
+    for t in exchanges:
+        intents = fills_slots(t.user, catalogue)
+        if intents:
+            tags = list(dict.fromkeys(i.tag for i in intents))[:3]
+            out.append(
+                raw_record(
+                    user_id=env.user_id,
+                    session_id=session,
+                    turn=t.number,
+                    text=t.user,
+                    when=t.time or env.now,
+                    tags=tags,
+                    reply=t.assistant,
+                )
+            )
+    return out
 
 
 def _record(env: Env, session: str, intent: Intent, window: list[Exchange], unit: IntentUnit) -> MemoryRecord:

@@ -45,7 +45,7 @@ from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import KnownSlot, Plan, State
 from caim.graph.steps import EarlyFilterStep, FilterStep, GoalStep, PromptStep, RouteSignals, RouteStep, SearchStep
-from caim.memory.intents import fill, search_texts
+from caim.memory.intents import SINGLE_VALUED, fill, search_texts
 from caim.memory.profile import about_user
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value_first
@@ -341,10 +341,11 @@ UNITS = 5
 
 def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     """Goal-aware recall: for a task request (an intent of ``env.svc.intents``: by its cues, else the
-    plan's task, else by meaning),
-    the slots memory fills - each from the newest current memory that gives a value, found by one
-    search per slot - and those still missing; the memories that fill a slot the request leaves open
-    go first among the kept ones (``max_kept`` grows to hold them).
+    plan's task, else by meaning), the slots memory fills - each from the newest current memory that
+    gives a value, found by one search per slot, among earlier tasks of the intent and among the
+    newest records tagged with the single-valued terms its slots take (where the user lives, their
+    diet) - and those still missing; the memories that fill a slot the request leaves open go first
+    among the kept ones (``max_kept`` grows to hold them).
 
     Returns:
         The state update: ``intent``, ``known``, ``missing`` and the ``memories`` with the fillers first.
@@ -364,6 +365,9 @@ def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         pool.update((h.record.id, h.record) for h in _hits(env, policy.weights, query, [], [], SLOT_K))
     units = env.svc.store.page(env.user_id, 0, UNITS, [intent.tag])  # earlier tasks of this intent
     pool.update((r.id, r) for r in units if r.intent is not None and r.intent.name == name)
+    ontology = env.svc.ontology.current
+    terms = {t for s in intent.slots if (t := SINGLE_VALUED.get(s.kind)) and ontology.single_valued(t)}
+    pool.update((r.id, r) for r in env.svc.store.page(env.user_id, 0, UNITS, sorted(terms)) if terms)  # stated facts
     filled = fill(intent, text, list(pool.values()))
     fillers = [pool[k.memory].brief(env.settings.source_chars) for k in filled.known.values()]
     kept = list({m["id"]: m for m in [*fillers, *state.get("memories", [])]}.values())

@@ -35,6 +35,9 @@ KINDS: tuple[str, ...] = get_args(Kind)
 #: Cosine similarity of a request to an intent's description at which the meaning signal names the
 #: intent when no cue does.
 INTENT_SIMILARITY = 0.4
+#: The single-value attribute (``caim.memory.text.slots``, an ontology term marked single-valued)
+#: whose statements fill a slot of each kind: the user's current home city and diet.
+SINGLE_VALUED: dict[str, str] = {"city": "location", "diet": "diet"}
 #: Most intents a deployment's ``intents.json`` may add, and most slots per intent.
 MAX_INTENTS = 32
 MAX_SLOTS = 12
@@ -51,6 +54,14 @@ _PEOPLE = [
     re.compile(rf"\b(?:table|dinner|lunch|booking|reservation|place|room|seats?|tickets?) for {_NUM}\b", re.I),
 ]
 _MONEY = re.compile(r"(?:[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:euros?|dollars?|pounds?|bucks|usd|eur|gbp)\b)", re.I)
+#: An amount in any currency: a number and the word after it, said after a word of spending or cost
+#: ("our budget is 8000 złoty", "shouldn't cost more than 500 kroner"); never a count of time or people.
+_SPENDING = re.compile(
+    r"\b(?:budget|spend|spending|cost|costs|pay|paying|afford|price)\b[^.;!?\d]{0,30}?"
+    r"(?P<amount>\d[\d,.]*\s?(?!(?:minutes?|hours?|days?|nights?|weeks?|months?|years?|people|persons|of|times|"
+    r"percent|kids|children|adults)\b)[^\W\d_]{2,12})\b",
+    re.I,
+)
 RELATIVES = [
     "sister",
     "brother",
@@ -79,6 +90,9 @@ RELATIVES = [
     "uncle",
     "cousin",
 ]
+#: A relation of the speaker's as a clause's subject (where they live is not the user's city).
+_OTHERS = re.compile(r"\b(?:my|our|his|her|their) (?:\w+ )?(?:" + "|".join(RELATIVES) + r")s?\b", re.I)
+_CLAUSE = re.compile(r"[.;!?]|\band\b|\bbut\b|,")
 _WHO = (
     r"wife|husband|partner|girlfriend|boyfriend|friends?|kids|children|family|sister|brother|mom|mum|mother|"
     r"dad|father|parents|colleagues|son|daughter"
@@ -335,10 +349,10 @@ def _intent(d: dict) -> Intent:
 
 # ---- reading one slot from one text --------------------------------------------------------------------------
 def _word(text: str, words: Sequence[str]) -> str:
-    for w in words:
-        if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.I):
-            return w
-    return ""
+    """The word of ``words`` the text says last ("" for none): as for a single value
+    (``caim.memory.text.slots``), a later statement holds ("I used to ..., now only weekends")."""
+    found = [(m.start(), w) for w in words for m in re.finditer(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.I)]
+    return max(found)[1] if found else ""
 
 
 def _people(text: str) -> str:
@@ -348,23 +362,36 @@ def _people(text: str) -> str:
     return ""
 
 
-def _city(text: str) -> str:
-    """A place the user lives in or a task of theirs takes place in, by code: where they moved to, live,
-    come from or are based ("we moved from Lisbon to Porto", "I'm from Manchester", "our flat in
-    Kraków"), else a place after "in" ("the clinic is in Utrecht"); months and weekdays are no place."""
-    for pattern in _PLACES:
+def _city(text: str, mentions: bool = True) -> str:
+    """A place the user lives in or a task of theirs takes place in, by code: a statement of where they
+    live (``caim.memory.text.slots``' location), moved to, come from or are based ("we moved from
+    Lisbon to Porto", "I'm from Manchester", "our flat in Kraków"); with ``mentions``, else a place
+    after "in" ("the clinic is in Utrecht") in a clause whose subject is not someone else ("my sister
+    lives in Ottawa" is her city). Months and weekdays are no place."""
+    if (got := stated_slots(text).get("location")) is not None:
+        return got.value
+    for pattern in _PLACES if mentions else _PLACES[:-1]:
         for m in pattern.finditer(text):
             place = m.group("place")
-            if place.split()[0].lower() not in _NOT_PLACES:
-                return place
+            if place.split()[0].lower() in _NOT_PLACES:
+                continue
+            if pattern is _PLACES[-1] and _OTHERS.search(_CLAUSE.split(text[: m.start()])[-1]):
+                continue
+            return place
     return ""
 
 
+#: ``read_slot``'s recipient when whom a gift is for is not known yet: what anyone close is said to like.
+ANYONE = "*"
+
+
 def _interest(text: str, recipient: str) -> str:
-    """What the person a gift is for likes: said of them by name of relation or by pronoun."""
+    """What the person a gift is for likes: said of them by name of relation or by pronoun
+    (``ANYONE``: of any relation)."""
     if not recipient:
         return ""
-    who = rf"(?:she|he|they|my {re.escape(recipient)}(?: \w+)?)"
+    relation = "(?:" + "|".join(RELATIVES) + ")" if recipient == ANYONE else re.escape(recipient)
+    who = rf"(?:she|he|they|my (?:[a-z]+ )?{relation}(?: \w+)?)"
     text = re.sub(r"\b(she|he)'s\b", r"\1 is", text, flags=re.I)
     m = re.search(
         rf"\b{who}\s+(?:\w+ly\s+)?{_LIKES}\s+(?:(?:to|on|in|with|about)\s+)?([a-z][a-z' -]{{2,40}})", text, re.I
@@ -387,8 +414,7 @@ def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
     if slot.liked and (found := polarity(text)) is not None and found.polarity != "like":
         return ""
     if slot.kind == "city":
-        got = stated_slots(text).get("location")
-        return got.value if got is not None else _city(text)
+        return _city(text)
     if slot.kind == "diet":
         got = stated_slots(text).get("diet")
         return got.value if got is not None else _word(text, slot.vocab)
@@ -396,14 +422,14 @@ def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
         return _people(text)
     if slot.kind == "money":
         m = _MONEY.search(text)
-        return m.group(0).strip() if m else ""
+        return m.group(0).strip() if m else (m2.group("amount") if (m2 := _SPENDING.search(text)) else "")
     if slot.kind == "company":
         m = _COMPANY.search(text)
         return (m.group(1) or m.group(2)).lower() if m else ""
     if slot.kind == "interest":
         return _interest(text, recipient)
     if slot.kind == "recipient":
-        m = re.search(r"\bmy (" + "|".join(RELATIVES) + r")\b", text, re.I)
+        m = re.search(r"\bmy (?:[a-z]+ )?(" + "|".join(RELATIVES) + r")\b", text, re.I)
         return m.group(1).lower() if m else ""
     return _word(text, slot.vocab)
 
@@ -444,11 +470,19 @@ def fill(intent: Intent, request: str, memories: Sequence[MemoryRecord]) -> Fill
 
 
 def _from_memory(slot: Slot, newest: Sequence[MemoryRecord], recipient: str, intent: str) -> Known | None:
-    for rec in newest:
-        unit = rec.intent if rec.intent is not None and rec.intent.name == intent else None
-        value = unit.slots.get(slot.name, "") if unit is not None else read_slot(slot, _user_text(rec), recipient)
-        if value:
-            return Known(value, rec.id, as_aware(rec.event_time).date().isoformat())
+    """The newest memory's value for ``slot``; for a city, a statement of where the user lives (or an
+    earlier task's) first, a place merely mentioned ("in Biarritz") only when no memory states one."""
+    for mentions in (False, True) if slot.kind == "city" else (True,):
+        for rec in newest:
+            unit = rec.intent if rec.intent is not None and rec.intent.name == intent else None
+            if unit is not None:
+                value = unit.slots.get(slot.name, "")
+            elif slot.kind == "city":
+                value = _city(_user_text(rec), mentions)
+            else:
+                value = read_slot(slot, _user_text(rec), recipient)
+            if value:
+                return Known(value, rec.id, as_aware(rec.event_time).date().isoformat())
     return None
 
 
@@ -473,16 +507,39 @@ _OUTCOMES: tuple[tuple[Outcome, re.Pattern[str]], ...] = (
 _OPTION = re.compile(r"\b(?:go (?:with|for)|take|chose|prefer)\s+(?:the\s+)?([^,.;!?]{2,80})", re.I)
 
 
-def tasks(exchanges: Sequence[Exchange], catalogue: Catalogue) -> list[tuple[Intent, list[Exchange]]]:
-    """The session's tasks: each user turn a catalogue intent recognises, with the turns that follow
+def tasks(
+    exchanges: Sequence[Exchange], catalogue: Catalogue, meaning: Sequence[str] = ()
+) -> list[tuple[Intent, list[Exchange]]]:
+    """The session's tasks: each user turn a catalogue intent recognises - by its cues, else by
+    ``meaning`` (the intent closest in meaning to each turn, "" for none) - with the turns that follow
     it (up to ``WINDOW``, or until the next task request)."""
-    starts = [(i, catalogue.recognise(t.user)) for i, t in enumerate(exchanges)]
+    by_meaning = list(meaning) + [""] * (len(exchanges) - len(meaning))
+    starts = [(i, catalogue.recognise(t.user) or by_meaning[i]) for i, t in enumerate(exchanges)]
     starts = [(i, name) for i, name in starts if name]
     out = []
     for n, (i, name) in enumerate(starts):
         end = min(starts[n + 1][0] if n + 1 < len(starts) else len(exchanges), i + 1 + WINDOW)
         out.append((catalogue.intents[name], list(exchanges[i:end])))
     return out
+
+
+_QUESTION = re.compile(r"[^.!?]*\?")
+
+
+def fills_slots(text: str, catalogue: Catalogue) -> list[Intent]:
+    """The intents one of whose slots a user's turn gives a value, read from its statements (its
+    questions left out): the facts a later task needs, kept by post-thinking even when nothing else
+    keeps the turn.
+
+    >>> [i.name for i in fills_slots("There are 8 of us now after the two new hires.", Catalogue())]
+    ['restaurant', 'travel']
+    >>> fills_slots("Also, what's a quick dessert for six?", Catalogue())
+    []
+    """
+    said = _QUESTION.sub(" ", text)
+    if not said.strip():
+        return []
+    return [i for i in catalogue.intents.values() if any(read_slot(s, said, ANYONE) for s in i.slots)]
 
 
 def unit_of(intent: Intent, window: Sequence[Exchange]) -> IntentUnit:

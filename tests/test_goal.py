@@ -99,6 +99,61 @@ def test_where_the_user_lives_or_a_task_takes_place(text, want):
     assert read_slot(Slot("city", "", "city"), text) == want
 
 
+def test_a_relations_city_is_not_the_users_and_a_statement_beats_a_mention():
+    city = Slot("city", "", "city")
+    assert read_slot(city, "My sister lives in Ottawa and keeps asking me to visit.") == ""
+    assert read_slot(city, "Our team in Toronto just hit its goal.") == "Toronto"
+    records = [
+        _record("We moved from Grenoble to Lyon in January.", "2024-01-10"),
+        _record("Last summer we rented an apartment in Biarritz.", "2024-02-10"),
+    ]
+    filled = fill(Catalogue().intents["travel"], "Plan our summer holiday", records)
+    assert filled.known["home_city"].value == "Lyon"  # the newer record only mentions a place
+
+
+def test_amounts_in_any_currency_and_a_relation_with_a_word_before_it():
+    budget = Slot("budget", "", "money")
+    assert read_slot(budget, "Our budget for the holiday is 8000 złoty.") == "8000 złoty"
+    assert read_slot(budget, "A dinner shouldn't cost more than 500 kroner.") == "500 kroner"
+    assert read_slot(budget, "I can spend 3 days there.") == ""
+    recipient = {s.name: s for s in Catalogue().intents["gift"].slots}["recipient"]
+    assert read_slot(recipient, "My best friend Priya just bought her first flat!") == "friend"
+    availability = {s.name: s for s in Catalogue().intents["appointment"].slots}["availability"]
+    assert read_slot(availability, "I used to be free on Mondays, but now only weekends.") == "weekends"
+
+
+def _record(text: str, day: str) -> MemoryRecord:
+    from datetime import datetime
+
+    from caim.memory.records import SourceTurn
+
+    when = datetime.fromisoformat(f"{day}T10:00:00")
+    return MemoryRecord(
+        id=text[:12],
+        user_id=U,
+        thought=text,
+        tags=["personal"],
+        event_time=when,
+        sources=[SourceTurn(role="user", text=text, time=when, turn=1)],
+    )
+
+
+def test_a_slot_fact_no_key_event_keeps_is_kept_and_fills_a_later_task(memory):
+    session = [
+        {"role": "user", "content": "There are 8 of us now after the two new hires.", "time": "2024-03-10T10:00"},
+        {"role": "assistant", "content": "A growing team!", "time": "2024-03-10T10:01"},
+        {"role": "user", "content": "Everyone loved the korean place last time.", "time": "2024-03-10T10:02"},
+        {"role": "assistant", "content": "Good to know.", "time": "2024-03-10T10:03"},
+    ]
+    memory.remember(session, user_id=U, background=False)
+    memory.remember(session, user_id=U, background=False)  # a re-run stores nothing twice
+    kept = [r for r in memory.list(user_id=U) if "8 of us" in r.thought]
+    assert len(kept) == 1 and kept[0].kind == "raw" and "restaurants" in kept[0].tags
+    recall = memory.recall("Could you organise a team dinner for Wednesday?", user_id=U, at="2024-04-01T12:00:00")
+    assert recall.known["party_size"].value == "8" and recall.known["cuisine"].value == "korean"
+    assert {k.memory for k in recall.known.values()} <= {m["id"] for m in recall.memories}
+
+
 def test_who_comes_along_and_what_a_recipient_is_into():
     company = {s.name: s for s in Catalogue().intents["entertainment"].slots}["company"]
     assert read_slot(company, "Went to a jazz night with friends on Friday.") == "friends"
