@@ -53,6 +53,36 @@ def test_the_code_signal_reads_polarity_negation_and_reason(text, want, reason):
     assert reason in text  # the reason is a span of the turn: it asserts nothing the turn does not hold
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("I'm loving it!", "like"),
+        ("Lately, I've been interested in card-making.", "like"),
+        ("Dance is my passion.", "like"),
+        ("Clay is incredible, it brings me so much joy!", "like"),
+        ("I'm not interested in golf.", "dislike"),
+    ],
+)
+def test_more_english_cues(text, want):
+    found = polarity(text)
+    assert found is not None and found.polarity == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I hope they love it!",
+        "You must love seeing how you've grown.",
+        "Their love and support got me through.",
+        "It taught us a lot about love and loyalty.",
+        "Fingers crossed a producer falls in love with it.",
+        "It seems that you are also very interested in tourism.",
+    ],
+)
+def test_another_persons_attitude_or_a_noun_is_no_preference_of_the_speaker(text):
+    assert polarity(text) is None
+
+
 @pytest.mark.parametrize("text", ["Do you like jazz?", "It looks like rain", "I'd like a table for two", "Hi!"])
 def test_questions_and_other_likes_state_no_preference(text):
     assert polarity(text) is None
@@ -204,7 +234,12 @@ def test_the_benchmark_prints_accuracy_per_language_and_writes_its_doc(tmp_path,
     doc = tmp_path / "preferences.md"
     result = bench.main(["--doc", str(doc)])
     hit, n = result["per"]["all"]
-    assert n >= 60 and hit / n >= 0.9
+    assert n >= 200 and hit / n >= 0.9
+    for source in ("locomo-dev", "gvd"):  # turns of real conversations, read from ../shared by reference
+        right, total = result["per"][source]
+        assert total >= 40 and right / total >= 0.9, source
+    kept = [ok for _, ok in result["recalled"]]
+    assert kept and sum(kept) / len(kept) >= 0.9  # "Do I like X?" keeps the stated dislike of X
     printed = capsys.readouterr().out
     assert "| ja |" in printed and f"| all | {n} | {hit} |" in printed and printed.strip() in doc.read_text()
 

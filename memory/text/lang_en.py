@@ -210,6 +210,15 @@ POLARITY = PolarityWords(
         "really into",
         "keen on",
         "mad about",
+        "interested in",
+        "my passion",
+        "i'm loving",
+        "i am loving",
+        "been loving",
+        "brings me joy",
+        "brings me so much joy",
+        "gives me joy",
+        "gives me so much joy",
     ),
     dislikes=(
         "hate",
@@ -323,6 +332,15 @@ POLARITY = PolarityWords(
         "always",
         "very",
         "really",
+    ),
+    others=words(
+        "you your yours you're you've you'd you'll they their them they're they've he his him he's she her"
+        " she's our people everyone everybody who in of with about"
+    ),
+    fillers=words(
+        "must would will do does did really also always still just so totally truly absolutely"
+        " definitely probably might may can could should all both too surely certainly be been very quite"
+        " is are am was were"
     ),
 )
 

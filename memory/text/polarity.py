@@ -2,7 +2,8 @@
 thing, and why.
 
 ``polarity`` finds the first preference cue of a text (per language: ``PolarityWords`` in
-``lang_en`` ... ``lang_ja``), outside questions. A negation shortly before the cue (or just after
+``lang_en`` ... ``lang_ja``), outside questions and other people's attitudes ("you must love it",
+"their love and support"). A negation shortly before the cue (or just after
 it: "mag keine", "好きじゃない") turns a like into a dislike and a dislike into neutral ("I don't
 love it anymore" is a dislike). The reason is always a span of the text itself, so it asserts
 nothing its source does not hold: the rest of the sentence after a reason marker ("because ...",
@@ -65,11 +66,13 @@ def polarity(text: str) -> Preference | None:
     Preference(polarity='dislike', cue="can't stand", reason='too noisy', thing='crowded beaches')
     >>> polarity("I don't love it anymore").polarity, polarity("Do you like jazz?")
     ('dislike', None)
+    >>> polarity("I hope they love it!"), polarity("Their love and support got me through.")
+    (None, None)
     """
     language = detect(text)
     table, unspaced = _TABLES.get(language.code, lang_en.POLARITY), language.unspaced
     for cue, kind in _cues(text, table, unspaced):
-        if _question(text, cue.end()):
+        if _question(text, cue.end()) or _others(text, cue, table):
             continue
         found: Polarity = _FLIP[kind] if _negated(text, cue, table, unspaced) else kind
         reason = _reason(text, cue, table, unspaced)
@@ -100,6 +103,18 @@ def _after_subject(text: str, m: re.Match[str], table: PolarityWords) -> bool:
     """A bare cue ("like") counts right after one of ``before_bare`` ("I like", never "looks like")."""
     before = _WORD.findall(text[: m.start()])
     return bool(before) and before[-1].lower().replace("\u2019", "'") in table.before_bare
+
+
+def _others(text: str, cue: re.Match[str], table: PolarityWords) -> bool:
+    """Is the cue another person's, or a noun ("you must love it", "their love")? The first word
+    before it in its clause, past the table's ``fillers``, is one of its ``others``."""
+    if not table.others:
+        return False
+    for word in reversed(_WORD.findall(text[_clause_start(text, cue.start()) : cue.start()])):
+        said = word.lower().replace("\u2019", "'")
+        if said not in table.fillers:
+            return said in table.others
+    return False
 
 
 def _question(text: str, at: int) -> bool:

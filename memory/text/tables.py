@@ -240,6 +240,9 @@ class PolarityWords:
     is the reason ("because", "weil", "因为"). ``reason_openers``: words that open a clause after
     the cue's clause which is then the reason, opener included ("..., too noisy").
     ``reasons_before``: markers that end a reason told before them in their clause ("うるさいから").
+    ``others``: words that, as the word right before a cue in its clause (past ``fillers`` such as
+    "must", "really"), make the cue another person's attitude or a noun ("you must love it", "their
+    love and support", "fell in love"): no preference of the speaker.
     """
 
     likes: Words = ()
@@ -251,6 +254,8 @@ class PolarityWords:
     reasons: Words = ()
     reason_openers: Words = ()
     reasons_before: Words = ()
+    others: Words = ()
+    fillers: Words = ()
 
 
 @dataclass(frozen=True, eq=False)
