@@ -8,6 +8,15 @@ description (``INTENT_SIMILARITY``, as a request at recall; not a turn referring
 Values and outcome are read by code (``caim.memory.intents.unit_of``); a unit with no slot value, or
 whose sentence names what its turns do not hold (``unsupported``), is not stored.
 
+A task of no catalogue intent - a request whose exchange reached an outcome (booked, ordered,
+cancelled, chosen) that no intent names (``caim.memory.intents.unfamiliar_requests``) - is described
+by the model in a short phrase (``caim.prompts.intents``, one call for the session's such turns,
+under the ``key_events`` role), validated by code (``describe``) and embedded; a description as close
+in meaning to an earlier one of the user's as ``INTENT_SIMILARITY`` takes that one's words, so a
+kind of task keeps one description. Its unit (``OTHER``) holds the description and its vector, which
+a later request is matched against. When the model fails, no such unit is stored (nothing else
+changes).
+
 A user turn outside any key event of the session that gives a catalogue slot a value
 (``caim.memory.intents.fills_slots``: "there are 8 of us now", "give me techno any day") is kept
 too, verbatim as a raw record tagged with those intents' terms (the same id capture would give it,
@@ -29,10 +38,24 @@ from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import State
 from caim.graph.steps import IntentsStep
 from caim.memory.capture import raw_record
-from caim.memory.intents import Catalogue, Intent, fills_slots, tasks, unit_of, unit_text
+from caim.memory.intents import (
+    INTENT_SIMILARITY,
+    OTHER,
+    Catalogue,
+    Intent,
+    closest_task,
+    describe,
+    fills_slots,
+    other_unit,
+    tasks,
+    unfamiliar_requests,
+    unit_of,
+    unit_text,
+)
 from caim.memory.records import HistoryEntry, IntentUnit, MemoryRecord, SourceTurn, stable_id
 from caim.memory.stm import Exchange, turns
 from caim.memory.text import asks_about_past, memory_signals, unsupported
+from caim.prompts import intents as intents_prompt
 
 
 def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
@@ -51,6 +74,8 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
         for intent, window in found
         if (unit := unit_of(intent, window)).slots
     ]
+    in_tasks = [t.number for _, window in found for t in window]  # the turns of the catalogue's tasks
+    records += _unknown_tasks(env, session, exchanges, unfamiliar_requests(exchanges, env.svc.intents, in_tasks))
     events = [e for e in state.get("key_events", []) if e.get("origin") != "refine"]  # refine: earlier sessions
     covered = {e["turn"] for e in events} | {r.turn for r in records}
     records += _slot_facts(env, session, [t for t in exchanges if t.number not in covered], env.svc.intents)
@@ -79,6 +104,38 @@ def _by_meaning(env: Env, exchanges: list[Exchange]) -> list[str]:
     return [env.svc.intents.by_meaning(next(vectors), embed) if a else "" for a in asks]
 
 
+#: Earlier tasks of no catalogue intent read to match a new description against.
+EARLIER_TASKS = 50
+
+
+def _unknown_tasks(env: Env, session: str, exchanges: list[Exchange], asked: list[Exchange]) -> list[MemoryRecord]:
+    """The units of the tasks of no catalogue intent, described by the model; none when it fails."""
+    if not asked:
+        return []
+    numbers = [t.number for t in asked]
+    answer = env.structured(
+        "key_events",
+        intents_prompt.schema(numbers),
+        intents_prompt.messages([(t.number, t.user, t.assistant) for t in asked]),
+    )
+    if answer is None:
+        return []
+    described = {a.turn: d for a in answer.tasks if (d := describe(a.description))}
+    if not described:
+        return []
+    earlier = env.svc.store.page(env.user_id, 0, EARLIER_TASKS, ["plans"])
+    vectors = np.asarray(env.svc.embedder.embed(list(described.values())), dtype=np.float32)
+    out = []
+    for (turn, description), vector in zip(described.items(), vectors, strict=True):
+        same, sim = closest_task(vector, earlier)
+        if same is not None and same.intent is not None and sim >= INTENT_SIMILARITY:
+            description, vector = same.intent.description, np.asarray(same.intent.vector, dtype=np.float32)
+        i = next(i for i, t in enumerate(exchanges) if t.number == turn)
+        window = exchanges[i : i + 2]
+        out.append(_record(env, session, None, window, other_unit(description, vector, window)))
+    return out
+
+
 def _slot_facts(env: Env, session: str, exchanges: list[Exchange], catalogue: Catalogue) -> list[MemoryRecord]:
     """Raw records of the user turns that give a catalogue slot a value, tagged with its intents' terms."""
     out = []
@@ -100,7 +157,7 @@ def _slot_facts(env: Env, session: str, exchanges: list[Exchange], catalogue: Ca
     return out
 
 
-def _record(env: Env, session: str, intent: Intent, window: list[Exchange], unit: IntentUnit) -> MemoryRecord:
+def _record(env: Env, session: str, intent: Intent | None, window: list[Exchange], unit: IntentUnit) -> MemoryRecord:
     first = window[0]
     when = first.time or env.now
     sources = []
@@ -112,12 +169,12 @@ def _record(env: Env, session: str, intent: Intent, window: list[Exchange], unit
         id=stable_id(env.user_id, session, "intent", first.number),
         user_id=env.user_id,
         thought=unit_text(intent, unit),
-        tags=[intent.tag],
+        tags=[intent.tag if intent is not None else "plans"],
         event_time=when,
         valid_from=when,
         session_id=session,
         turn=first.number,
         sources=sources,
-        history=[HistoryEntry(change="created", session_id=session, note=f"task: {intent.name}")],
+        history=[HistoryEntry(change="created", session_id=session, note=f"task: {intent.name if intent else OTHER}")],
         intent=unit,
     )

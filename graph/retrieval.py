@@ -31,6 +31,8 @@ from dataclasses import asdict
 from datetime import datetime, time, timedelta
 from typing import Any, cast
 
+import numpy as np
+
 from caim.core.types import Route
 from caim.graph.common import (
     answer_messages,
@@ -45,7 +47,7 @@ from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import KnownSlot, Plan, State
 from caim.graph.steps import EarlyFilterStep, FilterStep, GoalStep, PromptStep, RouteSignals, RouteStep, SearchStep
-from caim.memory.intents import SINGLE_VALUED, fill, search_texts
+from caim.memory.intents import INTENT_SIMILARITY, OTHER, SINGLE_VALUED, closest_task, fill, search_texts
 from caim.memory.profile import about_user
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value_first
@@ -137,12 +139,29 @@ def found_signals(env: Env, text: str, found: list[MemoryBrief]) -> dict[str, An
 
 
 def _by_meaning(env: Env, text: str) -> str:
-    """A task request's intent by meaning (the signal beside the cues), unless the message refers to
-    the past (a question about an earlier task is no new one)."""
-    if memory_signals(text).past_reference or asks_about_past(text):
-        return ""
+    """A task request's intent by meaning (the signal beside the cues): a catalogue intent's - not for
+    a message that refers to the past (a question about an earlier task is no new one) - else the
+    description of an earlier task of the user's of no catalogue intent (``learned_task``), also in
+    a message that refers to the past ("renew my permit again")."""
     embedder = env.svc.embedder
-    return env.svc.intents.by_meaning(embedder.embed_query(text), embedder.embed)
+    vector = embedder.embed_query(text)
+    past = memory_signals(text).past_reference or asks_about_past(text)
+    return ("" if past else env.svc.intents.by_meaning(vector, embedder.embed)) or learned_task(env, vector)[0]
+
+
+#: The user's newest task records read when a request is matched to a task of no catalogue intent.
+LEARNED = 50
+
+
+def learned_task(env: Env, vector: np.ndarray) -> tuple[str, list[MemoryRecord]]:
+    """The description of the user's earlier task of no catalogue intent closest in meaning to a
+    request (at least ``INTENT_SIMILARITY``), and its records, newest first; ``("", [])`` for none."""
+    tasks = env.svc.store.page(env.user_id, 0, LEARNED, ["plans"])
+    best, sim = closest_task(vector, tasks)
+    if best is None or best.intent is None or sim < INTENT_SIMILARITY:
+        return "", []
+    name = best.intent.description
+    return name, [r for r in tasks if r.intent is not None and r.intent.name == OTHER and r.intent.description == name]
 
 
 def _draft(state: State, env: Env, route: Route, shown: list[MemoryBrief]) -> dict[str, Any] | None:
@@ -334,6 +353,19 @@ def filter_relevant(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
     return {"memories": kept}
 
 
+def _learned_goal(state: State, env: Env, text: str) -> dict[str, Any]:
+    """A request matched to an earlier task of no catalogue intent: its description as the intent,
+    its earlier units first among the kept memories (no slots: nothing known or missing)."""
+    name, units = learned_task(env, env.svc.embedder.embed_query(text))
+    if not name:
+        return {"intent": "", "known": {}, "missing": []}
+    units = units[:UNITS]
+    briefs = [r.brief(env.settings.source_chars) for r in units]
+    kept = list({m["id"]: m for m in [*briefs, *state.get("memories", [])]}.values())
+    env.note(GoalStep(intent=name, known=[], stated=[], missing=[]))
+    return {"intent": name, "known": {}, "missing": [], "memories": kept[: max(env.settings.max_kept, len(briefs))]}
+
+
 #: Ranked records read per slot search of a task request, and earlier tasks of its intent read.
 SLOT_K = 6
 UNITS = 5
@@ -354,10 +386,12 @@ def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     plan = state.get("plan")
     planned = plan.get("intent", "") if plan is not None else ""
     name = signals.get("intent") or planned or signals.get("intent_by_meaning") or ""
-    if not name or "ltm" not in state.get("route", "none") or name not in env.svc.intents.intents:
+    if not name or "ltm" not in state.get("route", "none"):
         return {"intent": "", "known": {}, "missing": []}
-    intent = env.svc.intents.intents[name]
     text = current_input(state, env)
+    if name not in env.svc.intents.intents:  # a task of no catalogue intent the user asked for before
+        return _learned_goal(state, env, text)
+    intent = env.svc.intents.intents[name]
     pool: dict[str, MemoryRecord] = {}
     queries = search_texts(intent, text)
     env.svc.embedder.embed_queries(queries)  # one batch; each search below finds its vector remembered

@@ -573,9 +573,75 @@ def unit_of(intent: Intent, window: Sequence[Exchange]) -> IntentUnit:
     return IntentUnit(name=intent.name, slots=slots, turns=where, outcome=outcome, option=option[:200])
 
 
-def unit_text(intent: Intent, unit: IntentUnit) -> str:
-    """The memory sentence of an intent unit: the intent's name, its slots, its outcome (every value a
-    span of the user's turns)."""
+def unit_text(intent: Intent | None, unit: IntentUnit) -> str:
+    """The memory sentence of an intent unit: the intent's name (a task of no catalogue intent: its
+    description), its slots, its outcome (every value a span of the user's turns)."""
     said = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in unit.slots.items())
     chosen = f", chose {unit.option}" if unit.option else ""
-    return f"Task ({intent.name}){': ' + said if said else ''} - {unit.outcome}{chosen}."
+    name = intent.name if intent is not None else unit.description
+    return f"Task ({name}){': ' + said if said else ''} - {unit.outcome}{chosen}."
+
+
+# ---- tasks of no catalogue intent: described by the model, matched by meaning -------------------------------------
+#: The intent name of a task no catalogue intent names (its unit holds the model's description).
+OTHER = "other"
+#: Words a task's description holds.
+DESCRIPTION_WORDS = range(2, 9)
+
+
+def describe(text: str) -> str:
+    """A model's description of a task, validated: two to eight words of letters (any script; "-" and
+    "'" inside words), no digits or markup, lower-cased; "" when it is none.
+
+    >>> describe("  Order groceries for the week. "), describe("book 2 tickets"), describe("x")
+    ('order groceries for the week', '', '')
+    """
+    said = " ".join(text.split()).strip(" .!\"'").lower()
+    words = said.split()
+    if len(words) not in DESCRIPTION_WORDS or not all(re.fullmatch(r"[^\W\d_]+(?:['-][^\W\d_]+)*", w) for w in words):
+        return ""
+    return said
+
+
+def unfamiliar_requests(exchanges: Sequence[Exchange], catalogue: Catalogue, known: Iterable[int]) -> list[Exchange]:
+    """The user turns that asked for a task no catalogue intent names: a turn outside ``known`` (the
+    turns of the catalogue's tasks) whose exchange, or the next one, reached an outcome (booked,
+    ordered, cancelled, chosen), the outcome's turn not itself a catalogue task's."""
+    skip = set(known)
+    out = []
+    for i, t in enumerate(exchanges):
+        if t.number in skip or not t.user.strip() or catalogue.recognise(t.user):
+            continue
+        window = [w for w in exchanges[i : i + 1 + WINDOW] if w is t or w.number not in skip]
+        if any(cue.search(said) for w in window[:2] for said in (w.user, w.assistant) for _, cue in _OUTCOMES):
+            out.append(t)
+            skip.update(w.number for w in window[:2])
+    return out
+
+
+def other_unit(description: str, vector: Sequence[float], window: Sequence[Exchange]) -> IntentUnit:
+    """The unit of a task of no catalogue intent: its description and embedding, the turn that asked
+    for it, the outcome its turns name."""
+    said = [text for t in reversed(window) for text in (t.assistant, t.user)]
+    outcome: Outcome = next((name for text in said for name, cue in _OUTCOMES if cue.search(text)), "open")
+    return IntentUnit(
+        name=OTHER,
+        turns={"request": window[0].number},
+        outcome=outcome,
+        description=description,
+        vector=[round(float(x), 5) for x in vector],
+    )
+
+
+def closest_task(vector: np.ndarray, records: Iterable[MemoryRecord]) -> tuple[MemoryRecord | None, float]:
+    """The current record holding a task of no catalogue intent whose description is closest in meaning
+    to ``vector`` (a request's, or a new description's), and that similarity; ``(None, 0.0)`` for none."""
+    best: tuple[MemoryRecord | None, float] = (None, 0.0)
+    for rec in records:
+        unit = rec.intent
+        if unit is None or unit.name != OTHER or not unit.vector or not rec.current:
+            continue
+        sim = float(np.asarray(unit.vector, dtype=np.float32) @ vector)
+        if sim > best[1]:
+            best = (rec, sim)
+    return best

@@ -119,13 +119,17 @@ Outcome = Literal["booked", "cancelled", "chosen", "open"]
 
 class IntentUnit(BaseModel):
     """A task the user worked on in a session (goal-aware recall): the intent, its slots' values as
-    the user said them, the turn each came from, the outcome and the option chosen (if any)."""
+    the user said them, the turn each came from, the outcome and the option chosen (if any). A task
+    of no catalogue intent (``name`` "other") holds the model's short ``description`` of it and that
+    description's embedding (``vector``), which a later request is matched against."""
 
     name: str = Field(max_length=32)
     slots: dict[str, str] = Field(default_factory=dict, max_length=12)
     turns: dict[str, int] = Field(default_factory=dict, max_length=12)
     outcome: Outcome = "open"
     option: str = Field(default="", max_length=200)
+    description: str = Field(default="", max_length=80)
+    vector: list[float] = Field(default_factory=list, max_length=4096)
 
 
 class MemoryRecord(BaseModel):

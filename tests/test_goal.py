@@ -257,3 +257,37 @@ def test_your_own_agent_gets_the_same_task_note(settings):
     system = "\n".join(str(m.content) for m in seen[0])
     assert "task request" in system and '"Porto"' in system
     memory.close()
+
+
+PERMIT = [
+    {"role": "user", "content": "Can you renew my parking permit for the car?", "time": "2024-03-10T10:00"},
+    {"role": "assistant", "content": "Done - it's renewed and confirmed until March.", "time": "2024-03-10T10:01"},
+]
+
+
+def _describes(messages, response_format):
+    if "carry out a task" in str(messages[0].content):
+        return {"tasks": [{"turn": 1, "description": "Renew the parking permit."}]}
+    return "no answer"
+
+
+def test_a_task_of_no_catalogue_intent_is_described_embedded_and_matched_later(settings):
+    models = scripted_models({"key_events": _describes, "default": "no answer"})[0]
+    with Memory(settings, persist=False, models=models, background=False) as m:
+        m.remember(PERMIT, user_id=U, background=False)
+        m.remember(PERMIT, user_id=U, background=False)  # a re-run stores nothing twice
+        (unit,) = [r for r in m.list(user_id=U) if r.intent is not None]
+        assert unit.intent.name == "other" and unit.intent.description == "renew the parking permit"
+        assert unit.intent.outcome == "booked" and len(unit.intent.vector) > 100
+        recall = m.recall("Could you sort out my parking permit renewal again?", user_id=U, at="2024-04-01T12:00")
+        assert recall.intent == "renew the parking permit" and recall.memories[0]["id"] == unit.id
+        assert m.recall("What's a good lentil soup recipe?", user_id=U, at="2024-04-01T12:00").intent == ""
+
+
+@pytest.mark.parametrize("answer", ["no answer", {"tasks": [{"turn": 1, "description": "renew 2 permits <b>"}]}])
+def test_no_unknown_intent_when_the_model_fails_or_describes_badly(settings, answer):
+    models = scripted_models({"key_events": lambda m, f: answer, "default": "no answer"})[0]
+    with Memory(settings, persist=False, models=models, background=False) as m:
+        m.remember(PERMIT, user_id=U, background=False)
+        assert not [r for r in m.list(user_id=U) if r.intent is not None]
+        assert m.recall("Could you renew my parking permit again?", user_id=U, at="2024-04-01T12:00").intent == ""
