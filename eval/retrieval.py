@@ -19,7 +19,8 @@ Systems:
 
 Writes ``run.json`` (data, systems, embedder, package versions, each peer's version and
 settings), ``results.json`` (per system: recall@5/10/20 overall and per category, latency
-p50/p95), ``report.md`` and ``report.png``.
+p50/p95), ``questions.jsonl`` (one line per question and system: its recall at each k and the rank
+of each evidence turn among the top 20, to read the misses), ``report.md`` and ``report.png``.
 """
 
 from __future__ import annotations
@@ -226,6 +227,7 @@ class Scores:
 
     recall: dict[int, list[tuple[int, float]]] = field(default_factory=lambda: {k: [] for k in KS})
     latency_ms: list[float] = field(default_factory=list)
+    questions: list[dict] = field(default_factory=list)
 
 
 def run(
@@ -297,6 +299,9 @@ def run(
     }
     (out / "run.json").write_text(json.dumps(run_info, indent=2, default=str), encoding="utf-8")
     (out / "results.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    with (out / "questions.jsonl").open("w", encoding="utf-8") as fh:
+        for name, sc in scores.items():
+            fh.writelines(json.dumps({"system": name, **row}) + "\n" for row in sc.questions)
     (out / "report.md").write_text(render(summary, "report.png" if plot else None), encoding="utf-8")
     if plot:
         plot_summary(summary, out / "report.png")
@@ -350,6 +355,7 @@ class _Bench:
                     hits = self.search(name, conv, q.text, max(KS))
                     scores[name].latency_ms.append((time.perf_counter() - t0) * 1000)
                     score(scores[name], q, hits)
+                    scores[name].questions.append(question_row(conv, q, hits))
                 asked += 1
                 if self.progress:
                     self.progress("questions", asked, total)
@@ -389,6 +395,27 @@ def score(scores: Scores, q: Question, hits: list[set[str]]) -> None:
     for k in KS:
         found = set().union(*hits[:k])
         scores.recall[k].append((q.category, len(found & evidence) / len(q.evidence)))
+
+
+def question_row(conv: Conversation, q: Question, hits: list[set[str]]) -> dict:
+    """One line of ``questions.jsonl``: the question, its recall at each k, and the rank (0 = first)
+    of each of its evidence turns among ``hits`` (``None``: not among them).
+
+    >>> q = Question("3", "Where did Ann go?", 4, ["D1:2", "D2:5"])
+    >>> conv = Conversation("conv-x", ("Ann", "Bob"), [], [q], datetime(2023, 1, 1))
+    >>> row = question_row(conv, q, [{"D1:1"}, {"D2:5"}])
+    >>> row["recall@5"], row["evidence_rank"]
+    (0.5, {'D1:2': None, 'D2:5': 1})
+    """
+    rank: dict[str, int] = {}
+    for i, found in enumerate(hits):
+        for t in found:
+            rank.setdefault(t, i)
+    row: dict = {"conversation": conv.sample_id, "qid": q.qid, "category": CATEGORIES[q.category], "question": q.text}
+    for k in KS:
+        row[f"recall@{k}"] = round(sum(rank.get(e, k) < k for e in q.evidence) / len(q.evidence), 4)
+    row["evidence_rank"] = {e: rank.get(e) for e in q.evidence}
+    return row
 
 
 def _turn_ids(rec: MemoryRecord | None) -> frozenset[str]:

@@ -685,6 +685,15 @@ def test_retrieval_eval_captures_verbatim_and_scores_each_system(tmp_path):
     assert json.loads((tmp_path / "out" / "results.json").read_text())["systems"].keys() == summary["systems"].keys()
     assert (tmp_path / "out" / "report.png").read_bytes()[:4] == b"\x89PNG"
     assert "## recall@10" in (tmp_path / "out" / "report.md").read_text()
+    # one line per question and system, agreeing with the summary, with each evidence turn's rank
+    rows = [json.loads(x) for x in (tmp_path / "out" / "questions.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 * len(retrieval.SYSTEMS)
+    for name in retrieval.SYSTEMS:
+        mine = [r for r in rows if r["system"] == name]
+        for k in (5, 10, 20):
+            assert round(sum(r[f"recall@{k}"] for r in mine) / 3, 4) == summary["systems"][name][f"recall@{k}"]["all"]
+    caim_rows = [r for r in rows if r["system"] == "caim"]
+    assert all(rank is not None and rank < 5 for r in caim_rows for rank in r["evidence_rank"].values())
 
 
 def test_retrieval_eval_cli(tmp_path):
