@@ -127,6 +127,7 @@ def test_a_question_asking_the_speakers_own_single_value_fact_names_its_attribut
     [
         "Where does my sister live?",
         "Where did I live in 2019?",
+        "Where do I usually work out?",
         "I live in Lyon.",
         "Soy vegetariana.",
         "What is my favourite band?",

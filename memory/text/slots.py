@@ -82,7 +82,7 @@ _ASKS: dict[str, tuple[tuple[Attribute, str], ...]] = {
         ("job", r"\bwhat(?:'s|’s| is) my (?:job|profession|occupation|line of work|job title)\b"),
         ("job", r"\bwhat do i do for (?:a living|work)\b"),
         ("job", r"\bwhat (?:kind of )?(?:work|job) do i (?:do|have)\b"),
-        ("employer", r"\bwhere do i (?:\w+ )?work\b"),
+        ("employer", r"\bwhere do i (?:\w+ )?work\b(?! ?out)"),
         ("employer", r"\b(?:which|what) (?:company|firm|organi[sz]ation|employer) do i (?:\w+ )?work (?:for|at)\b"),
         ("employer", r"\bwho do i (?:\w+ )?work for\b"),
         ("employer", r"\bwho(?:'s|’s| is) my employer\b"),
