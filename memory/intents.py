@@ -25,9 +25,13 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from caim.memory.intent_langs import TABLES, IntentWords, vocab_pattern
+from caim.memory.intent_langs import cue as language_cue
 from caim.memory.records import IntentUnit, MemoryRecord, Outcome, as_aware
 from caim.memory.stm import Exchange
+from caim.memory.text.lang import detect
 from caim.memory.text.polarity import polarity
+from caim.memory.text.slots import Attribute
 from caim.memory.text.slots import slots as stated_slots
 
 Kind = Literal["vocab", "city", "diet", "people", "money", "recipient", "interest", "company"]
@@ -37,7 +41,10 @@ KINDS: tuple[str, ...] = get_args(Kind)
 INTENT_SIMILARITY = 0.4
 #: The single-value attribute (``caim.memory.text.slots``, an ontology term marked single-valued)
 #: whose statements fill a slot of each kind: the user's current home city and diet.
-SINGLE_VALUED: dict[str, str] = {"city": "location", "diet": "diet"}
+SINGLE_VALUED: dict[str, Attribute] = {"city": "location", "diet": "diet"}
+#: Most words of a text detected as English that is still tried against other languages' cues (a
+#: short text gives detection few words to vote with).
+GUESSED_WORDS = 5
 #: Most intents a deployment's ``intents.json`` may add, and most slots per intent.
 MAX_INTENTS = 32
 MAX_SLOTS = 12
@@ -318,10 +325,19 @@ class Catalogue:
         return cls([*CATALOGUE_INTENTS, *added])
 
     def recognise(self, text: str) -> str:
-        """The intent whose cues the message matches first (catalogue order), "" for none."""
-        for name, cue in self._cues.items():
-            if cue.search(text):
+        """The intent whose cues the message matches first (catalogue order), "" for none: the
+        intents' own (English) cues, then those of the message's language (``caim.memory.intent_langs``);
+        a short text detected as English (``GUESSED_WORDS`` words at most: detection's guess for "Busco
+        un regalo.") is tried against German's, French's and Spanish's cues too."""
+        for name, pattern in self._cues.items():
+            if pattern.search(text):
                 return name
+        code = detect(text).code
+        guessed = code == "en" and len(text.split()) <= GUESSED_WORDS
+        for lang in ("de", "fr", "es") if guessed else (code,) if code in TABLES else ():
+            for name in self.intents:
+                if (found := language_cue(lang, name)) is not None and found.search(text):
+                    return name
         return ""
 
     def by_meaning(self, vector: np.ndarray, embed: Callable[[list[str]], list[list[float]]]) -> str:
@@ -402,6 +418,46 @@ def _interest(text: str, recipient: str) -> str:
     return _TRAILING.sub("", value).strip()
 
 
+#: The closed vocabulary of each catalogue slot, by the name a language's table files it under.
+VOCABULARIES: dict[tuple[str, ...], str] = {
+    CUISINES: "cuisine",
+    DIETS: "diet",
+    LODGING: "lodging",
+    TRANSPORT: "transport",
+    OCCASIONS: "occasion",
+    PROVIDERS: "provider",
+    TIMES: "time",
+    GENRES: "genre",
+}
+
+
+def _read_in(slot: Slot, text: str, table: IntentWords) -> str:
+    """``read_slot`` for a text in a language other than English, with its table: a closed-vocabulary
+    value as the catalogue's English word (the word said last), a number of people as digits, an
+    amount, whom a gift is for or who comes along; where the user lives and their diet by
+    ``caim.memory.text.slots``. What a recipient likes is read in English only."""
+    if slot.kind in ("city", "diet") and (got := stated_slots(text).get(SINGLE_VALUED[slot.kind])) is not None:
+        return got.value
+    if slot.kind == "people":
+        for pattern in table.people:
+            if m := re.search(pattern, text, re.I):
+                return table.numbers.get(m.group("n").lower(), m.group("n"))
+        return ""
+    if slot.kind == "money":
+        m = re.search(table.money, text, re.I)
+        return m.group(0).strip() if m else ""
+    if slot.kind in ("recipient", "company"):
+        rel = "(?P<rel>" + "|".join(sorted(map(re.escape, table.relatives), key=len, reverse=True)) + ")"
+        pattern = (table.mine if slot.kind == "recipient" else table.company).replace("{rel}", rel)
+        m = re.search(pattern, text, re.I)
+        if m is None:
+            return ""
+        return table.relatives[m.group("rel").lower()] if slot.kind == "recipient" else m.group(0).strip()
+    kind = VOCABULARIES.get(slot.vocab, "")
+    found = [(m.start(), v) for p, v in vocab_pattern(table.code, kind) for m in p.finditer(text)] if kind else []
+    return max(found)[1] if found else (_word(text, slot.vocab) if slot.kind == "vocab" else "")
+
+
 def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
     """The value ``text`` gives ``slot`` ("" for none); ``recipient``: whom a gift is for (its
     ``interest`` slot reads what they like).
@@ -413,6 +469,8 @@ def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
     """
     if slot.liked and (found := polarity(text)) is not None and found.polarity != "like":
         return ""
+    if (table := TABLES.get(detect(text).code)) is not None:
+        return _read_in(slot, text, table)
     if slot.kind == "city":
         return _city(text)
     if slot.kind == "diet":
@@ -523,7 +581,7 @@ def tasks(
     return out
 
 
-_QUESTION = re.compile(r"[^.!?]*\?")
+_QUESTION = re.compile(r"[^.!?\u3002\uff01\uff1f]*[?\uff1f]")
 
 
 def fills_slots(text: str, catalogue: Catalogue) -> list[Intent]:

@@ -1,0 +1,45 @@
+"""Goal-aware recall's words per language other than English: request cues and slot readers.
+
+One module per language (``caim.memory.text.intents_de`` ... ``intents_ja``), each an ``IntentWords`` table in
+the style of ``caim.memory.text.lang_*``; ``caim.memory.intents`` reads a text with the table of its
+language (``caim.memory.text.lang.detect``), English with its own patterns. A closed-vocabulary
+value is the English word of the catalogue (``"italienisch"`` and ``"italien"`` are both
+``"italian"``), so a value said in one language matches one said in another, as the single-value
+slots do (``caim.memory.text.slots``). Where the user lives and their diet are read by
+``caim.memory.text.slots`` (six languages); what a gift's recipient likes is read in English only.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from caim.memory.text import intents_de, intents_es, intents_fr, intents_ja, intents_zh
+from caim.memory.text.intent_words import IntentWords
+
+TABLES: dict[str, IntentWords] = {
+    t.code: t for t in (intents_de.TABLE, intents_fr.TABLE, intents_es.TABLE, intents_zh.TABLE, intents_ja.TABLE)
+}
+
+__all__ = ["TABLES", "IntentWords", "cue", "vocab_pattern"]
+
+
+@cache
+def cue(code: str, intent: str) -> re.Pattern[str] | None:
+    """The compiled request cues of ``intent`` in language ``code`` (None for none)."""
+    table = TABLES.get(code)
+    cues = table.cues.get(intent, ()) if table is not None else ()
+    return re.compile("|".join(cues), re.I) if cues else None
+
+
+@cache
+def vocab_pattern(code: str, kind: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """A language's words of one vocabulary (``cuisine``, ``diet`` ...) as (pattern, English value);
+    a spaced language's word may take an ending ("italienische")."""
+    table = TABLES.get(code)
+    if table is None:
+        return ()
+    words = table.vocab.get(kind, {})
+    if table.unspaced:
+        return tuple((re.compile(re.escape(w)), v) for w, v in words.items())
+    return tuple((re.compile(rf"(?<!\w){re.escape(w)}\w{{0,3}}(?!\w)", re.I), v) for w, v in words.items())

@@ -1,0 +1,35 @@
+"""The shape of one language's goal-aware recall table (``caim.memory.intent_langs``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class IntentWords:
+    """One language's words for goal-aware recall.
+
+    - ``cues``: per catalogue intent, regular expressions of a request for it;
+    - ``vocab``: per closed vocabulary (``cuisine``, ``diet``, ``lodging``, ``transport``,
+      ``occasion``, ``provider``, ``time``, ``genre``), the language's word -> the catalogue's
+      English value;
+    - ``people``: patterns of a number of people, group ``n`` a digit or a word of ``numbers``;
+    - ``numbers``: number words -> digits;
+    - ``money``: a pattern of an amount;
+    - ``relatives``: a relation's word -> the English relation;
+    - ``mine``: a pattern of the user's relation, ``{rel}`` where the relation's word stands ("meine
+      {rel}": the recipient of a gift);
+    - ``company``: a pattern of a relation who comes along ("mit meiner {rel}", "{rel}と");
+    - ``unspaced``: written without spaces (words matched anywhere).
+    """
+
+    code: str
+    cues: dict[str, tuple[str, ...]]
+    vocab: dict[str, dict[str, str]]
+    people: tuple[str, ...]
+    numbers: dict[str, str]
+    money: str
+    relatives: dict[str, str]
+    mine: str
+    company: str
+    unspaced: bool = False
