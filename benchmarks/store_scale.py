@@ -287,9 +287,9 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
             spent += fill(store, f"u{u}", args.per_user, text, vectors, args.batch, bar, task)
         fill_s = time.perf_counter() - fill_start  # the writes and the making of their text
         drain = bar.add_task("vector index (catching up)", total=total)
-        while (left := store.unindexed(total)) > 0:
+        while (left := store.unindexed(total)) > 0:  # counting reads the pending rows: not too often
             bar.update(drain, completed=total - left)
-            time.sleep(0.5)
+            time.sleep(2.0)
         store.flush()
         bar.update(drain, completed=total)
         index_s = time.perf_counter() - fill_start  # the indexer runs beside the writes: writes and indexing together

@@ -49,8 +49,9 @@ Progress = Callable[[int, int], None]
 #: interpreter while it inserts (no other thread runs): the background indexer sends ``INDEX_CHUNK``
 #: when no write has run for ``QUIET_S`` seconds, and ``WRITES_CHUNK`` when a stream of writes kept it
 #: waiting ``WRITES_FIRST_S`` seconds (so a write waits for at most one small call, and indexing is
-#: delayed by writes, never stopped).
-INDEX_CHUNK = 1000
+#: delayed by writes, never stopped). A large chunk when quiet: each call saves the collection's
+#: graph and its whole id map once (``caim.memory.vectors.BATCH``), a cost that grows with the records.
+INDEX_CHUNK = VECTOR_BATCH
 WRITES_CHUNK = 100
 QUIET_S = 0.2
 WRITES_FIRST_S = 1.0

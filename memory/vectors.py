@@ -38,8 +38,10 @@ log = logging.getLogger(__name__)
 _CLIENT_LOCK = threading.Lock()  # chromadb's client start-up is not safe from several threads at once
 #: Chroma's embedded store takes one writing process at a time: writers on one directory queue on this file.
 WRITER_LOCK = ".writer.lock"
-#: Largest batch sent to Chroma in one call.
-BATCH = 1000
+#: Largest batch sent to Chroma in one call (chromadb's embedded store takes up to 5,461). The
+#: embedded index saves a collection (its graph's changed parts and its whole id map) after each
+#: call that brings it ``hnsw:sync_threshold`` (1,000) changes or more: larger calls, fewer saves.
+BATCH = 5000
 #: The graph settings of a user's new collection (HNSW; collections made before keep theirs): a
 #: narrower search while inserting and a wider one while querying than chromadb's defaults (100 and
 #: 100), which costs about a fifth less to build and finds as many of the true nearest (docs/scale.md).
