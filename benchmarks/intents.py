@@ -26,7 +26,8 @@ session>)``. From the ``Recall``: ``intent``, ``known`` (slot -> value, source m
 ``--model scripted`` (the default) answers every role with a scripted model whose every structured
 call fails (``"no answer"``), so the figures are those of the code paths. ``--model bundled`` uses
 the deployment's configured model (slow on CPU: ``--limit N`` runs the first N scenarios of each
-intent).
+intent; the scenarios run in turn by intent, and a bundled run rewrites its section of ``--doc``
+after each scenario, marked partial until the last, so a run stopped early leaves what it measured).
 
 Usage::
 
@@ -46,7 +47,7 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -161,15 +162,32 @@ def score(row: dict[str, Any], out: Outcome, tally: Tally) -> None:
         tally.misses.append(f"{row['id']}: intent {out.intent!r}, gold {row['intent']!r}")
 
 
-def run(rows: Sequence[dict[str, Any]], model: str) -> dict[str, Tally]:
-    """Every scenario through ``caim.Memory``; a tally per intent and ``all``."""
+def run(
+    rows: Sequence[dict[str, Any]], model: str, each: Callable[[dict[str, Tally], int], None] | None = None
+) -> dict[str, Tally]:
+    """Every scenario through ``caim.Memory``; a tally per intent and ``all``. ``each`` is called after
+    every scenario with the tallies so far and the number of scenarios done."""
     tallies = {key: Tally() for key in (*INTENTS, "all")}
-    for row in rows:
+    for done, row in enumerate(rows, 1):
         out = run_scenario(row, model)
         for key in (row["intent"], "all"):
             score(row, out, tallies[key])
         print(f"{row['id']}: intent {out.intent!r}, known {out.known}", file=sys.stderr)
+        if each is not None:
+            each({k: t for k, t in tallies.items() if t.scenarios}, done)
     return {k: t for k, t in tallies.items() if t.scenarios}
+
+
+def interleaved(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The scenarios in turn by intent (each intent's first, then each one's second...), so that a run
+    stopped early still covers every intent."""
+    by_intent: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_intent.setdefault(row["intent"], []).append(row)
+    out = []
+    for i in range(max((len(v) for v in by_intent.values()), default=0)):
+        out += [v[i] for v in by_intent.values() if i < len(v)]
+    return out
 
 
 def _ratio(num: float, den: float) -> str:
@@ -263,11 +281,20 @@ def title(model: str, data: Path) -> str:
     return model if data.resolve() == DATA.resolve() else f"{model}, {data.name}"
 
 
-def section(model: str, command: str, commit: str, text: str, data: Path = DATA) -> str:
-    """One run's section of the doc: the command, the commit it started at, the model, the figures."""
+def section(
+    model: str, command: str, commit: str, text: str, data: Path = DATA, done: tuple[int, int] | None = None
+) -> str:
+    """One run's section of the doc: the command, the commit it started at, the model, the figures;
+    ``done``: (scenarios done, scenarios to run) while the run is still going."""
+    partial = (
+        f"**Partial**: written after {done[0]} of the {done[1]} scenarios (the run rewrites this section after "
+        "each scenario, in turn by intent; the figures cover only the scenarios done).\n"
+        if done is not None and done[0] < done[1]
+        else ""
+    )
     return (
         f"## {title(model, data)}\n\nWritten by `{command}`, started at commit `{commit}` "
-        f"(`-dirty`: with uncommitted changes).\nModel: {MODELS[model]}.\n\n{text}\n"
+        f"(`-dirty`: with uncommitted changes).\n{partial}Model: {MODELS[model]}.\n\n{text}\n"
     )
 
 
@@ -290,15 +317,20 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Tally]:
     ap.add_argument("--model", choices=sorted(MODELS), default="scripted")
     ap.add_argument("--limit", type=int, default=None, help="run the first N scenarios of each intent only")
     args = ap.parse_args(argv)
-    rows = first(load(args.data), args.limit)
+    rows = interleaved(first(load(args.data), args.limit))
     commit = revision()
-    tallies = run(rows, args.model)
-    text = table(tallies)
-    print(text)
-    if args.doc is not None:
-        words = sys.argv[1:] if argv is None else list(argv)
-        command = shlex.join(["python", "benchmarks/intents.py", *words])
-        write_doc(args.doc, title(args.model, args.data), section(args.model, command, commit, text, args.data))
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = shlex.join(["python", "benchmarks/intents.py", *words])
+    key = title(args.model, args.data)
+
+    def write(tallies: dict[str, Tally], done: int) -> None:
+        if args.doc is not None:
+            body = section(args.model, command, commit, table(tallies), args.data, (done, len(rows)))
+            write_doc(args.doc, key, body)
+
+    tallies = run(rows, args.model, write if args.model == "bundled" else None)
+    print(table(tallies))
+    write(tallies, len(rows))
     return tallies
 
 
