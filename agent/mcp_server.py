@@ -91,7 +91,11 @@ class RecallResult(BaseModel):
     route: str = Field(description="What memory the controller chose for the message (none: no memory needed).")
     memories: list[MemoryItem]
     prompt: str = Field(description="The memories as a block ready for a system prompt (empty when none).")
-    intent: str = Field(default="", description="For a task request, its intent (restaurant, travel, ...).")
+    intent: str = Field(
+        default="",
+        description="For a task request, its intent (restaurant, travel, ...), or the description of an earlier "
+        "task of the user's that no catalogue intent names (no slots).",
+    )
     known: dict[str, KnownItem] = Field(default_factory=dict, description="The task's slots memory fills.")
     missing: list[str] = Field(default_factory=list, description="The task's slots still to ask the user for.")
 
