@@ -25,7 +25,9 @@ session>)``. From the ``Recall``: ``intent``, ``known`` (slot -> value, source m
 
 ``--model scripted`` (the default) answers every role with a scripted model whose every structured
 call fails (``"no answer"``), so the figures are those of the code paths. ``--model bundled`` uses
-the deployment's configured model (slow on CPU: ``--limit N`` runs the first N scenarios of each
+the deployment's configured model, each role where its role record puts it (the bundled model's
+shipped record puts the roles it does not beat code on, on code); ``--model bundled-every-role``
+puts every role on the model (slow on CPU: ``--limit N`` runs the first N scenarios of each
 intent; the scenarios run in turn by intent, and a bundled run rewrites its section of ``--doc``
 after each scenario, marked partial until the last, so a run stopped early leaves what it measured).
 
@@ -55,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from caim import Memory, Settings
+from caim.core.types import PROBED
 from caim.testing.scripted import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,6 +102,8 @@ class Tally:
 def _memory(model: str) -> Iterator[Memory]:
     if model == "bundled":
         memory = Memory(Settings.load(), persist=False, background=False)
+    elif model == "bundled-every-role":
+        memory = Memory(Settings.load(use_model_for=list(PROBED)), persist=False, background=False)
     else:
         scripted = ScriptedChatModel(script={"default": "no answer"})
         settings = Settings(_env_file=None)  # type: ignore[call-arg]  # pydantic-settings
@@ -250,7 +255,11 @@ slot filling tuned on the main set generalises.
 MODELS = {
     "scripted": "scripted (`ScriptedChatModel` answering `no answer` to every role: every model call fails, "
     "so these are the code paths)",
-    "bundled": "the deployment's configured model (`Settings.load()`)",
+    "bundled": "the deployment's configured model (`Settings.load()`), each role on the model or on code as "
+    "the model's role record says (`caim models show`; for the bundled model, `core/model_roles.json`)",
+    "bundled-every-role": "the deployment's configured model on every role a record can put on code "
+    "(`Settings.load(use_model_for=PROBED)`, as `CAIM_USE_MODEL_FOR` would: plan, relevance, key events, "
+    "thoughts, maintain, summarize, profile), whatever its role record says",
 }
 
 
@@ -328,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Tally]:
             body = section(args.model, command, commit, table(tallies), args.data, (done, len(rows)))
             write_doc(args.doc, key, body)
 
-    tallies = run(rows, args.model, write if args.model == "bundled" else None)
+    tallies = run(rows, args.model, write if args.model != "scripted" else None)
     print(table(tallies))
     write(tallies, len(rows))
     return tallies
