@@ -4,14 +4,20 @@ A task request ("book us a table on Friday", "find a gift for my sister") needs 
 long ago. ``CATALOGUE`` holds the built-in intents - restaurant, travel, gift, appointment,
 entertainment - each with its slots; a deployment adds its own in ``intents.json`` in the data dir
 (``Catalogue.load``; same shape as ``Intent.as_dict``). ``Catalogue.recognise`` names the intent of a
-message by its cues (English tables), ``Catalogue.by_meaning`` by its closeness to the intents'
+message by its cues (English here; German, French, Spanish, Chinese and Japanese in
+``caim.memory.intent_langs``), ``Catalogue.by_meaning`` by its closeness to the intents'
 descriptions (the signal beside the cues, for requests they miss); ``read_slot`` reads one slot's
-value from one text (a closed vocabulary, a number of people, an amount, the user's home city or
-diet through ``caim.memory.text.slots``, the hobbies of the person a gift is for, who comes along);
-``fill`` reads every slot the request leaves open from the memories, newest first - a dislike never fills a slot
-asking what the user likes - and says which slots are known (value, the memory it came from, its
-date) and which are still missing. ``tasks`` and ``unit_of`` read the tasks of a session as intent
-units (``caim.memory.records.IntentUnit``) for post-thinking to store.
+value from one text in its language (a closed vocabulary, a number of people, an amount, the user's
+home city or diet through ``caim.memory.text.slots``, the hobbies of the person a gift is for, who
+comes along); ``fill`` reads every slot the request leaves open from the memories, newest first - a
+dislike never fills a slot asking what the user likes, a statement of where the user lives beats a
+place merely mentioned - and says which slots are known (value, the memory it came from, its date)
+and which are still missing. ``tasks`` and ``unit_of`` read the tasks of a session as intent units
+(``caim.memory.records.IntentUnit``) for post-thinking to store; ``fills_slots`` says which intents
+a user's statement gives a slot value (a fact post-thinking keeps). A task of no catalogue intent
+(``OTHER``) is described by the model: ``unfamiliar_requests`` finds its turns, ``describe``
+validates the description, ``other_unit`` holds it with its embedding, ``closest_task`` matches a
+later request to it by meaning.
 """
 
 from __future__ import annotations
