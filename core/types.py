@@ -22,7 +22,7 @@ Role = Literal[
 ROLES: tuple[Role, ...] = get_args(Role)
 
 #: Roles measured against a code fallback (``caim models probe``); the answer itself has none.
-Probed = Literal["plan", "relevance", "key_events", "thoughts", "maintain", "summarize"]
+Probed = Literal["plan", "relevance", "key_events", "thoughts", "maintain", "summarize", "profile"]
 PROBED: tuple[Probed, ...] = get_args(Probed)
 
 #: Which memory a turn uses: none, the current session (stm), past sessions (ltm), or both.

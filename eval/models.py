@@ -17,6 +17,12 @@ and code alike:
 - maintain: 1 per right decision and target (code: "same" at cosine similarity
   ``DUPLICATE``, else "new");
 - summarize: 1 per fact the summary names (code: no summary);
+- profile: 1 per aspect background that names every fact of the aspect's memories, holds no name,
+  number or date they (or the paragraph before) do not hold, and takes at most three sentences, as
+  its prompt asks (code: the aspect's newest memories listed, ``caim.memory.profile.listed``); 1 per
+  preference group whose requirement (at most four words) names its kind and whose one-sentence,
+  grounded summary names each of its likes and dislikes (code: the group's most common tag and its
+  central memories, ``caim.memory.profile.principle``);
 - respond: 1 per answer that uses its memory (no code fallback: reported, never switched).
 
 ``caim models probe`` writes the result to ``<data dir>/model_roles.json``; from then on a role
@@ -32,6 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import typer
 from langchain_core.messages import AIMessage, HumanMessage
 
@@ -48,14 +55,21 @@ from caim.graph.state import Context, KeyEvent, Plan, State
 from caim.memory.build import ASSISTANT_SAID
 from caim.memory.capture import captures
 from caim.memory.maintenance import DUPLICATE, MaintainGroup, StoredMemory
-from caim.memory.records import MemoryBrief
+from caim.memory.profile import grounded_text, listed, principle, requirement_of
+from caim.memory.records import MemoryBrief, MemoryRecord
 from caim.memory.stm import TIME_KEY, transcript, turns
 from caim.memory.text import memory_signals, unsupported
 from caim.prompts import respond as respond_prompt
 from caim.prompts import summarize as summarize_prompt
+from caim.prompts.profile import AspectUpdate
 
 PROBES = Path(__file__).with_name("probes") / "local_models.json"
 ROLES: tuple[Role, ...] = (*PROBED, "respond")
+#: Most sentences a background may take (its prompt asks for at most three), and a principle's summary.
+BACKGROUND_SENTENCES = 3
+#: Most words a principle's requirement type may take (its prompt asks for at most four).
+REQUIREMENT_WORDS = 4
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 #: A memory sentence in the speaker's own first person (what a rewrite is for).
 _FIRST_PERSON = re.compile(r"\bI\b|\bI'(?:m|ve|d|ll)\b|(?i:\b(?:my|me|mine)\b)")
 
@@ -234,11 +248,71 @@ def _answers(p: _Probe) -> None:
     p.score("summarize", float(named), 0.0, len(p.probes["facts"]))
 
 
+def _records(p: _Probe, thoughts: list[str]) -> list[MemoryRecord]:
+    """The probe's memories as records, a minute apart in the given order, tagged by meaning."""
+    ontology = p.svc.ontology.current
+    rows = p.svc.tagger.nearest(ontology, p.svc.store.embed(thoughts), 1) if thoughts else []
+    day = datetime.fromisoformat(f"{p.today}T10:00:00+00:00")
+    return [
+        MemoryRecord(
+            id=f"m{i}",
+            user_id="probe",
+            thought=t,
+            tags=[row[0][0]] if row else ["personal"],
+            event_time=day.replace(minute=i),
+        )
+        for i, (t, row) in enumerate(zip(thoughts, rows, strict=True))
+    ]
+
+
+def _names_all(text: str, keep: list[list[str]]) -> bool:
+    low = text.lower()
+    return all(any(w in low for w in words) for words in keep)
+
+
+def _sentences(text: str) -> int:
+    return max(len(_SENTENCE_END.findall(text.strip())), 1)
+
+
+def _background_points(text: str, item: dict[str, Any], members: list[MemoryRecord]) -> float:
+    ok = grounded_text(text, members, item["current"]) and _names_all(text, item["keep"])
+    return float(ok and _sentences(text) <= BACKGROUND_SENTENCES)
+
+
+def _principle_points(requirement: str, summary: str, item: dict[str, Any], members: list[MemoryRecord]) -> float:
+    named = len(requirement.split()) <= REQUIREMENT_WORDS and any(k in requirement.lower() for k in item["kinds"])
+    said = f"{requirement}. {summary}"
+    return float(
+        named and grounded_text(said, members) and _names_all(summary, item["keep"]) and _sentences(summary) == 1
+    )
+
+
+def _profile(p: _Probe) -> None:
+    items = p.probes["profile"]["backgrounds"]
+    members = [_records(p, [*item["older"], *item["new"]]) for item in items]
+    updates = [AspectUpdate(item["aspect"], item["current"], item["new"]) for item in items]
+    answer = p.policy.backgrounds(p.env, updates)
+    written = {b.aspect: b.text.strip() for b in (answer.backgrounds if answer else [])}
+    model = sum(_background_points(written.get(i["aspect"], ""), i, m) for i, m in zip(items, members, strict=True))
+    code = sum(_background_points(listed(m), i, m) for i, m in zip(items, members, strict=True))
+    groups = p.probes["profile"]["principles"]
+    records = [_records(p, g["members"]) for g in groups]
+    named = p.policy.principles(p.env, [g["members"] for g in groups])
+    by_group = {x.group: x for x in (named.principles if named else [])}
+    for n, (group, recs) in enumerate(zip(groups, records, strict=True), 1):
+        got = by_group.get(n)
+        model += _principle_points(got.requirement, got.summary, group, recs) if got else 0.0
+        vectors = np.asarray(p.svc.embedder.embed([r.thought for r in recs]), dtype=np.float32)
+        own = principle(recs, vectors, requirement_of(recs))
+        code += _principle_points(own.requirement, own.summary, group, recs)
+    p.score("profile", model, code, len(items) + len(groups))
+
+
 def probe(services: Services, probes: dict[str, Any] | None = None) -> ProbeRun:
     """Every role on every probe, model and code, with ``services``' models (none skipped)."""
     services.llm.code_roles = frozenset()
     p = _Probe(services, probes or json.loads(PROBES.read_text(encoding="utf-8")))
-    for step in (_plan, _relevance, _key_events, _thoughts, _maintain, _answers):
+    for step in (_plan, _relevance, _key_events, _thoughts, _maintain, _answers, _profile):
         step(p)
     return p.run
 

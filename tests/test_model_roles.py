@@ -59,6 +59,19 @@ def _oracle() -> dict:
     def respond(messages, rf):
         return " ".join(_item("respond", "message", messages)["expect"])
 
+    def profile(messages, rf):
+        if "backgrounds" in rf["json_schema"]["schema"]["properties"]:
+            said = [
+                {"aspect": b["aspect"], "text": f"The user: {', '.join(w[0] for w in b['keep'])}."}
+                for b in PROBED_DATA["profile"]["backgrounds"]
+            ]
+            return {"backgrounds": said}
+        named = [
+            {"group": i, "requirement": g["kinds"][0], "summary": f"The user: {', '.join(w[0] for w in g['keep'])}."}
+            for i, g in enumerate(PROBED_DATA["profile"]["principles"], 1)
+        ]
+        return {"principles": named}
+
     return {
         "plan": plan,
         "relevance": lambda messages, rf: {"relevant": _item("relevance", "message", messages)["relevant"]},
@@ -67,6 +80,7 @@ def _oracle() -> dict:
         "maintain": maintain,
         "respond": respond,
         "summarize": " ".join(w for _, words in PROBED_DATA["facts"] for w in words),
+        "profile": profile,
     }
 
 
@@ -79,6 +93,7 @@ SILENT = {
     "maintain": {"decisions": []},
     "respond": "OK",
     "summarize": "",
+    "profile": {"backgrounds": [], "principles": []},
 }
 
 
@@ -103,6 +118,8 @@ def test_a_model_that_loses_to_code_gives_those_roles_to_code(settings):
     assert results["key_events"]["code"] > 0 and results["key_events"]["use"] == "code"
     assert results["relevance"]["use"] == "code" and results["maintain"]["use"] == "code"
     assert results["thoughts"] == {"model": 0, "code": 0, "items": 4, "use": "code"}  # a tie goes to code
+    # code's background lists an aspect's newest memories: it names the facts of a small aspect
+    assert results["profile"]["code"] > 0 and results["profile"]["use"] == "code"
     assert run.roles["respond"].calls == 2 and calls  # measured with the model, never switched
 
 
