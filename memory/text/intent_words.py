@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: Han number words shared by Chinese and Japanese (one to ten).
+HAN_NUMBERS = {"二": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8", "九": "9", "十": "10"}
+
 
 @dataclass(frozen=True)
 class IntentWords:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from caim.memory.text.intent_words import IntentWords
+from caim.memory.text.intent_words import HAN_NUMBERS, IntentWords
 
 TABLE = IntentWords(
     code="ja",
@@ -99,18 +99,7 @@ TABLE = IntentWords(
         },
     },
     people=(r"(?P<n>\d{1,2}|二|三|四|五|六|七|八|九|十)人", r"(?P<n>ふたり)"),
-    numbers={
-        "二": "2",
-        "ふたり": "2",
-        "三": "3",
-        "四": "4",
-        "五": "5",
-        "六": "6",
-        "七": "7",
-        "八": "8",
-        "九": "9",
-        "十": "10",
-    },
+    numbers={**HAN_NUMBERS, "ふたり": "2"},
     money=r"\d[\d,]*\s?(?:円|ユーロ|ドル)|[¥￥]\s?\d[\d,]*",
     relatives={
         "姉": "sister",

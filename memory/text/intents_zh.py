@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from caim.memory.text.intent_words import IntentWords
+from caim.memory.text.intent_words import HAN_NUMBERS, IntentWords
 
 TABLE = IntentWords(
     code="zh",
@@ -82,18 +82,7 @@ TABLE = IntentWords(
         },
     },
     people=(r"(?P<n>\d{1,2}|两|二|三|四|五|六|七|八|九|十)(?:个|位)?人",),
-    numbers={
-        "两": "2",
-        "二": "2",
-        "三": "3",
-        "四": "4",
-        "五": "5",
-        "六": "6",
-        "七": "7",
-        "八": "8",
-        "九": "9",
-        "十": "10",
-    },
+    numbers={**HAN_NUMBERS, "两": "2"},
     money=r"\d[\d,.]*\s?(?:元|块|欧元|美元)|[¥￥]\s?\d[\d,.]*",
     relatives={
         "姐姐": "sister",
