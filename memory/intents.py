@@ -699,11 +699,12 @@ def other_unit(description: str, vector: Sequence[float], window: Sequence[Excha
 
 def closest_task(vector: np.ndarray, records: Iterable[MemoryRecord]) -> tuple[MemoryRecord | None, float]:
     """The current record holding a task of no catalogue intent whose description is closest in meaning
-    to ``vector`` (a request's, or a new description's), and that similarity; ``(None, 0.0)`` for none."""
+    to ``vector`` (a request's, or a new description's), and that similarity; ``(None, 0.0)`` for none.
+    A stored vector of another length (written under another embedder, or imported) is passed over."""
     best: tuple[MemoryRecord | None, float] = (None, 0.0)
     for rec in records:
         unit = rec.intent
-        if unit is None or unit.name != OTHER or not unit.vector or not rec.current:
+        if unit is None or unit.name != OTHER or len(unit.vector) != len(vector) or not rec.current:
             continue
         sim = float(np.asarray(unit.vector, dtype=np.float32) @ vector)
         if sim > best[1]:

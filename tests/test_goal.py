@@ -291,3 +291,17 @@ def test_no_unknown_intent_when_the_model_fails_or_describes_badly(settings, ans
         m.remember(PERMIT, user_id=U, background=False)
         assert not [r for r in m.list(user_id=U) if r.intent is not None]
         assert m.recall("Could you renew my parking permit again?", user_id=U, at="2024-04-01T12:00").intent == ""
+
+
+def test_an_earlier_task_vector_of_another_length_is_passed_over_not_an_error():
+    import numpy as np
+
+    from caim.memory.intents import OTHER, closest_task
+    from caim.memory.records import IntentUnit
+
+    same = _record("Renew the parking permit", "2023-05-01")
+    same.intent = IntentUnit(name=OTHER, description="renew a parking permit", vector=[1.0, 0.0, 0.0])
+    other = _record("Order groceries for the week", "2023-05-02")
+    other.intent = IntentUnit(name=OTHER, description="order groceries", vector=[1.0, 0.0, 0.0, 0.0])
+    found, sim = closest_task(np.array([1.0, 0.0, 0.0], dtype=np.float32), [other, same])
+    assert found is same and sim == 1.0
