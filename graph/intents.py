@@ -77,7 +77,8 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     in_tasks = [t.number for _, window in found for t in window]  # the turns of the catalogue's tasks
     records += _unknown_tasks(env, session, exchanges, unfamiliar_requests(exchanges, env.svc.intents, in_tasks))
     events = [e for e in state.get("key_events", []) if e.get("origin") != "refine"]  # refine: earlier sessions
-    covered = {e["turn"] for e in events} | {r.turn for r in records}
+    # an event of the assistant's words (a captured reply) holds none of the user's turn
+    covered = {e["turn"] for e in events if e.get("speaker") != "assistant"} | {r.turn for r in records}
     records += _slot_facts(env, session, [t for t in exchanges if t.number not in covered], env.svc.intents)
     records = [r for r in records if not unsupported(r.thought, r.source_text())]  # the source holds every value
     ontology = env.svc.ontology.current
@@ -104,10 +105,6 @@ def _by_meaning(env: Env, exchanges: list[Exchange]) -> list[str]:
     return [env.svc.intents.by_meaning(next(vectors), embed) if a else "" for a in asks]
 
 
-#: Earlier tasks of no catalogue intent read to match a new description against.
-EARLIER_TASKS = 50
-
-
 def _unknown_tasks(env: Env, session: str, exchanges: list[Exchange], asked: list[Exchange]) -> list[MemoryRecord]:
     """The units of the tasks of no catalogue intent, described by the model; none when it fails."""
     if not asked:
@@ -123,7 +120,7 @@ def _unknown_tasks(env: Env, session: str, exchanges: list[Exchange], asked: lis
     described = {a.turn: d for a in answer.tasks if (d := describe(a.description))}
     if not described:
         return []
-    earlier = env.svc.store.page(env.user_id, 0, EARLIER_TASKS, ["plans"])
+    earlier = env.svc.learned.of(env.user_id)
     vectors = np.asarray(env.svc.embedder.embed(list(described.values())), dtype=np.float32)
     out = []
     for (turn, description), vector in zip(described.items(), vectors, strict=True):

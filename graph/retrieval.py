@@ -149,14 +149,13 @@ def _by_meaning(env: Env, text: str) -> str:
     return ("" if past else env.svc.intents.by_meaning(vector, embedder.embed)) or learned_task(env, vector)[0]
 
 
-#: The user's newest task records read when a request is matched to a task of no catalogue intent.
-LEARNED = 50
-
-
 def learned_task(env: Env, vector: np.ndarray) -> tuple[str, list[MemoryRecord]]:
     """The description of the user's earlier task of no catalogue intent closest in meaning to a
-    request (at least ``INTENT_SIMILARITY``), and its records, newest first; ``("", [])`` for none."""
-    tasks = env.svc.store.page(env.user_id, 0, LEARNED, ["plans"])
+    request (at least ``INTENT_SIMILARITY``), and its records, newest first; ``("", [])`` for none.
+    The tasks come from ``Services.learned`` (read again only after a write of the user's)."""
+    tasks = env.svc.learned.of(env.user_id)
+    if not tasks:
+        return "", []
     best, sim = closest_task(vector, tasks)
     if best is None or best.intent is None or sim < INTENT_SIMILARITY:
         return "", []

@@ -20,7 +20,7 @@ from caim.core.llm import LLM, DraftBook
 from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.graph.state import Context
-from caim.memory.intents import Catalogue
+from caim.memory.intents import Catalogue, LearnedTasks
 from caim.memory.retrieval import Retriever
 from caim.memory.store import MemoryStore
 from caim.ontology import OntologyStore, TagIndex
@@ -78,6 +78,10 @@ class Services:
     tagger: TagIndex
     drafts: DraftBook = field(default_factory=DraftBook)  # answers drafted beside the decisions
     intents: Catalogue = field(default_factory=Catalogue)  # the task intents goal-aware recall knows
+    learned: LearnedTasks = field(init=False, repr=False)  # the users' earlier tasks of no catalogue intent
+
+    def __post_init__(self) -> None:
+        self.learned = LearnedTasks(self.store)
 
     @classmethod
     def create(

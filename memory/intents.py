@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal, Protocol, get_args
 
 import numpy as np
 
@@ -65,6 +67,11 @@ _PEOPLE = [
     re.compile(rf"\b(?:party|family|group|table) (?:of|for) {_NUM}\b", re.I),
     re.compile(rf"\b{_NUM} (?:people|persons|adults|guests|of us)\b", re.I),
     re.compile(rf"\b(?:table|dinner|lunch|booking|reservation|place|room|seats?|tickets?) for {_NUM}\b", re.I),
+    re.compile(
+        rf"\b(?:book|reserve)\b[^.;!?]{{0,40}}?\bfor {_NUM}\b(?!\s*(?:nights?|days?|hours?|minutes?|weeks?|pm|am|"
+        r"o'clock|:|\.\d))",
+        re.I,
+    ),
 ]
 _MONEY = re.compile(r"(?:[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:euros?|dollars?|pounds?|bucks|usd|eur|gbp)\b)", re.I)
 #: An amount in any currency: a number and the word after it, said after a word of spending or cost
@@ -107,8 +114,9 @@ RELATIVES = [
 _OTHERS = re.compile(r"\b(?:my|our|his|her|their) (?:\w+ )?(?:" + "|".join(RELATIVES) + r")s?\b", re.I)
 _CLAUSE = re.compile(r"[.;!?]|\band\b|\bbut\b|,")
 _WHO = (
-    r"wife|husband|partner|girlfriend|boyfriend|friends?|kids|children|family|sister|brother|mom|mum|mother|"
-    r"dad|father|parents|colleagues|son|daughter"
+    r"wife|husband|partner|girlfriend|boyfriend|(?:best )?friends?|kids|children|family|sister|brother|mom|mum|mother|"
+    r"dad|father|parents|grandparents|colleagues|son|daughter|flatmates?|roommates?|housemates?|mates|in-laws|"
+    r"grandma|grandpa|niece|nephew|cousins?"
 )
 _COMPANY = re.compile(
     rf"\b(?:with|and)\s+((?:my )?(?:{_WHO}))\b|\b(my (?:{_WHO}))\s+(?:and I|dragged me|took me|came with me|"
@@ -141,7 +149,8 @@ _TRAILING = re.compile(r"\s+(?:these days|lately|now|at the moment|recently|agai
 _LIKES = (
     r"(?:loves?|likes?|enjoys?|adores|(?:is|'s) (?:really |completely |totally |absolutely )?(?:into|obsessed with|"
     r"crazy about|mad about|passionate about|hooked on)|has (?:been|gotten|got) into|has taken up|took up|"
-    r"goes|spends (?:every|all (?:her|his|their)) (?:free )?(?:hour|time|weekend)s?|plays?)"
+    r"goes|(?:(?:is )?(?:planning|going|hoping) to |wants to )?spends? (?:every|all (?:her|his|their)) (?:free )?"
+    r"(?:hour|time|weekend)s?|plays?)"
 )
 
 
@@ -188,10 +197,15 @@ GENRES = _vocab(
     "opera stand-up techno indie folk"
 )
 LODGING = _vocab(
-    "hostel hostels hotel hotels airbnb apartment b&b bed_and_breakfast camping campsite guesthouse resort"
+    "hostel hostels hotel hotels airbnb apartment b&b bed_and_breakfast camping campsite guesthouse guest_house resort "
+    "cabin cabins villa villas cottage cottages chalet lodge motel inn glamping caravan campervan holiday_home "
+    "houseboat"
 )
 TRANSPORT = _vocab("train trains plane flying fly car drive driving bus ferry bike cycling")
-OCCASIONS = _vocab("birthday anniversary wedding christmas graduation housewarming retirement valentine's")
+OCCASIONS = _vocab(
+    "birthday anniversary wedding christmas graduation housewarming retirement valentine's mother's_day "
+    "mothers'_day father's_day fathers'_day easter eid diwali hanukkah baby_shower christening bar_mitzvah bat_mitzvah"
+)
 PROVIDERS = _vocab(
     "dentist doctor gp physio physiotherapist hairdresser barber vet optician dermatologist therapist mechanic"
 )
@@ -207,7 +221,9 @@ CATALOGUE_INTENTS: tuple[Intent, ...] = (
         "restaurant",
         "book a table at a restaurant, find a place to eat out",
         (
-            r"\b(?:book|reserve|find)\b.{0,30}\b(?:table|restaurant|dinner|lunch|brunch)\b",
+            r"\b(?:book|reserve|find)\b.{0,30}\b(?:table|restaurant|dinner|lunch|brunch|bistro|trattoria|pizzeria|"
+            r"steakhouse)\b",
+            r"\b(?:book|reserve|find)\b.{0,20}\b(?:" + "|".join(CUISINES) + r")\s+(?:place|spot|joint)\b",
             r"\brestaurant\b",
             r"\bplace to eat\b",
             r"\beat out\b",
@@ -373,8 +389,21 @@ def _intent(d: dict) -> Intent:
 def _word(text: str, words: Sequence[str]) -> str:
     """The word of ``words`` the text says last ("" for none): as for a single value
     (``caim.memory.text.slots``), a later statement holds ("I used to ..., now only weekends")."""
-    found = [(m.start(), w) for w in words for m in re.finditer(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.I)]
+    found = [
+        (m.start(), w)
+        for w in words
+        for m in re.finditer(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.I)
+        if not _NEGATED.search(_CLAUSE.split(text[: m.start()])[-1])
+    ]
     return max(found)[1] if found else ""
+
+
+#: A negation a few words before a word of a closed vocabulary ("nobody wants to drive", "no korean
+#: barbecue"): the word is no value of the slot.
+_NEGATED = re.compile(
+    r"\b(?:not|no|never|nobody|none|don't|doesn't|didn't|won't|wouldn't|can't|cannot|neither|nor)\b(?:\s+\S+){0,3}\s*$",
+    re.I,
+)
 
 
 def _people(text: str) -> str:
@@ -488,14 +517,36 @@ def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
         m = _MONEY.search(text)
         return m.group(0).strip() if m else (m2.group("amount") if (m2 := _SPENDING.search(text)) else "")
     if slot.kind == "company":
-        m = _COMPANY.search(text)
-        return (m.group(1) or m.group(2)).lower() if m else ""
+        return _company(text)
     if slot.kind == "interest":
         return _interest(text, recipient)
     if slot.kind == "recipient":
-        m = re.search(r"\bmy (?:[a-z]+ )?(" + "|".join(RELATIVES) + r")\b", text, re.I)
-        return m.group(1).lower() if m else ""
+        return _recipient(text)
     return _word(text, slot.vocab)
+
+
+def _recipient(text: str) -> str:
+    """The first relation of the user's the text names, not a home ("Christmas at my brother's")."""
+    for m in re.finditer(r"\bmy (?:[a-z]+ )?(" + "|".join(RELATIVES) + r")\b('s)?", text, re.I):
+        if not (m.group(2) and re.search(r"\b(?:at|to|from)\s+$", text[: m.start()], re.I)):
+            return m.group(1).lower()
+    return ""
+
+
+#: What an evening out is made of: a relation of the user's said to like one is company for it.
+_OUTING = (
+    "|".join(map(re.escape, GENRES)) + r"|movies?|films?|cinema|concerts?|gigs?|shows?|theat(?:re|er)|ballet|clubbing"
+)
+_FAN = re.compile(rf"\b(my (?:{_WHO}))\b[^.;!?]{{0,40}}?\b{_LIKES}\b[^.;!?]{{0,30}}?\b(?:{_OUTING})\b", re.I)
+
+
+def _company(text: str) -> str:
+    """Who comes along: a relation the user goes with ("with my wife", "my flatmates and I"), else one
+    said to like something an evening out is made of ("my son loves anything sci-fi")."""
+    if m := _COMPANY.search(text):
+        return (m.group(1) or m.group(2)).lower()
+    m = _FAN.search(text)
+    return m.group(1).lower() if m else ""
 
 
 # ---- filling an intent from memories ------------------------------------------------------------------------------
@@ -710,3 +761,50 @@ def closest_task(vector: np.ndarray, records: Iterable[MemoryRecord]) -> tuple[M
         if sim > best[1]:
             best = (rec, sim)
     return best
+
+
+class _Records(Protocol):
+    """What ``LearnedTasks`` reads: the user's write version and their tagged records, newest first."""
+
+    def version(self, user_id: str) -> int: ...
+
+    def page(self, user_id: str, offset: int, limit: int, tags: Sequence[str] | None = None) -> list[MemoryRecord]: ...
+
+
+#: Users whose earlier tasks ``LearnedTasks`` keeps, and records it reads per page of a user's tasks.
+LEARNED_USERS = 256
+LEARNED_PAGE = 500
+
+
+class LearnedTasks:
+    """Per user, the current records holding a task of no catalogue intent (``OTHER``), newest first:
+    read from every record tagged ``tag`` when the user's write version changes (any worker's write
+    changes it), kept while it stays the same, for the ``LEARNED_USERS`` users used last. A request is
+    matched against all of a user's such tasks, however old, at the cost of one read of the version."""
+
+    def __init__(self, store: _Records, tag: str = "plans"):
+        self.store = store
+        self.tag = tag
+        self._cache: OrderedDict[str, tuple[int, list[MemoryRecord]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, user_id: str) -> list[MemoryRecord]:
+        """The user's current records of tasks of no catalogue intent, newest first."""
+        version = self.store.version(user_id)
+        with self._lock:
+            hit = self._cache.get(user_id)
+            if hit is not None and hit[0] == version:
+                self._cache.move_to_end(user_id)
+                return hit[1]
+        found: list[MemoryRecord] = []
+        offset = 0
+        while page := self.store.page(user_id, offset, LEARNED_PAGE, [self.tag]):
+            found += [r for r in page if r.intent is not None and r.intent.name == OTHER and r.current]
+            offset += len(page)
+            if len(page) < LEARNED_PAGE:
+                break
+        with self._lock:
+            self._cache[user_id] = (version, found)
+            while len(self._cache) > LEARNED_USERS:
+                self._cache.popitem(last=False)
+        return found

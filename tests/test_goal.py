@@ -163,6 +163,40 @@ def test_who_comes_along_and_what_a_recipient_is_into():
     assert read_slot(interests, "She spends every free hour gardening; huge tomatoes.", "mum") == "gardening"
 
 
+def test_a_negated_value_a_home_and_a_relation_who_likes_an_outing():
+    travel = {s.name: s for s in Catalogue().intents["travel"].slots}
+    assert read_slot(travel["transport"], "The train was so relaxed, nobody wants to drive anymore.") == "train"
+    assert read_slot(travel["lodging"], "We love staying in a cabin in the woods.") == "cabin"
+    gift = {s.name: s for s in Catalogue().intents["gift"].slots}
+    assert read_slot(gift["recipient"], "We're spending Christmas at my brother's this year.") == ""
+    assert read_slot(gift["recipient"], "It's my sister's birthday on Monday.") == "sister"
+    assert read_slot(gift["occasion"], "Mother's Day is coming up again.") == "mother's day"
+    assert read_slot(gift["interests"], "He's planning to spend all his time fly fishing.", "dad") == "fly fishing"
+    company = {s.name: s for s in Catalogue().intents["entertainment"].slots}["company"]
+    assert read_slot(company, "My son is 10 and loves anything sci-fi.") == "my son"
+    assert read_slot(company, "My flatmates and I went clubbing last weekend.") == "my flatmates"
+    assert read_slot(company, "My son is 10 and loves football.") == ""
+
+
+def test_a_users_slot_turn_whose_reply_was_captured_still_fills_the_next_task(memory):
+    assert Catalogue().recognise("Book a vietnamese place in Melbourne for 5 on Friday.") == "restaurant"
+    session = [
+        {
+            "role": "user",
+            "content": "Sort out Friday for the 5 of us in Melbourne, vietnamese please.",
+            "time": "2024-04-13T08:45",
+        },
+        {"role": "assistant", "content": "Booked: Pho Mai in Fitzroy, Friday at 7 pm.", "time": "2024-04-13T08:46"},
+    ]
+    memory.remember(session, user_id=U, background=False)  # the reply is captured; the user's turn is kept too
+    recall = memory.recall("Book dinner for my birthday crew on the 12th.", user_id=U, at="2024-05-01T12:00:00")
+    assert {s: k.value for s, k in recall.known.items()} == {
+        "cuisine": "vietnamese",
+        "city": "Melbourne",
+        "party_size": "5",
+    }
+
+
 def test_fill_takes_the_newest_current_value_and_leaves_stated_slots_alone(memory):
     said(memory, EARLIER)
     records: list[MemoryRecord] = memory.list(user_id=U)
@@ -305,3 +339,31 @@ def test_an_earlier_task_vector_of_another_length_is_passed_over_not_an_error():
     other.intent = IntentUnit(name=OTHER, description="order groceries", vector=[1.0, 0.0, 0.0, 0.0])
     found, sim = closest_task(np.array([1.0, 0.0, 0.0], dtype=np.float32), [other, same])
     assert found is same and sim == 1.0
+
+
+def test_earlier_tasks_are_read_once_per_write_version_however_old():
+    from caim.memory.intents import OTHER, LearnedTasks
+    from caim.memory.records import IntentUnit
+
+    permit = _record("Renew the parking permit", "2020-01-01")
+    permit.intent = IntentUnit(name=OTHER, description="renew the parking permit", vector=[1.0, 0.0])
+    newer = [_record(f"Task {i}", "2024-01-01") for i in range(700)]  # newer tasks, all in the same tag
+
+    class Store:
+        version_now, reads = 1, 0
+
+        def version(self, user_id):
+            return self.version_now
+
+        def page(self, user_id, offset, limit, tags=None):
+            self.reads += 1
+            return [*newer, permit][offset : offset + limit]
+
+    store = Store()
+    tasks = LearnedTasks(store)
+    assert tasks.of(U) == [permit]  # older than 700 newer records of the tag
+    reads = store.reads
+    assert tasks.of(U) == [permit] and store.reads == reads  # same version: no read
+    store.version_now = 2
+    tasks.of(U)
+    assert store.reads > reads  # a write of the user's: read again
