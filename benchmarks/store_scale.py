@@ -41,7 +41,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -409,17 +409,26 @@ class RunInfo:
     started: datetime
     load_start: float
     argv: list[str]
+    commit: str = field(default_factory=lambda: _commit())
 
     def line(self) -> str:
-        """The command, when and at which commit, and the machine's load (at the start and now)."""
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent
-        ).stdout.strip()
+        """The command, when and at which commit it started (``-dirty``: with uncommitted changes), and
+        the machine's load (at the start and now)."""
         return (
-            f"`python benchmarks/store_scale.py {' '.join(self.argv)}` on {self.started:%Y-%m-%d %H:%M} UTC at "
-            f"commit {commit or '?'}, {os.cpu_count()} CPUs shared with other jobs: load average "
+            f"`python benchmarks/store_scale.py {' '.join(self.argv)}` on {self.started:%Y-%m-%d %H:%M} UTC, "
+            f"started at commit {self.commit or '?'}, {os.cpu_count()} CPUs shared with other jobs: load average "
             f"{self.load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
         )
+
+
+def _commit() -> str:
+    """The checked-out commit, ``-dirty`` when the tree has uncommitted changes ("" outside git)."""
+    here = Path(__file__).parent
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=here)
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, cwd=here
+    )
+    return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "") if head.returncode == 0 else ""
 
 
 DOC_TITLE = "# Store scale"
