@@ -6,7 +6,8 @@ language (``caim.memory.text.lang.detect``), English with its own patterns. A cl
 value is the English word of the catalogue (``"italienisch"`` and ``"italien"`` are both
 ``"italian"``), so a value said in one language matches one said in another, as the single-value
 slots do (``caim.memory.text.slots``). Where the user lives and their diet are read by
-``caim.memory.text.slots`` (six languages); what a gift's recipient likes is read in English only.
+``caim.memory.text.slots`` (six languages); a task's outcome in each table's language (``outcome_cues``);
+what a gift's recipient likes is read in English only.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ TABLES: dict[str, IntentWords] = {
     t.code: t for t in (intents_de.TABLE, intents_fr.TABLE, intents_es.TABLE, intents_zh.TABLE, intents_ja.TABLE)
 }
 
-__all__ = ["TABLES", "IntentWords", "cue", "vocab_pattern"]
+__all__ = ["TABLES", "IntentWords", "cue", "outcome_cues", "vocab_pattern"]
 
 
 @cache
@@ -30,6 +31,18 @@ def cue(code: str, intent: str) -> re.Pattern[str] | None:
     table = TABLES.get(code)
     cues = table.cues.get(intent, ()) if table is not None else ()
     return re.compile("|".join(cues), re.I) if cues else None
+
+
+#: The order a turn's outcome is looked for in: a cancellation overrides a booking it names.
+OUTCOME_ORDER = ("cancelled", "booked", "chosen")
+
+
+@cache
+def outcome_cues(code: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The compiled outcome patterns of language ``code``, in ``OUTCOME_ORDER`` (empty for none)."""
+    table = TABLES.get(code)
+    said = table.outcomes if table is not None else {}
+    return tuple((name, re.compile(said[name], re.I)) for name in OUTCOME_ORDER if name in said)
 
 
 @cache

@@ -29,11 +29,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, get_args
+from typing import Literal, Protocol, cast, get_args
 
 import numpy as np
 
-from caim.memory.intent_langs import TABLES, IntentWords, vocab_pattern
+from caim.memory.intent_langs import TABLES, IntentWords, outcome_cues, vocab_pattern
 from caim.memory.intent_langs import cue as language_cue
 from caim.memory.records import IntentUnit, MemoryRecord, Outcome, as_aware
 from caim.memory.stm import Exchange
@@ -354,9 +354,7 @@ class Catalogue:
         for name, pattern in self._cues.items():
             if pattern.search(text):
                 return name
-        code = detect(text).code
-        guessed = code == "en" and len(text.split()) <= GUESSED_WORDS
-        for lang in ("de", "fr", "es") if guessed else (code,) if code in TABLES else ():
+        for lang in _languages(text):
             for name in self.intents:
                 if (found := language_cue(lang, name)) is not None and found.search(text):
                     return name
@@ -370,6 +368,15 @@ class Catalogue:
         sims = self._vectors @ vector
         best = int(np.argmax(sims))
         return list(self.intents)[best] if float(sims[best]) >= INTENT_SIMILARITY else ""
+
+
+def _languages(text: str) -> tuple[str, ...]:
+    """The languages whose tables read ``text`` besides English: its detected one; for a short text
+    detected as English (``GUESSED_WORDS`` words at most), German, French and Spanish."""
+    code = detect(text).code
+    if code == "en":
+        return ("de", "fr", "es") if len(text.split()) <= GUESSED_WORDS else ()
+    return (code,) if code in TABLES else ()
 
 
 def _intent(d: dict) -> Intent:
@@ -619,6 +626,25 @@ _OUTCOMES: tuple[tuple[Outcome, re.Pattern[str]], ...] = (
         ),
     ),
 )
+
+
+def outcome_of(text: str) -> Outcome | None:
+    """The outcome a turn says its task reached (a cancellation before a booking before a choice), in
+    English or in the text's language (``caim.memory.intent_langs.outcome_cues``); None for none.
+
+    >>> outcome_of("Great, booked!"), outcome_of("Die Reservierung ist storniert."), outcome_of("订好了，谢谢")
+    ('booked', 'cancelled', 'booked')
+    """
+    for name, found in _OUTCOMES:
+        if found.search(text):
+            return name
+    for lang in _languages(text):
+        for said, cue in outcome_cues(lang):
+            if cue.search(text):
+                return cast(Outcome, said)
+    return None
+
+
 _OPTION = re.compile(r"\b(?:go (?:with|for)|take|chose|prefer)\s+(?:the\s+)?([^,.;!?]{2,80})", re.I)
 
 
@@ -679,12 +705,10 @@ def unit_of(intent: Intent, window: Sequence[Exchange]) -> IntentUnit:
     option = ""
     for t in window:
         for said in (t.user, t.assistant):
-            for name, cue in _OUTCOMES:
-                if cue.search(said):
-                    outcome = name
-                    m = _OPTION.search(said) if name == "chosen" and said is t.user else None
-                    option = m.group(1).strip() if m else option
-                    break
+            if (found := outcome_of(said)) is not None:
+                outcome = found
+                m = _OPTION.search(said) if found == "chosen" and said is t.user else None
+                option = m.group(1).strip() if m else option
     return IntentUnit(name=intent.name, slots=slots, turns=where, outcome=outcome, option=option[:200])
 
 
@@ -728,7 +752,7 @@ def unfamiliar_requests(exchanges: Sequence[Exchange], catalogue: Catalogue, kno
         if t.number in skip or not t.user.strip() or catalogue.recognise(t.user):
             continue
         window = [w for w in exchanges[i : i + 1 + WINDOW] if w is t or w.number not in skip]
-        if any(cue.search(said) for w in window[:2] for said in (w.user, w.assistant) for _, cue in _OUTCOMES):
+        if any(outcome_of(said) for w in window[:2] for said in (w.user, w.assistant)):
             out.append(t)
             skip.update(w.number for w in window[:2])
     return out
@@ -738,7 +762,7 @@ def other_unit(description: str, vector: Sequence[float], window: Sequence[Excha
     """The unit of a task of no catalogue intent: its description and embedding, the turn that asked
     for it, the outcome its turns name."""
     said = [text for t in reversed(window) for text in (t.assistant, t.user)]
-    outcome: Outcome = next((name for text in said for name, cue in _OUTCOMES if cue.search(text)), "open")
+    outcome: Outcome = next((found for text in said if (found := outcome_of(text)) is not None), "open")
     return IntentUnit(
         name=OTHER,
         turns={"request": window[0].number},

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from caim import Memory
-from caim.memory.intents import Catalogue, read_slot
+from caim.memory.intents import Catalogue, read_slot, unit_of
+from caim.memory.stm import Exchange
 from caim.testing.scripted import ScriptedChatModel
 
 U = "u"
@@ -85,3 +86,21 @@ def test_a_value_said_in_two_languages_is_one_value():
         "Me encanta la comida italiana.",
     ]
     assert {read_slot(cuisine, t) for t in said} == {"italian"}
+
+
+#: language -> (a task request, the reply, the user's next turn, the outcome the task reached)
+OUTCOMES = {
+    "de": (CASES["de"][1], "Erledigt - der Tisch ist reserviert.", "Danke!", "booked"),
+    "fr": (CASES["fr"][1], "Avec plaisir : train ou avion ?", "Finalement on annule, désolé.", "cancelled"),
+    "es": (CASES["es"][1], "¿Una taza o un libro?", "Me quedo con la taza de cerámica.", "chosen"),
+    "zh": (CASES["zh"][1], "预约好了，周六上午十点。", "谢谢！", "booked"),
+    "ja": (CASES["ja"][1], "土曜日の席があります。", "やっぱりキャンセルでお願いします。", "cancelled"),
+}
+
+
+@pytest.mark.parametrize("code", list(OUTCOMES))
+def test_a_tasks_outcome_is_read_in_its_language(code):
+    request, reply, then, want = OUTCOMES[code]
+    intent = Catalogue().intents[CASES[code][2]]
+    window = [Exchange(1, request, reply, None), Exchange(2, then, "👍", None)]
+    assert unit_of(intent, window).outcome == want

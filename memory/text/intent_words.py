@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: Han number words shared by Chinese and Japanese (one to ten).
 HAN_NUMBERS = {"二": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8", "九": "9", "十": "10"}
@@ -23,7 +23,9 @@ class IntentWords:
     - ``mine``: a pattern of the user's relation, ``{rel}`` where the relation's word stands ("meine
       {rel}": the recipient of a gift);
     - ``company``: a pattern of a relation who comes along ("mit meiner {rel}", "{rel}と");
-    - ``unspaced``: written without spaces (words matched anywhere).
+    - ``unspaced``: written without spaces (words matched anywhere);
+    - ``outcomes``: per task outcome (``cancelled``, ``booked``, ``chosen``: tried in that order), a
+      pattern of a turn saying the task reached it ("storniert", "c'est réservé", "订好了").
     """
 
     code: str
@@ -36,3 +38,4 @@ class IntentWords:
     mine: str
     company: str
     unspaced: bool = False
+    outcomes: dict[str, str] = field(default_factory=dict)

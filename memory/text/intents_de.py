@@ -161,4 +161,9 @@ TABLE = IntentWords(
     },
     mine=r"\b(?:meine[mnrs]?|meiner)\s+{rel}",
     company=r"\bmit\s+(?:meine[mnrs]?|meiner)\s+{rel}",
+    outcomes={
+        "cancelled": r"\b(?:abgesagt|storniert|stornier(?:e|en)|sag(?:e|en)? (?:es|das|ihn|sie) ab|vergiss es)\b",
+        "booked": r"\b(?:gebucht|reserviert|bestellt|gekauft|bestätigt|fest vereinbart|ist erledigt)\b",
+        "chosen": r"\b(?:ich nehme|wir nehmen|nehmen wir|ich entscheide mich für|wir entscheiden uns für|klingt gut)\b",
+    },
 )

@@ -167,4 +167,9 @@ TABLE = IntentWords(
     },
     mine=r"\b(?:mi|mis)\s+(?:mejor\s+)?{rel}",
     company=r"\bcon\s+(?:mi|mis)\s+{rel}",
+    outcomes={
+        "cancelled": r"\b(?:cancelad[oa]s?|cancél[ao]|cancela(?:r|lo|la)|anulad[oa]s?|anúla(?:lo|la)|olvídalo)\b",
+        "booked": r"\b(?:reservad[oa]s?|comprad[oa]s?|pedid[oa]s?|confirmad[oa]s?)\b",
+        "chosen": r"\b(?:me quedo con|nos quedamos con|elijo|elegimos|vamos con|suena bien)\b",
+    },
 )

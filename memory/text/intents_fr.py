@@ -154,4 +154,9 @@ TABLE = IntentWords(
     },
     mine=r"\b(?:ma|mon|mes)\s+(?:meilleure?\s+|petite?\s+|grande?\s+)?{rel}",
     company=r"\bavec\s+(?:ma|mon|mes)\s+{rel}",
+    outcomes={
+        "cancelled": r"\b(?:annulée?s?|j'annule|on annule|annule[rz]?|laisse tomber)\b",
+        "booked": r"\b(?:réservée?s?|commandée?s?|achetée?s?|confirmée?s?|c'est fait)\b",
+        "chosen": r"\b(?:je prends|on prend|nous prenons|je choisis|on choisit|va pour|ça me va)\b",
+    },
 )
