@@ -6,8 +6,8 @@ language (``caim.memory.text.lang.detect``), English with its own patterns. A cl
 value is the English word of the catalogue (``"italienisch"`` and ``"italien"`` are both
 ``"italian"``), so a value said in one language matches one said in another, as the single-value
 slots do (``caim.memory.text.slots``). Where the user lives and their diet are read by
-``caim.memory.text.slots`` (six languages); a task's outcome in each table's language (``outcome_cues``);
-what a gift's recipient likes is read in English only.
+``caim.memory.text.slots`` (six languages); a task's outcome (``outcome_cues``) and what a gift's
+recipient likes (``IntentWords.likes``) in each table's language.
 """
 
 from __future__ import annotations

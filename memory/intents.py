@@ -473,13 +473,15 @@ VOCABULARIES: dict[tuple[str, ...], str] = {
 }
 
 
-def _read_in(slot: Slot, text: str, table: IntentWords) -> str:
+def _read_in(slot: Slot, text: str, table: IntentWords, recipient: str) -> str:
     """``read_slot`` for a text in a language other than English, with its table: a closed-vocabulary
     value as the catalogue's English word (the word said last), a number of people as digits, an
-    amount, whom a gift is for or who comes along; where the user lives and their diet by
-    ``caim.memory.text.slots``. What a recipient likes is read in English only."""
+    amount, whom a gift is for, who comes along and what the recipient likes; where the user lives
+    and their diet by ``caim.memory.text.slots``."""
     if slot.kind in ("city", "diet") and (got := stated_slots(text).get(SINGLE_VALUED[slot.kind])) is not None:
         return got.value
+    if slot.kind == "interest":
+        return _interest_in(text, recipient, table)
     if slot.kind == "people":
         for pattern in table.people:
             if m := re.search(pattern, text, re.I):
@@ -500,6 +502,19 @@ def _read_in(slot: Slot, text: str, table: IntentWords) -> str:
     return max(found)[1] if found else (_word(text, slot.vocab) if slot.kind == "vocab" else "")
 
 
+def _interest_in(text: str, recipient: str, table: IntentWords) -> str:
+    """What the person a gift is for likes, with a language's ``likes`` pattern: said of them by
+    their relation's word in that language (``ANYONE``: any relation's) or by a pronoun."""
+    words = [w for w, said in table.relatives.items() if recipient in (ANYONE, said)] if recipient else []
+    if not words or not table.likes:
+        return ""
+    rel = "(?:" + "|".join(sorted(map(re.escape, words), key=len, reverse=True)) + ")"
+    m = re.search(table.likes.replace("{rel}", rel), text, re.I)
+    if m is None:
+        return ""
+    return (re.split(table.ends, m.group("thing"))[0] if table.ends else m.group("thing")).strip()
+
+
 def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
     """The value ``text`` gives ``slot`` ("" for none); ``recipient``: whom a gift is for (its
     ``interest`` slot reads what they like).
@@ -512,7 +527,7 @@ def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
     if slot.liked and (found := polarity(text)) is not None and found.polarity != "like":
         return ""
     if (table := TABLES.get(detect(text).code)) is not None:
-        return _read_in(slot, text, table)
+        return _read_in(slot, text, table, recipient)
     if slot.kind == "city":
         return _city(text)
     if slot.kind == "diet":

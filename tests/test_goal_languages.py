@@ -104,3 +104,32 @@ def test_a_tasks_outcome_is_read_in_its_language(code):
     intent = Catalogue().intents[CASES[code][2]]
     window = [Exchange(1, request, reply, None), Exchange(2, then, "👍", None)]
     assert unit_of(intent, window).outcome == want
+
+
+#: language -> (what the user said of someone close, that relation in English, what they like)
+LIKES = {
+    "de": ("Meine Schwester liebt Keramik und Yoga.", "sister", "Keramik"),
+    "fr": ("Ma sœur adore la céramique depuis un an.", "sister", "la céramique"),
+    "es": ("A mi hermana le encanta la cerámica y el yoga.", "sister", "la cerámica"),
+    "zh": ("我妹妹很喜欢陶艺，每周都去上课。", "sister", "陶艺"),
+    "ja": ("妹は陶芸が大好きです。", "sister", "陶芸"),
+}
+
+
+@pytest.mark.parametrize("code", list(LIKES))
+def test_what_a_gifts_recipient_likes_is_read_in_its_language(code):
+    said, relation, want = LIKES[code]
+    interests = {s.name: s for s in Catalogue().intents["gift"].slots}["interests"]
+    assert read_slot(interests, said, relation) == want
+    assert read_slot(interests, said, "brother") == ""  # someone else's liking
+
+
+def test_a_gift_request_is_filled_with_the_recipients_interest_said_in_spanish(settings):
+    turns = [
+        {"role": "user", "content": LIKES["es"][0], "time": "2024-03-01T10:00:00"},
+        {"role": "assistant", "content": "¡Qué bien!", "time": "2024-03-01T10:01:00"},
+    ]
+    with Memory(settings, persist=False, models=ScriptedChatModel(script={"default": "no answer"})) as memory:
+        memory.remember(turns, user_id=U, background=False)
+        recall = memory.recall("¿Me ayudas a buscar un regalo para mi hermana?", user_id=U, at="2024-04-01T12:00:00")
+        assert recall.intent == "gift" and recall.known["interests"].value == "la cerámica"

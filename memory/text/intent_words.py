@@ -24,6 +24,9 @@ class IntentWords:
       {rel}": the recipient of a gift);
     - ``company``: a pattern of a relation who comes along ("mit meiner {rel}", "{rel}と");
     - ``unspaced``: written without spaces (words matched anywhere);
+    - ``likes``: a pattern of what someone close likes, ``{rel}`` where the relation's word stands
+      and group ``thing`` what they like ("meine {rel} liebt (?P<thing>...)"), ``ends`` where that
+      thing's words end (a conjunction, a time word);
     - ``outcomes``: per task outcome (``cancelled``, ``booked``, ``chosen``: tried in that order), a
       pattern of a turn saying the task reached it ("storniert", "c'est réservé", "订好了").
     """
@@ -39,3 +42,5 @@ class IntentWords:
     company: str
     unspaced: bool = False
     outcomes: dict[str, str] = field(default_factory=dict)
+    likes: str = ""
+    ends: str = ""

@@ -161,6 +161,10 @@ TABLE = IntentWords(
     },
     mine=r"\b(?:meine[mnrs]?|meiner)\s+{rel}",
     company=r"\bmit\s+(?:meine[mnrs]?|meiner)\s+{rel}",
+    likes=r"\b(?:sie|er|(?:meine[mnrs]?|meiner)\s+{rel})\s+(?:\w+\s+)?(?:liebt|mag|sammelt|steht auf|"
+    r"ist (?:total |ganz )?verrückt nach|interessiert sich (?:sehr )?für|spielt gern|spielt|macht gern)\s+"
+    r"(?P<thing>[^.,;!?]{2,40})",
+    ends=r"\s+(?:und|aber|weil|denn|seit|am|im|jeden|jede|jedes|sehr|total)\b",
     outcomes={
         "cancelled": r"\b(?:abgesagt|storniert|stornier(?:e|en)|sag(?:e|en)? (?:es|das|ihn|sie) ab|vergiss es)\b",
         "booked": r"\b(?:gebucht|reserviert|bestellt|gekauft|bestätigt|fest vereinbart|ist erledigt)\b",

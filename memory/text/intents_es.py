@@ -167,6 +167,9 @@ TABLE = IntentWords(
     },
     mine=r"\b(?:mi|mis)\s+(?:mejor\s+)?{rel}",
     company=r"\bcon\s+(?:mi|mis)\s+{rel}",
+    likes=r"(?:\b(?:a\s+)?(?:mi|mis)\s+(?:mejor\s+)?{rel}\s+(?:le\s+|les\s+)?|\b(?:ella|él)\s+|(?:^|[.!?¡]\s*)le\s+)(?:encanta|encantan|gusta|"
+    r"gustan|apasiona|ama|adora|colecciona|está obsesionad[oa] con)\s+(?P<thing>[^.,;!?]{2,40})",
+    ends=r"\s+(?:y|pero|porque|desde|cada|todos|todas)\b",
     outcomes={
         "cancelled": r"\b(?:cancelad[oa]s?|cancél[ao]|cancela(?:r|lo|la)|anulad[oa]s?|anúla(?:lo|la)|olvídalo)\b",
         "booked": r"\b(?:reservad[oa]s?|comprad[oa]s?|pedid[oa]s?|confirmad[oa]s?)\b",

@@ -154,6 +154,10 @@ TABLE = IntentWords(
     },
     mine=r"\b(?:ma|mon|mes)\s+(?:meilleure?\s+|petite?\s+|grande?\s+)?{rel}",
     company=r"\bavec\s+(?:ma|mon|mes)\s+{rel}",
+    likes=r"\b(?:elle|il|(?:ma|mon|mes)\s+(?:meilleure?\s+|petite?\s+|grande?\s+)?{rel})\s+"
+    r"(?:adore|aime(?: beaucoup| bien)?|collectionne|se passionne pour|est (?:fan|passionnée?|folle?|fou) d(?:e |')|"
+    r"fait d(?:u|e la|es) )\s*(?P<thing>[^.,;!?]{2,40})",
+    ends=r"\s+(?:et|mais|parce|depuis|le week-end|tous|toutes|chaque)\b",
     outcomes={
         "cancelled": r"\b(?:annulée?s?|j'annule|on annule|annule[rz]?|laisse tomber)\b",
         "booked": r"\b(?:réservée?s?|commandée?s?|achetée?s?|confirmée?s?|c'est fait)\b",
