@@ -443,13 +443,14 @@ def _city(text: str, mentions: bool = True) -> str:
 ANYONE = "*"
 
 
-def _interest(text: str, recipient: str) -> str:
-    """What the person a gift is for likes: said of them by name of relation or by pronoun
-    (``ANYONE``: of any relation)."""
+def _interest(text: str, recipient: str, names: Sequence[str] = ()) -> str:
+    """What the person a gift is for likes: said of them by name of relation, by pronoun (``ANYONE``:
+    of any relation) or by one of their ``names``, alone or with the user ("Priya and I play...")."""
     if not recipient:
         return ""
     relation = "(?:" + "|".join(RELATIVES) + ")" if recipient == ANYONE else re.escape(recipient)
-    who = rf"(?:she|he|they|my (?:[a-z]+ )?{relation}(?: \w+)?)"
+    named = "|(?:" + "|".join(map(re.escape, names)) + ")(?: and I)?" if names else ""
+    who = rf"(?:she|he|they|my (?:[a-z]+ )?{relation}(?: \w+)?{named})"
     text = re.sub(r"\b(she|he)'s\b", r"\1 is", text, flags=re.I)
     m = re.search(
         rf"\b{who}\s+(?:\w+ly\s+)?{_LIKES}\s+(?:(?:to|on|in|with|about)\s+)?([a-z][a-z' -]{{2,40}})", text, re.I
@@ -515,9 +516,9 @@ def _interest_in(text: str, recipient: str, table: IntentWords) -> str:
     return (re.split(table.ends, m.group("thing"))[0] if table.ends else m.group("thing")).strip()
 
 
-def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
+def read_slot(slot: Slot, text: str, recipient: str = "", names: Sequence[str] = ()) -> str:
     """The value ``text`` gives ``slot`` ("" for none); ``recipient``: whom a gift is for (its
-    ``interest`` slot reads what they like).
+    ``interest`` slot reads what they like), ``names``: what the user calls them (English).
 
     >>> read_slot(Slot("party_size", "", "people"), "It'll be the four of us again.")
     '4'
@@ -541,7 +542,7 @@ def read_slot(slot: Slot, text: str, recipient: str = "") -> str:
     if slot.kind == "company":
         return _company(text)
     if slot.kind == "interest":
-        return _interest(text, recipient)
+        return _interest(text, recipient, names)
     if slot.kind == "recipient":
         return _recipient(text)
     return _word(text, slot.vocab)
@@ -593,20 +594,43 @@ def fill(intent: Intent, request: str, memories: Sequence[MemoryRecord]) -> Fill
     out = Filled(intent.name)
     newest = sorted((m for m in memories if m.current), key=lambda m: as_aware(m.event_time), reverse=True)
     recipient = ""
+    names: list[str] = []
     for slot in intent.slots:
-        stated = read_slot(slot, request, recipient)
+        stated = read_slot(slot, request, recipient, names)
         if stated:
             out.stated[slot.name] = stated
-        elif (known := _from_memory(slot, newest, recipient, intent.name)) is not None:
+        elif (known := _from_memory(slot, newest, recipient, intent.name, names)) is not None:
             out.known[slot.name] = known
         else:
             out.missing.append(slot.name)
         if slot.kind == "recipient":
             recipient = stated or (out.known[slot.name].value if slot.name in out.known else "")
+            names = names_of(recipient, [request, *map(_user_text, newest)]) if recipient else []
     return out
 
 
-def _from_memory(slot: Slot, newest: Sequence[MemoryRecord], recipient: str, intent: str) -> Known | None:
+#: Most names ``names_of`` gives one relation.
+MOST_NAMES = 3
+_NO_NAMES = frozenset(
+    ["I", "The", "And", "But", "So", "Just", "Is", "Was", "Has", "Had", "Who", "Which", "That", "This", "My", "Our"]
+)
+
+
+def names_of(relation: str, texts: Iterable[str]) -> list[str]:
+    """What the user calls their ``relation`` in ``texts`` ("my best friend Priya", "my sister,
+    Anna"): up to ``MOST_NAMES`` capitalised names said right after it (English).
+
+    >>> names_of("friend", ["My best friend Priya just bought her first flat!", "my friend, Tom"])
+    ['Priya', 'Tom']
+    """
+    pattern = re.compile(rf"\b(?i:my)\s+(?:[a-z]+\s+)?(?i:{re.escape(relation)}),?\s+([A-Z][\w'-]{{1,30}})\b")
+    found = [m.group(1) for t in texts for m in pattern.finditer(t) if m.group(1) not in _NO_NAMES]
+    return list(dict.fromkeys(found))[:MOST_NAMES]
+
+
+def _from_memory(
+    slot: Slot, newest: Sequence[MemoryRecord], recipient: str, intent: str, names: Sequence[str] = ()
+) -> Known | None:
     """The newest memory's value for ``slot``; for a city, a statement of where the user lives (or an
     earlier task's) first, a place merely mentioned ("in Biarritz") only when no memory states one."""
     for mentions in (False, True) if slot.kind == "city" else (True,):
@@ -617,7 +641,7 @@ def _from_memory(slot: Slot, newest: Sequence[MemoryRecord], recipient: str, int
             elif slot.kind == "city":
                 value = _city(_user_text(rec), mentions)
             else:
-                value = read_slot(slot, _user_text(rec), recipient)
+                value = read_slot(slot, _user_text(rec), recipient, names)
             if value:
                 return Known(value, rec.id, as_aware(rec.event_time).date().isoformat())
     return None

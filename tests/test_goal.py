@@ -367,3 +367,18 @@ def test_earlier_tasks_are_read_once_per_write_version_however_old():
     store.version_now = 2
     tasks.of(U)
     assert store.reads > reads  # a write of the user's: read again
+
+
+def test_what_a_recipient_likes_said_by_their_name(memory):
+    said(
+        memory,
+        [
+            ("My sister Anna just moved to Leeds!", "2024-03-01T10:00:00"),
+            ("Anna and I play chess every Sunday.", "2024-03-08T10:00:00"),
+            ("Tom plays golf badly.", "2024-03-09T10:00:00"),
+        ],
+    )
+    recall = memory.recall("Help me find a gift for my sister.", user_id=U, at="2024-04-01T12:00:00")
+    assert recall.known["interests"].value == "chess"
+    interests = {s.name: s for s in Catalogue().intents["gift"].slots}["interests"]
+    assert read_slot(interests, "Tom plays golf badly.", "sister", ["Anna"]) == ""  # not her name
