@@ -834,16 +834,18 @@ class _Records(Protocol):
     def page(self, user_id: str, offset: int, limit: int, tags: Sequence[str] | None = None) -> list[MemoryRecord]: ...
 
 
-#: Users whose earlier tasks ``LearnedTasks`` keeps, and records it reads per page of a user's tasks.
+#: Users whose earlier tasks ``LearnedTasks`` keeps, records it reads per page of a user's tasks, and
+#: most records it reads (the newest of the tag): the bound on the read after a write.
 LEARNED_USERS = 256
 LEARNED_PAGE = 500
+LEARNED_MAX = 5000
 
 
 class LearnedTasks:
     """Per user, the current records holding a task of no catalogue intent (``OTHER``), newest first:
-    read from every record tagged ``tag`` when the user's write version changes (any worker's write
-    changes it), kept while it stays the same, for the ``LEARNED_USERS`` users used last. A request is
-    matched against all of a user's such tasks, however old, at the cost of one read of the version."""
+    read from the newest ``LEARNED_MAX`` records tagged ``tag`` when the user's write version changes
+    (any worker's write changes it), kept while it stays the same, for the ``LEARNED_USERS`` users used
+    last. A turn's match costs one read of the version."""
 
     def __init__(self, store: _Records, tag: str = "plans"):
         self.store = store
@@ -861,7 +863,7 @@ class LearnedTasks:
                 return hit[1]
         found: list[MemoryRecord] = []
         offset = 0
-        while page := self.store.page(user_id, offset, LEARNED_PAGE, [self.tag]):
+        while offset < LEARNED_MAX and (page := self.store.page(user_id, offset, LEARNED_PAGE, [self.tag])):
             found += [r for r in page if r.intent is not None and r.intent.name == OTHER and r.current]
             offset += len(page)
             if len(page) < LEARNED_PAGE:

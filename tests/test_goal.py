@@ -341,7 +341,7 @@ def test_an_earlier_task_vector_of_another_length_is_passed_over_not_an_error():
     assert found is same and sim == 1.0
 
 
-def test_earlier_tasks_are_read_once_per_write_version_however_old():
+def test_earlier_tasks_are_read_once_per_write_version_within_a_bound(monkeypatch):
     from caim.memory.intents import OTHER, LearnedTasks
     from caim.memory.records import IntentUnit
 
@@ -367,6 +367,8 @@ def test_earlier_tasks_are_read_once_per_write_version_however_old():
     store.version_now = 2
     tasks.of(U)
     assert store.reads > reads  # a write of the user's: read again
+    monkeypatch.setattr("caim.memory.intents.LEARNED_MAX", 500)
+    assert LearnedTasks(store).of(U) == []  # past the newest 500 of the tag: not read
 
 
 def test_what_a_recipient_likes_said_by_their_name(memory):
