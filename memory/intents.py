@@ -68,8 +68,8 @@ _PEOPLE = [
     re.compile(rf"\b{_NUM} (?:people|persons|adults|guests|of us)\b", re.I),
     re.compile(rf"\b(?:table|dinner|lunch|booking|reservation|place|room|seats?|tickets?) for {_NUM}\b", re.I),
     re.compile(
-        rf"\b(?:book|reserve)\b[^.;!?]{{0,40}}?\bfor {_NUM}\b(?!\s*(?:nights?|days?|hours?|minutes?|weeks?|pm|am|"
-        r"o'clock|:|\.\d))",
+        rf"\b(?:book|reserve)\b[^.;!?]{{0,40}}?\bfor {_NUM}\b(?!\s*(?:(?:nights?|days?|hours?|minutes?|weeks?|pm|am|"
+        r"o'clock)\b|:|\.\d))",
         re.I,
     ),
 ]

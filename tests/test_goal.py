@@ -167,6 +167,9 @@ def test_a_negated_value_a_home_and_a_relation_who_likes_an_outing():
     travel = {s.name: s for s in Catalogue().intents["travel"].slots}
     assert read_slot(travel["transport"], "The train was so relaxed, nobody wants to drive anymore.") == "train"
     assert read_slot(travel["lodging"], "We love staying in a cabin in the woods.") == "cabin"
+    party = {s.name: s for s in restaurant().slots}["party_size"]
+    assert read_slot(party, "Book somewhere in Porto for 5 amazing people.") == "5"
+    assert read_slot(party, "Book it for 7 pm.") == "" and read_slot(party, "Book the cabin for 3 nights.") == ""
     gift = {s.name: s for s in Catalogue().intents["gift"].slots}
     assert read_slot(gift["recipient"], "We're spending Christmas at my brother's this year.") == ""
     assert read_slot(gift["recipient"], "It's my sister's birthday on Monday.") == "sister"
