@@ -47,7 +47,7 @@ from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import KnownSlot, Plan, State
 from caim.graph.steps import EarlyFilterStep, FilterStep, GoalStep, PromptStep, RouteSignals, RouteStep, SearchStep
-from caim.memory.intents import INTENT_SIMILARITY, OTHER, SINGLE_VALUED, closest_task, fill, search_texts
+from caim.memory.intents import INTENT_SIMILARITY, SINGLE_VALUED, closest_task, fill, search_texts
 from caim.memory.profile import about_user
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value_first
@@ -146,21 +146,17 @@ def _by_meaning(env: Env, text: str) -> str:
     embedder = env.svc.embedder
     vector = embedder.embed_query(text)
     past = memory_signals(text).past_reference or asks_about_past(text)
-    return ("" if past else env.svc.intents.by_meaning(vector, embedder.embed)) or learned_task(env, vector)[0]
+    return ("" if past else env.svc.intents.by_meaning(vector, embedder.embed)) or learned_task(env, vector)
 
 
-def learned_task(env: Env, vector: np.ndarray) -> tuple[str, list[MemoryRecord]]:
+def learned_task(env: Env, vector: np.ndarray) -> str:
     """The description of the user's earlier task of no catalogue intent closest in meaning to a
-    request (at least ``INTENT_SIMILARITY``), and its records, newest first; ``("", [])`` for none.
-    The tasks come from ``Services.learned`` (read again only after a write of the user's)."""
-    tasks = env.svc.learned.of(env.user_id)
-    if not tasks:
-        return "", []
-    best, sim = closest_task(vector, tasks)
+    request (at least ``INTENT_SIMILARITY``), "" for none. The tasks come from ``Services.learned``
+    (read again only after a write of the user's)."""
+    best, sim = closest_task(vector, env.svc.learned.of(env.user_id))
     if best is None or best.intent is None or sim < INTENT_SIMILARITY:
-        return "", []
-    name = best.intent.description
-    return name, [r for r in tasks if r.intent is not None and r.intent.name == OTHER and r.intent.description == name]
+        return ""
+    return best.intent.description
 
 
 def _draft(state: State, env: Env, route: Route, shown: list[MemoryBrief]) -> dict[str, Any] | None:
@@ -352,11 +348,12 @@ def filter_relevant(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
     return {"memories": kept}
 
 
-def _learned_goal(state: State, env: Env, text: str) -> dict[str, Any]:
-    """A request matched to an earlier task of no catalogue intent: its description as the intent,
-    its earlier units first among the kept memories (no slots: nothing known or missing)."""
-    name, units = learned_task(env, env.svc.embedder.embed_query(text))
-    if not name:
+def _learned_goal(state: State, env: Env, name: str) -> dict[str, Any]:
+    """A request matched to an earlier task of no catalogue intent (``name``: its description, as
+    ``learned_task`` found it): the description as the intent, the units holding it first among the
+    kept memories (no slots: nothing known or missing)."""
+    units = [r for r in env.svc.learned.of(env.user_id) if r.intent is not None and r.intent.description == name]
+    if not units:
         return {"intent": "", "known": {}, "missing": []}
     units = units[:UNITS]
     briefs = [r.brief(env.settings.source_chars) for r in units]
@@ -387,9 +384,9 @@ def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     name = signals.get("intent") or planned or signals.get("intent_by_meaning") or ""
     if not name or "ltm" not in state.get("route", "none"):
         return {"intent": "", "known": {}, "missing": []}
-    text = current_input(state, env)
     if name not in env.svc.intents.intents:  # a task of no catalogue intent the user asked for before
-        return _learned_goal(state, env, text)
+        return _learned_goal(state, env, name)
+    text = current_input(state, env)
     intent = env.svc.intents.intents[name]
     pool: dict[str, MemoryRecord] = {}
     queries = search_texts(intent, text)
