@@ -51,6 +51,7 @@ class Case:
         turns: Per candidate row, the turn ids its record holds.
         evidence: The turn ids that answer it.
         aggregate: An aggregate question (neighbour and session terms off, as ``for_question`` does).
+        question: Its text.
     """
 
     conversation: str
@@ -59,6 +60,7 @@ class Case:
     turns: Sequence[frozenset[str]]
     evidence: frozenset[str]
     aggregate: bool
+    question: str = ""
 
     @staticmethod
     def of(
@@ -70,7 +72,7 @@ class Case:
         evidence: Iterable[str],
     ) -> Case:
         """A case for question ``text`` (the aggregate flag read from it)."""
-        return Case(conversation, category, scoring, turns, frozenset(evidence), is_aggregate_question(text))
+        return Case(conversation, category, scoring, turns, frozenset(evidence), is_aggregate_question(text), text)
 
 
 def recalls(case: Case, w: Weights) -> tuple[float, ...]:

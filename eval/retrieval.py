@@ -418,6 +418,14 @@ def question_row(conv: Conversation, q: Question, hits: list[set[str]]) -> dict:
     return row
 
 
+def ranking_cases(convs: list[Conversation], embedder: Embedder) -> tuple[list[Case], Retriever]:
+    """Every question of ``convs`` ready to rank under any weights, after their turns are captured
+    into a fresh in-memory store, and the retriever that reads that store."""
+    bench = _Bench(embedder, {}, None)
+    bench.capture_all(convs)
+    return bench.cases(convs), bench.retriever
+
+
 def _turn_ids(rec: MemoryRecord | None) -> frozenset[str]:
     return frozenset(s.turn_id for s in rec.sources if s.turn_id) if rec else frozenset()
 
