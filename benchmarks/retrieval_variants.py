@@ -114,7 +114,7 @@ def without_opener(question: str) -> str:
     """The question without its opening question words.
 
     >>> without_opener("What kind of art does Caroline make?")
-    'Caroline make?'
+    'art does Caroline make?'
     """
     return _OPENER.sub("", question).strip() or question
 
@@ -291,7 +291,7 @@ def report(results: dict[str, dict[str, dict[str, float]]], header: str) -> str:
         labels = list(next(iter(results.values()))[ranking])
         lines += [f"## recall@10, {ranking}", ""]
         rows = [[name, *(f"{r[ranking].get(k, float('nan')):.3f}" for k in labels)] for name, r in results.items()]
-        lines += [markdown_table(["variant", *labels], rows), ""]
+        lines += [*markdown_table(["variant", *labels], rows), ""]
     return "\n".join(lines)
 
 

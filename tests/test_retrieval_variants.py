@@ -1,0 +1,70 @@
+"""benchmarks/retrieval_variants.py: every variant changes the signal it names, and the run reports
+each under the shipped weights and leave one conversation out."""
+
+from __future__ import annotations
+
+import copy
+import doctest
+import json
+
+import numpy as np
+
+from caim.core.embeddings import MiniLMEmbedder
+from caim.eval.retrieval import load, ranking_cases
+from tests.test_benchmarks import load as load_benchmark
+from tests.test_eval import LOCOMO
+
+
+def _data(tmp_path):
+    second = copy.deepcopy(LOCOMO[0])
+    second["sample_id"] = "two"
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([*LOCOMO, second]), encoding="utf-8")
+    return path
+
+
+def test_the_benchmark_s_examples_hold():
+    result = doctest.testmod(load_benchmark("retrieval_variants"))
+    assert result.attempted >= 4 and result.failed == 0
+
+
+def test_each_variant_changes_only_its_signal(tmp_path):
+    bench = load_benchmark("retrieval_variants")
+    embedder = MiniLMEmbedder()
+    cases, retriever = ranking_cases(load(_data(tmp_path)), embedder)
+    assert all(c.question for c in cases)
+    convs = bench.conversations(cases, retriever)
+    assert set(convs) == {"conv-1", "two"} and len(convs["two"].texts) == 6
+    made = bench.variants(cases, convs, embedder)
+    case = next(c for c in cases if "painted" in c.question)
+    assert made["shipped"](case) is case
+    for name, change in made.items():
+        if name == "shipped":
+            continue
+        ev, before = change(case).scoring.evidence, case.scoring.evidence
+        if name.startswith("dense"):
+            assert np.array_equal(ev.lexical, before.lexical), name
+            assert not np.allclose(ev.dense, before.dense), name
+        else:
+            assert np.array_equal(ev.dense, before.dense), name
+
+
+def test_related_words_score_the_records_holding_a_word_near_the_question_s():
+    bench = load_benchmark("retrieval_variants")
+    texts = ["I started yoga last week", "I bought a car", "Yoga again today, and a car wash"]
+    conv = bench.Conv(np.arange(3), ["Ann"] * 3, texts, texts, texts)
+    related = bench.Related(conv, MiniLMEmbedder(), {})
+    score = related.score("What exercise does Ann do?")
+    assert score[0] > 0 and score[1] == 0 and score[2] > 0
+    assert not related.score("What exercise does Ann do? yoga").any()  # the question's own words are BM25's
+
+
+def test_the_run_writes_both_rankings_for_every_variant(tmp_path, capsys):
+    bench = load_benchmark("retrieval_variants")
+    doc = tmp_path / "variants.md"
+    assert bench.main(["--data", str(_data(tmp_path)), "--doc", str(doc)]) == 0
+    text = doc.read_text()
+    assert "## recall@10, shipped weights" in text and "## recall@10, leave one out" in text
+    for name in ("shipped", "dense: no date", "dense: turn and best sentence", "lexical: related words"):
+        assert text.count(f"| {name} |") == 2, name
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("variants: best leave one out recall@10 ")
