@@ -62,8 +62,10 @@ def test_related_words_score_the_records_holding_a_word_near_the_question_s():
 def test_the_run_writes_both_rankings_for_every_variant(tmp_path, capsys):
     bench = load_benchmark("retrieval_variants")
     doc = tmp_path / "variants.md"
+    doc.write_text(f"old tables\n{bench.NOTES}\nWhy none is shipped.\n")
     assert bench.main(["--data", str(_data(tmp_path)), "--doc", str(doc)]) == 0
     text = doc.read_text()
+    assert "old tables" not in text and text.endswith(f"{bench.NOTES}\nWhy none is shipped.\n")
     assert "## recall@10, shipped weights" in text and "## recall@10, leave one out" in text
     for name in ("shipped", "dense: no date", "dense: turn and best sentence", "lexical: related words"):
         assert text.count(f"| {name} |") == 2, name
