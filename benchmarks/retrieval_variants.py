@@ -197,8 +197,8 @@ class Related:
                 if len(stem) == 1:
                     surface[stem[0]][w] += 1
         self.terms = sorted(self.postings)
-        words = [surface[t].most_common(1)[0][0] if surface[t] else t for t in self.terms]
-        self.vecs = np.asarray(embedder.embed(words))
+        spelled = [surface[t].most_common(1)[0][0] if surface[t] else t for t in self.terms]
+        self.vecs = np.asarray(embedder.embed(spelled))
         self.n, self.avgdl = len(conv.lexical), float(np.mean(lengths)) if lengths else 1.0
 
     def score(self, question: str) -> np.ndarray:
