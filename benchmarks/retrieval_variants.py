@@ -5,15 +5,16 @@ question's ``Scoring`` and ranks it as the search does: under the shipped weight
 conversation ranked by weights fitted on the other conversations only (``caim.eval.fit``). A variant
 worth shipping raises the cross-validated recall@10, not only the in-sample one.
 
-Variants (``VARIANTS``):
+Variants (``variants``), each named by what it changes from the search's own signals (the turn
+embedded as ``speaker: text``, the question without the known speakers it names):
 
-- ``shipped``: the signals as caim computes them (the embedded document is date, speaker and turn).
-- ``dense: no date``: the turn embedded as ``speaker: text``, without its date.
+- ``shipped``: the signals as caim computes them.
+- ``dense: turn with its date``: the turn embedded with its date first (``MemoryRecord.document``).
+- ``dense: question as asked``: the question embedded whole, the speakers it names included.
+- ``dense: turn with its date, question as asked``: both (the form caim embedded before).
 - ``dense: best sentence``: the best cosine among the turn's sentences, each as ``speaker: sentence``.
-- ``dense: turn and best sentence``: the mean of the two above.
-- ``dense: question without speakers``: the question embedded without the speakers it names.
-- ``dense: no date, question without speakers``: both of those changes together.
-- ``dense: question without opener``: the question embedded without "what did", "how many" and the like.
+- ``dense: turn and best sentence``: the mean of the turn's cosine and its best sentence's.
+- ``dense: question without opener``: the question also without "what did", "how many" and the like.
 - ``lexical: related words``: BM25 of the ``RELATED_N`` words of the conversation nearest to each
   query word by the embedder (cosine at least ``RELATED_MIN``), weighted by that cosine, added to
   the lexical z-score at ``RELATED_WEIGHT``.
@@ -52,7 +53,7 @@ from caim.memory.search import signals
 from caim.memory.search.config import START_WEIGHTS
 from caim.memory.search.engine import records_of
 from caim.memory.search.lexical import bm25
-from caim.memory.text import tokenize
+from caim.memory.text import named_speakers, tokenize, without_speakers
 
 ROOT = Path(__file__).resolve().parents[1]
 RELATED_N = 3
@@ -76,6 +77,7 @@ class Conv:
     speakers: list[str]
     texts: list[str]
     documents: list[str]
+    embedded: list[str]
     lexical: list[str]
 
     def row_of(self, rids: np.ndarray) -> np.ndarray:
@@ -99,6 +101,7 @@ def conversations(cases: Sequence[Case], retriever: Retriever) -> dict[str, Conv
             [r.speaker or "" for r in recs],
             [r.thought for r in recs],
             [r.document() for r in recs],
+            [r.embedded_text() for r in recs],
             [r.lexical_text() for r in recs],
         )
     return out
@@ -122,32 +125,21 @@ def without_opener(question: str) -> str:
     return _OPENER.sub("", question).strip() or question
 
 
-def without_speakers(question: str, speakers: Sequence[str]) -> str:
-    """The question without the speakers it names.
-
-    >>> without_speakers("What did Caroline's dog eat?", ["Caroline"])
-    'What did dog eat?'
-    """
-    for name in speakers:
-        question = re.sub(rf"\b{re.escape(name)}('s)?\b", "", question)
-    return " ".join(question.split()) or question
-
-
 #: A conversation's record vectors by kind, and the questions' vectors by kind.
 Vectors = dict[str, np.ndarray]
 
 
 def record_vectors(conv: Conv, embedder: Embedder) -> tuple[Vectors, np.ndarray]:
-    """The conversation's records embedded whole, without their date, and sentence by sentence
-    (with the row each sentence belongs to)."""
+    """The conversation's records embedded with their date, as the search embeds them, and sentence
+    by sentence (with the row each sentence belongs to)."""
     sents, owner = [], []
     for i, (who, text) in enumerate(zip(conv.speakers, conv.texts, strict=True)):
         for s in sentences(text):
             sents.append(f"{who}: {s}")
             owner.append(i)
     vecs = {
-        "document": np.asarray(embedder.embed(conv.documents)),
-        "no date": np.asarray(embedder.embed([f"{w}: {t}" for w, t in zip(conv.speakers, conv.texts, strict=True)])),
+        "dated": np.asarray(embedder.embed(conv.documents)),
+        "turn": np.asarray(embedder.embed(conv.embedded)),
         "sentences": np.asarray(embedder.embed(sents)),
     }
     return vecs, np.array(owner, dtype=np.int64)
@@ -231,22 +223,24 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
     vecs = {name: record_vectors(conv, embedder) for name, conv in convs.items()}
     words: dict[str, np.ndarray] = {}
     related = {name: Related(conv, embedder, words) for name, conv in convs.items()}
+    bare = [
+        without_speakers(c.question, named_speakers(c.question, sorted(set(convs[c.conversation].speakers))))
+        for c in cases
+    ]
     questions = {
-        "plain": np.asarray(embedder.embed([c.question for c in cases])),
-        "no speakers": np.asarray(
-            embedder.embed([without_speakers(c.question, convs[c.conversation].speakers) for c in cases])
-        ),
-        "no opener": np.asarray(embedder.embed([without_opener(c.question) for c in cases])),
+        "as asked": np.asarray(embedder.embed([c.question for c in cases])),
+        "no speakers": np.asarray(embedder.embed(bare)),
+        "no opener": np.asarray(embedder.embed([without_opener(q) for q in bare])),
     }
     index = {id(c): i for i, c in enumerate(cases)}
 
-    def dense(kind: str, question: str = "plain") -> Variant:
+    def dense(kind: str, question: str = "no speakers") -> Variant:
         def change(c: Case) -> Case:
             conv, (v, owner) = convs[c.conversation], vecs[c.conversation]
             q = questions[question][index[id(c)]]
-            turn = v["no date"] @ q
+            turn = v["turn"] @ q
             sent = best_sentence(v["sentences"], owner, len(conv.texts), q)
-            cosine = {"document": v["document"] @ q, "no date": turn, "sentence": sent, "both": (turn + sent) / 2}
+            cosine = {"dated": v["dated"] @ q, "turn": turn, "sentence": sent, "both": (turn + sent) / 2}
             return with_dense(c, cosine[kind], conv.row_of(c.scoring.columns.rid))
 
         return change
@@ -259,12 +253,12 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
 
     return {
         "shipped": lambda c: c,
-        "dense: no date": dense("no date"),
+        "dense: turn with its date": dense("dated"),
+        "dense: question as asked": dense("turn", "as asked"),
+        "dense: turn with its date, question as asked": dense("dated", "as asked"),
         "dense: best sentence": dense("sentence"),
         "dense: turn and best sentence": dense("both"),
-        "dense: question without speakers": dense("document", "no speakers"),
-        "dense: no date, question without speakers": dense("no date", "no speakers"),
-        "dense: question without opener": dense("document", "no opener"),
+        "dense: question without opener": dense("turn", "no opener"),
         "lexical: related words": lexical,
     }
 

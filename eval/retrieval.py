@@ -197,7 +197,7 @@ def capture(
                     role="user" if t.speaker == conv.speakers[0] else "assistant",
                 )
             )
-        vecs = store.embed([r.document() for r in records])
+        vecs = store.embed([r.embedded_text() for r in records])
         for rec, tags in zip(records, tagger.nearest(ontology, vecs, 3), strict=True):
             rec.tags = [t for t, _ in tags] or ["personal"]
         store.add(records, vectors=vecs)

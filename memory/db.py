@@ -349,7 +349,7 @@ class RecordDB:
 
     # ---- reads --------------------------------------------------------------------------------------
     def indexed_state(self, ids: Sequence[str]) -> dict[str, tuple[str, bool, np.ndarray | None, bool]]:
-        """Per existing record id: its embedded document, whether it is current, its vector, and
+        """Per existing record id: its embedded text, whether it is current, its vector, and
         whether the vector index holds it."""
         if not ids:
             return {}
@@ -358,7 +358,7 @@ class RecordDB:
             ids,
         )
         return {
-            i: (MemoryRecord.model_validate_json(b).document(), vu is None, unpack(v), state == 1)
+            i: (MemoryRecord.model_validate_json(b).embedded_text(), vu is None, unpack(v), state == 1)
             for i, b, vu, v, state in rows
         }
 

@@ -173,15 +173,20 @@ class MemoryRecord(BaseModel):
         t = as_aware(self.event_time)
         return f"{t.day} {t.strftime('%B %Y')}"
 
-    def document(self) -> str:
-        """The text that is embedded: date, speaker and thought, then the source turns the thought
-        does not cover (``uncovered``) - for a verbatim (``raw``) record the reply that followed its
-        turn (the other half of the exchange, often what a later question asks for: "what did you
+    def embedded_text(self) -> str:
+        """The text that is embedded: speaker and thought, then the source turns the thought does not
+        cover (``uncovered``) - for a verbatim (``raw``) record the reply that followed its turn (the
+        other half of the exchange, often what a later question asks for: "what did you
         recommend?"); for a thought, the turns a concise or confused thought leaves out (a merged
-        record's other turns; a small model's stray thought such as "Mel")."""
+        record's other turns; a small model's stray thought such as "Mel"). No date: the vector is
+        for meaning, and time is matched by the time signals and the lexical index (``document``)."""
         who = f"{self.speaker}: " if self.speaker else ""
-        doc = f"{self.day()} {who}{self.thought}"
-        return f"{doc} {' '.join(self.uncovered())}".rstrip()
+        return f"{who}{self.thought} {' '.join(self.uncovered())}".rstrip()
+
+    def document(self) -> str:
+        """The event's date as people write it, then ``embedded_text``: the start of what the lexical
+        index holds (``lexical_text``)."""
+        return f"{self.day()} {self.embedded_text()}"
 
     def uncovered(self, share: float = UNCOVERED_SHARE) -> list[str]:
         """The texts of the record's own source turns (not context turns) of which the thought holds

@@ -252,13 +252,13 @@ class MemoryStore:
         self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]] | np.ndarray | None = None
     ) -> None:
         """Insert or replace records (same id: replaced, never duplicated). A record whose embedded
-        document and validity did not change keeps its vector: no embedding, no vector-index write."""
+        text and validity did not change keeps its vector: no embedding, no vector-index write."""
         if not records:
             return
         before = self.db.indexed_state([r.id for r in records]) if vectors is None else {}
         unchanged = [
             r.id in before
-            and before[r.id][0] == r.document()
+            and before[r.id][0] == r.embedded_text()
             and before[r.id][1] == (r.valid_until is None)
             and before[r.id][2] is not None
             for r in records
@@ -266,7 +266,7 @@ class MemoryStore:
         if vectors is not None:
             vecs = np.asarray(vectors, dtype=np.float32)
         else:
-            todo = [r.document() for r, same in zip(records, unchanged, strict=True) if not same]
+            todo = [r.embedded_text() for r, same in zip(records, unchanged, strict=True) if not same]
             fresh = iter(self.embed(todo)) if todo else iter(())
             # ``same`` only where the database holds the record's vector
             vecs = np.vstack(
@@ -335,13 +335,13 @@ class MemoryStore:
             for rec in self.db.iter_user(user):
                 chunk.append(rec)
                 if len(chunk) >= batch:
-                    self.add(chunk, vectors=self.embed([r.document() for r in chunk]))
+                    self.add(chunk, vectors=self.embed([r.embedded_text() for r in chunk]))
                     done += len(chunk)
                     chunk = []
                     if progress:
                         progress(done, total)
             if chunk:
-                self.add(chunk, vectors=self.embed([r.document() for r in chunk]))
+                self.add(chunk, vectors=self.embed([r.embedded_text() for r in chunk]))
             done += len(chunk)
             if progress:
                 progress(done, total)

@@ -395,3 +395,39 @@ def test_in_step_counts_records_against_vectors_and_history_reads_the_database(t
         assert store.history("ann", recs[1].id) == store.db.history("ann", recs[1].id)
     finally:
         store.close()
+
+
+class RecordingEmbedder(CountingEmbedder):
+    """CountingEmbedder that keeps every text it embeds."""
+
+    def __init__(self):
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts += texts
+        return super().embed(texts)
+
+
+def test_a_record_is_embedded_without_its_date_which_the_lexical_index_keeps(open_store):
+    emb = RecordingEmbedder()
+    store = open_store(emb, check_embedder=False)
+    r = rec("ann", "painted a sunset over the lake", ["hobbies"], speaker="Caroline")
+    store.add([r])
+    assert emb.texts == ["Caroline: painted a sunset over the lake"] == [r.embedded_text()]
+    assert r.day() not in r.embedded_text() and r.lexical_text().startswith(f"{r.day()} Caroline:")
+    dated = Retriever(store).search("ann", Query(f"what happened on {r.day()}?", T0), k=1)
+    assert [h.record.id for h in dated] == [r.id]  # the date still matches, lexically
+
+
+def test_a_question_naming_a_speaker_is_embedded_without_the_name(open_store):
+    emb = RecordingEmbedder()
+    store = open_store(emb, check_embedder=False)
+    store.add([rec("ann", "painted a sunset", ["hobbies"], speaker="Caroline")])
+    given = np.asarray(emb.embed(["What did Caroline paint?"])[0])
+    emb.texts.clear()
+    Retriever(store).search("ann", Query("What did Caroline paint?", T0, vector=given), k=1)
+    assert emb.texts == ["What did paint?"]
+    emb.texts.clear()
+    Retriever(store).search("ann", Query("What did Ben paint?", T0, vector=given), k=1)
+    assert emb.texts == []  # no known speaker named: the vector the query brought is used

@@ -24,18 +24,18 @@ class Weights:
     on each conversation it did not fit on (``docs/retrieval.md``).
     """
 
-    bm25: float = 1.0
+    bm25: float = 0.5
     dense: float = 1.5
-    neighbour: float = 0.625
+    neighbour: float = 0.5
     speaker: float = 5.0
     name: float = 0.0
     timex: float = 1.0
-    date: float = 1.0
+    date: float = 2.25
     range: float = 3.0
     tag: float = 0.0
     prior: float = 0.75
     recency: float = 0.0
-    session: float = 1.5
+    session: float = 1.0
 
 
 #: The ranking caim uses.

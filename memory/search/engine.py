@@ -15,7 +15,7 @@ records that did not rank themselves.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -30,7 +30,7 @@ from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, for_question
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
 from caim.memory.store import MemoryStore
-from caim.memory.text import date_windows, is_when_question, named_speakers, names, tokenize
+from caim.memory.text import date_windows, is_when_question, named_speakers, names, tokenize, without_speakers
 
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="caim-retrieval")
 #: Most linked records added after the hits.
@@ -112,11 +112,11 @@ def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAU
     if n == 0:
         return None
     w = for_question(weights, query.text)
-    # the query's vector is computed while the lexical part reads the database (both release the GIL)
-    pending = None if query.vector is not None else _POOL.submit(source.store.embedder.embed_query, query.text)
+    speakers = source.speakers(user_id, version)
+    named = named_speakers(query.text, speakers)
+    pending = _embedding(source, query, named)
     full = n <= source.full_scan
     lex = source.lexical.scores(user_id, tokenize(query.text), n, avgdl, prune=not full)
-    speakers = source.speakers(user_id, version)
     query_names = [x.lower() for x in names(query.text, frozenset(speakers))]
     # a large memory's candidates from the query's words, ranges and names are read while it embeds, too
     cues = None if full else cue_candidates(source, user_id, query, lex, query_names)
@@ -127,8 +127,18 @@ def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAU
         return None
     cos = signals.cosine(c.vec, qvec)
     reference = cos if full else _sample_cosine(source.dense_sample(user_id, n), qvec, cos)
-    ev = evidence(db, user_id, c, query, w, lex, cos, reference, named_speakers(query.text, speakers), query_names)
+    ev = evidence(db, user_id, c, query, w, lex, cos, reference, named, query_names)
     return Scoring(c, ev, ranking.allowed(c, query, ev.tags_of), cos, w)
+
+
+def _embedding(source: Source, query: Query, named: list[str]) -> Future[np.ndarray] | None:
+    """The query's vector, computed while the lexical part reads the database (both release the GIL):
+    of the text without the speakers it names (``without_speakers``); ``None`` when the query brought
+    the vector of that text (its own vector, when it names no known speaker)."""
+    text = without_speakers(query.text, named)
+    if query.vector is not None and text == query.text:
+        return None
+    return _POOL.submit(source.store.embedder.embed_query, text)
 
 
 def records_of(source: Source, user_id: str, s: Scoring) -> list[MemoryRecord | None]:

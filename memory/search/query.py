@@ -26,7 +26,9 @@ class Query:
         tags: Ontology tags the controller chose (the tag signal).
         ranges: (start, end) epoch seconds the controller resolved (the range signal).
         past: The question asks about how things were: superseded records take part.
-        vector: The text's embedding, if already computed (else the search embeds the text).
+        vector: The text's embedding, if already computed (else the search embeds the text). The
+            dense signal embeds the text without the known speakers it names: for such a text the
+            search embeds that and leaves ``vector`` unused.
         decay_days: Half-life of the age decay; ``None``: no decay.
         expired: ``(event time, tags) -> bool``: a record whose category has expired is left out.
     """

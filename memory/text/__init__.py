@@ -37,6 +37,7 @@ from caim.memory.text.signals import (
     named_speakers,
     prior,
     tells_past_action,
+    without_speakers,
 )
 from caim.memory.text.smalltalk import OPENERS, SMALL_TALK_STEMS, is_small_talk, without_opener
 from caim.memory.text.tokens import NUMBER_WORDS, STOPWORDS, storable, tokenize
@@ -72,4 +73,5 @@ __all__ = [
     "tokenize",
     "unsupported",
     "without_opener",
+    "without_speakers",
 ]

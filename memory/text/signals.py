@@ -210,6 +210,34 @@ def _named_among_characters(name: str, q: str) -> bool:
     return any(re.search(f"(?<!{_SPACED_LETTER}){re.escape(n)}(?!{_SPACED_LETTER})", q) for n in whole)
 
 
+def without_speakers(question: str, named: list[str]) -> str:
+    """The question without the known speakers it names (``named_speakers``), each also by its first
+    three letters or with a possessive: what the dense signal embeds, since the speaker signal
+    matches who said a record and a name in the vector only draws it to all that speaker's records.
+
+    Args:
+        question: The question.
+        named: The speakers it names.
+
+    Returns:
+        The rest of the question, spaces collapsed (the question itself when nothing is left).
+
+    >>> without_speakers("What did Mel's sister paint?", ["Melanie"])
+    'What did sister paint?'
+    >>> without_speakers("Anna去了哪里？", ["Anna"]), without_speakers("小雨读了什么书？", ["小雨"])
+    ('去了哪里？', '读了什么书？')
+    >>> without_speakers("Caroline?", ["Caroline"])
+    'Caroline?'
+    """
+    out = question
+    for s in named:
+        for form in [s] + ([s[:3]] if len(s) > 4 and not UNSPACED_RUN.fullmatch(s) else []):
+            word = re.escape(form) + r"(?:['’]s)?"
+            out = re.sub(f"(?<!{_SPACED_LETTER}){word}(?!{_SPACED_LETTER})", " ", out, flags=re.IGNORECASE)
+    rest = " ".join(out.split())
+    return rest if any(ch.isalnum() for ch in rest) else question
+
+
 def is_when_question(question: str) -> bool:
     """Does the question ask when ("When...", "In what year...", "... when ..." early on)?
 
