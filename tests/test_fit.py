@@ -97,3 +97,15 @@ def test_retrieval_cv_prints_dev_and_cross_validated_recall(tmp_path):
     assert "## Cross-validation (`--cv`)" in report and "without two" in report
     plain = CliRunner().invoke(app, [a for a in args if a != "--cv"] + ["--quiet"])
     assert plain.exit_code == 0 and "cv" not in json.loads((out / "results.json").read_text())
+
+
+def test_the_fit_starts_from_the_hand_set_recipe_not_from_the_fitted_defaults():
+    from dataclasses import asdict
+
+    from caim.memory.search.config import DEFAULT_WEIGHTS, START_WEIGHTS
+
+    hand_set = dict(bm25=1.0, dense=1.5, neighbour=0.5, speaker=4.0, name=0.0, timex=1.0, date=1.0)
+    hand_set |= dict(range=3.0, tag=0.0, prior=0.75, recency=0.0, session=1.0)
+    assert asdict(START_WEIGHTS) == hand_set
+    # the defaults are fitted on every conversation: a start taken from them would leak each held-out one
+    assert START_WEIGHTS != DEFAULT_WEIGHTS
