@@ -58,6 +58,7 @@ def test_fit_finds_the_weight_that_raises_recall_and_cross_validation_keeps_conv
     fitted = fit.fit(cases, start)
     assert fitted.prior > 0 and fit.objective(cases, fitted) == 1.0 > fit.objective(cases, start)
     assert fitted.dense == start.dense  # the unit the others are measured in
+    assert fitted.bm25 == start.bm25  # held with it (dropping bm25 would rank the evidence 8th here)
     folds = fit.cross_validate(cases, start)
     assert [f.left_out for f in folds] == ["c0", "c1", "c2"]
     for f in folds:
