@@ -9,8 +9,10 @@ a bounded read of the postings, ``LexicalIndex.scores``), the ``dense_k`` neares
 index, up to ``lexical_k`` records in each of the query's time ranges or naming one of its names,
 and the turns next to all of these (the cosine's mean and spread then come from a sample of the
 user's vectors). The candidates that need no query vector (words, ranges, names) and the turns
-around them are read while the query is embedded. Every hit is followed by up to three linked
-records that did not rank themselves.
+around them are read while the query is embedded. The dense signal compares meaning only: records
+are embedded without their date (``MemoryRecord.embedded_text``) and the query without the known
+speakers it names (``without_speakers``). Every hit is followed by up to three linked records that
+did not rank themselves.
 """
 
 from __future__ import annotations
