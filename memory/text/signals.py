@@ -212,8 +212,9 @@ def _named_among_characters(name: str, q: str) -> bool:
 
 def without_speakers(question: str, named: list[str]) -> str:
     """The question without the known speakers it names (``named_speakers``), each also by its first
-    three letters or with a possessive: what the dense signal embeds, since the speaker signal
-    matches who said a record and a name in the vector only draws it to all that speaker's records.
+    three letters or with a possessive, as the name is written (so "car" stays when "Caroline" goes):
+    what the dense signal embeds, since the speaker signal matches who said a record and a name in
+    the vector only draws it to all that speaker's records.
 
     Args:
         question: The question.
@@ -228,12 +229,14 @@ def without_speakers(question: str, named: list[str]) -> str:
     ('去了哪里？', '读了什么书？')
     >>> without_speakers("Caroline?", ["Caroline"])
     'Caroline?'
+    >>> without_speakers("What car did Caroline buy, and did Andrew drive it?", ["Caroline", "Andrew"])
+    'What car did buy, and did drive it?'
     """
     out = question
     for s in named:
         for form in [s] + ([s[:3]] if len(s) > 4 and not UNSPACED_RUN.fullmatch(s) else []):
             word = re.escape(form) + r"(?:['’]s)?"
-            out = re.sub(f"(?<!{_SPACED_LETTER}){word}(?!{_SPACED_LETTER})", " ", out, flags=re.IGNORECASE)
+            out = re.sub(f"(?<!{_SPACED_LETTER}){word}(?!{_SPACED_LETTER})", " ", out)
     rest = " ".join(out.split())
     return rest if any(ch.isalnum() for ch in rest) else question
 
