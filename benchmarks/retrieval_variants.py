@@ -46,7 +46,7 @@ import numpy as np
 from caim.core.embeddings import Embedder, MiniLMEmbedder
 from caim.eval import fit
 from caim.eval.fit import Case
-from caim.eval.retrieval import CATEGORIES, load, ranking_cases
+from caim.eval.retrieval import CATEGORIES, load, ranking_cases, user_of
 from caim.eval.tables import markdown_table
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Retriever
 from caim.memory.search import signals
@@ -93,7 +93,7 @@ def conversations(cases: Sequence[Case], retriever: Retriever) -> dict[str, Conv
     for c in cases:
         if c.conversation in out:
             continue
-        recs = [r for r in records_of(retriever, f"locomo:{c.conversation}", c.scoring) if r is not None]
+        recs = [r for r in records_of(retriever, user_of(c.conversation), c.scoring) if r is not None]
         if len(recs) != c.scoring.columns.m:
             raise RuntimeError(f"{c.conversation}: a record of the scoring is gone")
         out[c.conversation] = Conv(
@@ -238,10 +238,12 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
         def change(c: Case) -> Case:
             conv, (v, owner) = convs[c.conversation], vecs[c.conversation]
             q = questions[question][index[id(c)]]
-            turn = v["turn"] @ q
-            sent = best_sentence(v["sentences"], owner, len(conv.texts), q)
-            cosine = {"dated": v["dated"] @ q, "turn": turn, "sentence": sent, "both": (turn + sent) / 2}
-            return with_dense(c, cosine[kind], conv.row_of(c.scoring.columns.rid))
+            if kind in ("dated", "turn"):
+                cosine = v[kind] @ q
+            else:
+                sent = best_sentence(v["sentences"], owner, len(conv.texts), q)
+                cosine = sent if kind == "sentence" else (v["turn"] @ q + sent) / 2
+            return with_dense(c, cosine, conv.row_of(c.scoring.columns.rid))
 
         return change
 

@@ -328,7 +328,7 @@ class _Bench:
         capture_s = 0.0
         for conv in convs:
             t0 = time.perf_counter()
-            done += capture(self.store, self.tagger, self.ontology, conv, _user(conv))
+            done += capture(self.store, self.tagger, self.ontology, conv, user_of(conv.sample_id))
             capture_s += time.perf_counter() - t0
             if self.progress:
                 self.progress("capture", done, total)
@@ -336,7 +336,7 @@ class _Bench:
             done = 0
             for conv in convs:
                 t0 = time.perf_counter()
-                peer.add(_user(conv), peer_turns(conv))
+                peer.add(user_of(conv.sample_id), peer_turns(conv))
                 self.peer_capture_s[name] += time.perf_counter() - t0
                 done += len(conv.turns)
                 if self.progress:
@@ -365,7 +365,7 @@ class _Bench:
         """Every question of ``convs`` ready to rank under any weights (``caim.eval.fit``)."""
         out = []
         for conv in convs:
-            user = _user(conv)
+            user = user_of(conv.sample_id)
             for q in conv.questions:
                 query = _query(q.text, conv, self.tagger, self.ontology, self.store.embed([q.text])[0])
                 s = scoring(self.retriever, user, query, ALL_SIGNALS)
@@ -376,7 +376,7 @@ class _Bench:
 
     def search(self, name: str, conv: Conversation, text: str, k: int) -> list[set[str]]:
         """System ``name``'s top ``k`` for ``text`` in ``conv``, each result as the turn ids it holds."""
-        user = _user(conv)
+        user = user_of(conv.sample_id)
         if name in self.peers:
             return [{h.turn_id} if h.turn_id else set() for h in self.peers[name].search(user, text, k)]
         vec = self.store.embed([text])[0]
@@ -464,8 +464,9 @@ def _recall_cells(rows: list[tuple[Case, tuple[float, ...]]]) -> dict:
     return cells
 
 
-def _user(conv: Conversation) -> str:
-    return f"locomo:{conv.sample_id}"
+def user_of(sample_id: str) -> str:
+    """The user id a LoCoMo conversation's turns are captured under."""
+    return f"locomo:{sample_id}"
 
 
 def peer_turns(conv: Conversation) -> list[PeerTurn]:
@@ -563,7 +564,8 @@ def render_cv(cv: dict) -> list[str]:
         "recall@10 of caim's ranking under the weights it ships with, under weights fitted on all "
         "conversations (in-sample), and with each conversation ranked by weights fitted on the others "
         "only (`caim.eval.fit`: coordinate search on the mean of recall@5/10/20, from the start recipe "
-        "below, a change kept when it gains at least a tenth of a point).",
+        "below, a change kept when it gains at least a tenth of a point; "
+        f"{' and '.join(n for n in cv['weights']['start'] if n not in fit.FITTED)} held at the start's).",
         "",
         *markdown_table(["ranking", *labels], cv_rows(cv)),
         "",

@@ -96,6 +96,7 @@ def test_retrieval_cv_prints_dev_and_cross_validated_recall(tmp_path):
     assert set(cv["weights"]["folds"]) == {LOCOMO[0]["sample_id"], "two"}
     report = (out / "report.md").read_text()
     assert "## Cross-validation (`--cv`)" in report and "without two" in report
+    assert "bm25 and dense held at the start's" in report
     plain = CliRunner().invoke(app, [a for a in args if a != "--cv"] + ["--quiet"])
     assert plain.exit_code == 0 and "cv" not in json.loads((out / "results.json").read_text())
 
