@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,6 +31,7 @@ from typing import Literal, Protocol, cast, get_args
 
 import numpy as np
 
+from caim.memory.cache import PerUserCache
 from caim.memory.intent_langs import TABLES, IntentWords, outcome_cues, vocab_pattern
 from caim.memory.intent_langs import cue as language_cue
 from caim.memory.records import IntentUnit, MemoryRecord, Outcome, as_aware
@@ -850,17 +849,13 @@ class LearnedTasks:
     def __init__(self, store: _Records, tag: str = "plans"):
         self.store = store
         self.tag = tag
-        self._cache: OrderedDict[str, tuple[int, list[MemoryRecord]]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache = PerUserCache[list[MemoryRecord]](LEARNED_USERS)
 
     def of(self, user_id: str) -> list[MemoryRecord]:
         """The user's current records of tasks of no catalogue intent, newest first."""
-        version = self.store.version(user_id)
-        with self._lock:
-            hit = self._cache.get(user_id)
-            if hit is not None and hit[0] == version:
-                self._cache.move_to_end(user_id)
-                return hit[1]
+        return self._cache.get(user_id, self.store.version(user_id), lambda: self._read(user_id))
+
+    def _read(self, user_id: str) -> list[MemoryRecord]:
         found: list[MemoryRecord] = []
         offset = 0
         while offset < LEARNED_MAX and (page := self.store.page(user_id, offset, LEARNED_PAGE, [self.tag])):
@@ -868,8 +863,4 @@ class LearnedTasks:
             offset += len(page)
             if len(page) < LEARNED_PAGE:
                 break
-        with self._lock:
-            self._cache[user_id] = (version, found)
-            while len(self._cache) > LEARNED_USERS:
-                self._cache.popitem(last=False)
         return found

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import threading
 import time as _time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
+from caim.memory.cache import PerUserCache
 from caim.memory.maintenance import record_slots
 from caim.memory.records import as_aware
 from caim.memory.search import (
@@ -60,6 +60,8 @@ __all__ = [
 SAMPLE_DRIFT = 0.05
 #: … or when it is older than this (seconds).
 SAMPLE_TTL = 3600
+#: Users whose known speakers are kept (the ones searched last).
+SPEAKER_USERS = 4096
 
 
 @dataclass
@@ -94,9 +96,9 @@ class Retriever:
         self.dense_k = dense_k
         self.sample = sample
         self.cache_bytes = int(cache_mb * 1e6)
-        self._cache: OrderedDict[str, tuple[int, Columns]] = OrderedDict()
+        self._columns = PerUserCache[Columns](self.cache_bytes, size=lambda c: c.nbytes)
         self._samples: dict[str, _Sample] = {}
-        self._speakers: dict[str, tuple[int, list[str]]] = {}
+        self._speakers = PerUserCache[list[str]](SPEAKER_USERS)
         self._lock = threading.Lock()
 
     def search(self, user_id: str, query: Query, k: int = 10, weights: Weights = DEFAULT_WEIGHTS) -> list[Hit]:
@@ -124,17 +126,7 @@ class Retriever:
         Returns:
             The columns (shared: do not modify).
         """
-        with self._lock:
-            hit = self._cache.get(user_id)
-            if hit is not None and hit[0] == version:
-                self._cache.move_to_end(user_id)
-                return hit[1]
-        cols = Columns(self.store.db.columns(user_id))
-        with self._lock:
-            self._cache[user_id] = (version, cols)
-            while sum(c.nbytes for _, c in self._cache.values()) > self.cache_bytes and len(self._cache) > 1:
-                self._cache.popitem(last=False)
-        return cols
+        return self._columns.get(user_id, version, lambda: Columns(self.store.db.columns(user_id)))
 
     def dense_sample(self, user_id: str, n: int) -> np.ndarray:
         """A sample of the user's vectors, drawn again when their count drifts or the sample ages.
@@ -164,13 +156,7 @@ class Retriever:
         Returns:
             Speaker names.
         """
-        with self._lock:
-            cached = self._speakers.get(user_id)
-        if cached is None or cached[0] != version:
-            cached = (version, self.store.db.speakers(user_id))
-            with self._lock:
-                self._speakers[user_id] = cached
-        return cached[1]
+        return self._speakers.get(user_id, version, lambda: self.store.db.speakers(user_id))
 
     def known_names(self, user_id: str, candidates: Sequence[str]) -> list[str]:
         """Those of ``candidates`` (names, e.g. from a question) that this user's memory mentions, as
