@@ -175,15 +175,33 @@ def load(path: str | Path, samples: Sequence[str] | None = None) -> list[Convers
     return out
 
 
+def answered_turns(turns: Sequence[DatasetTurn]) -> list[str]:
+    """Per turn, the text of the one just before it in its session when another speaker said it
+    (else ``""``): what the turn answers.
+
+    >>> t = lambda who, n, s="s1": DatasetTurn(f"D:{n}", who, f"{who}{n}", datetime(2023, 1, 1), s, n)
+    >>> answered_turns([t("A", 0), t("B", 1), t("B", 2), t("A", 0, "s2")])
+    ['', 'A0', '', '']
+    """
+    out = [""] * len(turns)
+    for j in range(1, len(turns)):
+        before, t = turns[j - 1], turns[j]
+        if before.session == t.session and before.number == t.number - 1 and before.speaker != t.speaker:
+            out[j] = before.text
+    return out
+
+
 def capture(
     store: MemoryStore, tagger: TagIndex, ontology: Ontology, conv: Conversation, user_id: str, batch: int = 256
 ) -> int:
-    """Store every turn of the conversation as a raw record (one embedding per turn)."""
+    """Store every turn of the conversation as a raw record (one embedding per turn), with the turn
+    before it in its session as context when the other speaker said it (as a reply's record holds
+    the turn it answered)."""
     count = 0
+    asked = answered_turns(conv.turns)
     for i in range(0, len(conv.turns), batch):
-        chunk = conv.turns[i : i + batch]
         records: list[MemoryRecord] = []
-        for t in chunk:
+        for j, t in enumerate(conv.turns[i : i + batch], start=i):
             records.append(
                 raw_record(
                     user_id=user_id,
@@ -195,6 +213,7 @@ def capture(
                     speaker=t.speaker,
                     turn_id=t.dia_id,
                     role="user" if t.speaker == conv.speakers[0] else "assistant",
+                    asked=asked[j],
                 )
             )
         vecs = store.embed([r.embedded_text() for r in records])

@@ -149,10 +149,16 @@ def refined_record(raw: MemoryRecord, thought: str, tags: list[str], session_id:
 
 
 def captured_record(
-    user_id: str, session_id: str, draft: ThoughtDraft, turn: Exchange | None, tags: list[str]
+    user_id: str,
+    session_id: str,
+    draft: ThoughtDraft,
+    turn: Exchange | None,
+    tags: list[str],
+    prev: Exchange | None = None,
 ) -> MemoryRecord:
     """One side of an exchange kept verbatim as a raw record (the reply's words with the user's turn
-    it answered as context, or the user's words with the reply).
+    it answered as context, or the user's words with the reply and, as context, the assistant's
+    turn before them, which the user's words may answer).
 
     Args:
         user_id: The user.
@@ -160,6 +166,7 @@ def captured_record(
         draft: The capture event.
         turn: The turn it came from, when the session still holds it.
         tags: The record's tags.
+        prev: The turn before it, when the session still holds it.
 
     Returns:
         The raw record.
@@ -186,6 +193,7 @@ def captured_record(
             tags=tags,
             speaker="user",
             reply=turn.assistant if turn else "",
+            asked=prev.assistant if prev is not None and turn is not None else "",
             turn_id=turn.user_id if turn else None,
         )
     return rec.model_copy(update={"history": [HistoryEntry(change="captured", session_id=session_id)]})
@@ -297,7 +305,8 @@ class RecordBuilder:
             self.retired.append(draft.raw.id)
             return refined_record(draft.raw, draft.thought, tags_, self.session_id)
         if draft.origin == "capture" and not settled.ok:
-            return captured_record(self.user_id, self.session_id, draft, self.turns.get(draft.turn), tags_)
+            turn, prev = self.turns.get(draft.turn), self.turns.get(draft.turn - 1)
+            return captured_record(self.user_id, self.session_id, draft, turn, tags_, prev)
         index = self._per_turn.get(draft.turn, 0)
         self._per_turn[draft.turn] = index + 1
         text = draft.thought if settled.ok else draft.event

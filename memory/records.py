@@ -23,6 +23,8 @@ from caim.memory.text import tokenize
 
 #: A source turn counts as covered by its record's thought when the thought holds this share of its words.
 UNCOVERED_SHARE = 0.5
+#: How much of a context turn a record's vector reads: its end, the words just before the record's own.
+CONTEXT_CHARS = 300
 
 RecordKind = Literal["thought", "raw"]
 #: A preference's polarity (``None`` on a memory that states no preference).
@@ -173,20 +175,26 @@ class MemoryRecord(BaseModel):
         t = as_aware(self.event_time)
         return f"{t.day} {t.strftime('%B %Y')}"
 
-    def embedded_text(self) -> str:
-        """The text that is embedded: speaker and thought, then the source turns the thought does not
-        cover (``uncovered``) - for a verbatim (``raw``) record the reply that followed its turn (the
-        other half of the exchange, often what a later question asks for: "what did you
-        recommend?"); for a thought, the turns a concise or confused thought leaves out (a merged
-        record's other turns; a small model's stray thought such as "Mel"). No date: the vector is
-        for meaning, and time is matched by the time signals and the lexical index (``document``)."""
+    def own_text(self) -> str:
+        """Speaker and thought, then the source turns the thought does not cover (``uncovered``): for
+        a verbatim (``raw``) record the reply that followed its turn (the other half of the exchange,
+        often what a later question asks for: "what did you recommend?"); for a thought, the turns a
+        concise or confused thought leaves out (a merged record's other turns; a small model's stray
+        thought such as "Mel")."""
         who = f"{self.speaker}: " if self.speaker else ""
         return f"{who}{self.thought} {' '.join(self.uncovered())}".rstrip()
 
+    def embedded_text(self) -> str:
+        """The text that is embedded: ``own_text``, then the end of each context turn
+        (``CONTEXT_CHARS``), the turn it answered, which holds what a short answer ("3 years now") is
+        about. No date: the vector is for meaning, and time is matched by the time signals and the
+        lexical index (``document``)."""
+        return " ".join([self.own_text(), *(s.text[-CONTEXT_CHARS:] for s in self.sources if s.context)])
+
     def document(self) -> str:
-        """The event's date as people write it, then ``embedded_text``: the start of what the lexical
-        index holds (``lexical_text``)."""
-        return f"{self.day()} {self.embedded_text()}"
+        """The event's date as people write it, then ``own_text``: the start of what the lexical index
+        holds (``lexical_text``). Context turns are not in it: their words are another turn's."""
+        return f"{self.day()} {self.own_text()}"
 
     def uncovered(self, share: float = UNCOVERED_SHARE) -> list[str]:
         """The texts of the record's own source turns (not context turns) of which the thought holds

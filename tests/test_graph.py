@@ -245,6 +245,25 @@ def test_a_capture_is_rewritten_only_when_the_rewrite_keeps_what_was_said(agent,
     assert rec.thought == (said if kind == "raw" else rewrite)
 
 
+def test_a_captured_answer_keeps_the_assistants_turn_before_it_as_context_in_its_vector_only(agent, scripted):
+    from caim.agent.facade import Turn
+
+    _, _, script = scripted
+    script["key_events"] = script["thoughts"] = "{not json"
+    agent.record_turns(
+        user_id="em",
+        turns=[
+            Turn("I got two turtles.", "How long have you had your turtles?", at="2023-05-01T09:00"),
+            Turn("I have had them for 3 years now.", "That is a long time!", at="2023-05-01T09:01"),
+        ],
+    )
+    agent.end_session(user_id="em", at="2023-05-01T10:00:00")
+    [answer] = [r for r in agent.memories("em") if "3 years" in r.thought]
+    assert [(s.role, s.context) for s in answer.sources] == [("assistant", True), ("user", False), ("assistant", False)]
+    assert answer.sources[0].text == "How long have you had your turtles?"
+    assert "turtles" in answer.embedded_text() and "turtles" not in answer.lexical_text()
+
+
 def test_failed_extraction_keeps_what_the_assistant_recommended_and_answers_what_did_you_recommend(agent, scripted):
     from caim.agent.facade import Turn
 

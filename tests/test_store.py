@@ -9,7 +9,7 @@ from caim.core.embeddings import Embedder, MiniLMEmbedder
 from caim.core.errors import StorageError
 from caim.memory.capture import raw_record
 from caim.memory.merge import apply_merges, validate_groups
-from caim.memory.records import MemoryRecord, SourceTurn
+from caim.memory.records import CONTEXT_CHARS, MemoryRecord, SourceTurn
 from caim.memory.retrieval import DENSE_ONLY, Query, Retriever
 from caim.memory.store import MemoryStore
 from caim.memory.text import prior
@@ -294,6 +294,20 @@ def test_a_record_embeds_the_source_turns_its_thought_does_not_cover():
     assert stray.uncovered() == [ask, "Try Dune."]
     context = raw.sources[0].model_copy(update={"context": True})
     assert "Can you" not in rec("ann", "Mel", ["books"], sources=[context]).document()  # context turns are not its own
+
+
+def test_a_record_is_embedded_with_the_end_of_the_turn_it_answered_which_the_lexical_index_leaves_out(open_store):
+    asked = "Earlier, " + "x" * CONTEXT_CHARS + " How long have you had your turtles?"
+    answer = raw_record(user_id="ann", session_id="s", turn=2, text="I've had them for 3 years now.", when=T0,
+                        tags=["pets"], asked=asked, speaker="Nate")  # fmt: skip
+    assert answer.embedded_text() == f"Nate: I've had them for 3 years now. {asked[-CONTEXT_CHARS:]}"
+    assert "turtles" not in answer.lexical_text()
+    assert "Earlier" not in answer.embedded_text()  # only the context's end
+    store = open_store()
+    bare = answer.model_copy(update={"id": "bare", "sources": answer.sources[1:]})
+    store.add([answer, bare, rec("ann", "Nate: I've had my bike for 2 years now.", ["sports"])])
+    hits = Retriever(store).search("ann", Query("How long has Nate had his turtles?", T0), k=3, weights=DENSE_ONLY)
+    assert hits[0].record.id == answer.id  # what the short answer is about is in its vector
 
 
 def test_a_thought_that_misses_its_turn_keeps_the_turns_prior_and_time_flag(open_store):
