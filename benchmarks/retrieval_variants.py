@@ -6,15 +6,21 @@ conversation ranked by weights fitted on the other conversations only (``caim.ev
 worth shipping raises the cross-validated recall@10, not only the in-sample one.
 
 Variants (``variants``), each named by what it changes from the search's own signals (the turn
-embedded as ``speaker: text``, the question without the known speakers it names):
+embedded as ``speaker: text`` then the end of the turn it answered, ``MemoryRecord.embedded_text``;
+the question without the known speakers it names):
 
 - ``shipped``: the signals as caim computes them.
-- ``dense: turn with its date``: the turn embedded with its date first (``MemoryRecord.document``).
+- ``dense: without the turn it answered``: the turn embedded alone (``MemoryRecord.own_text``).
+- ``dense: turn with its date, alone``: the turn embedded alone with its date first
+  (``MemoryRecord.document``).
 - ``dense: question as asked``: the question embedded whole, the speakers it names included.
-- ``dense: turn with its date, question as asked``: both (the form caim embedded before).
+- ``dense: turn with its date, alone, question as asked``: the two before (the form caim embedded
+  first).
 - ``dense: best sentence``: the best cosine among the turn's sentences, each as ``speaker: sentence``.
 - ``dense: turn and best sentence``: the mean of the turn's cosine and its best sentence's.
 - ``dense: question without opener``: the question also without "what did", "how many" and the like.
+- ``lexical: with the turn it answered``: BM25 over the lexical text and the turn it answered (the
+  difference of the two BM25 z-scores added to the lexical evidence).
 - ``lexical: related words``: BM25 of the ``RELATED_N`` words of the conversation nearest to each
   query word by the embedder (cosine at least ``RELATED_MIN``), weighted by that cosine, added to
   the lexical z-score at ``RELATED_WEIGHT``.
@@ -78,7 +84,9 @@ class Conv:
     texts: list[str]
     documents: list[str]
     embedded: list[str]
+    own: list[str]
     lexical: list[str]
+    context: list[str]
 
     def row_of(self, rids: np.ndarray) -> np.ndarray:
         """Positions of the given row ids among ``rids``."""
@@ -102,7 +110,9 @@ def conversations(cases: Sequence[Case], retriever: Retriever) -> dict[str, Conv
             [r.thought for r in recs],
             [r.document() for r in recs],
             [r.embedded_text() for r in recs],
+            [r.own_text() for r in recs],
             [r.lexical_text() for r in recs],
+            [" ".join(s.text for s in r.sources if s.context) for r in recs],
         )
     return out
 
@@ -140,6 +150,7 @@ def record_vectors(conv: Conv, embedder: Embedder) -> tuple[Vectors, np.ndarray]
     vecs = {
         "dated": np.asarray(embedder.embed(conv.documents)),
         "turn": np.asarray(embedder.embed(conv.embedded)),
+        "own": np.asarray(embedder.embed(conv.own)),
         "sentences": np.asarray(embedder.embed(sents)),
     }
     return vecs, np.array(owner, dtype=np.int64)
@@ -215,6 +226,30 @@ class Related:
         return out
 
 
+class Postings:
+    """A BM25 index of some texts, as ``Related`` builds it."""
+
+    def __init__(self, texts: Sequence[str]):
+        self.postings: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
+        lengths = []
+        for i, text in enumerate(texts):
+            terms = tokenize(text)
+            lengths.append(len(terms))
+            for t, tf in Counter(terms).items():
+                self.postings[t].append((i, tf, len(terms)))
+        self.n, self.avgdl = len(texts), float(np.mean(lengths)) if lengths else 1.0
+
+
+def bm25_zscore(index: Postings, question: str) -> np.ndarray:
+    """Per text, BM25 of the question's words, z-scored over all texts."""
+    out = np.zeros(index.n)
+    terms = {t: index.postings[t] for t in set(tokenize(question)) if t in index.postings}
+    if terms:
+        rows, scores = bm25(terms, index.n, index.avgdl)
+        out[rows] = scores
+    return signals.zscore(out, float(out.mean()), float(out.std()))
+
+
 Variant = Callable[[Case], Case]
 
 
@@ -223,6 +258,10 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
     vecs = {name: record_vectors(conv, embedder) for name, conv in convs.items()}
     words: dict[str, np.ndarray] = {}
     related = {name: Related(conv, embedder, words) for name, conv in convs.items()}
+    with_context = {
+        name: (Postings(conv.lexical), Postings([f"{a} {b}" for a, b in zip(conv.lexical, conv.context, strict=True)]))
+        for name, conv in convs.items()
+    }
     bare = [
         without_speakers(c.question, named_speakers(c.question, sorted(set(convs[c.conversation].speakers))))
         for c in cases
@@ -238,7 +277,7 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
         def change(c: Case) -> Case:
             conv, (v, owner) = convs[c.conversation], vecs[c.conversation]
             q = questions[question][index[id(c)]]
-            if kind in ("dated", "turn"):
+            if kind in ("dated", "turn", "own"):
                 cosine = v[kind] @ q
             else:
                 sent = best_sentence(v["sentences"], owner, len(conv.texts), q)
@@ -246,6 +285,13 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
             return with_dense(c, cosine, conv.row_of(c.scoring.columns.rid))
 
         return change
+
+    def answered(c: Case) -> Case:
+        conv, (own, more) = convs[c.conversation], with_context[c.conversation]
+        gain = bm25_zscore(more, c.question) - bm25_zscore(own, c.question)
+        rows = conv.row_of(c.scoring.columns.rid)
+        ev = replace(c.scoring.evidence, lexical=c.scoring.evidence.lexical + gain[rows])
+        return replace(c, scoring=replace(c.scoring, evidence=ev))
 
     def lexical(c: Case) -> Case:
         conv = convs[c.conversation]
@@ -255,12 +301,14 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
 
     return {
         "shipped": lambda c: c,
-        "dense: turn with its date": dense("dated"),
+        "dense: without the turn it answered": dense("own"),
+        "dense: turn with its date, alone": dense("dated"),
         "dense: question as asked": dense("turn", "as asked"),
-        "dense: turn with its date, question as asked": dense("dated", "as asked"),
+        "dense: turn with its date, alone, question as asked": dense("dated", "as asked"),
         "dense: best sentence": dense("sentence"),
         "dense: turn and best sentence": dense("both"),
         "dense: question without opener": dense("turn", "no opener"),
+        "lexical: with the turn it answered": answered,
         "lexical: related words": lexical,
     }
 

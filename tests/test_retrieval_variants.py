@@ -47,9 +47,13 @@ def test_each_variant_changes_only_its_signal(tmp_path):
             assert not np.allclose(ev.dense, before.dense), name
         else:
             assert np.array_equal(ev.dense, before.dense), name
+    answered = made["lexical: with the turn it answered"](case).scoring.evidence.lexical
+    assert not np.allclose(answered, case.scoring.evidence.lexical)
 
 
-def test_the_search_embeds_the_turn_without_its_date_and_the_question_without_its_speakers(tmp_path):
+def test_the_search_embeds_the_turn_and_the_one_it_answered_without_a_date_and_the_question_without_its_speakers(
+    tmp_path,
+):
     bench = load_benchmark("retrieval_variants")
     embedder = MiniLMEmbedder()
     cases, retriever = ranking_cases(load(_data(tmp_path)), embedder)
@@ -59,7 +63,11 @@ def test_the_search_embeds_the_turn_without_its_date_and_the_question_without_it
     # the search's own dense signal is the benchmark's turn/question form, not the dated or whole-question one
     same = bench.with_dense(case, *_turn_cosine(bench, cases, retriever, embedder, case)).scoring.evidence.dense
     assert np.allclose(own, same, atol=0.05)
-    for other in ("dense: turn with its date", "dense: question as asked"):
+    for other in (
+        "dense: without the turn it answered",
+        "dense: turn with its date, alone",
+        "dense: question as asked",
+    ):
         assert not np.allclose(own, made[other](case).scoring.evidence.dense, atol=0.05), other
 
 
@@ -73,7 +81,7 @@ def _turn_cosine(bench, cases, retriever, embedder, case):
 def test_related_words_score_the_records_holding_a_word_near_the_question_s():
     bench = load_benchmark("retrieval_variants")
     texts = ["I started yoga last week", "I bought a car", "Yoga again today, and a car wash"]
-    conv = bench.Conv(np.arange(3), ["Ann"] * 3, texts, texts, texts, texts)
+    conv = bench.Conv(np.arange(3), ["Ann"] * 3, texts, texts, texts, texts, texts, [""] * 3)
     related = bench.Related(conv, MiniLMEmbedder(), {})
     score = related.score("What exercise does Ann do?")
     assert score[0] > 0 and score[1] == 0 and score[2] > 0
@@ -90,7 +98,9 @@ def test_the_run_writes_both_rankings_for_every_variant(tmp_path, capsys):
     assert "## recall@10, shipped weights" in text and "## recall@10, leave one out" in text
     for name in (
         "shipped",
-        "dense: turn with its date, question as asked",
+        "dense: turn with its date, alone, question as asked",
+        "dense: without the turn it answered",
+        "lexical: with the turn it answered",
         "dense: best sentence",
         "lexical: related words",
     ):
