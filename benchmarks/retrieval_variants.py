@@ -11,6 +11,8 @@ the question without the known speakers it names):
 
 - ``shipped``: the signals as caim computes them.
 - ``dense: without the turn it answered``: the turn embedded alone (``MemoryRecord.own_text``).
+- ``dense: the last N characters of the turn it answered``: ``CONTEXT_CHARS`` set to each N of
+  ``CONTEXT_LENGTHS``.
 - ``dense: turn with its date, alone``: the turn embedded alone with its date first
   (``MemoryRecord.document``).
 - ``dense: question as asked``: the question embedded whole, the speakers it names included.
@@ -62,6 +64,8 @@ from caim.memory.search.lexical import bm25
 from caim.memory.text import named_speakers, tokenize, without_speakers
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Lengths of the answered turn's end tried besides the shipped ``CONTEXT_CHARS``.
+CONTEXT_LENGTHS = (100, 400)
 RELATED_N = 3
 RELATED_MIN = 0.55
 RELATED_WEIGHT = 0.25
@@ -112,7 +116,7 @@ def conversations(cases: Sequence[Case], retriever: Retriever) -> dict[str, Conv
             [r.embedded_text() for r in recs],
             [r.own_text() for r in recs],
             [r.lexical_text() for r in recs],
-            [" ".join(s.text for s in r.sources if s.context) for r in recs],
+            [" ".join(s.text for s in r.sources if s.context) for r in recs],  # whole
         )
     return out
 
@@ -135,6 +139,11 @@ def without_opener(question: str) -> str:
     return _OPENER.sub("", question).strip() or question
 
 
+def with_context_end(conv: Conv, n: int) -> list[str]:
+    """Each record's own text, then the last ``n`` characters of the turn it answered."""
+    return [f"{own} {context[-n:]}".strip() for own, context in zip(conv.own, conv.context, strict=True)]
+
+
 #: A conversation's record vectors by kind, and the questions' vectors by kind.
 Vectors = dict[str, np.ndarray]
 
@@ -151,6 +160,7 @@ def record_vectors(conv: Conv, embedder: Embedder) -> tuple[Vectors, np.ndarray]
         "dated": np.asarray(embedder.embed(conv.documents)),
         "turn": np.asarray(embedder.embed(conv.embedded)),
         "own": np.asarray(embedder.embed(conv.own)),
+        **{f"context {n}": np.asarray(embedder.embed(with_context_end(conv, n))) for n in CONTEXT_LENGTHS},
         "sentences": np.asarray(embedder.embed(sents)),
     }
     return vecs, np.array(owner, dtype=np.int64)
@@ -277,7 +287,7 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
         def change(c: Case) -> Case:
             conv, (v, owner) = convs[c.conversation], vecs[c.conversation]
             q = questions[question][index[id(c)]]
-            if kind in ("dated", "turn", "own"):
+            if kind in ("dated", "turn", "own") or kind.startswith("context"):
                 cosine = v[kind] @ q
             else:
                 sent = best_sentence(v["sentences"], owner, len(conv.texts), q)
@@ -302,6 +312,7 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
     return {
         "shipped": lambda c: c,
         "dense: without the turn it answered": dense("own"),
+        **{f"dense: the last {n} characters of the turn it answered": dense(f"context {n}") for n in CONTEXT_LENGTHS},
         "dense: turn with its date, alone": dense("dated"),
         "dense: question as asked": dense("turn", "as asked"),
         "dense: turn with its date, alone, question as asked": dense("dated", "as asked"),

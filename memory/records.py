@@ -23,8 +23,9 @@ from caim.memory.text import tokenize
 
 #: A source turn counts as covered by its record's thought when the thought holds this share of its words.
 UNCOVERED_SHARE = 0.5
-#: How much of a context turn a record's vector reads: its end, the words just before the record's own.
-CONTEXT_CHARS = 300
+#: How much of a context turn a record's vector reads: its end, the words just before the record's own
+#: (what the answer is about; more costs embedding time. Lengths measured: docs/retrieval-variants.md).
+CONTEXT_CHARS = 200
 
 RecordKind = Literal["thought", "raw"]
 #: A preference's polarity (``None`` on a memory that states no preference).

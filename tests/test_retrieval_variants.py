@@ -11,6 +11,7 @@ import numpy as np
 
 from caim.core.embeddings import MiniLMEmbedder
 from caim.eval.retrieval import load, ranking_cases
+from caim.memory.records import CONTEXT_CHARS
 from tests.test_benchmarks import load as load_benchmark
 from tests.test_eval import LOCOMO
 
@@ -63,6 +64,8 @@ def test_the_search_embeds_the_turn_and_the_one_it_answered_without_a_date_and_t
     # the search's own dense signal is the benchmark's turn/question form, not the dated or whole-question one
     same = bench.with_dense(case, *_turn_cosine(bench, cases, retriever, embedder, case)).scoring.evidence.dense
     assert np.allclose(own, same, atol=0.05)
+    conv = bench.conversations(cases, retriever)[case.conversation]
+    assert bench.with_context_end(conv, CONTEXT_CHARS) == conv.embedded != conv.own
     for other in (
         "dense: without the turn it answered",
         "dense: turn with its date, alone",
@@ -101,6 +104,7 @@ def test_the_run_writes_both_rankings_for_every_variant(tmp_path, capsys):
         "dense: turn with its date, alone, question as asked",
         "dense: without the turn it answered",
         "lexical: with the turn it answered",
+        "dense: the last 100 characters of the turn it answered",
         "dense: best sentence",
         "lexical: related words",
     ):
