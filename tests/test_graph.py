@@ -245,45 +245,44 @@ def test_a_capture_is_rewritten_only_when_the_rewrite_keeps_what_was_said(agent,
     assert rec.thought == (said if kind == "raw" else rewrite)
 
 
-def test_a_captured_answer_keeps_the_assistants_turn_before_it_as_context_in_its_vector_only(agent, scripted):
+def _kept_verbatim(agent, scripted, *turns):
+    """The user's memories after ``turns`` (user, assistant, time) with extraction failing: every
+    capture is kept verbatim."""
     from caim.agent.facade import Turn
 
-    _, _, script = scripted
-    script["key_events"] = script["thoughts"] = "{not json"
-    agent.record_turns(
-        user_id="em",
-        turns=[
-            Turn("I got two turtles.", "How long have you had your turtles?", at="2023-05-01T09:00"),
-            Turn("I have had them for 3 years now.", "That is a long time!", at="2023-05-01T09:01"),
-        ],
-    )
+    scripted[2]["key_events"] = scripted[2]["thoughts"] = "{not json"
+    agent.record_turns(user_id="em", turns=[Turn(user, reply, at=at) for user, reply, at in turns])
     agent.end_session(user_id="em", at="2023-05-01T10:00:00")
-    [answer] = [r for r in agent.memories("em") if "3 years" in r.thought]
+    return agent.memories("em")
+
+
+def test_a_captured_answer_keeps_the_assistants_turn_before_it_as_context_in_its_vector_only(agent, scripted):
+    kept = _kept_verbatim(
+        agent,
+        scripted,
+        ("I got two turtles.", "How long have you had your turtles?", "2023-05-01T09:00"),
+        ("I have had them for 3 years now.", "That is a long time!", "2023-05-01T09:01"),
+    )
+    [answer] = [r for r in kept if "3 years" in r.thought]
     assert [(s.role, s.context) for s in answer.sources] == [("assistant", True), ("user", False), ("assistant", False)]
     assert answer.sources[0].text == "How long have you had your turtles?"
     assert "turtles" in answer.embedded_text() and "turtles" not in answer.lexical_text()
 
 
 def test_failed_extraction_keeps_what_the_assistant_recommended_and_answers_what_did_you_recommend(agent, scripted):
-    from caim.agent.facade import Turn
-
-    _, calls, script = scripted
-    script["key_events"] = script["thoughts"] = "{not json"
-    agent.record_turns(
-        user_id="em",
-        turns=[
-            Turn(
-                "Can you suggest a science fiction novel?",
-                'Try "The Left Hand of Darkness" by Ursula Le Guin.',
-                at="2023-05-01T09:00:00",
-            ),
-            Turn("Thanks, I will!", "You're welcome, Emily!", at="2023-05-01T09:01:00"),
-        ],
+    [rec] = _kept_verbatim(  # the question states nothing about her; the thanks hold nothing new
+        agent,
+        scripted,
+        (
+            "Can you suggest a science fiction novel?",
+            'Try "The Left Hand of Darkness" by Ursula Le Guin.',
+            "2023-05-01T09:00",
+        ),
+        ("Thanks, I will!", "You're welcome, Emily!", "2023-05-01T09:01"),
     )
-    agent.end_session(user_id="em", at="2023-05-01T10:00:00")
-    [rec] = agent.memories("em")  # the question states nothing about her; the thanks hold nothing new
     assert rec.kind == "raw" and rec.speaker == "assistant" and "Left Hand of Darkness" in rec.thought
     assert [s.role for s in rec.sources] == ["user", "assistant"] and rec.sources[0].context
+    _, calls, _ = scripted
     calls.clear()
     r = agent.chat("Which novel did you recommend to me?", user_id="em", at="2023-05-03T09:00:00")
     assert "ltm" in r.route and any(m["id"] == rec.id for m in r.memories)
