@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time as _time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -62,6 +63,8 @@ SAMPLE_DRIFT = 0.05
 SAMPLE_TTL = 3600
 #: Users whose known speakers are kept (the ones searched last).
 SPEAKER_USERS = 4096
+#: Users whose vector sample is kept (the ones searched last; each holds up to ``sample`` vectors).
+SAMPLE_USERS = 64
 
 
 @dataclass
@@ -97,7 +100,7 @@ class Retriever:
         self.sample = sample
         self.cache_bytes = int(cache_mb * 1e6)
         self._columns = PerUserCache[Columns](self.cache_bytes, size=lambda c: c.nbytes)
-        self._samples: dict[str, _Sample] = {}
+        self._samples: OrderedDict[str, _Sample] = OrderedDict()
         self._speakers = PerUserCache[list[str]](SPEAKER_USERS)
         self._lock = threading.Lock()
 
@@ -129,7 +132,8 @@ class Retriever:
         return self._columns.get(user_id, version, lambda: Columns(self.store.db.columns(user_id)))
 
     def dense_sample(self, user_id: str, n: int) -> np.ndarray:
-        """A sample of the user's vectors, drawn again when their count drifts or the sample ages.
+        """A sample of the user's vectors, drawn again when their count drifts or the sample ages;
+        the samples of the ``SAMPLE_USERS`` users searched last are kept.
 
         Args:
             user_id: Whose vectors.
@@ -142,8 +146,11 @@ class Retriever:
             st = self._samples.get(user_id)
         if st is None or abs(st.n - n) > SAMPLE_DRIFT * st.n or _time.monotonic() - st.at > SAMPLE_TTL:
             st = _Sample(n, self.store.db.sample_vectors(user_id, self.sample), _time.monotonic())
-            with self._lock:
-                self._samples[user_id] = st
+        with self._lock:
+            self._samples[user_id] = st
+            self._samples.move_to_end(user_id)
+            while len(self._samples) > SAMPLE_USERS:
+                self._samples.popitem(last=False)
         return st.vectors
 
     def speakers(self, user_id: str, version: int) -> list[str]:

@@ -445,3 +445,19 @@ def test_a_question_naming_a_speaker_is_embedded_without_the_name(open_store):
     emb.texts.clear()
     Retriever(store).search("ann", Query("What did Ben paint?", T0, vector=given), k=1)
     assert emb.texts == []  # no known speaker named: the vector the query brought is used
+
+
+def test_vector_samples_are_kept_for_the_users_searched_last(open_store, monkeypatch):
+    import caim.memory.retrieval as retrieval
+
+    store = open_store(CountingEmbedder(), check_embedder=False)
+    for user in ("a", "b", "c"):
+        store.add([rec(user, f"note {i} of {user}", ["work"], days=i) for i in range(4)])
+    drawn = []
+    draw = store.db.sample_vectors
+    monkeypatch.setattr(store.db, "sample_vectors", lambda user, k: drawn.append(user) or draw(user, k))
+    monkeypatch.setattr(retrieval, "SAMPLE_USERS", 2)
+    r = Retriever(store, sample=2)
+    for user in ("a", "b", "a", "c", "a", "b"):
+        assert r.dense_sample(user, 4).shape[0] <= 2
+    assert drawn == ["a", "b", "c", "b"]  # "a" kept while searched; "b" dropped as the least recent
