@@ -116,7 +116,7 @@ def conversations(cases: Sequence[Case], retriever: Retriever) -> dict[str, Conv
             [r.embedded_text() for r in recs],
             [r.own_text() for r in recs],
             [r.lexical_text() for r in recs],
-            [" ".join(s.text for s in r.sources if s.context) for r in recs],  # whole
+            [" ".join(s.text for s in r.sources if s.context) for r in recs],
         )
     return out
 
@@ -191,28 +191,36 @@ def with_lexical(case: Case, extra: np.ndarray, rows: np.ndarray, weight: float)
     return replace(case, scoring=replace(case.scoring, evidence=ev))
 
 
+class Bm25Index:
+    """The postings of some texts, for BM25 (terms as the lexical index splits them)."""
+
+    def __init__(self, texts: Sequence[str]):
+        self.postings: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
+        lengths = []
+        for i, text in enumerate(texts):
+            terms = tokenize(text)
+            lengths.append(len(terms))
+            for t, tf in Counter(terms).items():
+                self.postings[t].append((i, tf, len(terms)))
+        self.n, self.avgdl = len(texts), float(np.mean(lengths)) if lengths else 1.0
+
+
 class Related:
     """Words of one conversation related by the embedder to the words of a question."""
 
     def __init__(self, conv: Conv, embedder: Embedder, words: dict[str, np.ndarray]):
         self.embedder = embedder
         self.words = words  # a question word's vector, shared by every conversation
+        self.index = Bm25Index(conv.lexical)
         surface: dict[str, Counter[str]] = defaultdict(Counter)
-        self.postings: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
-        lengths = []
-        for i, text in enumerate(conv.lexical):
-            terms = tokenize(text)
-            lengths.append(len(terms))
-            for t, tf in Counter(terms).items():
-                self.postings[t].append((i, tf, len(terms)))
+        for text in conv.lexical:
             for w in _WORD.findall(text.lower()):
                 stem = tokenize(w)
                 if len(stem) == 1:
                     surface[stem[0]][w] += 1
-        self.terms = sorted(self.postings)
+        self.terms = sorted(self.index.postings)
         spelled = [surface[t].most_common(1)[0][0] if surface[t] else t for t in self.terms]
         self.vecs = np.asarray(embedder.embed(spelled))
-        self.n, self.avgdl = len(conv.lexical), float(np.mean(lengths)) if lengths else 1.0
 
     def score(self, question: str) -> np.ndarray:
         """Per record, the BM25 of the related words (not the question's own), weighted by relatedness."""
@@ -229,28 +237,15 @@ class Related:
                 term = self.terms[j]
                 if term not in own and sims[j] >= RELATED_MIN:
                     wanted[term] = max(wanted.get(term, 0.0), float(sims[j]))
-        out = np.zeros(self.n)
+        idx = self.index
+        out = np.zeros(idx.n)
         for term, w in wanted.items():
-            rows, scores = bm25({term: self.postings[term]}, self.n, self.avgdl)
+            rows, scores = bm25({term: idx.postings[term]}, idx.n, idx.avgdl)
             out[rows] += w * scores
         return out
 
 
-class Postings:
-    """A BM25 index of some texts, as ``Related`` builds it."""
-
-    def __init__(self, texts: Sequence[str]):
-        self.postings: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
-        lengths = []
-        for i, text in enumerate(texts):
-            terms = tokenize(text)
-            lengths.append(len(terms))
-            for t, tf in Counter(terms).items():
-                self.postings[t].append((i, tf, len(terms)))
-        self.n, self.avgdl = len(texts), float(np.mean(lengths)) if lengths else 1.0
-
-
-def bm25_zscore(index: Postings, question: str) -> np.ndarray:
+def bm25_zscore(index: Bm25Index, question: str) -> np.ndarray:
     """Per text, BM25 of the question's words, z-scored over all texts."""
     out = np.zeros(index.n)
     terms = {t: index.postings[t] for t in set(tokenize(question)) if t in index.postings}
@@ -269,7 +264,7 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
     words: dict[str, np.ndarray] = {}
     related = {name: Related(conv, embedder, words) for name, conv in convs.items()}
     with_context = {
-        name: (Postings(conv.lexical), Postings([f"{a} {b}" for a, b in zip(conv.lexical, conv.context, strict=True)]))
+        name: (related[name].index, Bm25Index([f"{a} {b}" for a, b in zip(conv.lexical, conv.context, strict=True)]))
         for name, conv in convs.items()
     }
     bare = [
@@ -287,7 +282,7 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
         def change(c: Case) -> Case:
             conv, (v, owner) = convs[c.conversation], vecs[c.conversation]
             q = questions[question][index[id(c)]]
-            if kind in ("dated", "turn", "own") or kind.startswith("context"):
+            if kind not in ("sentence", "both"):
                 cosine = v[kind] @ q
             else:
                 sent = best_sentence(v["sentences"], owner, len(conv.texts), q)

@@ -193,7 +193,7 @@ def captured_record(
             tags=tags,
             speaker="user",
             reply=turn.assistant if turn else "",
-            asked=prev.assistant if prev is not None and turn is not None else "",
+            asked=prev.assistant if prev is not None else "",
             turn_id=turn.user_id if turn else None,
         )
     return rec.model_copy(update={"history": [HistoryEntry(change="captured", session_id=session_id)]})

@@ -47,10 +47,12 @@ DEFAULT_WEIGHTS = Weights()
 #: names, the prior and the session), which the fit changes one weight at a time. Every value is
 #: written out: a start that followed the defaults (fitted on every conversation) would hand each
 #: leave-one-out fold what was learnt from the conversation it leaves out.
+# fmt: off
 START_WEIGHTS = Weights(
-    bm25=1.0, dense=1.5, neighbour=0.5, speaker=4.0, name=0.0, timex=1.0, date=1.0, range=3.0, tag=0.0, prior=0.75
+    bm25=1.0, dense=1.5, neighbour=0.5, speaker=4.0, name=0.0, timex=1.0, date=1.0, range=3.0, tag=0.0,
+    prior=0.75, recency=0.0, session=1.0,
 )
-START_WEIGHTS = replace(START_WEIGHTS, recency=0.0, session=1.0)
+# fmt: on
 #: Plain retrievers, for comparison: nearest by meaning only.
 DENSE_ONLY = Weights(
     bm25=0, dense=1, neighbour=0, speaker=0, name=0, timex=0, date=0, range=0, tag=0, prior=0, recency=0, session=0
