@@ -7,7 +7,7 @@ worth shipping raises the cross-validated recall@10, not only the in-sample one.
 
 Variants (``variants``), each named by what it changes from the search's own signals (the turn
 embedded as ``speaker: text`` then the end of the turn it answered, ``MemoryRecord.embedded_text``;
-the question without the known speakers it names):
+the question as the known speakers it names would ask it of themselves, ``in_first_person``):
 
 - ``shipped``: the signals as caim computes them.
 - ``dense: without the turn it answered``: the turn embedded alone (``MemoryRecord.own_text``).
@@ -15,12 +15,15 @@ the question without the known speakers it names):
   ``CONTEXT_LENGTHS``.
 - ``dense: turn with its date, alone``: the turn embedded alone with its date first
   (``MemoryRecord.document``).
+- ``dense: question without the speakers it names``: the names taken out instead of put in the
+  first person (``without_speakers``).
 - ``dense: question as asked``: the question embedded whole, the speakers it names included.
 - ``dense: turn with its date, alone, question as asked``: the two before (the form caim embedded
   first).
 - ``dense: best sentence``: the best cosine among the turn's sentences, each as ``speaker: sentence``.
 - ``dense: turn and best sentence``: the mean of the turn's cosine and its best sentence's.
-- ``dense: question without opener``: the question also without "what did", "how many" and the like.
+- ``dense: question without opener``: the question in the first person and without "what did",
+  "how many" and the like.
 - ``lexical: with the turn it answered``: BM25 over the lexical text and the turn it answered (the
   difference of the two BM25 z-scores added to the lexical evidence).
 - ``lexical: related words``: BM25 of the ``RELATED_N`` words of the conversation nearest to each
@@ -61,7 +64,7 @@ from caim.memory.search import signals
 from caim.memory.search.config import START_WEIGHTS
 from caim.memory.search.engine import records_of
 from caim.memory.search.lexical import bm25
-from caim.memory.text import named_speakers, tokenize, without_speakers
+from caim.memory.text import in_first_person, named_speakers, tokenize, without_speakers
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Lengths of the answered turn's end tried besides the shipped ``CONTEXT_CHARS``.
@@ -267,18 +270,19 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
         name: (related[name].index, Bm25Index([f"{a} {b}" for a, b in zip(conv.lexical, conv.context, strict=True)]))
         for name, conv in convs.items()
     }
-    bare = [
-        without_speakers(c.question, named_speakers(c.question, sorted(set(convs[c.conversation].speakers))))
-        for c in cases
-    ]
+    named = [named_speakers(c.question, sorted(set(convs[c.conversation].speakers))) for c in cases]
+    spoken = [in_first_person(c.question, n) for c, n in zip(cases, named, strict=True)]
     questions = {
         "as asked": np.asarray(embedder.embed([c.question for c in cases])),
-        "no speakers": np.asarray(embedder.embed(bare)),
-        "no opener": np.asarray(embedder.embed([without_opener(q) for q in bare])),
+        "first person": np.asarray(embedder.embed(spoken)),
+        "no speakers": np.asarray(
+            embedder.embed([without_speakers(c.question, n) for c, n in zip(cases, named, strict=True)])
+        ),
+        "no opener": np.asarray(embedder.embed([without_opener(q) for q in spoken])),
     }
     index = {id(c): i for i, c in enumerate(cases)}
 
-    def dense(kind: str, question: str = "no speakers") -> Variant:
+    def dense(kind: str, question: str = "first person") -> Variant:
         def change(c: Case) -> Case:
             conv, (v, owner) = convs[c.conversation], vecs[c.conversation]
             q = questions[question][index[id(c)]]
@@ -309,6 +313,7 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
         "dense: without the turn it answered": dense("own"),
         **{f"dense: the last {n} characters of the turn it answered": dense(f"context {n}") for n in CONTEXT_LENGTHS},
         "dense: turn with its date, alone": dense("dated"),
+        "dense: question without the speakers it names": dense("turn", "no speakers"),
         "dense: question as asked": dense("turn", "as asked"),
         "dense: turn with its date, alone, question as asked": dense("dated", "as asked"),
         "dense: best sentence": dense("sentence"),

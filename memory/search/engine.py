@@ -10,9 +10,9 @@ index, up to ``lexical_k`` records in each of the query's time ranges or naming 
 and the turns next to all of these (the cosine's mean and spread then come from a sample of the
 user's vectors). The candidates that need no query vector (words, ranges, names) and the turns
 around them are read while the query is embedded. The dense signal compares meaning only: records
-are embedded without their date (``MemoryRecord.embedded_text``) and the query without the known
-speakers it names (``without_speakers``). Every hit is followed by up to three linked records that
-did not rank themselves.
+are embedded without their date (``MemoryRecord.embedded_text``) and the query as the known
+speakers it names would ask it of themselves (``in_first_person``). Every hit is followed by up to
+three linked records that did not rank themselves.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, for_question
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
 from caim.memory.store import MemoryStore
-from caim.memory.text import date_windows, is_when_question, named_speakers, names, tokenize, without_speakers
+from caim.memory.text import date_windows, in_first_person, is_when_question, named_speakers, names, tokenize
 
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="caim-retrieval")
 #: Most linked records added after the hits.
@@ -135,9 +135,9 @@ def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAU
 
 def _embedding(source: Source, query: Query, named: list[str]) -> Future[np.ndarray] | None:
     """The query's vector, computed while the lexical part reads the database (both release the GIL):
-    of the text without the speakers it names (``without_speakers``); ``None`` when the query brought
-    the vector of that text (its own vector, when it names no known speaker)."""
-    text = without_speakers(query.text, named)
+    of the text as the speakers it names would ask it (``in_first_person``); ``None`` when the query
+    brought the vector of that text (its own vector, when it names no known speaker)."""
+    text = in_first_person(query.text, named)
     if query.vector is not None and text == query.text:
         return None
     return _POOL.submit(source.store.embedder.embed_query, text)

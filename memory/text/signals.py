@@ -234,11 +234,82 @@ def without_speakers(question: str, named: list[str]) -> str:
     """
     out = question
     for s in named:
-        for form in [s] + ([s[:3]] if len(s) > 4 and not UNSPACED_RUN.fullmatch(s) else []):
+        for form in _forms(s):
             word = re.escape(form) + r"(?:['’]s)?"
             out = re.sub(f"(?<!{_SPACED_LETTER}){word}(?!{_SPACED_LETTER})", " ", out)
     rest = " ".join(out.split())
     return rest if any(ch.isalnum() for ch in rest) else question
+
+
+def _forms(name: str) -> list[str]:
+    """How a question may write a speaker's name: whole, or by its first three letters when longer."""
+    return [name] + ([name[:3]] if len(name) > 4 and not UNSPACED_RUN.fullmatch(name) else [])
+
+
+#: An auxiliary before a speaker's name, and its form before "I".
+_AUX_BEFORE_I = {
+    "is": "am", "are": "am", "was": "was", "were": "was", "does": "do", "do": "do", "did": "did", "has": "have",
+    "have": "have", "had": "had", "can": "can", "could": "could", "will": "will", "would": "would",
+    "should": "should", "might": "might", "may": "may", "must": "must",
+}  # fmt: skip
+#: An auxiliary before two speakers' names, where its form before "we" differs.
+_AUX_BEFORE_WE = {"is": "are", "was": "were", "does": "do", "has": "have"}
+_PREPOSITION = (
+    r"(?:to|for|with|about|at|from|of|by|on|in|into|like|than|around|without|towards?|behind|between|among|after|"
+    r"before|upon|against)"
+)
+
+
+def in_first_person(question: str, named: list[str]) -> str:
+    """An English question about the speakers it names, put as they would ask it of themselves: what
+    the dense signal embeds. A speaker tells of themselves in the first person ("Melanie: my kids
+    love..."), so "What do Melanie's kids like?" reads "What do my kids like?", and a question about
+    both speakers reads "we". Other questions, and questions in another language, lose the names
+    instead (``without_speakers``).
+
+    Args:
+        question: The question.
+        named: The speakers it names (``named_speakers``).
+
+    Returns:
+        One named speaker: the name with a possessive as "my", after an auxiliary as "I" (the
+        auxiliary agreeing: "does" -> "do", "is" -> "am"), after a preposition as "me", elsewhere as
+        "I". Two joined by "and": "our", "us" and "we" by the same rules. Otherwise
+        ``without_speakers(question, named)``.
+
+    >>> in_first_person("What do Melanie's kids like?", ["Melanie"])
+    'What do my kids like?'
+    >>> in_first_person("Does Mel live close to a beach?", ["Melanie"])
+    'Do I live close to a beach?'
+    >>> in_first_person("Who gave a book to Nate?", ["Nate"])
+    'Who gave a book to me?'
+    >>> in_first_person("What do Jon and Gina both have in common?", ["Jon", "Gina"])
+    'What do we both have in common?'
+    >>> in_first_person("Was hat Anna letzte Woche gemalt?", ["Anna"])
+    'Was hat letzte Woche gemalt?'
+    """
+    if detect(question).code != "en" or not 1 <= len(named) <= 2:
+        return without_speakers(question, named)
+    if len(named) == 1:
+        names = "|".join(re.escape(f) for f in _forms(named[0]))
+    else:
+        a, b = ("|".join(re.escape(f) for f in _forms(s)) for s in named)
+        names = rf"(?:{a})\s+and\s+(?:{b})|(?:{b})\s+and\s+(?:{a})"
+    first = ("my", "I", "me") if len(named) == 1 else ("our", "we", "us")
+    out = re.sub(rf"\b(?:{names})['’]s\b", first[0], question)
+    out = re.sub(
+        rf"\b({'|'.join(_AUX_BEFORE_I)})\s+(?:{names})\b", lambda m: _aux(m.group(1), first[1]), out, flags=re.I
+    )
+    out = re.sub(rf"\b({_PREPOSITION})\s+(?:{names})\b", rf"\1 {first[2]}", out, flags=re.I)
+    out = re.sub(rf"\b(?:{names})\b", first[1], out)
+    return out if out != question else without_speakers(question, named)
+
+
+def _aux(aux: str, subject: str) -> str:
+    """The auxiliary as it reads before ``subject`` ("I" or "we"), its first letter's case kept."""
+    low = aux.lower()
+    word = _AUX_BEFORE_I[low] if subject == "I" else _AUX_BEFORE_WE.get(low, low)
+    return f"{word.capitalize() if aux[0].isupper() else word} {subject}"
 
 
 def is_when_question(question: str) -> bool:
