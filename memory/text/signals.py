@@ -274,7 +274,8 @@ def in_first_person(question: str, named: list[str]) -> str:
     Returns:
         One named speaker: the name with a possessive as "my", after an auxiliary as "I" (the
         auxiliary agreeing: "does" -> "do", "is" -> "am"), after a preposition as "me", elsewhere as
-        "I". Two joined by "and": "our", "us" and "we" by the same rules. Otherwise
+        "I"; a determiner before the name goes with it ("the assistant" is "I"). Two joined by
+        "and": "our", "us" and "we" by the same rules. Otherwise
         ``without_speakers(question, named)``.
 
     >>> in_first_person("What do Melanie's kids like?", ["Melanie"])
@@ -283,6 +284,8 @@ def in_first_person(question: str, named: list[str]) -> str:
     'Do I live close to a beach?'
     >>> in_first_person("Who gave a book to Nate?", ["Nate"])
     'Who gave a book to me?'
+    >>> in_first_person("What did the assistant recommend for car trips?", ["assistant"])
+    'What did I recommend for car trips?'
     >>> in_first_person("What do Jon and Gina both have in common?", ["Jon", "Gina"])
     'What do we both have in common?'
     >>> in_first_person("Was hat Anna letzte Woche gemalt?", ["Anna"])
@@ -296,12 +299,11 @@ def in_first_person(question: str, named: list[str]) -> str:
         a, b = ("|".join(re.escape(f) for f in _forms(s)) for s in named)
         names = rf"(?:{a})\s+and\s+(?:{b})|(?:{b})\s+and\s+(?:{a})"
     first = ("my", "I", "me") if len(named) == 1 else ("our", "we", "us")
-    out = re.sub(rf"\b(?:{names})['’]s\b", first[0], question)
-    out = re.sub(
-        rf"\b({'|'.join(_AUX_BEFORE_I)})\s+(?:{names})\b", lambda m: _aux(m.group(1), first[1]), out, flags=re.I
-    )
-    out = re.sub(rf"\b({_PREPOSITION})\s+(?:{names})\b", rf"\1 {first[2]}", out, flags=re.I)
-    out = re.sub(rf"\b(?:{names})\b", first[1], out)
+    who = rf"(?:\b(?i:the|a|an|my|your|our)\s+)?\b(?:{names})"  # "the assistant" is the assistant
+    out = re.sub(rf"{who}['’]s\b", first[0], question)
+    out = re.sub(rf"\b(?i:({'|'.join(_AUX_BEFORE_I)}))\s+{who}\b", lambda m: _aux(m.group(1), first[1]), out)
+    out = re.sub(rf"\b(?i:({_PREPOSITION}))\s+{who}\b", rf"\1 {first[2]}", out)
+    out = re.sub(rf"{who}\b", first[1], out)
     return out if out != question else without_speakers(question, named)
 
 
