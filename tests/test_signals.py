@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from caim.graph.retrieval import combine
-from caim.memory.text import memory_signals, unsupported
+from caim.memory.text import in_first_person, memory_signals, named_speakers, unsupported
 
 
 @pytest.mark.parametrize(
@@ -142,3 +142,21 @@ def test_a_verbatim_record_holds_every_specific_it_names():
     sources = "We got this! [shared an image: a photo of books]\n" + said
     assert unsupported(said, sources) == []
     assert unsupported("Are Harry Potter and GoT still your favorites?", "Harry Potter is great.") == ["got"]
+
+
+@pytest.mark.parametrize(
+    ("question", "embedded"),
+    [
+        ("What did Caroline pay for car insurance?", "What did I pay for car insurance?"),  # "car" is no name
+        ("Has Mel been to Caroline's studio?", "Has been to studio?"),  # two, not joined: names out
+        ("What is Caroline's identity?", "What is my identity?"),
+        ("When did Caroline and Melanie go to a pride festival?", "When did we go to a pride festival?"),
+        ("Is Melanie's son OK?", "Is my son OK?"),
+        ("Where does Melanie live?", "Where do I live?"),
+        ("Who supports Caroline?", "Who supports I?"),  # after a verb: the subject form, by rule
+        ("¿Qué pintó Caroline el mes pasado?", "¿Qué pintó el mes pasado?"),
+        ("Caroline?", "Caroline?"),  # nothing but the name
+    ],
+)
+def test_a_question_is_embedded_as_the_speakers_it_names_would_ask_it(question, embedded):
+    assert in_first_person(question, named_speakers(question, ["Caroline", "Melanie"])) == embedded

@@ -275,8 +275,8 @@ def in_first_person(question: str, named: list[str]) -> str:
         One named speaker: the name with a possessive as "my", after an auxiliary as "I" (the
         auxiliary agreeing: "does" -> "do", "is" -> "am"), after a preposition as "me", elsewhere as
         "I"; a determiner before the name goes with it ("the assistant" is "I"). Two joined by
-        "and": "our", "us" and "we" by the same rules. Otherwise
-        ``without_speakers(question, named)``.
+        "and": "our", "us" and "we" by the same rules. Otherwise ``without_speakers(question,
+        named)`` (the question itself when it holds nothing but names).
 
     >>> in_first_person("What do Melanie's kids like?", ["Melanie"])
     'What do my kids like?'
@@ -291,8 +291,9 @@ def in_first_person(question: str, named: list[str]) -> str:
     >>> in_first_person("Was hat Anna letzte Woche gemalt?", ["Anna"])
     'Was hat letzte Woche gemalt?'
     """
-    if detect(question).code != "en" or not 1 <= len(named) <= 2:
-        return without_speakers(question, named)
+    rest = without_speakers(question, named)
+    if detect(question).code != "en" or not 1 <= len(named) <= 2 or rest == question:
+        return rest
     if len(named) == 1:
         names = "|".join(re.escape(f) for f in _forms(named[0]))
     else:
@@ -304,7 +305,7 @@ def in_first_person(question: str, named: list[str]) -> str:
     out = re.sub(rf"\b(?i:({'|'.join(_AUX_BEFORE_I)}))\s+{who}\b", lambda m: _aux(m.group(1), first[1]), out)
     out = re.sub(rf"\b(?i:({_PREPOSITION}))\s+{who}\b", rf"\1 {first[2]}", out)
     out = re.sub(rf"{who}\b", first[1], out)
-    return out if out != question else without_speakers(question, named)
+    return out if out != question else rest
 
 
 def _aux(aux: str, subject: str) -> str:
