@@ -154,7 +154,10 @@ def test_a_verbatim_record_holds_every_specific_it_names():
         ("Is Melanie's son OK?", "Is my son OK?"),
         ("Where does Melanie live?", "Where do I live?"),
         ("Who supports Caroline?", "Who supports I?"),  # after a verb: the subject form, by rule
-        ("¿Qué pintó Caroline el mes pasado?", "¿Qué pintó el mes pasado?"),
+        ("¿Qué pintó Caroline el mes pasado?", "¿Qué pintó el mes pasado?"),  # the verb would have to agree
+        ("Caroline和Melanie一起去了哪里？", "我们一起去了哪里？"),
+        ("谁送给Caroline一本书？", "谁送给我一本书？"),
+        ("Carolineさんはどこに住んでいますか？", "私はどこに住んでいますか？"),
         ("Caroline?", "Caroline?"),  # nothing but the name
     ],
 )

@@ -444,7 +444,8 @@ def test_a_question_naming_a_speaker_is_embedded_as_the_speaker_would_ask_it(ope
         "What did Caroline paint?": "What did I paint?",
         "What do Melanie's kids like?": "What do my kids like?",
         "What have Caroline and Melanie both painted?": "What have we both painted?",
-        "Was hat Caroline letzte Woche gemalt?": "Was hat letzte Woche gemalt?",  # another language: no name
+        "Caroline上周画了什么？": "我上周画了什么？",
+        "Was hat Caroline letzte Woche gemalt?": "Was hat letzte Woche gemalt?",  # the verb would have to agree
         "What did Ben paint?": None,  # no known speaker named: the vector the query brought is used
     }
     for question, embedded in asked.items():

@@ -23,6 +23,7 @@ from caim.memory.text.lang import (
     UNSPACED_CHAR,
     UNSPACED_RUN,
     Language,
+    alternation,
     clauses,
     detect,
     found,
@@ -31,7 +32,7 @@ from caim.memory.text.lang import (
     word_count,
 )
 from caim.memory.text.names import IMAGE_MARK, names
-from caim.memory.text.tables import PastTense
+from caim.memory.text.tables import PastTense, Signals
 
 _I_PAST = re.compile(
     r"\b(I|we|We)\b (just |recently |finally |also |even |actually )?(\w+ed|went|got|did|made|took|had|saw|"
@@ -264,8 +265,9 @@ def in_first_person(question: str, named: list[str]) -> str:
     """An English question about the speakers it names, put as they would ask it of themselves: what
     the dense signal embeds. A speaker tells of themselves in the first person ("Melanie: my kids
     love..."), so "What do Melanie's kids like?" reads "What do my kids like?", and a question about
-    both speakers reads "we". Other questions, and questions in another language, lose the names
-    instead (``without_speakers``).
+    both speakers reads "we". In Chinese and Japanese, whose tables say how a speaker names
+    themselves (``Signals.self_one``, ``self_both``), each name is that word. Other questions, and
+    questions in another language, lose the names instead (``without_speakers``).
 
     Args:
         question: The question.
@@ -288,12 +290,20 @@ def in_first_person(question: str, named: list[str]) -> str:
     'What did I recommend for car trips?'
     >>> in_first_person("What do Jon and Gina both have in common?", ["Jon", "Gina"])
     'What do we both have in common?'
+    >>> in_first_person("Melanie的孩子喜欢什么？", ["Melanie"])
+    '我的孩子喜欢什么？'
+    >>> in_first_person("田中さんと花子は何を食べた？", ["田中", "花子"])
+    '私たちは何を食べた？'
     >>> in_first_person("Was hat Anna letzte Woche gemalt?", ["Anna"])
     'Was hat letzte Woche gemalt?'
     """
     rest = without_speakers(question, named)
-    if detect(question).code != "en" or not 1 <= len(named) <= 2 or rest == question:
+    language = detect(question)
+    if not 1 <= len(named) <= 2 or rest == question:
         return rest
+    if language.code != "en":
+        table = language.signals
+        return _as_self(question, named, table) or rest if table and table.self_one else rest
     if len(named) == 1:
         names = "|".join(re.escape(f) for f in _forms(named[0]))
     else:
@@ -306,6 +316,24 @@ def in_first_person(question: str, named: list[str]) -> str:
     out = re.sub(rf"\b(?i:({_PREPOSITION}))\s+{who}\b", rf"\1 {first[2]}", out)
     out = re.sub(rf"{who}\b", first[1], out)
     return out if out != question else rest
+
+
+def _as_self(question: str, named: list[str], table: Signals) -> str | None:
+    """``in_first_person`` in a language whose table says how a speaker names themselves (Chinese,
+    Japanese: nothing else in the sentence changes): each name, with a title of address after it,
+    as ``self_one``; two joined by one of ``joins`` as ``self_both``. ``None`` when nothing changed."""
+    titles = f"(?:{alternation(table.name_after)})?" if table.name_after else ""
+
+    def who(name: str) -> str:
+        forms = "|".join(re.escape(f) for f in _forms(name))
+        return f"(?<!{_SPACED_LETTER})(?:{forms})(?!{_SPACED_LETTER}){titles}"
+
+    if len(named) == 2:
+        (a, b), joins = map(who, named), alternation(table.joins)
+        out = re.sub(f"{a}(?:{joins}){b}|{b}(?:{joins}){a}", table.self_both, question) if joins else question
+    else:
+        out = re.sub(who(named[0]), table.self_one, question)
+    return out if out != question else None
 
 
 def _aux(aux: str, subject: str) -> str:

@@ -94,6 +94,10 @@ class Signals:
         openers: Words that open a sentence before its statement ("ja", "also").
         not_names: Capitalised words that are no name inside a sentence ("Ich", "Danke").
         name_markers: Words before (``name_before``) or after (``name_after``) a name ("叫", "さん").
+        speaker_self: How a speaker names themselves, alone (``self_one``: "我") and with the other
+            (``self_both``: "我们"), and the words that join two names (``joins``: "和"): what a
+            question's named speakers become in the vector it is embedded as (``in_first_person``);
+            empty where the rest of the sentence would have to agree (German, French, Spanish).
         noun_capitals: Every noun is capitalised (German): a name needs more than a capital.
         determiners: Words after which a capitalised word is a noun, not a name ("der", "meinen").
         noun_endings: Endings of capitalised nouns that are no name ("-ung", "-heit").
@@ -122,6 +126,9 @@ class Signals:
     not_names: Words = ()
     name_before: Words = ()
     name_after: Words = ()
+    self_one: str = ""
+    self_both: str = ""
+    joins: Words = ()
     noun_capitals: bool = False
     determiners: Words = ()
     noun_endings: Words = ()
