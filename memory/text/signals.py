@@ -301,9 +301,14 @@ def in_first_person(question: str, named: list[str]) -> str:
     language = detect(question)
     if not 1 <= len(named) <= 2 or rest == question:
         return rest
-    if language.code != "en":
-        table = language.signals
-        return _as_self(question, named, table) or rest if table and table.self_one else rest
+    if language.code == "en":
+        return _as_i(question, named) or rest
+    table = language.signals
+    return (_as_self(question, named, table) if table and table.self_one else None) or rest
+
+
+def _as_i(question: str, named: list[str]) -> str | None:
+    """``in_first_person``'s English rules; ``None`` when nothing changed."""
     if len(named) == 1:
         names = "|".join(re.escape(f) for f in _forms(named[0]))
     else:
@@ -315,7 +320,7 @@ def in_first_person(question: str, named: list[str]) -> str:
     out = re.sub(rf"\b(?i:({'|'.join(_AUX_BEFORE_I)}))\s+{who}\b", lambda m: _aux(m.group(1), first[1]), out)
     out = re.sub(rf"\b(?i:({_PREPOSITION}))\s+{who}\b", rf"\1 {first[2]}", out)
     out = re.sub(rf"{who}\b", first[1], out)
-    return out if out != question else rest
+    return out if out != question else None
 
 
 def _as_self(question: str, named: list[str], table: Signals) -> str | None:
