@@ -26,6 +26,8 @@ the question as the known speakers it names would ask it of themselves, ``in_fir
   "how many" and the like.
 - ``lexical: with the turn it answered``: BM25 over the lexical text and the turn it answered (the
   difference of the two BM25 z-scores added to the lexical evidence).
+- ``lexical: BM25 k1 K, b B``: BM25 with other parameters than ``BM25_K1``, ``BM25_B`` (each pair
+  of ``BM25_PARAMETERS``).
 - ``lexical: related words``: BM25 of the ``RELATED_N`` words of the conversation nearest to each
   query word by the embedder (cosine at least ``RELATED_MIN``), weighted by that cosine, added to
   the lexical z-score at ``RELATED_WEIGHT``.
@@ -63,12 +65,15 @@ from caim.memory.retrieval import DEFAULT_WEIGHTS, Retriever
 from caim.memory.search import signals
 from caim.memory.search.config import START_WEIGHTS
 from caim.memory.search.engine import records_of
-from caim.memory.search.lexical import bm25
+from caim.memory.search.lexical import BM25_B, BM25_K1, bm25
 from caim.memory.text import in_first_person, named_speakers, tokenize, without_speakers
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Lengths of the answered turn's end tried besides the shipped ``CONTEXT_CHARS``.
 CONTEXT_LENGTHS = (100, 400)
+#: BM25's parameters tried besides the shipped ``BM25_K1``, ``BM25_B``: the textbook ones (Lucene's
+#: defaults), Anserini's defaults, and a stronger length normalisation and term saturation.
+BM25_PARAMETERS = ((1.2, 0.75), (0.9, 0.4), (2.0, 0.5))
 RELATED_N = 3
 RELATED_MIN = 0.55
 RELATED_WEIGHT = 0.25
@@ -248,12 +253,12 @@ class Related:
         return out
 
 
-def bm25_zscore(index: Bm25Index, question: str) -> np.ndarray:
-    """Per text, BM25 of the question's words, z-scored over all texts."""
+def bm25_zscore(index: Bm25Index, question: str, k1: float = BM25_K1, b: float = BM25_B) -> np.ndarray:
+    """Per text, BM25 of the question's words (with ``k1`` and ``b``), z-scored over all texts."""
     out = np.zeros(index.n)
     terms = {t: index.postings[t] for t in set(tokenize(question)) if t in index.postings}
     if terms:
-        rows, scores = bm25(terms, index.n, index.avgdl)
+        rows, scores = bm25(terms, index.n, index.avgdl, k1=k1, b=b)
         out[rows] = scores
     return signals.zscore(out, float(out.mean()), float(out.std()))
 
@@ -302,6 +307,15 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
         ev = replace(c.scoring.evidence, lexical=c.scoring.evidence.lexical + gain[rows])
         return replace(c, scoring=replace(c.scoring, evidence=ev))
 
+    def bm25_with(k1: float, b: float) -> Variant:
+        def change(c: Case) -> Case:
+            conv, index = convs[c.conversation], related[c.conversation].index
+            rows = conv.row_of(c.scoring.columns.rid)
+            ev = replace(c.scoring.evidence, lexical=bm25_zscore(index, c.question, k1, b)[rows])
+            return replace(c, scoring=replace(c.scoring, evidence=ev))
+
+        return change
+
     def lexical(c: Case) -> Case:
         conv = convs[c.conversation]
         return with_lexical(
@@ -320,6 +334,7 @@ def variants(cases: Sequence[Case], convs: dict[str, Conv], embedder: Embedder) 
         "dense: turn and best sentence": dense("both"),
         "dense: question without opener": dense("turn", "no opener"),
         "lexical: with the turn it answered": answered,
+        **{f"lexical: BM25 k1 {k1}, b {b}": bm25_with(k1, b) for k1, b in BM25_PARAMETERS},
         "lexical: related words": lexical,
     }
 

@@ -52,6 +52,23 @@ def test_each_variant_changes_only_its_signal(tmp_path):
     assert not np.allclose(answered, case.scoring.evidence.lexical)
 
 
+def test_the_bm25_variants_score_as_the_search_does_with_other_parameters(tmp_path):
+    bench = load_benchmark("retrieval_variants")
+    embedder = MiniLMEmbedder()
+    cases, retriever = ranking_cases(load(_data(tmp_path)), embedder)
+    convs = bench.conversations(cases, retriever)
+    made = bench.variants(cases, convs, embedder)
+    for case in cases:
+        conv, shipped = convs[case.conversation], case.scoring.evidence.lexical
+        index = bench.Bm25Index(conv.lexical)
+        same = bench.bm25_zscore(index, case.question)[conv.row_of(case.scoring.columns.rid)]
+        assert np.allclose(same, shipped), case.question  # the shipped k1 and b: the search's own lexical signal
+    case = next(c for c in cases if "painted" in c.question)
+    for k1, b in bench.BM25_PARAMETERS:
+        other = made[f"lexical: BM25 k1 {k1}, b {b}"](case).scoring.evidence.lexical
+        assert not np.allclose(other, case.scoring.evidence.lexical), (k1, b)
+
+
 def test_the_search_embeds_the_turn_and_the_one_it_answered_without_a_date_and_the_question_in_the_first_person(
     tmp_path,
 ):

@@ -45,7 +45,13 @@ class Postings(Protocol):
 
 
 def bm25(
-    postings: Mapping[str, TermPostings], n: int, avgdl: float, df: Mapping[str, int] | None = None
+    postings: Mapping[str, TermPostings],
+    n: int,
+    avgdl: float,
+    df: Mapping[str, int] | None = None,
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
 ) -> tuple[Ints, Floats]:
     """BM25 of each record in the postings, summed over their terms.
 
@@ -55,6 +61,8 @@ def bm25(
         n: Records in the collection.
         avgdl: Their average document length.
         df: Records holding each term (default: its postings given, all of them).
+        k1: Term-frequency saturation (``BM25_K1``).
+        b: Document-length normalisation (``BM25_B``).
 
     Returns:
         ``(row ids ascending, scores)``.
@@ -74,8 +82,8 @@ def bm25(
     stacked = np.concatenate(list(lists.values()))
     t_idx = np.repeat(np.arange(len(lists)), [len(a) for a in lists.values()])
     tf, dl = stacked[:, 1], stacked[:, 2]
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1e-9))
-    part = idf[t_idx] * tf * (BM25_K1 + 1) / (tf + norm)
+    norm = k1 * (1 - b + b * dl / max(avgdl, 1e-9))
+    part = idf[t_idx] * tf * (k1 + 1) / (tf + norm)
     rids, inverse = np.unique(stacked[:, 0].astype(np.int64), return_inverse=True)
     # with weights, bincount sums them as float64 (numpy's stubs say integers)
     return rids, cast(Floats, np.bincount(inverse, weights=part, minlength=len(rids)))
