@@ -159,6 +159,7 @@ def test_a_verbatim_record_holds_every_specific_it_names():
         ("谁送给Caroline一本书？", "谁送给我一本书？"),
         ("Carolineさんはどこに住んでいますか？", "私はどこに住んでいますか？"),
         ("Caroline?", "Caroline?"),  # nothing but the name
+        ("Who was my Caroline at school?", "Who was my at school?"),  # someone the user has: no rule
     ],
 )
 def test_a_question_is_embedded_as_the_speakers_it_names_would_ask_it(question, embedded):

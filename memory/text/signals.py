@@ -276,8 +276,9 @@ def in_first_person(question: str, named: list[str]) -> str:
     Returns:
         One named speaker: the name with a possessive as "my", after an auxiliary as "I" (the
         auxiliary agreeing: "does" -> "do", "is" -> "am"), after a preposition as "me", elsewhere as
-        "I"; a determiner before the name goes with it ("the assistant" is "I"). Two joined by
-        "and": "our", "us" and "we" by the same rules. Otherwise ``without_speakers(question,
+        "I"; "the" before the name goes with it ("the assistant" is "I"), and a name after "a",
+        "my", "your"... is no speaker ("my assistant": no rule). Two joined by "and": "our", "us"
+        and "we" by the same rules. Otherwise ``without_speakers(question,
         named)`` (the question itself when it holds nothing but names).
 
     >>> in_first_person("What do Melanie's kids like?", ["Melanie"])
@@ -298,9 +299,9 @@ def in_first_person(question: str, named: list[str]) -> str:
     'Was hat letzte Woche gemalt?'
     """
     rest = without_speakers(question, named)
-    language = detect(question)
     if not 1 <= len(named) <= 2 or rest == question:
         return rest
+    language = detect(question)
     if language.code == "en":
         return _as_i(question, named) or rest
     table = language.signals
@@ -314,8 +315,10 @@ def _as_i(question: str, named: list[str]) -> str | None:
     else:
         a, b = ("|".join(re.escape(f) for f in _forms(s)) for s in named)
         names = rf"(?:{a})\s+and\s+(?:{b})|(?:{b})\s+and\s+(?:{a})"
+    if re.search(rf"\b(?i:a|an|my|your|our|his|her|their)\s+(?:{names})\b", question):
+        return None  # "my assistant" is someone the user has, not the speaker
     first = ("my", "I", "me") if len(named) == 1 else ("our", "we", "us")
-    who = rf"(?:\b(?i:the|a|an|my|your|our)\s+)?\b(?:{names})"  # "the assistant" is the assistant
+    who = rf"(?:\b(?i:the)\s+)?\b(?:{names})"  # "the assistant" is the speaker
     out = re.sub(rf"{who}['’]s\b", first[0], question)
     out = re.sub(rf"\b(?i:({'|'.join(_AUX_BEFORE_I)}))\s+{who}\b", lambda m: _aux(m.group(1), first[1]), out)
     out = re.sub(rf"\b(?i:({_PREPOSITION}))\s+{who}\b", rf"\1 {first[2]}", out)
