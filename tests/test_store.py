@@ -454,6 +454,19 @@ def test_a_question_naming_a_speaker_is_embedded_as_the_speaker_would_ask_it(ope
         assert emb.texts == ([embedded] if embedded else []), question
 
 
+def test_a_role_label_names_a_speaker_only_with_the(open_store):
+    emb = RecordingEmbedder()
+    store = open_store(emb, check_embedder=False)
+    mine = rec("ann", "my assistant at work is Priya", ["work"], speaker="user")
+    store.add([mine, rec("ann", "I can plan your trips and keep notes", ["travel"], speaker="assistant", days=1)])
+    given = np.asarray(emb.embed(["Who is my assistant at work?"])[0])
+    emb.texts.clear()
+    hits = Retriever(store).search("ann", Query("Who is my assistant at work?", T0, vector=given), k=1)
+    assert emb.texts == [] and [h.record.id for h in hits] == [mine.id]  # "my assistant": no speaker
+    Retriever(store).search("ann", Query("What did the assistant recommend?", T0, vector=given), k=1)
+    assert emb.texts == ["What did I recommend?"]
+
+
 def test_vector_samples_are_kept_for_the_users_searched_last(open_store, monkeypatch):
     import caim.memory.retrieval as retrieval
 

@@ -170,6 +170,11 @@ _WHEN = re.compile(
 _AGGREGATE = re.compile(r"^\s*(what|which)\s(\w+\s){0,3}(has|have)\s|^\s*how many\b", re.I)
 
 
+#: The speakers of caim's own conversations, by role (``MemoryRecord.speaker``): a question names
+#: one as "the user", "the assistant", never as a word alone ("my assistant", "a user").
+ROLE_LABELS = frozenset({"user", "assistant"})
+
+
 def named_speakers(question: str, speakers: list[str]) -> list[str]:
     """Known speakers the question names.
 
@@ -178,24 +183,31 @@ def named_speakers(question: str, speakers: list[str]) -> list[str]:
         speakers: The speakers' names.
 
     Returns:
-        Those named as a whole word, or by the first three letters of a name longer than four.
+        Those named as a whole word, or by the first three letters of a name longer than four; a
+        role label (``ROLE_LABELS``) only as "the user", "the assistant": "my assistant" is
+        someone the user has, not the speaker.
 
     >>> named_speakers("What did Mel paint?", ["Melanie", "Caroline"])
     ['Melanie']
+    >>> named_speakers("What did the assistant recommend?", ["user", "assistant"])
+    ['assistant']
+    >>> named_speakers("Who is my assistant at work?", ["user", "assistant"])
+    []
     >>> named_speakers("Anna去了哪里？", ["Anna", "小雨"]), named_speakers("小雨读了什么书？", ["Anna", "小雨"])
     (['Anna'], ['小雨'])
     """
     q = question.lower()
-    if detect(question).unspaced or any(UNSPACED_RUN.search(s) for s in speakers):
-        return [s for s in speakers if _named_among_characters(s.lower(), q)]
-    out = []
-    for s in speakers:
-        low = s.lower()
-        if re.search(r"\b" + re.escape(low) + r"\b", q) or (
-            len(low) > 4 and re.search(r"\b" + re.escape(low[:3]) + r"\b", q)
-        ):
-            out.append(s)
-    return out
+    unspaced = detect(question).unspaced or any(UNSPACED_RUN.search(s) for s in speakers)
+    return [s for s in speakers if _named(s.lower(), q, unspaced)]
+
+
+def _named(name: str, q: str, unspaced: bool) -> bool:
+    """``named_speakers``' rule for one lower-cased name in the lower-cased question."""
+    if name in ROLE_LABELS:
+        return re.search(rf"\bthe\s+{name}\b", q) is not None
+    if unspaced:
+        return _named_among_characters(name, q)
+    return any(re.search(rf"\b{re.escape(f)}\b", q) for f in _forms(name))
 
 
 #: A letter of a script written with spaces: what may not touch a name found among characters.
