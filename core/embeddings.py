@@ -35,9 +35,13 @@ class Embedder(ABC):
 
     ``name`` identifies the model: the store records it with the vectors it builds, and a store
     opened with an embedder of another name refuses to start until ``caim memories reembed``.
+    ``languages`` are the languages it reads, as ``caim.memory.text.detect`` names them ("und" for
+    text in a script without tables); ``None``, any. The search trusts its similarities less for
+    a question in another language (``caim.memory.search.config.UNREAD_DENSE``).
     """
 
     name: str
+    languages: frozenset[str] | None = None
 
     @abstractmethod
     def embed(self, texts: list[str]) -> list[list[float]]:
@@ -113,6 +117,7 @@ class MiniLMEmbedder(Embedder):
 
     name = "all-MiniLM-L6-v2-int8"
     dims = 384
+    languages = frozenset({"en"})
     BATCH_SIZE = 16
     #: onnxruntime intra-op threads: two where the machine has them (throughput in docs/embeddings.md)
     THREADS = min(2, os.cpu_count() or 1)
@@ -196,6 +201,8 @@ class MultilingualEmbedder(Embedder):
 
     name = "use-multilingual-v3"
     dims = 512
+    #: every language with tables, and scripts without ("und": Russian, Arabic, Korean, Thai... read, others not)
+    languages = frozenset({"en", "de", "fr", "es", "zh", "ja", "und"})
     MAX_CHARS = 2000
     CHUNK = 64
     #: numpy's BLAS threads while it embeds (held there by threadpoolctl, process-wide for the

@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 import caim.memory.search.ranking as ranking
-from caim.memory.search.config import Weights
+from caim.memory.search.config import Weights, adjusted, reads
 from caim.memory.search.engine import Scoring
 from caim.memory.text import is_aggregate_question
 
@@ -55,6 +55,7 @@ class Case:
         evidence: The turn ids that answer it.
         aggregate: An aggregate question (neighbour and session terms off, as ``for_question`` does).
         question: Its text.
+        unread: In a language the embedder does not read (the dense weight cut, as ``for_question`` does).
     """
 
     conversation: str
@@ -64,6 +65,7 @@ class Case:
     evidence: frozenset[str]
     aggregate: bool
     question: str = ""
+    unread: bool = False
 
     @staticmethod
     def of(
@@ -73,15 +75,17 @@ class Case:
         scoring: Scoring,
         turns: Sequence[frozenset[str]],
         evidence: Iterable[str],
+        *,
+        languages: frozenset[str] | None = None,
     ) -> Case:
-        """A case for question ``text`` (the aggregate flag read from it)."""
-        return Case(conversation, category, scoring, turns, frozenset(evidence), is_aggregate_question(text), text)
+        """A case for question ``text`` (its flags read from it; ``languages``: the embedder's)."""
+        aggregate, unread = is_aggregate_question(text), not reads(languages, text)
+        return Case(conversation, category, scoring, turns, frozenset(evidence), aggregate, text, unread)
 
 
 def recalls(case: Case, w: Weights) -> tuple[float, ...]:
     """The case's recall at each of ``KS`` when ranked with ``w``."""
-    if case.aggregate:
-        w = replace(w, neighbour=0.0, session=0.0)
+    w = adjusted(w, aggregate=case.aggregate, unread=case.unread)
     s = case.scoring
     score, _ = ranking.weigh(s.columns, w, s.evidence)
     found: set[str] = set()

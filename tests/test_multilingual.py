@@ -112,6 +112,34 @@ class SameVector(Embedder):
         return [np.ones(8, dtype=np.float32).tolist() / np.sqrt(8) for _ in texts]
 
 
+class EnglishOnly(Embedder):
+    """Reads English only, as it declares; on German it puts the question beside the concert."""
+
+    name = "english-only-test"
+    languages = frozenset({"en"})
+
+    def embed(self, texts):
+        near = lambda t: "Konzert" in t or t.endswith("?")  # noqa: E731
+        return [[0.0, 1.0] if near(t) else [1.0, 0.0] for t in texts]
+
+
+class ReadsAny(EnglishOnly):
+    languages = None
+
+
+@pytest.mark.parametrize(("embedder", "first"), [(EnglishOnly, 0), (ReadsAny, 1)])
+def test_the_dense_signal_counts_less_in_a_language_the_embedder_does_not_read(embedder, first):
+    store = MemoryStore(None, embedder())
+    said = ["Ich habe mir ein Fahrrad gekauft.", "Ich habe mir gestern ein Konzert angehört."]
+    recs = [
+        raw_record(user_id="u", session_id="s1", turn=i, text=t, when=T0, tags=["personal"], speaker="Anna")
+        for i, t in enumerate(said)
+    ]
+    store.add(recs)
+    hits = Retriever(store).search("u", Query("Welches Fahrrad habe ich gekauft?", T0), k=2)
+    assert hits[0].record.id == recs[first].id  # the lexical match, unless the embedder reads German
+
+
 def _store_with(code):
     store = MemoryStore(None, SameVector())
     turns = CONVERSATIONS[code]

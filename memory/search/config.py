@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from caim.memory.text import is_aggregate_question
+from caim.memory.text import detect, is_aggregate_question
 
 #: Most a record loses to age when ``decay_days`` is set (reached asymptotically; half at the half-life).
 DECAY_WEIGHT = 2.0
+#: The share of the dense weight kept for a question in a language the embedder does not read: its
+#: similarities there follow shared word pieces more than meaning. Chosen leave one conversation out
+#: on LoCoMo's development conversations with every word replaced by a made-up one
+#: (``benchmarks/unread_language.py``, docs/languages.md).
+UNREAD_DENSE = 0.25
 
 
 @dataclass(frozen=True)
@@ -61,24 +66,41 @@ DENSE_ONLY = Weights(
 LEXICAL_ONLY = replace(DENSE_ONLY, bm25=1, dense=0)
 
 
-def for_question(weights: Weights, text: str) -> Weights:
-    """The weights to rank a question with.
-
-    Aggregate questions ("what books has X read", "how many") collect mentions scattered over many
-    sessions, so the neighbour and session terms, which favour one place in the conversation, are off.
+def for_question(weights: Weights, text: str, languages: frozenset[str] | None = None) -> Weights:
+    """The weights to rank a question with (``adjusted`` for what the question is).
 
     Args:
         weights: The recipe asked for.
         text: The question.
+        languages: The languages the embedder reads (``Embedder.languages``; ``None``: any).
 
     Returns:
-        ``weights``, or a copy with ``neighbour`` and ``session`` at 0.
+        ``weights``, or a copy adjusted for an aggregate question or an unread language.
 
     >>> for_question(DEFAULT_WEIGHTS, "How many books has Mel read?").session
     0.0
-    >>> for_question(DEFAULT_WEIGHTS, "Where did Mel go?") is DEFAULT_WEIGHTS
+    >>> for_question(DEFAULT_WEIGHTS, "Where did Mel go?", frozenset({"en"})) is DEFAULT_WEIGHTS
     True
+    >>> for_question(DEFAULT_WEIGHTS, "Wohin ist Mel letzte Woche gefahren?", frozenset({"en"})).dense
+    0.375
     """
-    if is_aggregate_question(text):
-        return replace(weights, neighbour=0.0, session=0.0)
+    return adjusted(weights, aggregate=is_aggregate_question(text), unread=not reads(languages, text))
+
+
+def reads(languages: frozenset[str] | None, text: str) -> bool:
+    """Does an embedder reading ``languages`` (``None``: any) read the language ``text`` is in?"""
+    return languages is None or detect(text).code in languages
+
+
+def adjusted(weights: Weights, *, aggregate: bool, unread: bool) -> Weights:
+    """``weights`` for an aggregate question or one in a language the embedder does not read.
+
+    Aggregate questions ("what books has X read", "how many") collect mentions scattered over many
+    sessions, so the neighbour and session terms, which favour one place in the conversation, are
+    off. In a language the embedder does not read, the dense weight keeps ``UNREAD_DENSE`` of itself.
+    """
+    if aggregate:
+        weights = replace(weights, neighbour=0.0, session=0.0)
+    if unread:
+        weights = replace(weights, dense=weights.dense * UNREAD_DENSE)
     return weights

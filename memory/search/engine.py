@@ -113,7 +113,7 @@ def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAU
     n, avgdl, version = db.stats(user_id)
     if n == 0:
         return None
-    w = for_question(weights, query.text)
+    w = for_question(weights, query.text, source.store.embedder.languages)
     speakers = source.speakers(user_id, version)
     named = named_speakers(query.text, speakers)
     pending = _embedding(source, query, named)

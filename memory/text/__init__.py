@@ -26,6 +26,7 @@ from caim.memory.text.dates import (
     has_time_expression,
 )
 from caim.memory.text.grounding import DIGITS, specifics, states_a_date, unsupported
+from caim.memory.text.lang import detect
 from caim.memory.text.names import IMAGE_MARK, NOT_NAMES, NOT_SUBJECTS, names
 from caim.memory.text.signals import (
     PRIOR_WEIGHTS,
@@ -59,6 +60,7 @@ __all__ = [
     "MemorySignals",
     "asks_about_past",
     "date_windows",
+    "detect",
     "has_time_expression",
     "in_first_person",
     "is_aggregate_question",
