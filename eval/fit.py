@@ -4,12 +4,13 @@ A question's ``Scoring`` (its candidates and evidence with every signal on) is c
 it under other weights is a handful of array operations, so the weights can be searched directly
 for the recall they give. ``fit`` is a coordinate search from a starting recipe: one weight at a
 time is scaled by each of ``STEPS`` (or, at 0, set to one of ``FROM_ZERO``) and the best change is
-kept while it raises the objective by more than ``MIN_GAIN``. The dense weight stays fixed (the
-scores' scale), and so does bm25: the balance of the two similarities is held at the start's, since
-the development split is English and read by an English embedder, while the lexical match is what
-carries a language the default embedder does not read. ``cross_validate`` fits on all conversations
-but one, scores the one left out, and pools: the recall the fitting procedure gives on a conversation
-it never saw.
+kept while it raises the objective by more than ``MIN_GAIN``. The dense weight stays fixed: it is
+the unit the others are measured in (the scores' scale). The development split is English and read
+by an English embedder, so the balance of the two similarities fitted here is the one for a language
+the embedder reads; in one it does not, the search cuts the dense weight instead
+(``caim.memory.search.config.UNREAD_DENSE``). ``cross_validate`` fits on all conversations but one,
+scores the one left out, and pools: the recall the fitting procedure gives on a conversation it
+never saw.
 
 The objective is the mean of recall@5, @10 and @20 (the area under the recall curve at the ranks
 the answer sees), less brittle than one rank's count.
@@ -31,8 +32,8 @@ from caim.memory.text import is_aggregate_question
 ALL_SIGNALS = Weights(
     bm25=1, dense=1, neighbour=1, speaker=1, name=1, timex=1, date=1, range=1, tag=1, prior=1, recency=1, session=1
 )
-#: The weights the search varies (dense is the unit the others are measured in; bm25 is held with it).
-FITTED = tuple(f.name for f in fields(Weights) if f.name not in ("dense", "bm25"))
+#: The weights the search varies (dense is the unit the others are measured in).
+FITTED = tuple(f.name for f in fields(Weights) if f.name != "dense")
 #: Factors a non-zero weight is tried at.
 STEPS = (0.0, 0.5, 0.75, 1.25, 1.5, 2.0)
 #: Values a zero weight is tried at.

@@ -26,16 +26,16 @@ class Weights:
 
     The defaults are fitted: ``caim eval retrieval --cv`` searches them from ``START_WEIGHTS`` on
     the LoCoMo development split (``caim.eval.fit``) and reports the recall the same procedure gives
-    on each conversation it did not fit on (``docs/retrieval.md``). ``bm25`` and ``dense`` are not
-    fitted (``caim.eval.fit.FITTED``): their balance stays the start's, since the split is English
-    and read by an English embedder, while the lexical index is what matches a language the default
-    embedder does not read.
+    on each conversation it did not fit on (``docs/retrieval.md``). ``dense`` is not fitted
+    (``caim.eval.fit.FITTED``): it is the unit the others are measured in. The split is English and
+    read by an English embedder; for a question in a language the embedder does not read, the
+    search keeps ``UNREAD_DENSE`` of the dense weight (``for_question``).
     """
 
-    bm25: float = 1.0
+    bm25: float = 0.75
     dense: float = 1.5
     neighbour: float = 0.5
-    speaker: float = 6.0
+    speaker: float = 4.0
     name: float = 0.0
     timex: float = 1.0
     date: float = 1.0
