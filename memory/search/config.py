@@ -17,7 +17,7 @@ DECAY_WEIGHT = 2.0
 #: similarities there follow shared word pieces more than meaning. Chosen leave one conversation out
 #: on LoCoMo's development conversations with every word replaced by a made-up one
 #: (``benchmarks/unread_language.py``, docs/languages.md).
-UNREAD_DENSE = 0.25
+UNREAD_DENSE = 0.125
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def for_question(weights: Weights, text: str, languages: frozenset[str] | None =
     >>> for_question(DEFAULT_WEIGHTS, "Where did Mel go?", frozenset({"en"})) is DEFAULT_WEIGHTS
     True
     >>> for_question(DEFAULT_WEIGHTS, "Wohin ist Mel letzte Woche gefahren?", frozenset({"en"})).dense
-    0.375
+    0.1875
     """
     return adjusted(weights, aggregate=is_aggregate_question(text), unread=not reads(languages, text))
 
