@@ -104,9 +104,11 @@ def test_german_french_spanish_words_get_their_own_stems():
 
 
 class SameVector(Embedder):
-    """Every text gets the same vector: the dense signal ties, so only code signals rank."""
+    """Every text gets the same vector: the dense signal ties, so only code signals rank (it reads no
+    language, so the search weighs them as for a language its embedder does not read)."""
 
     name = "same-vector-test"
+    languages = frozenset()
 
     def embed(self, texts):
         return [np.ones(8, dtype=np.float32).tolist() / np.sqrt(8) for _ in texts]

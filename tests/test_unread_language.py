@@ -1,5 +1,5 @@
 """benchmarks/unread_language.py: conversations in made-up words keep what code matches, and the run
-reports each share of the dense weight with the share chosen leave one conversation out."""
+reports each pair of bm25 and dense weights with the pair chosen leave one conversation out."""
 
 from __future__ import annotations
 
@@ -46,11 +46,12 @@ def _said(conv):
     return {t.dia_id: t.text for t in conv.turns}
 
 
-def test_the_run_reports_every_share_and_the_one_chosen(tmp_path, capsys):
+def test_the_run_reports_every_pair_of_weights_and_the_one_chosen(tmp_path, capsys):
     bench = load_benchmark("unread_language")
     doc = tmp_path / "unread.md"
     assert bench.main(["--data", str(_data(tmp_path)), "--doc", str(doc)]) == 0
     text = doc.read_text(encoding="utf-8")
-    assert "## made-up words" in text and "## English" in text and "Chosen leave one out: conv-1: x" in text
-    assert text.count("| 1.5 (x 1) |") == 2 and "each conversation at its fold's choice" in text
-    assert "unread: factor chosen leave one out" in capsys.readouterr().out
+    assert "## made-up words" in text and "## English" in text and "Chosen leave one out: conv-1: bm25 x" in text
+    assert text.count("| 1.5 (x 1) |") == 2 and text.count("| dense \\ bm25 | 0.75 | 1 | 1.25 | 1.5 |") == 2
+    assert text.count("| the search's weights for an unread language |") == 2
+    assert "unread: chosen leave one out bm25 x" in capsys.readouterr().out
