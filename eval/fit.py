@@ -7,8 +7,8 @@ time is scaled by each of ``STEPS`` (or, at 0, set to one of ``FROM_ZERO``) and 
 kept while it raises the objective by more than ``MIN_GAIN``. The dense weight stays fixed: it is
 the unit the others are measured in (the scores' scale). The development split is English and read
 by an English embedder, so the balance of the two similarities fitted here is the one for a language
-the embedder reads; in one it does not, the search cuts the dense weight instead
-(``caim.memory.search.config.UNREAD_DENSE``). ``cross_validate`` fits on all conversations but one,
+the embedder reads; in one it does not, the search cuts the dense weight and raises bm25 instead
+(``caim.memory.search.config.UNREAD_DENSE``, ``UNREAD_BM25``). ``cross_validate`` fits on all conversations but one,
 scores the one left out, and pools: the recall the fitting procedure gives on a conversation it
 never saw.
 

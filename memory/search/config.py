@@ -31,7 +31,8 @@ class Weights:
     on each conversation it did not fit on (``docs/retrieval.md``). ``dense`` is not fitted
     (``caim.eval.fit.FITTED``): it is the unit the others are measured in. The split is English and
     read by an English embedder; for a question in a language the embedder does not read, the
-    search keeps ``UNREAD_DENSE`` of the dense weight (``for_question``).
+    search keeps ``UNREAD_DENSE`` of the dense weight and raises bm25 by ``UNREAD_BM25``
+    (``for_question``).
     """
 
     bm25: float = 0.75
@@ -99,7 +100,8 @@ def adjusted(weights: Weights, *, aggregate: bool, unread: bool) -> Weights:
 
     Aggregate questions ("what books has X read", "how many") collect mentions scattered over many
     sessions, so the neighbour and session terms, which favour one place in the conversation, are
-    off. In a language the embedder does not read, the dense weight keeps ``UNREAD_DENSE`` of itself.
+    off. In a language the embedder does not read, the dense weight keeps ``UNREAD_DENSE`` of itself
+    and bm25 counts ``UNREAD_BM25`` times as much.
     """
     if aggregate:
         weights = replace(weights, neighbour=0.0, session=0.0)
