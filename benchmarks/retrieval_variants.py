@@ -45,7 +45,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -58,6 +57,7 @@ import numpy as np
 
 from caim.core.embeddings import Embedder, MiniLMEmbedder
 from caim.eval import fit
+from caim.eval.files import checkout
 from caim.eval.fit import Case
 from caim.eval.retrieval import CATEGORIES, load, ranking_cases, user_of
 from caim.eval.tables import markdown_table
@@ -376,22 +376,13 @@ def write_doc(path: Path, text: str) -> None:
     path.write_text(f"{text}\n{NOTES}{notes}", encoding="utf-8")
 
 
-def _commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True)
-        return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-    except OSError:
-        return "unknown"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="a LoCoMo JSON file")
     ap.add_argument("--doc", help="write the report here")
     ap.add_argument("--no-cv", action="store_true", help="shipped weights only (no leave-one-out fits)")
     args = ap.parse_args(argv)
-    started, commit, load_avg = datetime.now(UTC), _commit(), os.getloadavg()[0]
+    started, commit, load_avg = datetime.now(UTC), checkout(ROOT), os.getloadavg()[0]
     t0 = time.perf_counter()
     embedder = MiniLMEmbedder()
     cases, retriever = ranking_cases(load(args.data), embedder)

@@ -27,7 +27,6 @@ import argparse
 import hashlib
 import os
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -39,6 +38,7 @@ import numpy as np
 
 from caim.core.embeddings import MiniLMEmbedder
 from caim.eval import fit
+from caim.eval.files import checkout
 from caim.eval.fit import Case
 from caim.eval.retrieval import CATEGORIES, Conversation, load, ranking_cases
 from caim.eval.tables import markdown_table
@@ -144,20 +144,12 @@ def row(label: str, cases: Sequence[Case], table: np.ndarray) -> list[str]:
     return [label, *cells, f"{table.mean():.4f}"]
 
 
-def _commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-        return out.stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="a LoCoMo JSON file")
     ap.add_argument("--doc", help="write the report here")
     args = ap.parse_args(argv)
-    started, commit, load_avg, t0 = datetime.now(UTC), _commit(), os.getloadavg()[0], time.perf_counter()
+    started, commit, load_avg, t0 = datetime.now(UTC), checkout(ROOT), os.getloadavg()[0], time.perf_counter()
     embedder = MiniLMEmbedder()
     english = load(args.data)
     head = ["ranking", "recall@10", *CATEGORIES.values(), "mean recall@5/10/20"]

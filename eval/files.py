@@ -1,9 +1,11 @@
-"""The output folder of a benchmark run: its file names, and append-only JSON lines that survive a kill."""
+"""The output folder of a benchmark run: its file names, append-only JSON lines that survive a kill,
+and the checkout a run was made at."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import threading
 from pathlib import Path
 
@@ -54,3 +56,14 @@ class JsonlLog:
                 f.write(lead + data + "\n")
                 f.flush()
                 os.fsync(f.fileno())
+
+
+def checkout(root: Path) -> str:
+    """The commit ``root`` is checked out at, short, with "-dirty" when tracked files have changed
+    since; "unknown" without git."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True)
+    except OSError:
+        return "unknown"
+    return (head.stdout.strip() or "unknown") + ("-dirty" if dirty.stdout.strip() else "")

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from caim.core.errors import ConfigError
 from caim.eval import metrics as M
-from caim.eval.files import JsonlLog
+from caim.eval.files import JsonlLog, checkout
 from caim.eval.gvd import load_gvd
 from caim.eval.judge import Judge, clip_history, clip_memories
 from caim.eval.locomo import SHORT_ANSWER, load_locomo, parse_locomo_datetime
@@ -721,3 +721,11 @@ def test_retrieval_eval_cli(tmp_path):
     assert set(json.loads((tmp_path / "o" / "results.json").read_text())["systems"]) == {"bm25", "caim"}
     bad = CliRunner().invoke(app, ["eval", "retrieval", "--data", str(data), "--systems", "nope", "--no-plot"])
     assert bad.exit_code != 0
+
+
+def test_a_run_names_the_commit_it_was_made_at(tmp_path):
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    assert re.fullmatch(r"[0-9a-f]{7,}(-dirty)?", checkout(root))
+    assert checkout(tmp_path) == "unknown"  # no git checkout there
