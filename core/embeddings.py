@@ -36,8 +36,8 @@ class Embedder(ABC):
     ``name`` identifies the model: the store records it with the vectors it builds, and a store
     opened with an embedder of another name refuses to start until ``caim memories reembed``.
     ``languages`` are the languages it reads, as ``caim.memory.text.detect`` names them ("und" for
-    text in a script without tables); ``None``, any. The search trusts its similarities less for
-    a question in another language (``caim.memory.search.config.UNREAD_DENSE``).
+    text in a script without tables); ``None``, any. For a question in another language the search
+    trusts its similarities less and the lexical index more (``caim.memory.search.config.adjusted``).
     """
 
     name: str

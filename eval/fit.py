@@ -8,9 +8,9 @@ kept while it raises the objective by more than ``MIN_GAIN``. The dense weight s
 the unit the others are measured in (the scores' scale). The development split is English and read
 by an English embedder, so the balance of the two similarities fitted here is the one for a language
 the embedder reads; in one it does not, the search cuts the dense weight and raises bm25 instead
-(``caim.memory.search.config.UNREAD_DENSE``, ``UNREAD_BM25``). ``cross_validate`` fits on all conversations but one,
-scores the one left out, and pools: the recall the fitting procedure gives on a conversation it
-never saw.
+(``caim.memory.search.config.UNREAD_DENSE``, ``UNREAD_BM25``). ``cross_validate`` fits on all
+conversations but one, scores the one left out, and pools: the recall the fitting procedure gives on
+a conversation it never saw.
 
 The objective is the mean of recall@5, @10 and @20 (the area under the recall curve at the ranks
 the answer sees), less brittle than one rank's count.
@@ -56,7 +56,7 @@ class Case:
         evidence: The turn ids that answer it.
         aggregate: An aggregate question (neighbour and session terms off, as ``for_question`` does).
         question: Its text.
-        unread: In a language the embedder does not read (the dense weight cut, as ``for_question`` does).
+        unread: In a language the embedder does not read (dense cut, bm25 raised, as ``for_question`` does).
     """
 
     conversation: str

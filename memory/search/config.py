@@ -84,8 +84,9 @@ def for_question(weights: Weights, text: str, languages: frozenset[str] | None =
     0.0
     >>> for_question(DEFAULT_WEIGHTS, "Where did Mel go?", frozenset({"en"})) is DEFAULT_WEIGHTS
     True
-    >>> for_question(DEFAULT_WEIGHTS, "Wohin ist Mel letzte Woche gefahren?", frozenset({"en"})).dense
-    0.375
+    >>> german = for_question(DEFAULT_WEIGHTS, "Wohin ist Mel letzte Woche gefahren?", frozenset({"en"}))
+    >>> german.dense, german.bm25
+    (0.375, 1.0)
     """
     return adjusted(weights, aggregate=is_aggregate_question(text), unread=not reads(languages, text))
 
