@@ -80,6 +80,25 @@ def test_the_balance_of_bm25_and_dense_is_fitted():
     assert fit.objective(cases, fitted) > fit.objective(cases, start)
 
 
+def test_a_question_the_embedder_does_not_read_is_ranked_as_the_search_ranks_it():
+    lexical, dense = np.zeros(ROWS), np.zeros(ROWS)
+    lexical[7], dense[10:20] = 1.5, 1.0  # the evidence matches by its words; ten others by a vector that cannot read
+    base = _case("c1", 0)
+    base.scoring.columns.prior = np.zeros(ROWS)
+    scoring = replace(base.scoring, evidence=Evidence(lexical=lexical, dense=dense))
+    w = replace(DEFAULT_WEIGHTS, neighbour=0.0, session=0.0)
+
+    def case(languages):
+        turns, evidence = base.turns, ["D7"]
+        return fit.Case.of(
+            "c1", 4, "Wohin ist Anna letzte Woche gefahren?", scoring, turns, evidence, languages=languages
+        )
+
+    assert case(frozenset({"en"})).unread and not case(None).unread
+    assert fit.recalls(case(frozenset({"en"})), w) == (1.0, 1.0, 1.0)  # bm25 raised, dense cut
+    assert fit.recalls(case(None), w)[1] == 0.0  # read at full weight, the ten come first
+
+
 def test_fit_keeps_the_start_when_nothing_gains():
     cases = [_case("c1", 0)]
     start = replace(DEFAULT_WEIGHTS, prior=1.0)

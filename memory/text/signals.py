@@ -289,7 +289,7 @@ def in_first_person(question: str, named: list[str]) -> str:
         One named speaker: the name with a possessive as "my", after an auxiliary as "I" (the
         auxiliary agreeing: "does" -> "do", "is" -> "am"), after a preposition as "me", elsewhere as
         "I"; "the" before the name goes with it ("the assistant" is "I"), and a name after "a",
-        "my", "your"... is no speaker ("my assistant": no rule). Two joined by "and": "our", "us"
+        "my", "your"... is no speaker ("my Caroline": no rule). Two joined by "and": "our", "us"
         and "we" by the same rules. Otherwise ``without_speakers(question,
         named)`` (the question itself when it holds nothing but names).
 
@@ -328,7 +328,7 @@ def _as_i(question: str, named: list[str]) -> str | None:
         a, b = ("|".join(re.escape(f) for f in _forms(s)) for s in named)
         names = rf"(?:{a})\s+and\s+(?:{b})|(?:{b})\s+and\s+(?:{a})"
     if re.search(rf"\b(?i:a|an|my|your|our|his|her|their)\s+(?:{names})\b", question):
-        return None  # "my assistant" is someone the user has, not the speaker
+        return None  # "my Caroline" is someone the user has, not the speaker
     first = ("my", "I", "me") if len(named) == 1 else ("our", "we", "us")
     who = rf"(?:\b(?i:the)\s+)?\b(?:{names})"  # "the assistant" is the speaker
     out = re.sub(rf"{who}['’]s\b", first[0], question)
