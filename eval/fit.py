@@ -24,9 +24,8 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 import caim.memory.search.ranking as ranking
-from caim.memory.search.config import Weights, adjusted, reads
+from caim.memory.search.config import Weights, adjusted
 from caim.memory.search.engine import Scoring
-from caim.memory.text import is_aggregate_question
 
 #: Every signal read, so that one ``Scoring`` can be ranked under any weights.
 ALL_SIGNALS = Weights(
@@ -54,9 +53,9 @@ class Case:
         scoring: Its candidates and evidence, every signal on (``ALL_SIGNALS``).
         turns: Per candidate row, the turn ids its record holds.
         evidence: The turn ids that answer it.
-        aggregate: An aggregate question (neighbour and session terms off, as ``for_question`` does).
+        aggregate: An aggregate question (neighbour and session terms off, as the search does).
         question: Its text.
-        unread: In a language the embedder does not read (dense cut, bm25 raised, as ``for_question`` does).
+        unread: In a language the embedder does not read (dense cut, bm25 raised, as the search does).
     """
 
     conversation: str
@@ -76,12 +75,12 @@ class Case:
         scoring: Scoring,
         turns: Sequence[frozenset[str]],
         evidence: Iterable[str],
-        *,
-        languages: frozenset[str] | None = None,
     ) -> Case:
-        """A case for question ``text`` (its flags read from it; ``languages``: the embedder's)."""
-        aggregate, unread = is_aggregate_question(text), not reads(languages, text)
-        return Case(conversation, category, scoring, turns, frozenset(evidence), aggregate, text, unread)
+        """A case for question ``text``, its flags as the search read them (``Scoring.aggregate``,
+        ``Scoring.unread``)."""
+        return Case(
+            conversation, category, scoring, turns, frozenset(evidence), scoring.aggregate, text, scoring.unread
+        )
 
 
 def recalls(case: Case, w: Weights) -> tuple[float, ...]:

@@ -382,7 +382,7 @@ class _Bench:
 
     def cases(self, convs: list[Conversation]) -> list[Case]:
         """Every question of ``convs`` ready to rank under any weights (``caim.eval.fit``)."""
-        out, langs = [], self.store.embedder.languages
+        out = []
         for conv in convs:
             user = user_of(conv.sample_id)
             for q in conv.questions:
@@ -390,7 +390,7 @@ class _Bench:
                 s = scoring(self.retriever, user, query, ALL_SIGNALS)
                 if s is not None:
                     turns = [_turn_ids(rec) for rec in records_of(self.retriever, user, s)]
-                    out.append(Case.of(conv.sample_id, q.category, q.text, s, turns, q.evidence, languages=langs))
+                    out.append(Case.of(conv.sample_id, q.category, q.text, s, turns, q.evidence))
         return out
 
     def search(self, name: str, conv: Conversation, text: str, k: int) -> list[set[str]]:

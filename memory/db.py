@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -667,24 +667,32 @@ class RecordDB:
 
     def sample_vectors(self, user_id: str, k: int) -> np.ndarray:
         """Up to ``k`` of the user's vectors, spread evenly over the time line of their records (for
-        score statistics): the first record at or after each of ``k`` evenly spaced times, one
-        index seek each, whatever the records stored."""
+        score statistics; ``_sampled``)."""
+        vecs = [u for (_, v) in self._sampled(user_id, k, "vec") if (u := unpack(v)) is not None]
+        return np.vstack(vecs) if vecs else np.zeros((0, 0), dtype=np.float32)
+
+    def sample_texts(self, user_id: str, k: int) -> list[str]:
+        """The texts of up to ``k`` of the user's records, spread evenly over the time line of their
+        records (for the language they usually write in; ``_sampled``)."""
+        return [MemoryRecord.model_validate_json(b).thought for (_, b) in self._sampled(user_id, k, "body")]
+
+    def _sampled(self, user_id: str, k: int, column: Literal["vec", "body"]) -> list[tuple]:
+        """``(rid, column)`` of the first record at or after each of ``k`` evenly spaced times of the
+        user's time line, by row id: one index seek each, whatever the records stored."""
         first, last = self._read(
             "SELECT (SELECT min(event_ts) FROM records WHERE user_id = ?), "
             "(SELECT max(event_ts) FROM records WHERE user_id = ?)",
             (user_id, user_id),
         )[0]
         if first is None or k <= 0:
-            return np.zeros((0, 0), dtype=np.float32)
+            return []
         points = [float(first) + (float(last) - float(first)) * i / k for i in range(k)]
-        rows = self._read(
+        return self._read(
             f"WITH p(ts) AS (VALUES {','.join('(?)' for _ in points)}) "
-            "SELECT DISTINCT r.rid, r.vec FROM p JOIN records r ON r.rid = (SELECT q.rid FROM records q"
+            f"SELECT DISTINCT r.rid, r.{column} FROM p JOIN records r ON r.rid = (SELECT q.rid FROM records q"
             " WHERE q.user_id = ? AND q.event_ts >= p.ts ORDER BY q.event_ts, q.rid LIMIT 1) ORDER BY r.rid",
             (*points, user_id),
         )
-        vecs = [u for (_, v) in rows if (u := unpack(v)) is not None]
-        return np.vstack(vecs) if vecs else np.zeros((0, 0), dtype=np.float32)
 
     # ---- a user's own privacy bounds -----------------------------------------------------------------
     def denied(self, user_id: str) -> list[str]:

@@ -38,6 +38,7 @@ from caim.memory.search import (
 )
 from caim.memory.search.lexical import BM25_B, BM25_K1, MAX_DF
 from caim.memory.store import MemoryStore
+from caim.memory.text import usual
 from caim.memory.text.slots import asked
 
 __all__ = [
@@ -71,6 +72,7 @@ SAMPLE_USERS = 64
 class _Sample:
     n: int
     vectors: np.ndarray
+    language: str
     at: float
 
 
@@ -132,8 +134,7 @@ class Retriever:
         return self._columns.get(user_id, version, lambda: Columns(self.store.db.columns(user_id)))
 
     def dense_sample(self, user_id: str, n: int) -> np.ndarray:
-        """A sample of the user's vectors, drawn again when their count drifts or the sample ages;
-        the samples of the ``SAMPLE_USERS`` users searched last are kept.
+        """A sample of the user's vectors (``_sample``).
 
         Args:
             user_id: Whose vectors.
@@ -142,16 +143,37 @@ class Retriever:
         Returns:
             Up to ``sample`` vectors, one per row.
         """
+        return self._sample(user_id, n).vectors
+
+    def usual_language(self, user_id: str, n: int) -> str:
+        """The language the user's records are usually in (``caim.memory.text.lang.usual`` of a sample
+        of their texts, ``_sample``): the search reads a question whose words leave its language
+        open in this one (``expecting``).
+
+        Args:
+            user_id: Whose records.
+            n: The user's record count now.
+
+        Returns:
+            A language code (``detect``'s).
+        """
+        return self._sample(user_id, n).language
+
+    def _sample(self, user_id: str, n: int) -> _Sample:
+        """The user's sample of vectors and usual language, drawn again when their count drifts or the
+        sample ages; the samples of the ``SAMPLE_USERS`` users searched last are kept."""
         with self._lock:
             st = self._samples.get(user_id)
         if st is None or abs(st.n - n) > SAMPLE_DRIFT * st.n or _time.monotonic() - st.at > SAMPLE_TTL:
-            st = _Sample(n, self.store.db.sample_vectors(user_id, self.sample), _time.monotonic())
+            db = self.store.db
+            language = usual(db.sample_texts(user_id, self.sample))
+            st = _Sample(n, db.sample_vectors(user_id, self.sample), language, _time.monotonic())
         with self._lock:
             self._samples[user_id] = st
             self._samples.move_to_end(user_id)
             while len(self._samples) > SAMPLE_USERS:
                 self._samples.popitem(last=False)
-        return st.vectors
+        return st
 
     def speakers(self, user_id: str, version: int) -> list[str]:
         """The user's known speakers, cached while the user's write version is ``version``.

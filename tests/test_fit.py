@@ -88,15 +88,15 @@ def test_a_question_the_embedder_does_not_read_is_ranked_as_the_search_ranks_it(
     scoring = replace(base.scoring, evidence=Evidence(lexical=lexical, dense=dense))
     w = replace(DEFAULT_WEIGHTS, neighbour=0.0, session=0.0)
 
-    def case(languages):
+    def case(unread):
         turns, evidence = base.turns, ["D7"]
         return fit.Case.of(
-            "c1", 4, "Wohin ist Anna letzte Woche gefahren?", scoring, turns, evidence, languages=languages
+            "c1", 4, "Wohin ist Anna letzte Woche gefahren?", replace(scoring, unread=unread), turns, evidence
         )
 
-    assert case(frozenset({"en"})).unread and not case(None).unread
-    assert fit.recalls(case(frozenset({"en"})), w) == (1.0, 1.0, 1.0)  # bm25 raised, dense cut
-    assert fit.recalls(case(None), w)[1] == 0.0  # read at full weight, the ten come first
+    assert case(True).unread and not case(False).unread
+    assert fit.recalls(case(True), w) == (1.0, 1.0, 1.0)  # bm25 raised, dense cut
+    assert fit.recalls(case(False), w)[1] == 0.0  # read at full weight, the ten come first
 
 
 def test_fit_keeps_the_start_when_nothing_gains():

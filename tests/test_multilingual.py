@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from caim.core.embeddings import Embedder
+from caim.eval.fit import ALL_SIGNALS
 from caim.memory.capture import captures, raw_record, reply_worth_keeping, states_fact
 from caim.memory.retrieval import Query, Retriever
+from caim.memory.search.engine import scoring
 from caim.memory.stm import Exchange
 from caim.memory.store import MemoryStore
 from caim.memory.text import (
@@ -138,8 +140,44 @@ def test_the_dense_signal_counts_less_in_a_language_the_embedder_does_not_read(e
         for i, t in enumerate(said)
     ]
     store.add(recs)
-    hits = Retriever(store).search("u", Query("Welches Fahrrad habe ich gekauft?", T0), k=2)
+    retriever, query = Retriever(store), Query("Welches Fahrrad habe ich gekauft?", T0)
+    hits = retriever.search("u", query, k=2)
     assert hits[0].record.id == recs[first].id  # the lexical match, unless the embedder reads German
+    assert scoring(retriever, "u", query, ALL_SIGNALS).unread is (first == 0)  # what `caim eval --cv` ranks by
+
+
+#: A German user's turns, the oldest first: "Kinder" is "kind" only to the German stemmer.
+GERMAN_USER = [
+    "Meine Schwester Melanie hat drei Kinder.",
+    "Melanie hat sich ein neues Fahrrad gekauft.",
+    "Wir waren am Wochenende mit Melanie im Kino.",
+    "Ich glaube, Melanie und ich fahren im Sommer an die Ostsee.",
+]
+
+
+@pytest.mark.parametrize("usual", ["de", "en"])
+def test_a_question_whose_words_leave_the_language_open_is_read_in_the_users_language(usual):
+    store = MemoryStore(None, SameVector())
+    said = GERMAN_USER if usual == "de" else [GERMAN_USER[0]] + ["Melanie and I talked about bikes and films."] * 4
+    recs = [
+        raw_record(
+            user_id="u",
+            session_id="s1",
+            turn=i,
+            text=t,
+            when=T0 + timedelta(hours=i),
+            tags=["personal"],
+            speaker="Anna",
+        )
+        for i, t in enumerate(said)
+    ]
+    store.add(recs)
+    retriever = Retriever(store)
+    assert retriever.usual_language("u", len(recs)) == usual
+    assert detect("Hat Melanie Kinder?").code == "en"  # "hat" is English and German alike
+    hits = retriever.search("u", Query("Hat Melanie Kinder?", T0 + timedelta(days=1)), k=5)
+    # read as German, "Kinder" meets the oldest turn; read as English, it meets nothing and newer turns lead
+    assert (hits[0].record.id == recs[0].id) is (usual == "de")
 
 
 def _store_with(code):

@@ -480,4 +480,5 @@ def test_vector_samples_are_kept_for_the_users_searched_last(open_store, monkeyp
     r = Retriever(store, sample=2)
     for user in ("a", "b", "a", "c", "a", "b"):
         assert r.dense_sample(user, 4).shape[0] <= 2
+        assert r.usual_language(user, 4) == "en"  # drawn with the vectors, never apart
     assert drawn == ["a", "b", "c", "b"]  # "a" kept while searched; "b" dropped as the least recent

@@ -138,6 +138,8 @@ def test_speakers_names_samples_and_neighbours_are_read_through_indexes(record_d
     sample = db.sample_vectors("ann", 8)
     assert sample.shape == (8, 8)  # one record per eighth of the time line
     assert db.sample_vectors("x", 8).shape == (0, 0)
+    texts = db.sample_texts("ann", 8)
+    assert len(texts) == 8 and set(texts) <= {r.thought for r in recs} and db.sample_texts("x", 8) == []
     [r12] = db.rids_of("ann", [recs[12].id])
     assert sorted(db.neighbours("ann", [("s1", 2)])) == sorted(db.rids_of("ann", [recs[11].id, recs[13].id]))
     assert r12 not in db.neighbours("ann", [("s1", 2)])

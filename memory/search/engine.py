@@ -28,11 +28,20 @@ import caim.memory.search.signals as signals
 from caim.memory.db import RecordDB
 from caim.memory.records import MemoryRecord
 from caim.memory.search.columns import Columns, Flags, Floats, merged
-from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, for_question
+from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, adjusted, reads
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
 from caim.memory.store import MemoryStore
-from caim.memory.text import date_windows, in_first_person, is_when_question, named_speakers, names, tokenize
+from caim.memory.text import (
+    date_windows,
+    expecting,
+    in_first_person,
+    is_aggregate_question,
+    is_when_question,
+    named_speakers,
+    names,
+    tokenize,
+)
 
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="caim-retrieval")
 #: Most linked records added after the hits.
@@ -58,6 +67,10 @@ class Source(Protocol):
 
     def speakers(self, user_id: str, version: int) -> list[str]:
         """The user's known speakers."""
+        ...
+
+    def usual_language(self, user_id: str, n: int) -> str:
+        """The language the user's records are usually in (a ``detect`` code)."""
         ...
 
 
@@ -92,7 +105,9 @@ class Scoring:
         evidence: What the query brings to the signals over them.
         allowed: Which candidates may be returned.
         cos: Cosine similarity per candidate.
-        weights: The weights asked for, as ``for_question`` adjusts them to this query.
+        weights: The weights asked for, as ``adjusted`` for this query (by the two flags below).
+        aggregate: The query gathers several turns (``is_aggregate_question``).
+        unread: The query is in a language the store's embedder does not read (``reads``).
     """
 
     columns: Columns
@@ -100,20 +115,33 @@ class Scoring:
     allowed: Flags
     cos: Floats
     weights: Weights
+    aggregate: bool = False
+    unread: bool = False
 
 
 def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAULT_WEIGHTS) -> Scoring | None:
     """The candidates and evidence of a query (``None`` when the user has no candidate records).
 
+    The query is read in the language its words name, and where they leave it open ("Wo wohnt
+    Caroline?") in the language the user's records usually are in (``expecting``).
     Signals whose weight is 0 read nothing, so their evidence is absent: to rank the same
     ``Scoring`` under other weights (``caim eval retrieval --cv`` fits them), pass weights with
     every signal on.
     """
-    db = source.store.db
-    n, avgdl, version = db.stats(user_id)
+    n, avgdl, version = source.store.db.stats(user_id)
     if n == 0:
         return None
-    w = for_question(weights, query.text, source.store.embedder.languages)
+    with expecting(source.usual_language(user_id, n)):
+        return _scoring(source, user_id, query, weights, (n, avgdl, version))
+
+
+def _scoring(
+    source: Source, user_id: str, query: Query, weights: Weights, stats: tuple[int, float, int]
+) -> Scoring | None:
+    db, (n, avgdl, version) = source.store.db, stats
+    aggregate = is_aggregate_question(query.text)
+    unread = not reads(source.store.embedder.languages, query.text)
+    w = adjusted(weights, aggregate=aggregate, unread=unread)
     speakers = source.speakers(user_id, version)
     named = named_speakers(query.text, speakers)
     pending = _embedding(source, query, named)
@@ -130,7 +158,7 @@ def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAU
     cos = signals.cosine(c.vec, qvec)
     reference = cos if full else _sample_cosine(source.dense_sample(user_id, n), qvec, cos)
     ev = evidence(db, user_id, c, query, w, lex, cos, reference, named, query_names)
-    return Scoring(c, ev, ranking.allowed(c, query, ev.tags_of), cos, w)
+    return Scoring(c, ev, ranking.allowed(c, query, ev.tags_of), cos, w, aggregate, unread)
 
 
 def _embedding(source: Source, query: Query, named: list[str]) -> Future[np.ndarray] | None:

@@ -26,7 +26,7 @@ from caim.memory.text.dates import (
     has_time_expression,
 )
 from caim.memory.text.grounding import DIGITS, specifics, states_a_date, unsupported
-from caim.memory.text.lang import detect
+from caim.memory.text.lang import detect, expecting, usual
 from caim.memory.text.names import IMAGE_MARK, NOT_NAMES, NOT_SUBJECTS, names
 from caim.memory.text.signals import (
     PRIOR_WEIGHTS,
@@ -61,6 +61,7 @@ __all__ = [
     "asks_about_past",
     "date_windows",
     "detect",
+    "expecting",
     "has_time_expression",
     "in_first_person",
     "is_aggregate_question",
@@ -76,6 +77,7 @@ __all__ = [
     "tells_past_action",
     "tokenize",
     "unsupported",
+    "usual",
     "without_opener",
     "without_speakers",
 ]

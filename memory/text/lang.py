@@ -11,6 +11,10 @@
    holds votes for that language. Another language than English is chosen when it has more votes
    than English and at least two (one in a text of one or two words); otherwise English, the
    default for Latin text, so English text is read exactly as before there were other languages.
+   Inside ``expecting(code)`` (the language a user usually writes, ``usual``), a Latin text whose
+   votes leave that language level with the best ("Hat Melanie Kinder?": "hat" votes for English
+   and German alike; "Tiene hijos Melanie?": one vote for Spanish) is read in it; a text that
+   favours another language is read in that one, as without an expectation.
 
 ``LANGUAGES`` lists the languages with tables (English first). ``matcher`` compiles a table's
 phrases; ``clauses``, ``sentences`` and ``word_count`` split a text the way its language is written.
@@ -20,6 +24,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache, lru_cache
 
 from caim.memory.text import lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
@@ -59,7 +67,10 @@ for _i, _lang in enumerate(_VOTERS):
         _VOTES[_w] = (*_VOTES.get(_w, ()), _i)
 
 
-@lru_cache(maxsize=8192)
+#: Index in ``_VOTERS`` of the language the current reader expects (``expecting``); 0: English.
+_EXPECTED: ContextVar[int] = ContextVar("caim_expected_language", default=0)
+
+
 def detect(text: str) -> Language:
     """The language a text is written in (see the module's rules).
 
@@ -74,8 +85,44 @@ def detect(text: str) -> Language:
     >>> detect("Привет, как дела?").code, detect("").code
     ('und', 'en')
     """
+    return _detect(text, _EXPECTED.get())
+
+
+@contextmanager
+def expecting(code: str) -> Iterator[None]:
+    """Within the block, ``detect`` breaks a tie of votes in a Latin text for the language ``code``
+    (one of the voting languages: English, German, French, Spanish; any other code expects English).
+    The expectation is the context's (``contextvars``): it holds in this thread or task only.
+
+    >>> detect("Wo wohnt Caroline?").code
+    'en'
+    >>> with expecting("de"):
+    ...     detect("Wo wohnt Caroline?").code, detect("Where does Caroline live?").code
+    ('de', 'en')
+    """
+    token = _EXPECTED.set(next((i for i, lang in enumerate(_VOTERS) if lang.code == code), 0))
+    try:
+        yield
+    finally:
+        _EXPECTED.reset(token)
+
+
+def usual(texts: Iterable[str]) -> str:
+    """The language most of ``texts`` are in, as ``detect`` reads each alone (a tie: the first of
+    ``LANGUAGES``, English first; no texts: English).
+
+    >>> usual(["Ich bin müde.", "Wir waren in Berlin.", "ok"])
+    'de'
+    """
+    counts = Counter(_detect(t, 0).code for t in texts)
+    order = {lang.code: i for i, lang in enumerate(LANGUAGES)}
+    return min(counts, key=lambda c: (-counts[c], order.get(c, len(order)), c)) if counts else ENGLISH.code
+
+
+@lru_cache(maxsize=8192)
+def _detect(text: str, expected: int) -> Language:
     if text.isascii():
-        return _by_votes(_ASCII_LETTERS.findall(text.lower()), "")
+        return _by_votes(_ASCII_LETTERS.findall(text.lower()), "", expected)
     runs = "".join(UNSPACED_RUN.findall(text))
     words = _LETTERS.findall(UNSPACED_RUN.sub(" ", text).lower())
     if len(runs) > len(words):
@@ -83,7 +130,7 @@ def detect(text: str) -> Language:
     latin = sum(1 for w in words if _LATIN.match(w))
     if latin * 2 < len(words):
         return NEUTRAL
-    return _by_votes(words, text.lower())
+    return _by_votes(words, text.lower(), expected)
 
 
 def script_language(chars: str) -> Language:
@@ -95,11 +142,13 @@ def script_language(chars: str) -> Language:
     return lang_zh.LANGUAGE if _HAN.search(chars) else UNSPACED
 
 
-def _by_votes(words: list[str], text: str) -> Language:
+def _by_votes(words: list[str], text: str, expected: int) -> Language:
     counts = [sum(1 for c in language.marks if c in text) for language in _VOTERS] if text else [0] * len(_VOTERS)
     for voters in filter(None, map(_VOTES.get, words)):
         for i in voters:
             counts[i] += 1
+    if expected and counts[expected] == max(counts):
+        return _VOTERS[expected]
     best = max(range(1, len(_VOTERS)), key=lambda i: counts[i])
     enough = counts[best] >= 2 or (counts[best] == 1 and len(words) <= 2)
     return _VOTERS[best] if counts[best] > counts[0] and enough else ENGLISH
