@@ -44,8 +44,11 @@ import numpy as np
 from caim.memory.migrations import migrate
 from caim.memory.records import MemoryRecord, as_aware
 from caim.memory.sql import Cursor, Postgres, SQLite
-from caim.memory.text import has_time_expression, names, prior, tokenize
+from caim.memory.text import detect, expecting, has_time_expression, names, prior, usual
+from caim.memory.text.tokens import terms
 
+#: Stored texts a write reads for the language its user usually writes in (``usual_language``).
+USUAL_SAMPLE = 64
 #: Records per page when paging through a user's records (lists, exports).
 PAGE = 500
 #: The record database's file in the data dir.
@@ -69,11 +72,13 @@ def _indexed(rec: MemoryRecord) -> tuple[list[str], float, bool, list[str]]:
     and the time-expression flag read the thought and the source turns it does not cover: a thought
     that misses its turn's point ("Mel") does not hide that the turn was informative or dated."""
     text = rec.lexical_text()
+    # its date is written in English whatever the record's language: the words after it tell that
+    words = terms(text, detect(text.removeprefix(rec.day())))
     speakers = frozenset({rec.speaker}) if rec.speaker else frozenset()
     found = list(dict.fromkeys([*rec.entities, *names(rec.thought, speakers)]))
     said = [rec.thought, *rec.uncovered()]
     informative = max(prior(t, rec.turn, speakers) for t in said)
-    return tokenize(text), informative, any(has_time_expression(t) for t in said), found
+    return words, informative, any(has_time_expression(t) for t in said), found
 
 
 class _Row(NamedTuple):
@@ -170,11 +175,13 @@ class RecordDB:
         is found through the id index, and the statistics (``term_df``, ``user_stats``) change by the
         batch's own counts, one statement per table for the whole batch."""
         last = {rec.id: i for i, rec in enumerate(records)}  # an id given twice: its last record counts
-        rows = [
-            _Row(rec, vec, *_indexed(rec), int(was))
-            for i, (rec, vec, was) in enumerate(zip(records, vectors, indexed or [False] * len(records), strict=True))
-            if last[rec.id] == i
-        ]
+        users = dict.fromkeys(r.user_id for r in records)
+        language = {u: self.usual_language(u, [r.thought for r in records if r.user_id == u]) for u in users}
+        rows = []
+        for i, (rec, vec, was) in enumerate(zip(records, vectors, indexed or [False] * len(records), strict=True)):
+            if last[rec.id] == i:
+                with expecting(language[rec.user_id]):
+                    rows.append(_Row(rec, vec, *_indexed(rec), int(was)))
         with self._tx() as c:
             for user_id, ids in _ids_by_user(records).items():
                 self._remove(c, user_id, ids, tombstone=False)
@@ -675,6 +682,12 @@ class RecordDB:
         """The texts of up to ``k`` of the user's records, spread evenly over the time line of their
         records (for the language they usually write in; ``_sampled``)."""
         return [MemoryRecord.model_validate_json(b).thought for (_, b) in self._sampled(user_id, k, "body")]
+
+    def usual_language(self, user_id: str, texts: Sequence[str] = (), k: int = USUAL_SAMPLE) -> str:
+        """The language the user usually writes in (``caim.memory.text.lang.usual``) by ``k`` of their
+        stored texts (``sample_texts``) and ``texts``: a write indexes its records, and the search
+        reads a question, in it where their words leave the language open (``expecting``)."""
+        return usual([*self.sample_texts(user_id, k), *texts])
 
     def _sampled(self, user_id: str, k: int, column: Literal["vec", "body"]) -> list[tuple]:
         """``(rid, column)`` of the first record at or after each of ``k`` evenly spaced times of the

@@ -38,7 +38,6 @@ from caim.memory.search import (
 )
 from caim.memory.search.lexical import BM25_B, BM25_K1, MAX_DF
 from caim.memory.store import MemoryStore
-from caim.memory.text import usual
 from caim.memory.text.slots import asked
 
 __all__ = [
@@ -166,7 +165,7 @@ class Retriever:
             st = self._samples.get(user_id)
         if st is None or abs(st.n - n) > SAMPLE_DRIFT * st.n or _time.monotonic() - st.at > SAMPLE_TTL:
             db = self.store.db
-            language = usual(db.sample_texts(user_id, self.sample))
+            language = db.usual_language(user_id, k=self.sample)
             st = _Sample(n, db.sample_vectors(user_id, self.sample), language, _time.monotonic())
         with self._lock:
             self._samples[user_id] = st

@@ -180,6 +180,25 @@ def test_a_question_whose_words_leave_the_language_open_is_read_in_the_users_lan
     assert (hits[0].record.id == recs[0].id) is (usual == "de")
 
 
+@pytest.mark.parametrize("usual", ["de", "en"])
+def test_a_turn_whose_words_leave_the_language_open_is_indexed_in_the_users_language(usual):
+    store = MemoryStore(None, SameVector())
+    earlier = GERMAN_USER if usual == "de" else ["Melanie and I talked about bikes and films."] * 4
+    store.add(
+        [
+            raw_record(user_id="u", session_id="s1", turn=i, text=t, when=T0 + timedelta(hours=i), tags=["x"])
+            for i, t in enumerate(earlier)
+        ]
+    )
+    short = raw_record(
+        user_id="u", session_id="s2", turn=0, text="Melanie hat Kinder.", when=T0 + timedelta(days=1), tags=["x"]
+    )
+    store.add([short])  # written alone: its words leave the language open, the user's records do not
+    [rid] = store.db.rids_of("u", [short.id])
+    terms = {t for (t,) in store.db.conn.read("SELECT term FROM postings WHERE user_id = 'u' AND rid = ?", (rid,))}
+    assert ("kind" in terms, "kinder" in terms) == ((True, False) if usual == "de" else (False, True))
+
+
 def _store_with(code):
     store = MemoryStore(None, SameVector())
     turns = CONVERSATIONS[code]
