@@ -55,6 +55,7 @@ from caim.graph.state import (
     context_refused,
 )
 from caim.memory.stm import clock
+from caim.memory.text import expecting
 
 Step = Callable[[State, Env, MemoryPolicy], dict[str, Any]]
 
@@ -83,6 +84,8 @@ def as_node(
 ) -> Callable[..., dict[str, Any]]:
     """Wrap a step ``(state, env, policy) -> update`` as a LangGraph node of ``(state, config, runtime)``.
     Behind a server with authentication the user id is the authenticated one, whatever the context says.
+    The step reads texts whose words leave their language open in the language the user usually writes
+    (``caim.memory.text.expecting``).
     The context's policy must be a registered one (else a one-line ``InputError`` before the step);
     without one the deployment's ``CAIM_POLICY`` applies."""
 
@@ -105,7 +108,8 @@ def as_node(
             step.__name__,
             writer=runtime.stream_writer,
         )
-        update = step(state, env, policy)
+        with expecting(svc.usual_language(ctx.user_id)):  # a short text is read in the user's language
+            update = step(state, env, policy)
         update["trace"] = update.get("trace", []) + env.trace
         return update
 

@@ -569,3 +569,29 @@ def test_answer_sees_the_source_turns_of_kept_memories(agent, scripted):
     agent.chat("Do you remember my favourite food?", user_id="ann", at="2023-04-28T09:00:00")
     final = str(next(c for c in calls if c["role"] == "respond")["messages"][-1].content)
     assert "from the conversation" in final and "anchovies" in final
+
+
+#: Earlier turns of a user who writes German, and of one who writes English.
+EARLIER = {
+    "de": ["Meine Schwester wohnt in Köln.", "Wir waren am Wochenende im Kino.", "Ich habe ein neues Fahrrad gekauft."],
+    "en": ["My sister lives in Cologne.", "We went to the cinema at the weekend.", "I bought a new bike."],
+}
+
+
+@pytest.mark.parametrize("usual", ["de", "en"])
+def test_a_turn_whose_words_leave_the_language_open_is_read_in_the_users_language(agent, usual):
+    from datetime import UTC, datetime
+
+    from caim.memory.capture import raw_record
+
+    when = datetime(2023, 5, 1, 9, tzinfo=UTC)
+    agent.services.store.add(
+        [
+            raw_record(user_id="em", session_id="old", turn=i, text=t, when=when.replace(hour=9 + i), tags=["personal"])
+            for i, t in enumerate(EARLIER[usual])
+        ]
+    )
+    agent.chat("Melanie hat Kinder.", user_id="em", at="2023-05-02T09:00:00")  # "hat": English and German
+    summary = agent.end_session(user_id="em")
+    noted = steps(summary.trace, "extract_key_events", KeyEventsStep)[0]
+    assert noted["captured"] == (1 if usual == "de" else 0)  # read as German, it states a fact
