@@ -155,23 +155,21 @@ GERMAN_USER = [
 ]
 
 
-@pytest.mark.parametrize("usual", ["de", "en"])
-def test_a_question_whose_words_leave_the_language_open_is_read_in_the_users_language(usual):
+def _stored(texts, session="s1", start=T0):
+    """A store holding ``texts`` as user "u"'s turns of ``session``, an hour apart from ``start``."""
     store = MemoryStore(None, SameVector())
-    said = GERMAN_USER if usual == "de" else [GERMAN_USER[0]] + ["Melanie and I talked about bikes and films."] * 4
     recs = [
-        raw_record(
-            user_id="u",
-            session_id="s1",
-            turn=i,
-            text=t,
-            when=T0 + timedelta(hours=i),
-            tags=["personal"],
-            speaker="Anna",
-        )
-        for i, t in enumerate(said)
+        raw_record(user_id="u", session_id=session, turn=i, text=t, when=start + timedelta(hours=i), tags=["x"])
+        for i, t in enumerate(texts)
     ]
     store.add(recs)
+    return store, recs
+
+
+@pytest.mark.parametrize("usual", ["de", "en"])
+def test_a_question_whose_words_leave_the_language_open_is_read_in_the_users_language(usual):
+    said = GERMAN_USER if usual == "de" else [GERMAN_USER[0]] + ["Melanie and I talked about bikes and films."] * 4
+    store, recs = _stored(said)
     retriever = Retriever(store)
     assert retriever.usual_language("u", len(recs)) == usual
     assert detect("Hat Melanie Kinder?").code == "en"  # "hat" is English and German alike
@@ -182,14 +180,7 @@ def test_a_question_whose_words_leave_the_language_open_is_read_in_the_users_lan
 
 @pytest.mark.parametrize("usual", ["de", "en"])
 def test_a_turn_whose_words_leave_the_language_open_is_indexed_in_the_users_language(usual):
-    store = MemoryStore(None, SameVector())
-    earlier = GERMAN_USER if usual == "de" else ["Melanie and I talked about bikes and films."] * 4
-    store.add(
-        [
-            raw_record(user_id="u", session_id="s1", turn=i, text=t, when=T0 + timedelta(hours=i), tags=["x"])
-            for i, t in enumerate(earlier)
-        ]
-    )
+    store, _ = _stored(GERMAN_USER if usual == "de" else ["Melanie and I talked about bikes and films."] * 4)
     short = raw_record(
         user_id="u", session_id="s2", turn=0, text="Melanie hat Kinder.", when=T0 + timedelta(days=1), tags=["x"]
     )
