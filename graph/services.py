@@ -86,7 +86,7 @@ class Services:
     def usual_language(self, user_id: str) -> str:
         """The language the user's records usually are in, as the search reads it
         (``Retriever.usual_language``: a cached sample, one statistics read)."""
-        return self.retriever.usual_language(user_id, self.store.db.stats(user_id)[0])
+        return self.retriever.usual_language(user_id)
 
     @classmethod
     def create(

@@ -144,19 +144,19 @@ class Retriever:
         """
         return self._sample(user_id, n).vectors
 
-    def usual_language(self, user_id: str, n: int) -> str:
+    def usual_language(self, user_id: str, n: int | None = None) -> str:
         """The language the user's records are usually in (``caim.memory.text.lang.usual`` of a sample
         of their texts, ``_sample``): the search reads a question whose words leave its language
         open in this one (``expecting``).
 
         Args:
             user_id: Whose records.
-            n: The user's record count now.
+            n: The user's record count now (``None``: read it).
 
         Returns:
             A language code (``detect``'s).
         """
-        return self._sample(user_id, n).language
+        return self._sample(user_id, self.store.db.stats(user_id)[0] if n is None else n).language
 
     def _sample(self, user_id: str, n: int) -> _Sample:
         """The user's sample of vectors and usual language, drawn again when their count drifts or the
