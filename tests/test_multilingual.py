@@ -29,7 +29,7 @@ from caim.memory.text import (
     tokenize,
     without_opener,
 )
-from caim.memory.text.lang import detect
+from caim.memory.text.lang import detect, expecting
 from caim.memory.timeref import find_expressions, resolve, with_dates
 
 T0 = datetime(2024, 3, 11, 18, tzinfo=UTC)  # a Monday
@@ -408,3 +408,12 @@ def test_a_remembered_phrase_keeps_the_date_it_meant():
     said = datetime(2023, 5, 8, 13, tzinfo=UTC)
     assert with_dates("我昨天去了支持小组。", said) == "我昨天 [7 May 2023]去了支持小组。"
     assert with_dates("Ayer fui al grupo de apoyo.", said) == "Ayer [7 May 2023] fui al grupo de apoyo."
+
+
+def test_han_without_kana_is_read_as_japanese_for_a_user_who_writes_japanese():
+    store, _ = _stored(["昨日は京都に行きました。", "新しいカメラを買いました。", "了解です。"])
+    usual = Retriever(store).usual_language("u")
+    assert usual == "ja"
+    assert detect("了解").code == "zh" and "了" not in tokenize("了解")  # alone: Chinese, "了" a function word
+    with expecting(usual):
+        assert detect("了解").code == "ja" and "了" in tokenize("了解")

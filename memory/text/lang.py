@@ -14,7 +14,8 @@
    Inside ``expecting(code)`` (the language a user usually writes, ``usual``), a Latin text whose
    votes leave that language level with the best ("Hat Melanie Kinder?": "hat" votes for English
    and German alike; "Tiene hijos Melanie?": one vote for Spanish) is read in it; a text that
-   favours another language is read in that one, as without an expectation.
+   favours another language is read in that one, as without an expectation; and Han without enough
+   kana is read as Japanese where Japanese is expected.
 
 ``LANGUAGES`` lists the languages with tables (English first). ``matcher`` compiles a table's
 phrases; ``clauses``, ``sentences`` and ``word_count`` split a text the way its language is written.
@@ -67,8 +68,9 @@ for _i, _lang in enumerate(_VOTERS):
         _VOTES[_w] = (*_VOTES.get(_w, ()), _i)
 
 
-#: Index in ``_VOTERS`` of the language the current reader expects (``expecting``); 0: English.
-_EXPECTED: ContextVar[int] = ContextVar("caim_expected_language", default=0)
+#: The code of the language the current reader expects (``expecting``).
+_EXPECTED: ContextVar[str] = ContextVar("caim_expected_language", default="en")
+_VOTER_INDEX = {lang.code: i for i, lang in enumerate(_VOTERS)}
 
 
 def detect(text: str) -> Language:
@@ -91,16 +93,20 @@ def detect(text: str) -> Language:
 @contextmanager
 def expecting(code: str) -> Iterator[None]:
     """Within the block, ``detect`` breaks a tie of votes in a Latin text for the language ``code``
-    (one of the voting languages: English, German, French, Spanish; any other code expects English).
+    (a voting language: English, German, French, Spanish), and reads Han without enough kana as
+    Japanese for ``"ja"`` (as Chinese otherwise). Any other code expects nothing more than English.
     The expectation is the context's (``contextvars``): it holds in this thread or task only.
 
-    >>> detect("Wo wohnt Caroline?").code
-    'en'
+    >>> detect("Wo wohnt Caroline?").code, detect("東京駅").code
+    ('en', 'zh')
     >>> with expecting("de"):
     ...     detect("Wo wohnt Caroline?").code, detect("Where does Caroline live?").code
     ('de', 'en')
+    >>> with expecting("ja"):
+    ...     detect("東京駅").code, detect("我昨天回家了。").code
+    ('ja', 'ja')
     """
-    token = _EXPECTED.set(next((i for i, lang in enumerate(_VOTERS) if lang.code == code), 0))
+    token = _EXPECTED.set(code)
     try:
         yield
     finally:
@@ -114,40 +120,43 @@ def usual(texts: Iterable[str]) -> str:
     >>> usual(["Ich bin müde.", "Wir waren in Berlin.", "ok"])
     'de'
     """
-    counts = Counter(_detect(t, 0).code for t in texts)
+    counts = Counter(_detect(t, ENGLISH.code).code for t in texts)
     order = {lang.code: i for i, lang in enumerate(LANGUAGES)}
     return min(counts, key=lambda c: (-counts[c], order.get(c, len(order)), c)) if counts else ENGLISH.code
 
 
 @lru_cache(maxsize=8192)
-def _detect(text: str, expected: int) -> Language:
+def _detect(text: str, expected: str) -> Language:
     if text.isascii():
         return _by_votes(_ASCII_LETTERS.findall(text.lower()), "", expected)
     runs = "".join(UNSPACED_RUN.findall(text))
     words = _LETTERS.findall(UNSPACED_RUN.sub(" ", text).lower())
     if len(runs) > len(words):
-        return script_language(runs)
+        return script_language(runs, expected)
     latin = sum(1 for w in words if _LATIN.match(w))
     if latin * 2 < len(words):
         return NEUTRAL
     return _by_votes(words, text.lower(), expected)
 
 
-def script_language(chars: str) -> Language:
+def script_language(chars: str, expected: str | None = None) -> Language:
     """The language of characters of scripts written without spaces: Japanese when a tenth of them
-    are kana, Chinese when they hold Han, else ``UNSPACED``."""
+    are kana, Chinese when they hold Han (Japanese where Japanese is ``expected``; ``None``: the
+    context's expectation, ``expecting``), else ``UNSPACED``."""
     kana = len(_KANA.findall(chars))
     if kana and kana * 10 >= len(chars):
         return lang_ja.LANGUAGE
-    return lang_zh.LANGUAGE if _HAN.search(chars) else UNSPACED
+    if not _HAN.search(chars):
+        return UNSPACED
+    return lang_ja.LANGUAGE if (_EXPECTED.get() if expected is None else expected) == "ja" else lang_zh.LANGUAGE
 
 
-def _by_votes(words: list[str], text: str, expected: int) -> Language:
+def _by_votes(words: list[str], text: str, expected_code: str) -> Language:
     counts = [sum(1 for c in language.marks if c in text) for language in _VOTERS] if text else [0] * len(_VOTERS)
     for voters in filter(None, map(_VOTES.get, words)):
         for i in voters:
             counts[i] += 1
-    if expected and counts[expected] == max(counts):
+    if (expected := _VOTER_INDEX.get(expected_code, 0)) and counts[expected] == max(counts):
         return _VOTERS[expected]
     best = max(range(1, len(_VOTERS)), key=lambda i: counts[i])
     enough = counts[best] >= 2 or (counts[best] == 1 and len(words) <= 2)
