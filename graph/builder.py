@@ -108,7 +108,7 @@ def as_node(
             step.__name__,
             writer=runtime.stream_writer,
         )
-        with expecting(svc.usual_language(ctx.user_id)):  # a short text is read in the user's language
+        with expecting(svc.retriever.usual_language(ctx.user_id)):  # read short texts in the user's language
             update = step(state, env, policy)
         update["trace"] = update.get("trace", []) + env.trace
         return update

@@ -83,11 +83,6 @@ class Services:
     def __post_init__(self) -> None:
         self.learned = LearnedTasks(self.store)
 
-    def usual_language(self, user_id: str) -> str:
-        """The language the user's records usually are in, as the search reads it
-        (``Retriever.usual_language``: a cached sample, one statistics read)."""
-        return self.retriever.usual_language(user_id)
-
     @classmethod
     def create(
         cls,

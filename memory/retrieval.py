@@ -70,9 +70,9 @@ SAMPLE_USERS = 64
 @dataclass
 class _Sample:
     n: int
-    vectors: np.ndarray
     language: str
     at: float
+    vectors: np.ndarray | None = None  # drawn at the first ``dense_sample`` (a large memory's search)
 
 
 class Retriever:
@@ -142,7 +142,10 @@ class Retriever:
         Returns:
             Up to ``sample`` vectors, one per row.
         """
-        return self._sample(user_id, n).vectors
+        st = self._sample(user_id, n)
+        if st.vectors is None:
+            st.vectors = self.store.db.sample_vectors(user_id, self.sample)
+        return st.vectors
 
     def usual_language(self, user_id: str, n: int | None = None) -> str:
         """The language the user's records are usually in (``caim.memory.text.lang.usual`` of a sample
@@ -151,22 +154,27 @@ class Retriever:
 
         Args:
             user_id: Whose records.
-            n: The user's record count now (``None``: read it).
+            n: The user's record count now (``None``: the sample kept for the user while it is younger
+                than ``SAMPLE_TTL``, whatever the count; else the count is read).
 
         Returns:
             A language code (``detect``'s).
         """
-        return self._sample(user_id, self.store.db.stats(user_id)[0] if n is None else n).language
+        if n is None:
+            with self._lock:
+                st = self._samples.get(user_id)
+            if st is not None and _time.monotonic() - st.at <= SAMPLE_TTL:
+                return st.language
+            n = self.store.db.stats(user_id)[0]
+        return self._sample(user_id, n).language
 
     def _sample(self, user_id: str, n: int) -> _Sample:
-        """The user's sample of vectors and usual language, drawn again when their count drifts or the
-        sample ages; the samples of the ``SAMPLE_USERS`` users searched last are kept."""
+        """The user's sample (usual language, then vectors when asked for), drawn again when their count
+        drifts or the sample ages; the samples of the ``SAMPLE_USERS`` users searched last are kept."""
         with self._lock:
             st = self._samples.get(user_id)
         if st is None or abs(st.n - n) > SAMPLE_DRIFT * st.n or _time.monotonic() - st.at > SAMPLE_TTL:
-            db = self.store.db
-            language = db.usual_language(user_id, k=self.sample)
-            st = _Sample(n, db.sample_vectors(user_id, self.sample), language, _time.monotonic())
+            st = _Sample(n, self.store.db.usual_language(user_id, k=self.sample), _time.monotonic())
         with self._lock:
             self._samples[user_id] = st
             self._samples.move_to_end(user_id)

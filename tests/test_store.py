@@ -471,14 +471,19 @@ def test_vector_samples_are_kept_for_the_users_searched_last(open_store, monkeyp
     import caim.memory.retrieval as retrieval
 
     store = open_store(CountingEmbedder(), check_embedder=False)
-    for user in ("a", "b", "c"):
+    for user in ("a", "b"):
         store.add([rec(user, f"note {i} of {user}", ["work"], days=i) for i in range(4)])
-    drawn = []
-    draw = store.db.sample_vectors
+    store.add([rec("c", f"Wir waren am Tag {i} im Kino", ["work"], days=i) for i in range(4)])
+    drawn, texts, stats = [], [], []
+    draw, read, count = store.db.sample_vectors, store.db.sample_texts, store.db.stats
     monkeypatch.setattr(store.db, "sample_vectors", lambda user, k: drawn.append(user) or draw(user, k))
+    monkeypatch.setattr(store.db, "sample_texts", lambda user, k: texts.append(user) or read(user, k))
+    monkeypatch.setattr(store.db, "stats", lambda user: stats.append(user) or count(user))
     monkeypatch.setattr(retrieval, "SAMPLE_USERS", 2)
     r = Retriever(store, sample=2)
+    assert r.usual_language("c") == "de" and stats == ["c"] and drawn == []  # the language alone: no vectors
     for user in ("a", "b", "a", "c", "a", "b"):
         assert r.dense_sample(user, 4).shape[0] <= 2
-        assert r.usual_language(user, 4) == "en"  # drawn with the vectors, never apart
+        assert r.usual_language(user) == ("de" if user == "c" else "en")
+    assert texts == ["c", "a", "b", "c", "b"] and stats == ["c"]  # a kept sample answers with no read
     assert drawn == ["a", "b", "c", "b"]  # "a" kept while searched; "b" dropped as the least recent
