@@ -88,7 +88,14 @@ def for_question(weights: Weights, text: str, languages: frozenset[str] | None =
     >>> german.dense, german.bm25
     (0.375, 1.0)
     """
-    return adjusted(weights, aggregate=is_aggregate_question(text), unread=not reads(languages, text))
+    aggregate, unread = question_flags(text, languages)
+    return adjusted(weights, aggregate=aggregate, unread=unread)
+
+
+def question_flags(text: str, languages: frozenset[str] | None = None) -> tuple[bool, bool]:
+    """What ``adjusted`` reads of a question: (it gathers several turns, the embedder reading
+    ``languages`` does not read it)."""
+    return is_aggregate_question(text), not reads(languages, text)
 
 
 def reads(languages: frozenset[str] | None, text: str) -> bool:

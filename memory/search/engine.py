@@ -28,7 +28,7 @@ import caim.memory.search.signals as signals
 from caim.memory.db import RecordDB
 from caim.memory.records import MemoryRecord
 from caim.memory.search.columns import Columns, Flags, Floats, merged
-from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, adjusted, reads
+from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, adjusted, question_flags
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
 from caim.memory.store import MemoryStore
@@ -36,7 +36,6 @@ from caim.memory.text import (
     date_windows,
     expecting,
     in_first_person,
-    is_aggregate_question,
     is_when_question,
     named_speakers,
     names,
@@ -139,8 +138,7 @@ def _scoring(
     source: Source, user_id: str, query: Query, weights: Weights, stats: tuple[int, float, int]
 ) -> Scoring | None:
     db, (n, avgdl, version) = source.store.db, stats
-    aggregate = is_aggregate_question(query.text)
-    unread = not reads(source.store.embedder.languages, query.text)
+    aggregate, unread = question_flags(query.text, source.store.embedder.languages)
     w = adjusted(weights, aggregate=aggregate, unread=unread)
     speakers = source.speakers(user_id, version)
     named = named_speakers(query.text, speakers)
