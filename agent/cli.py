@@ -216,12 +216,15 @@ def _load_model(agent: CaimAgent, verbose: bool) -> None:
         out.print(f"model client ready in {time.perf_counter() - t0:.2f}s", style="dim")
 
 
-def _chat_loop(agent: CaimAgent, user: str, *, interactive: bool, verbose: bool) -> bool:
-    """Answer input lines until ``/end``, ``/quit``, ``/exit`` or the end of the input.
+def _chat_loop(agent: CaimAgent, user: str, *, interactive: bool, verbose: bool, quiet: bool = False) -> bool:
+    """Answer input lines until ``/end``, ``/quit``, ``/exit`` or the end of the input: each answer
+    streamed as it is produced, then (dim, unless ``quiet``) the memories it used.
 
     Returns:
         True when the user left without ending the session (``/quit`` or ``/exit``).
     """
+    from caim.agent.facade import Used
+
     while True:
         try:
             line = input("you> " if interactive else "")
@@ -230,12 +233,36 @@ def _chat_loop(agent: CaimAgent, user: str, *, interactive: bool, verbose: bool)
         if line.strip() in ("/end", "/quit", "/exit"):
             return line.strip() != "/end"
         if not interactive:
-            out.print(f"you> {line}")
+            out.print(f"you> {line}", markup=False, highlight=False)
         start = time.perf_counter()
-        reply = agent.chat(line, user_id=user)
-        out.print(f"[green]caim>[/green] {reply.text}")
+        out.print("[green]caim>[/green] ", end="")
+        used: Used | None = None
+        first: float | None = None
+        for piece in agent.stream(line, user_id=user):
+            if isinstance(piece, Used):
+                used = piece
+            elif piece:
+                first = first if first is not None else time.perf_counter() - start
+                out.print(piece, end="", markup=False, highlight=False)
+        out.print()
+        if used is not None and not quiet:
+            _show_used(used.used, verbose)
         if verbose:
-            _verbose_turn(reply.trace, reply.route, time.perf_counter() - start)
+            route = used.route if used is not None else "none"
+            _verbose_turn(agent.state(user).get("trace") or [], route, time.perf_counter() - start, first)
+
+
+def _show_used(used: Sequence[MemoryBrief], verbose: bool) -> None:
+    """The memories an answer used, dim, one a line: who said it and when, the words (clipped); with
+    ``verbose``, each one's relevance and the signals behind it, and its id."""
+    from caim.memory.answer import said
+    from caim.memory.search.relevance import explain
+
+    for m in used:
+        line = f"  memory: {said(m, 160)}"
+        if verbose:
+            line += f" - {explain(m)} [{m['id'][:8]}]"
+        out.print(line, style="dim", markup=False, highlight=False)
 
 
 def _show_summary(summary: Any) -> None:
@@ -274,8 +301,12 @@ def chat(
     local_model: str | None = typer.Option(None, help="GGUF file (or 'smollm2' / 'gemma3') for the local provider."),
     data_dir: Path | None = DataDir,
     verbose: bool = typer.Option(
-        False, "--verbose", "-v", help="Show model load time, tokens/s, per-turn LLM calls and tokens."
+        False,
+        "--verbose",
+        "-v",
+        help="Also show each turn's route, the memories' relevance and signals, timings, LLM calls and tokens.",
     ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Show answers only, not the memories they used."),
     defer: bool = typer.Option(
         False,
         "--defer",
@@ -300,7 +331,7 @@ def chat(
     )
     _load_model(agent, verbose)
     try:
-        ended = _chat_loop(agent, user, interactive=interactive, verbose=verbose)
+        ended = _chat_loop(agent, user, interactive=interactive, verbose=verbose, quiet=quiet)
         if not ended and defer:
             job = agent.end_session(user_id=user, background=True).job
             out.print(f"session queued for post-thinking ({job or 'nothing to remember'}).", style="dim")
@@ -414,7 +445,7 @@ def ui(
         uvicorn.run(app, host=host, port=port, log_level="info")
 
 
-def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
+def _verbose_turn(trace: list[dict], route: str, seconds: float | None, first: float | None = None) -> None:
     from caim.core.trace import llm_calls, usage
 
     calls = llm_calls(trace)
@@ -422,7 +453,13 @@ def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
     tin, tout, ms = u["input_tokens"], u["output_tokens"], u["llm_ms"]
     tps = f", {tout / (ms / 1000):.1f} output tokens/s" if ms else ""
     took = f" in {seconds:.2f}s" if seconds is not None else ""
-    out.print(f"  [{route}] {len(calls)} LLM calls, {tin} in / {tout} out tokens{tps}{took}", style="dim")
+    began = f" (first words after {first:.2f}s)" if first is not None else ""
+    out.print(
+        f"  route {route}: {len(calls)} LLM calls, {tin} in / {tout} out tokens{tps}{took}{began}",
+        style="dim",
+        markup=False,
+        highlight=False,
+    )
     for e in calls:
         flag = " (fallback)" if e.get("fallback") else ""
         out.print(

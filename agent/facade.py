@@ -44,17 +44,20 @@ from caim.memory.stm import TIME_KEY, parse_time
 from caim.memory.text import storable
 from caim.memory.timeref import TimeSpan
 
-__all__ = ["CaimAgent", "Reply", "SessionSummary", "Turn", "check_user", "open_checkpointer"]
+__all__ = ["CaimAgent", "Reply", "SessionSummary", "Turn", "Used", "check_user", "open_checkpointer"]
 
 
 @dataclass
 class Reply:
-    """One answered turn: the text, the memory route, the memories the answer used, and what
-    retrieval did (decisions and code signals, tags, time ranges, ranked candidates), with the trace."""
+    """One answered turn: the text, the memory route, the memories kept for the answer
+    (``memories``) and those it used (``used``: quoted, or repeated by the reply - what a person is
+    shown under it), and what retrieval did (decisions and code signals, tags, time ranges, ranked
+    candidates), with the trace."""
 
     text: str
     route: Route
     memories: list[MemoryBrief] = field(default_factory=list)
+    used: list[MemoryBrief] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
     notice: str = ""
     decisions: dict[str, Any] = field(default_factory=dict)
@@ -62,6 +65,21 @@ class Reply:
     tags: list[str] = field(default_factory=list)
     time_ranges: list[TimeSpan] = field(default_factory=list)
     candidates: list[MemoryBrief] = field(default_factory=list)
+
+
+class Used(str):
+    """The last item ``CaimAgent.stream`` yields: an empty piece of text (joining the pieces gives the
+    reply) carrying the turn's memory ``route`` and the memories the answer ``used``."""
+
+    route: Route
+    used: list[MemoryBrief]
+
+    def __new__(cls, route: Route, used: list[MemoryBrief]) -> Used:
+        """An empty string that carries ``route`` and ``used``."""
+        item = super().__new__(cls, "")
+        item.route = route
+        item.used = used
+        return item
 
 
 @dataclass
@@ -80,6 +98,7 @@ def _reply(out: dict[str, Any]) -> Reply:
         text=str(last.content),
         route=out.get("route", "none"),
         memories=out.get("memories", []),
+        used=out.get("used", []),
         trace=out.get("trace", []),
         notice=out.get("notice", ""),
         decisions=out.get("decisions", {}),
@@ -254,14 +273,15 @@ class CaimAgent:
     def stream(
         self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
     ) -> Generator[str, None, None]:
-        """Yield the reply's text piece by piece as the model produces it (the graph's answer events).
+        """Yield the reply's text piece by piece as it is produced (the graph's answer events), then a
+        ``Used`` item: an empty string carrying the route and the memories the answer used.
 
         The turn runs in a thread of its own that holds the user's lock, so a caller that stops
         reading (``close()``, a dropped connection) blocks no one: the turn still completes and its
         reply is kept in the session, and the next turn of that user waits only for it to finish."""
         text, when = self._message(text), self._when(at)
         self._context(user_id, policy)
-        pieces: queue.SimpleQueue[object] = queue.SimpleQueue()
+        pieces: queue.SimpleQueue[object] = queue.SimpleQueue()  # text pieces, then a Used item
         done = object()
 
         def work() -> None:
@@ -281,31 +301,38 @@ class CaimAgent:
         while (item := pieces.get()) is not done:
             if isinstance(item, BaseException):
                 raise item
-            yield str(item)
+            yield item if isinstance(item, Used) else str(item)
 
     def _stream_turn(self, text: str, user_id: str, when: str, policy: str | None, emit: Callable[[str], None]) -> None:
+        """Run the turn, sending each answer event (from any subgraph: an answer may start in recall)
+        to ``emit``, then the ``Used`` item of the run's output."""
+        out: dict[str, Any] = {}
         with self._lock(user_id):
             self._turn_started(user_id, when, policy)
-            for event in self.graph.stream(
+            for ns, mode, event in self.graph.stream(
                 {"messages": [HumanMessage(text)], "turn_time": when},
                 self._config(self.thread_id(user_id)),
                 context=self._context(user_id, policy),
-                stream_mode="custom",
+                stream_mode=["custom", "values"],
+                subgraphs=True,
             ):
-                if isinstance(event, dict) and event.get(ANSWER):
+                if mode == "custom" and isinstance(event, dict) and event.get(ANSWER):
                     emit(str(event[ANSWER]))
+                elif mode == "values" and not ns and isinstance(event, dict):
+                    out = event
+        emit(Used(out.get("route", "none"), list(out.get("used") or [])))
 
     async def astream(
         self, text: str, *, user_id: str, at: datetime | str | None = None, policy: str | None = None
     ) -> AsyncIterator[str]:
-        """Async token stream: the turn runs in a worker thread (as ``stream``), pieces cross a queue.
-        A consumer that stops early leaves the turn to finish on its own."""
+        """Async token stream: the turn runs in a worker thread (as ``stream``: the last item is ``Used``),
+        pieces cross a queue. A consumer that stops early leaves the turn to finish on its own."""
         loop = asyncio.get_running_loop()
         pieces = self.stream(text, user_id=user_id, at=at, policy=policy)
         done = object()
         try:
             while (item := await loop.run_in_executor(None, next, pieces, done)) is not done:
-                yield str(item)
+                yield cast(str, item)  # text pieces, then the Used item
         finally:  # a read still waiting in the executor ends with the turn; the generator is then dropped
             with contextlib.suppress(ValueError):
                 pieces.close()

@@ -46,6 +46,7 @@ from caim.agent.web import ASGIApp, Receive, Scope, Send, Verify, bearer_user, b
 from caim.core.checks import check_user
 from caim.core.errors import CaimError
 from caim.memory.records import MemoryBrief, MemoryRecord, Polarity
+from caim.memory.search.relevance import explain
 from caim.memory.timeref import long_date
 from caim.prompts.common import DATA_RULE, data_block, quote
 
@@ -75,6 +76,10 @@ class MemoryItem(BaseModel):
     speaker: str = Field(default="", description='"assistant" when the words were the assistant\'s.')
     valid_until: str | None = Field(default=None, description="When it stopped being true (superseded).")
     score: float | None = Field(default=None, description="Search rank score (higher is better).")
+    relevance: float | None = Field(
+        default=None, description="How relevant to the query or message, 0 to 1 (found by a search)."
+    )
+    why: str = Field(default="", description="What the relevance rests on, in plain words.")
 
 
 class KnownItem(BaseModel):
@@ -209,15 +214,20 @@ def _item(m: MemoryBrief | MemoryRecord) -> MemoryItem:
         speaker=m.get("speaker", ""),
         valid_until=m.get("valid_until"),
         score=scores.get("total"),
+        relevance=m.get("relevance"),
+        why=explain(m),
     )
 
 
 def _line(m: MemoryItem) -> str:
-    """``- [id] (7 May 2024) "Lives in Porto." #location``: id, day, validity end, quoted words, tags."""
+    """``- [id] (7 May 2024) "Lives in Porto." #location relevance 0.80``: id, day, validity end,
+    quoted words, tags, and the relevance a search found."""
     until = f" (until {long_date(datetime.fromisoformat(m.valid_until))})" if m.valid_until else ""
     who = "you said: " if m.speaker == "assistant" else ""
     tags = " ".join(f"#{t}" for t in m.tags)
-    return f"- [{m.id}] ({long_date(datetime.fromisoformat(m.event_time))}){until} {who}{quote(m.thought, 600)} {tags}"
+    rel = f" relevance {m.relevance:.2f}" if m.relevance is not None else ""
+    day = long_date(datetime.fromisoformat(m.event_time))
+    return f"- [{m.id}] ({day}){until} {who}{quote(m.thought, 600)} {tags}{rel}"
 
 
 def memories_text(items: list[MemoryItem], heading: str, empty: str) -> str:
@@ -410,14 +420,15 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
         description=(
             "Search the user's long-term memory directly (ranked by words, meaning, tags and time; no "
             "model involved). Use it to look something up or to find a memory's id. Returns the best "
-            "matches, best first, each with its id, date and tags."
+            "matches that are relevant at all (up to k, possibly none), best first, each with its id, "
+            "date, tags and relevance (0 to 1)."
         ),
         annotations=read_only,
     )
     async def search_memory(
         query: Annotated[str, Field(description="What to look for, in plain words (names, topics, times).")],
         ctx: Context,
-        k: Annotated[int, Field(ge=1, le=100, description="How many memories to return (1 to 100).")] = 10,
+        k: Annotated[int, Field(ge=1, le=100, description="Most memories to return (1 to 100).")] = 10,
         polarity: Annotated[
             Polarity | None, Field(description="Only the user's preferences of this polarity (like, dislike, neutral).")
         ] = None,

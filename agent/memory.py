@@ -314,10 +314,12 @@ class Memory:
         )
 
     def search(self, query: str, *, user_id: str, k: int = 10, polarity: str | None = None) -> list[MemoryBrief]:
-        """The ranked search alone (lexical, dense, tags, time, names; no model): the best ``k``
-        records with their scores, best first; ``polarity`` ("like", "dislike", "neutral") keeps
-        only preferences of that polarity (the best ``k`` of them among the ``POLARITY_POOL`` times
-        ``k`` best matches)."""
+        """The ranked search alone (lexical, dense, tags, time, names; no model): the best records -
+        at most ``k``, only those relevant to ``query`` (``caim.memory.search.relevance``: a record
+        that shares no word with it and is unrelated in meaning is not returned) - with their scores
+        and relevance (0 to 1), best first; ``polarity`` ("like", "dislike", "neutral") keeps only
+        preferences of that polarity (the best ``k`` of them among the ``POLARITY_POOL`` times ``k``
+        best matches)."""
         if not isinstance(k, int) or not 1 <= k <= 100:
             raise InputError("k must be a whole number from 1 to 100")
         wanted = check_polarity(polarity)

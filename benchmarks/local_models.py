@@ -56,7 +56,8 @@ def report(runs: dict[str, ProbeRun], started: datetime, seconds: float) -> str:
         "",
         f"**{best}** gives the most points on the probed roles with each role on model or code as "
         f"measured ({kept_points(runs[best]):g}); it keeps the model for: {', '.join(kept) or 'no probed role'} "
-        "(the answer always uses the model).",
+        "(every other reply is the model's; the answer to a memory question is composed by code where "
+        "`answer` is on code).",
     ]
     return "\n".join(lines) + "\n"
 

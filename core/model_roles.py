@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict, get_args
 
 from caim.core.files import write_private
-from caim.core.types import PROBED, Probed, Role
+from caim.core.types import PROBED, SERVED_BY, Probed, Role
 
 Use = Literal["model", "code"]
 
@@ -82,7 +82,8 @@ def recorded_use(model_id: str | None, role: Role, data_dir: Path) -> tuple[Use,
 def role_uses(
     model_ids: Callable[[Role], str | None], data_dir: Path, override: Iterable[str] | None
 ) -> dict[Probed, tuple[Use, str]]:
-    """Per probed role: model or code, and why (the setting, a record, or no record)."""
+    """Per probed role: model or code, and why (the setting, a record, or no record); a role another
+    role's model serves (``SERVED_BY``) is looked up under that model."""
     chosen = set(override) if override is not None else None
     out: dict[Probed, tuple[Use, str]] = {}
     for role in PROBED:
@@ -90,7 +91,7 @@ def role_uses(
             use: Use = "model" if role in chosen or "all" in chosen else "code"
             out[role] = (use, "CAIM_USE_MODEL_FOR")
             continue
-        out[role] = recorded_use(model_ids(role), role, data_dir) or ("model", "not probed")
+        out[role] = recorded_use(model_ids(SERVED_BY.get(role, role)), role, data_dir) or ("model", "not probed")
     return out
 
 

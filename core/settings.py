@@ -95,6 +95,10 @@ class Settings(BaseSettings):
     # the drafted one - see caim.graph.retrieval); None: on for an OpenAI-compatible endpoint, off for
     # the bundled model (one local slot would queue the draft behind the decisions) and injected models
     speculative_answer: bool | None = None
+    # the answer starts before the plan is in where the code signals leave no doubt (small talk, or a
+    # memory question with a closely similar memory; see caim.graph.retrieval.early_route); None: as
+    # speculative_answer decides (the answer then runs beside the plan call)
+    early_answer: bool | None = None
     stm_token_budget: int = 1500
     stm_keep_recent: int = 6
     # retrieval

@@ -12,6 +12,7 @@ Role = Literal[
     "time",
     "relevance",
     "respond",
+    "answer",
     "summarize",
     "key_events",
     "thoughts",
@@ -21,9 +22,13 @@ Role = Literal[
 ]
 ROLES: tuple[Role, ...] = get_args(Role)
 
-#: Roles measured against a code fallback (``caim models probe``); the answer itself has none.
-Probed = Literal["plan", "relevance", "key_events", "thoughts", "maintain", "summarize", "profile"]
+#: Roles measured against a code fallback (``caim models probe``). ``answer`` is the answer to a
+#: memory question: the model's words, or composed by code from the kept memories
+#: (``caim.memory.answer``); the model that would give it is the ``respond`` role's (``SERVED_BY``).
+Probed = Literal["plan", "relevance", "key_events", "thoughts", "maintain", "summarize", "profile", "answer"]
 PROBED: tuple[Probed, ...] = get_args(Probed)
+#: Roles judged on another role's model: the role whose model serves them.
+SERVED_BY: dict[Role, Role] = {"answer": "respond"}
 
 #: Which memory a turn uses: none, the current session (stm), past sessions (ltm), or both.
 Route = Literal["none", "stm", "ltm", "ltm+stm"]

@@ -176,6 +176,12 @@ def gvd(
     judge_history_tokens: int | None = JUDGE_HISTORY,
     judge_memory_tokens: int | None = JUDGE_MEMORY,
     spacing_minutes: float = typer.Option(3.0, "--spacing-minutes", help="Minutes between a day's turns (from 09:00)."),
+    labels: Path | None = typer.Option(
+        None,
+        "--labels",
+        help="JSON lines {user, qid, keywords, evidence} (e.g. eval/labels/gvd_smoke.jsonl): score keyword-correct "
+        "and evidence recall.",
+    ),
     workers: int = WORKERS,
     plot: bool = PLOT,
     quiet: bool = QUIET,
@@ -185,7 +191,7 @@ def gvd(
     from caim.eval.runner import EvalConfig, run_benchmark
 
     settings = _settings(provider, model, base_url, local_model)
-    bench = load_gvd(data, users=_split(users), days=days, spacing_minutes=spacing_minutes)
+    bench = load_gvd(data, users=_split(users), days=days, spacing_minutes=spacing_minutes, labels=labels)
     config = EvalConfig(
         systems=systems,
         replay=replay,

@@ -51,7 +51,8 @@ class Session:
 
 @dataclass
 class Question:
-    """A probing question; ``reference``/``evidence``/``category`` only where the data set has them.
+    """A probing question; ``reference``/``evidence``/``category`` only where the data set has them,
+    ``keywords`` where labels give them (``caim.eval.metrics.keyword_correct``).
 
     ``qid`` is stable across runs (the question's position in the data file), so results can be
     resumed; ``instruction`` is appended to the text sent to the systems (LoCoMo: short answers).
@@ -62,6 +63,7 @@ class Question:
     reference: str | None = None
     category: int | None = None
     evidence: list[str] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)
     adversarial_answer: str | None = None
     instruction: str = ""
 

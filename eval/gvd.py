@@ -9,6 +9,13 @@ user never said and is therefore ignored) and ``probing_questions_en.jsonl`` (on
 Each non-empty day becomes one session: its turns at 09:00 and every ``spacing_minutes`` after,
 post-thinking one spacing after the last turn. The probing questions are asked the day after the
 last replayed day, at 09:00. Question ids are the question's position in the user's list.
+
+Turn ids: a user's message is ``DATE#INDEX`` (its place in ``history[DATE]``), the reply after it
+``DATE#INDEXa``; records name the user's side in their sources, and ``Conversation.turn_text`` holds
+both, so evidence recall finds a reply in a record's source text. GVD has no reference answers;
+``labels`` (JSON lines ``{"user", "qid", "keywords": [...], "evidence": [turn ids]}``, e.g.
+``caim/eval/labels/gvd_smoke.jsonl``) gives questions the keywords a correct answer holds and the
+turns that answer them, and the benchmark then scores keyword-correct and evidence recall.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from pathlib import Path
 
 from caim.core.errors import ConfigError
 from caim.eval.dataset import Benchmark, Conversation, Exchange, Question, Session
+from caim.eval.metrics import evidence_recall, keyword_correct
 
 HISTORY_FILE = "memory_bank_en.json"
 QUESTIONS_FILE = "probing_questions_en.jsonl"
@@ -56,15 +64,18 @@ def _read_questions(q_path: Path) -> dict[str, list[str]]:
     return questions
 
 
-def _sessions(name: str, history: dict, days: int | None, spacing: timedelta) -> list[Session]:
-    """One session per non-empty day of ``name``'s history, in date order, the first ``days`` of them.
+def _sessions(
+    name: str, history: dict, days: int | None, spacing: timedelta, turn_text: dict[str, str]
+) -> list[Session]:
+    """One session per non-empty day of ``name``'s history, in date order, the first ``days`` of them;
+    each turn's text goes into ``turn_text`` under its id (``DATE#INDEX``, the reply ``DATE#INDEXa``).
 
     Raises:
         ConfigError: A history key is not a ``YYYY-MM-DD`` date.
     """
     sessions = []
     for day_key in sorted(history):
-        turns = [t for t in history[day_key] or [] if str(t.get("query", "")).strip()]
+        turns = [(i, t) for i, t in enumerate(history[day_key] or []) if str(t.get("query", "")).strip()]
         if not turns:
             continue
         try:
@@ -72,18 +83,53 @@ def _sessions(name: str, history: dict, days: int | None, spacing: timedelta) ->
         except ValueError:
             raise ConfigError(f"GVD user {name}: history key {day_key!r} is not a YYYY-MM-DD date") from None
         start = _at(day)
-        exchanges = [
-            Exchange(
-                user=str(t.get("query", "")).strip(),
-                assistant=str(t.get("response", "") or "").strip(),
-                time=start + i * spacing,
-            )
-            for i, t in enumerate(turns)
-        ]
+        exchanges = []
+        for n, (i, t) in enumerate(turns):
+            tid = f"{day_key.strip()}#{i}"
+            user, reply = str(t.get("query", "")).strip(), str(t.get("response", "") or "").strip()
+            turn_text[tid] = user
+            if reply:
+                turn_text[f"{tid}a"] = reply
+            exchanges.append(Exchange(user=user, assistant=reply, time=start + n * spacing, user_ids=[tid]))
         sessions.append(Session(label=day_key.strip(), exchanges=exchanges, spacing=spacing))
         if days is not None and len(sessions) >= days:
             break
     return sessions
+
+
+def read_labels(path: Path) -> dict[tuple[str, str], dict]:
+    """A labels file (JSON lines ``{"user", "qid", "keywords", "evidence"}``) by (user, question id).
+
+    Raises:
+        ConfigError: The file is missing, or a line is not such an object.
+    """
+    if not path.is_file():
+        raise ConfigError(f"GVD labels not found: {path}")
+    out: dict[tuple[str, str], dict] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            key = (str(item["user"]).strip(), str(item["qid"]))
+            out[key] = {"keywords": [str(k) for k in item["keywords"]], "evidence": [str(e) for e in item["evidence"]]}
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"{path} line {n}: not a label (user, qid, keywords, evidence): {exc}") from None
+    return out
+
+
+def score_gvd(
+    conv: Conversation, q: Question, answer: str, retrieved: list[dict] | None, candidates: list[dict] | None
+) -> dict:
+    """Code metrics of one answer to a labelled question: ``keyword_correct``, and the evidence recalls
+    of the retrieved records and the fetched candidates (systems with retrieval); nothing unlabelled."""
+    m: dict = {}
+    if q.keywords:
+        m["keyword_correct"] = keyword_correct(answer, q.keywords)
+    if q.evidence and retrieved is not None:
+        m["evidence_recall"] = evidence_recall(q.evidence, retrieved, conv.turn_text)
+        m["candidate_evidence_recall"] = evidence_recall(q.evidence, candidates or [], conv.turn_text)
+    return m
 
 
 def load_gvd(
@@ -92,9 +138,11 @@ def load_gvd(
     users: Sequence[str] | None = None,
     days: int | None = None,
     spacing_minutes: float = 3.0,
+    labels: str | Path | None = None,
 ) -> Benchmark:
     """Load GVD from ``data_dir``; ``users`` picks users by name, ``days`` keeps the first N
-    non-empty days of each history (shorter runs; questions about later days become unanswerable)."""
+    non-empty days of each history (shorter runs; questions about later days become unanswerable);
+    ``labels``: a labels file (``read_labels``) whose keywords and evidence the questions get."""
     root = Path(data_dir)
     hist_path, q_path = root / HISTORY_FILE, root / QUESTIONS_FILE
     for p in (hist_path, q_path):
@@ -121,14 +169,16 @@ def load_gvd(
         names = [n for n in names if n in wanted]
 
     spacing = timedelta(minutes=spacing_minutes)
+    labelled = read_labels(Path(labels)) if labels is not None else {}
     convs = []
     for name in names:
-        sessions = _sessions(name, histories[name], days, spacing)
+        turn_text: dict[str, str] = {}
+        sessions = _sessions(name, histories[name], days, spacing, turn_text)
         if not sessions:
             continue
         probe = _at(sessions[-1].start.date() + timedelta(days=1))
-        qs = [Question(qid=str(i), text=q) for i, q in enumerate(questions[name])]
-        convs.append(Conversation(user=name, sessions=sessions, questions=qs, probe_time=probe))
+        qs = [Question(qid=str(i), text=q, **labelled.get((name, str(i)), {})) for i, q in enumerate(questions[name])]
+        convs.append(Conversation(user=name, sessions=sessions, questions=qs, probe_time=probe, turn_text=turn_text))
     if not convs:
         raise ConfigError(f"no GVD user with both history and questions in {root}")
     info = {
@@ -141,4 +191,7 @@ def load_gvd(
         "questions": sum(len(c.questions) for c in convs),
         "spacing_minutes": spacing_minutes,
     }
-    return Benchmark("gvd", convs, reference_kind="history", info=info)
+    if labels is not None:
+        info["labels"] = str(labels)
+        info["labelled questions"] = sum(1 for c in convs for q in c.questions if q.keywords or q.evidence)
+    return Benchmark("gvd", convs, reference_kind="history", scorer=score_gvd if labelled else None, info=info)

@@ -15,7 +15,7 @@ each message starts with its speaker's name. Turns of a session are ``spacing_mi
 the session's date-time; questions are asked the day after the last session, at 09:00, each with a
 short-answer instruction appended (LoCoMo's F1 rewards short answers).
 
-Scoring per answer: LoCoMo token F1 (categories 1-4), abstention for category 5, and the evidence
+Scoring per answer: LoCoMo token F1 and keyword-correct (categories 1-4), abstention for category 5, and the evidence
 recall of the retrieved records and of the fetched candidates (systems with retrieval only).
 """
 
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from caim.core.errors import ConfigError
 from caim.eval.dataset import Benchmark, Conversation, Exchange, Question, Session
-from caim.eval.metrics import Stemmer, evidence_ids, evidence_recall, is_abstention, locomo_f1
+from caim.eval.metrics import Stemmer, evidence_ids, evidence_recall, is_abstention, locomo_f1, reference_correct
 
 SHORT_ANSWER = "(Answer with a short phrase, using the exact words from the conversations where possible.)"
 _SESSION = re.compile(r"^session_(\d+)$")
@@ -213,13 +213,15 @@ def score_locomo(
     *,
     stem: Stemmer | None = None,
 ) -> dict:
-    """Code metrics of one answer: ``f1`` (1-4) or ``adversarial_correct`` (5), evidence recalls.
+    """Code metrics of one answer: ``f1`` and ``keyword_correct`` (every word of the reference answer
+    in it; 1-4) or ``adversarial_correct`` (5), evidence recalls.
     ``retrieved``/``candidates`` are ``None`` for systems without retrieval (no recall then)."""
     m: dict = {}
     if q.category == 5:
         m["adversarial_correct"] = 1.0 if is_abstention(answer) else 0.0
     elif q.reference is not None:
         m["f1"] = locomo_f1(answer, q.reference, q.category or 4, stem)
+        m["keyword_correct"] = reference_correct(answer, q.reference, stem)
     if q.evidence and retrieved is not None:
         m["evidence_recall"] = evidence_recall(q.evidence, retrieved, conv.turn_text)
         m["candidate_evidence_recall"] = evidence_recall(q.evidence, candidates or [], conv.turn_text)

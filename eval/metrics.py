@@ -1,4 +1,5 @@
-"""Metrics computed by code: LoCoMo token F1, adversarial abstention, evidence recall, memory size.
+"""Metrics computed by code: LoCoMo token F1, adversarial abstention, keyword-correct, evidence recall,
+memory size.
 
 LoCoMo F1 follows the data set's own evaluation script (snap-research/locomo,
 ``task_eval/evaluation.py``): commas dropped, lower-cased, ASCII punctuation removed, the words
@@ -115,6 +116,30 @@ def is_abstention(answer: str) -> bool:
     """True when the answer says the asked-for information is not available."""
     text = " ".join(str(answer).lower().replace("\u2019", "'").replace("\u2018", "'").split())
     return any(p in text for p in ABSTENTION_PHRASES)
+
+
+def keyword_correct(answer: str, keywords: Iterable[str]) -> float:
+    """1.0 when the answer holds every keyword (case-insensitive; ``"a|b"``: either will do), else 0.0.
+
+    >>> keyword_correct("You said you loved Gulangyu Island.", ["gulangyu", "island|beach"])
+    1.0
+    >>> keyword_correct("You went to Xiamen.", ["gulangyu"])
+    0.0
+    """
+    text = " ".join(str(answer).lower().split())
+    return float(all(any(k.strip() in text for k in str(group).lower().split("|") if k.strip()) for group in keywords))
+
+
+def reference_correct(answer: str, reference: str, stem: Stemmer | None = None) -> float:
+    """1.0 when the answer holds every token of the reference answer (LoCoMo's normalisation: the
+    reference's words are its keywords), else 0.0.
+
+    >>> reference_correct("She went on 7 May, 2023.", "7 May 2023")
+    1.0
+    """
+    have = set(answer_tokens(answer, stem))
+    wanted = answer_tokens(reference, stem)
+    return float(bool(wanted) and all(t in have for t in wanted))
 
 
 _TURN_ID = re.compile(r"D:?(\d+):(\d+)")

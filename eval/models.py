@@ -23,7 +23,9 @@ and code alike:
   preference group whose requirement (at most four words) names its kind and whose one-sentence,
   grounded summary names each of its likes and dislikes (code: the group's most common tag and its
   central memories, ``caim.memory.profile.principle``);
-- respond: 1 per answer that uses its memory (no code fallback: reported, never switched).
+- answer: 1 per answer to a memory question that holds each expected word (whole words; "a|b":
+  either) and none of the words of the memories that do not answer it (code: the answer composed
+  from the memories, ``caim.memory.answer.compose``).
 
 ``caim models probe`` writes the result to ``<data dir>/model_roles.json``; from then on a role
 the model does not beat code on skips the model (``caim.core.model_roles``).
@@ -45,13 +47,14 @@ from langchain_core.messages import AIMessage, HumanMessage
 from caim.core.errors import ConfigError
 from caim.core.model_roles import RECORD, RoleResult, decide, role_uses, write
 from caim.core.trace import llm_calls
-from caim.core.types import PROBED, Role
+from caim.core.types import PROBED, SERVED_BY, Role
 from caim.eval.tables import markdown_table
 from caim.graph.env import Env
 from caim.graph.policies.caim import CaimPolicy
 from caim.graph.retrieval import combine
 from caim.graph.services import Services
 from caim.graph.state import Context, KeyEvent, Plan, State
+from caim.memory.answer import compose
 from caim.memory.build import ASSISTANT_SAID
 from caim.memory.capture import captures
 from caim.memory.maintenance import DUPLICATE, MaintainGroup, StoredMemory
@@ -64,7 +67,7 @@ from caim.prompts import summarize as summarize_prompt
 from caim.prompts.profile import AspectUpdate
 
 PROBES = Path(__file__).with_name("probes") / "local_models.json"
-ROLES: tuple[Role, ...] = (*PROBED, "respond")
+ROLES: tuple[Role, ...] = PROBED
 #: Most sentences a background may take (its prompt asks for at most three), and a principle's summary.
 BACKGROUND_SENTENCES = 3
 #: Most words a principle's requirement type may take (its prompt asks for at most four).
@@ -104,7 +107,6 @@ class ProbeRun:
         return {
             role: {"model": s.model, "code": s.code, "items": s.items, "use": decide(s.model, s.code)}
             for role, s in self.roles.items()
-            if role in PROBED
         }
 
 
@@ -238,11 +240,21 @@ def _maintain(p: _Probe) -> None:
         p.score("maintain", float(model), float(code))
 
 
+def _says(text: str, word: str) -> bool:
+    return re.search(rf"\b{re.escape(word.strip())}\b", text, re.I) is not None
+
+
+def _answer_points(text: str, item: dict[str, Any]) -> float:
+    """1 when the answer holds each expected word (``"a|b"``: either) and no word it must avoid."""
+    expected = all(any(_says(text, w) for w in group.split("|")) for group in item["expect"])
+    return float(expected and not any(_says(text, w) for w in item.get("avoid", [])))
+
+
 def _answers(p: _Probe) -> None:
-    for item in p.probes["respond"]:
+    for item in p.probes["answer"]:
         memories = [p.brief(i, t) for i, t in enumerate(item["memories"], 1)]
-        text = p.env.answer(respond_prompt.messages(item["message"], p.today, [], memories, "", True)).lower()
-        p.score("respond", float(any(w in text for w in item["expect"])))
+        text = p.env.answer(respond_prompt.messages(item["message"], p.today, [], memories, "", True))
+        p.score("answer", _answer_points(text, item), _answer_points(compose(item["message"], memories).text, item))
     summary = p.env.text("summarize", summarize_prompt.messages("", transcript(p.conversation())), fallback="").lower()
     named = sum(1 for _, words in p.probes["facts"] if any(w in summary for w in words))
     p.score("summarize", float(named), 0.0, len(p.probes["facts"]))
@@ -323,8 +335,8 @@ def table(run: ProbeRun) -> list[str]:
     rows = []
     for role, s in run.roles.items():
         per = max(s.calls, 1)
-        used = results[role]["use"] if role in results else "model (no code fallback)"
-        code = f"{s.code:g}/{s.items}" if role in results else "-"
+        used = results[role]["use"]
+        code = f"{s.code:g}/{s.items}"
         rows.append(
             [
                 role,
@@ -357,7 +369,8 @@ def probe_command(
 
     settings = Settings.load(data_dir=data_dir)
     models = Models(settings)
-    ids: dict[str, str | None] = {role: models.model_id(role) for role in PROBED}  # by role name, as results()
+    # by role name, as results(); a role another's model serves is recorded under that model
+    ids: dict[str, str | None] = {role: models.model_id(SERVED_BY.get(role, role)) for role in PROBED}
     if record and None in ids.values():
         raise ConfigError("the configured model cannot be named in a record; run with --no-record")
     services = Services.create(settings, models=models, persist=False)

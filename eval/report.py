@@ -25,6 +25,7 @@ CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-ho
 #: Code metrics (LoCoMo) in report order, with titles.
 CODE_METRICS = {
     "f1": "token F1 (categories 1-4)",
+    "keyword_correct": "keyword-correct: the answer holds the keywords (LoCoMo: every word of the reference)",
     "adversarial_correct": "adversarial: says it is not available (category 5)",
     "evidence_recall": "evidence recall of retrieved records",
     "candidate_evidence_recall": "evidence recall of fetched candidates (before the filter)",
@@ -477,6 +478,7 @@ def _panels(summary: dict) -> list[tuple[str, list[str], dict[str, list[float | 
                     vals[s].append(_pct_value(by[s][str(c)]))
         for k, label in (
             ("f1", "F1 overall"),
+            ("keyword_correct", "keyword-correct"),
             ("adversarial_correct", "adversarial"),
             ("evidence_recall", "evidence recall"),
         ):

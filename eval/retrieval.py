@@ -26,9 +26,10 @@ of each evidence turn among the top 20, to read the misses), ``report.md`` and `
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -48,6 +49,7 @@ from caim.memory.records import MemoryRecord
 from caim.memory.retrieval import DEFAULT_WEIGHTS, DENSE_ONLY, LEXICAL_ONLY, Query, Retriever, Weights
 from caim.memory.search.config import START_WEIGHTS
 from caim.memory.search.engine import records_of, scoring
+from caim.memory.search.relevance import RELEVANCE_FLOOR
 from caim.memory.store import MemoryStore
 from caim.memory.timeref import find_expressions, resolve
 from caim.ontology import Ontology, TagIndex
@@ -287,6 +289,8 @@ def run(
         capture_s = bench.capture_all(convs)
         scores = bench.ask_all(convs, systems)
         fitted = cross_validation(bench.cases(convs), progress) if cv else None
+        if fitted is not None:
+            fitted["floor"] = floor_validation(bench.rated(convs))
     finally:
         for peer in peers.values():
             peer.close()
@@ -393,6 +397,23 @@ class _Bench:
                     out.append(Case.of(conv.sample_id, q.category, q.text, s, turns, q.evidence))
         return out
 
+    def rated(self, convs: list[Conversation]) -> list[Rated]:
+        """Every question of ``convs`` with caim's top ``max(KS)`` records and no relevance floor:
+        each record's relevance and turn ids (``floor_validation``)."""
+        out = []
+        for conv in convs:
+            user = user_of(conv.sample_id)
+            for q in conv.questions:
+                vec = self.store.embed([q.text])[0]
+                query = replace(_query(q.text, conv, self.tagger, self.ontology, vec), min_relevance=0.0)
+                found = self.retriever.search(user, query, max(KS), DEFAULT_WEIGHTS)
+                hits = [
+                    (h.relevance, frozenset(t for s in h.record.sources if s.turn_id for t in s.turn_id.split("+")))
+                    for h in found
+                ]
+                out.append(Rated(conv.sample_id, frozenset(q.evidence), hits))
+        return out
+
     def search(self, name: str, conv: Conversation, text: str, k: int) -> list[set[str]]:
         """System ``name``'s top ``k`` for ``text`` in ``conv``, each result as the turn ids it holds."""
         user = user_of(conv.sample_id)
@@ -469,6 +490,68 @@ def cross_validation(cases: list[Case], progress: Progress | None = None) -> dic
             "shipped": asdict(DEFAULT_WEIGHTS),
             "fitted": asdict(everything),
             "folds": {f.left_out: asdict(f.weights) for f in folds},
+        },
+    }
+
+
+@dataclass(frozen=True)
+class Rated:
+    """A question's search without a relevance floor: its conversation, its evidence turns, and per
+    record found (best first) its relevance and the turn ids it holds."""
+
+    conversation: str
+    evidence: frozenset[str]
+    hits: list[tuple[float, frozenset[str]]]
+
+
+def floor_recall(rated: Sequence[Rated], floor: float, k: int = 10) -> float:
+    """Mean share of each question's evidence turns among its first ``k`` records at or above ``floor``."""
+    shares = []
+    for r in rated:
+        held = set().union(*(ids for rel, ids in r.hits if rel >= floor)[:k]) if r.hits else set()
+        shares.append(len(held & r.evidence) / len(r.evidence))
+    return float(np.mean(shares)) if shares else 0.0
+
+
+def fit_floor(rated: Sequence[Rated], k: int = 10) -> float:
+    """The highest relevance floor (to the hundredth, rounded down) that drops no record holding
+    evidence from the first ``k`` of any question: the least relevance such a record has."""
+    held = [rel for r in rated for rel, ids in r.hits[:k] if ids & r.evidence]
+    return math.floor(min(held, default=0.0) * 100) / 100
+
+
+def floor_cut(rated: Sequence[Rated], floor: float, k: int = 10) -> float:
+    """Share of the records among the first ``k`` (no floor) that hold no evidence and ``floor`` drops."""
+    others = [rel for r in rated for rel, ids in r.hits[:k] if not ids & r.evidence]
+    return sum(rel < floor for rel in others) / len(others) if others else 0.0
+
+
+def floor_validation(rated: Sequence[Rated], k: int = 10) -> dict:
+    """The relevance floor fitted on every conversation and on all but each one in turn: recall@``k``
+    with no floor, with the shipped floor, with the floor fitted on all conversations, and with each
+    conversation searched under the floor fitted on the others (pooled); and the share of the other
+    records among the first ``k`` each drops."""
+    convs = sorted({r.conversation for r in rated})
+    folds = {c: fit_floor([r for r in rated if r.conversation != c], k) for c in convs}
+    held = [floor_recall([r for r in rated if r.conversation == c], f, k) for c, f in folds.items()]
+    sizes = [sum(r.conversation == c for r in rated) for c in convs]
+    pooled = float(np.average(held, weights=sizes)) if sizes else 0.0
+    cut = [floor_cut([r for r in rated if r.conversation == c], f, k) for c, f in folds.items()]
+    fitted = fit_floor(rated, k)
+    return {
+        "k": k,
+        "shipped": RELEVANCE_FLOOR,
+        "fitted": fitted,
+        "folds": folds,
+        "recall": {
+            "no floor": round(floor_recall(rated, 0.0, k), 4),
+            "shipped floor": round(floor_recall(rated, RELEVANCE_FLOOR, k), 4),
+            "fitted on all": round(floor_recall(rated, fitted, k), 4),
+            "leave one out": round(pooled, 4),
+        },
+        "others dropped": {
+            "shipped floor": round(floor_cut(rated, RELEVANCE_FLOOR, k), 4),
+            "leave one out": round(float(np.average(cut, weights=sizes)) if sizes else 0.0, 4),
         },
     }
 
@@ -592,7 +675,30 @@ def render_cv(cv: dict) -> list[str]:
     names = list(cv["weights"]["shipped"])
     rows = [[key, *(str(cv["weights"][key][n]) for n in names)] for key in ("start", "shipped", "fitted")]
     rows += [[f"without {conv}", *(str(w[n]) for n in names)] for conv, w in cv["weights"]["folds"].items()]
-    return [*lines, "Weights:", "", *markdown_table(["weights", *names], rows)]
+    lines += ["Weights:", "", *markdown_table(["weights", *names], rows)]
+    return lines + render_floor(cv["floor"]) if "floor" in cv else lines
+
+
+def render_floor(floor: dict) -> list[str]:
+    """The report's relevance-floor section: the floors fitted, recall with each, what they drop."""
+    k = floor["k"]
+    recall = [[name, fmt(value)] for name, value in floor["recall"].items()]
+    folds = ", ".join(f"without {c}: {f:.2f}" for c, f in floor["folds"].items())
+    dropped = floor["others dropped"]
+    return [
+        "",
+        "## Relevance floor (`--cv`)",
+        "",
+        f"The search returns only records whose relevance (0 to 1, `caim.memory.search.relevance`) reaches the "
+        f"floor. Fitted: the least relevance of a record holding evidence among the first {k} of any question "
+        f"(no evidence dropped), on all conversations {floor['fitted']:.2f}, leaving each out: {folds}; "
+        f"shipped {floor['shipped']:.2f}.",
+        "",
+        *markdown_table(["floor", f"recall@{k}"], recall),
+        "",
+        f"Records among the first {k} that hold no evidence and the floor drops: {dropped['shipped floor']:.1%} "
+        f"(shipped floor), {dropped['leave one out']:.1%} (leave one out).",
+    ]
 
 
 def fmt(x: float | None) -> str:

@@ -122,10 +122,11 @@ def build_recall_graph(services: Services | None = None, *, name: str = "recall"
     """Compile the recall subgraph: ``RecallInput`` in (the conversation, its last message the user's
     turn), ``RecallOutput`` out (route, decisions and signals, kept memories, ``memory_prompt``).
     Usable as a node of any graph whose state has these keys, or invoked on its own (``Memory.recall``).
-    ``draft``: start caim's own answer beside the decisions (``speculative_answer``) - only for the
-    chat graph whose responder is caim's ``respond``."""
+    ``draft``: start caim's own answer beside the decisions (``speculative_answer``), or before the
+    plan where the code signals leave no doubt (``early_answer``) - only for the chat graph whose
+    responder is caim's ``respond``."""
     g = StateGraph(RecallState, context_schema=Context, input_schema=RecallInput, output_schema=RecallOutput)
-    fixed = None if draft else {"speculative_answer": False}
+    fixed = None if draft else {"speculative_answer": False, "early_answer": False}
     for step in RECALL_STEPS:
         g.add_node(step.__name__, as_node(step, services, fixed))
     g.add_edge(START, "controller")

@@ -63,21 +63,31 @@ class Env:
         if self.writer is not None and piece:
             self.writer({ANSWER: piece})
 
-    def answer(self, messages: list[BaseMessage], draft: str | None = None) -> str:
-        """The reply in free text, streamed to callers piece by piece as the model produces it.
+    def answer(
+        self, messages: list[BaseMessage], draft: str | None = None, on_piece: Callable[[str], None] | None = None
+    ) -> str:
+        """The reply in free text, streamed piece by piece as the model produces it - to callers, or
+        to ``on_piece`` when given.
 
         ``draft``: the id of an answer drafted earlier in the run (``start_draft``). It is used when its
         prompt is exactly ``messages`` - the reply is then the one a fresh call would be asked for,
         only started sooner; otherwise it is cancelled (recorded as discarded) and the call made."""
+        send = on_piece or self.emit
         pending = self.svc.drafts.pop(draft)
         if pending is not None:
             if pending.messages == messages:
-                text = pending.take(self.emit, trace=self.trace, node=self.node)
+                text = pending.take(send, trace=self.trace, node=self.node)
                 if text is not None:
                     return text
             else:
                 pending.cancel(trace=self.trace, node=self.node)
-        return self.svc.llm.stream_text("respond", messages, trace=self.trace, node=self.node, on_piece=self.emit)
+        return self.svc.llm.stream_text("respond", messages, trace=self.trace, node=self.node, on_piece=send)
+
+    def drop_draft(self, draft: str | None) -> None:
+        """Cancel an answer drafted earlier in the run that will not be used (recorded as discarded)."""
+        pending = self.svc.drafts.pop(draft)
+        if pending is not None:
+            pending.cancel(trace=self.trace, node=self.node)
 
     def start_draft(self, messages: list[BaseMessage]) -> str:
         """Start the answer to ``messages`` in the background; the id to hand to ``answer``."""

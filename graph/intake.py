@@ -45,6 +45,8 @@ _PER_RUN: dict[str, Any] = {
     "time_ranges": [],
     "candidates": [],
     "memories": [],
+    "used": [],
+    "answered": None,
     "notice": "",
     "key_events": [],
     "stored": [],

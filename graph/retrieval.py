@@ -22,6 +22,13 @@ The drafted answer (``respond``) stands when the decided route includes long-ter
 memories are among those the draft shows, at least one is kept, and the prompt is otherwise the same
 (STM window, message); it then shows the draft's memories. Anything else - no memory, nothing
 relevant, a memory the draft did not show - cancels it and the answer is asked for afresh.
+
+Where the code signals leave no doubt (``early_route``: small talk needs no long-term memory; a
+memory question with a closely similar stored memory needs it, whatever the plan says, and the
+ranking is confident) and the plan is a model's call, ``search`` answers at once
+(``early_answer``): the route is the signals', the best-ranked records up to ``max_kept`` are
+kept, and the answer streams while the plan is still out; ``retrieve`` then keeps that route and
+those memories, and ``respond`` the answer.
 """
 
 from __future__ import annotations
@@ -45,13 +52,24 @@ from caim.graph.common import (
 )
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
-from caim.graph.state import KnownSlot, Plan, State
-from caim.graph.steps import EarlyFilterStep, FilterStep, GoalStep, PromptStep, RouteSignals, RouteStep, SearchStep
+from caim.graph.reply import produce
+from caim.graph.state import EarlyAnswer, KnownSlot, Plan, State
+from caim.graph.steps import (
+    EarlyAnswerStep,
+    EarlyFilterStep,
+    FilterStep,
+    GoalStep,
+    PromptStep,
+    RouteSignals,
+    RouteStep,
+    SearchStep,
+)
+from caim.memory.answer import memory_question
 from caim.memory.intents import INTENT_SIMILARITY, SINGLE_VALUED, closest_task, fill, search_texts
 from caim.memory.profile import about_user
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
 from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value_first
-from caim.memory.text import asks_about_past, memory_signals, names
+from caim.memory.text import asks_about_past, is_small_talk, memory_signals, names
 from caim.memory.timeref import TimeRange, TimeSpan, find_expressions, resolve
 from caim.prompts import respond as respond_prompt
 
@@ -191,7 +209,7 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         The state update: ``found``, ``found_signals``, ``tags``, ``time_ranges``, ``early``, ``draft``.
     """
     if not policy.uses_memory:
-        return {"found": [], "found_signals": {}, "early": None, "draft": None}
+        return {"found": [], "found_signals": {}, "early": None, "draft": None, "answered": None}
     text = current_input(state, env)
     tags, spans = _looked_for(env, text)
     found = _search(env, policy, text, tags, spans, env.settings.search_k)
@@ -204,8 +222,13 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         "time_ranges": spans,
         "early": None,
         "draft": None,
+        "answered": None,
     }
-    predicted = combine(None, {**asdict(memory_signals(text)), **signals}, "signals")
+    code_signals = {**asdict(memory_signals(text)), **signals}
+    route = early_route(state, env, policy, text, code_signals)
+    if route is not None:
+        return {**update, "answered": answer_early(state, env, route, found)}
+    predicted = combine(None, code_signals, "signals")
     if not (policy.filter_beside_plan and found and "ltm" in predicted):
         return update
     candidates = found[: env.settings.candidate_cap]
@@ -218,6 +241,42 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     }
     env.note(EarlyFilterStep(early_filter=update["early"], drafted=update["draft"] is not None))
     return update
+
+
+def early_route(state: State, env: Env, policy: MemoryPolicy, text: str, signals: dict[str, Any]) -> Route | None:
+    """The route when the code signals leave no doubt and the plan is a model's call (``starts_early``,
+    a policy that plans beside the filter), else ``None``: small talk needs no long-term memory
+    (``stm`` within a session, ``none`` at its start); a memory question (``memory_question``) with a
+    closely similar stored memory (``similar_memory``) needs it - the plan cannot route it elsewhere
+    (``combine``) - and the ranking is confident: ``ltm+stm``. A task request (an intent) waits for
+    the plan, and so does a turn whose STM window needs a summary first."""
+    if not (starts_early(env) and policy.filter_beside_plan) or env.on_code("plan"):
+        return None
+    route: Route | None = None
+    if is_small_talk(text) and "ltm" not in combine(None, signals, "signals"):
+        route = "stm" if len(state["messages"]) > 1 else "none"
+    elif memory_question(text) and signals.get("similar_memory") and not signals.get("intent"):
+        route = "ltm+stm"
+    if route is None or signals.get("intent_by_meaning") or ready_window(state, env, route) is None:
+        return None
+    return route
+
+
+def starts_early(env: Env) -> bool:
+    """Whether this run may answer before the plan (``early_answer``; unset: where answers are drafted
+    beside the decisions, ``speculates``, since the answer then runs beside the plan call)."""
+    setting = env.settings.early_answer
+    return speculates(env) if setting is None else setting
+
+
+def answer_early(state: State, env: Env, route: Route, found: list[MemoryBrief]) -> EarlyAnswer:
+    """The answer for ``route`` started now, with the best-ranked records up to ``max_kept`` (none
+    for a route without long-term memory), streamed to callers as ``respond`` would."""
+    kept = found[: env.settings.max_kept] if "ltm" in route else []
+    env.note(EarlyAnswerStep(early_answer=route, memory_ids=[m["id"] for m in kept]))
+    window = ready_window(state, env, route) or {}
+    done = produce({**state, **window}, env, route, kept, None)
+    return EarlyAnswer(text=done.text, route=route, memories=kept, used=done.used)
 
 
 def combine(plan: Plan | None, signals: dict[str, Any], rule: str) -> Route:
@@ -268,8 +327,23 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     found = state.get("found", [])
     signals = {**state.get("signals", {}), **state.get("found_signals", {})}
     rule = env.settings.route_rule
+    answered = state.get("answered")
     route: Route = combine(plan, signals, rule) if policy.uses_memory else "none"
     decisions: dict[str, Any] = {**(plan["decisions"] if plan else {"plan": "none: code signals"}), "rule": rule}
+    if answered:  # the answer started before the plan: its route and memories stand
+        route = answered["route"]
+        decisions["early_answer"] = True
+        env.note(RouteStep(route=route, signals=cast(RouteSignals, signals)))
+        kept = answered["memories"]
+        window = ready_window(state, env, route) or {}
+        return {
+            "route": route,
+            "decisions": decisions,
+            "signals": signals,
+            "candidates": kept,
+            "memories": kept,
+            **window,
+        }
     update: dict[str, Any] = {
         "route": route,
         "decisions": decisions,
@@ -303,8 +377,9 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
 
 
 def after_retrieve(state: State) -> str:
-    """``filter_relevant`` when the route reads long-term memory and has candidates, else ``goal``."""
-    if "ltm" in state.get("route", "none") and state.get("candidates"):
+    """``filter_relevant`` when the route reads long-term memory and has candidates (and the answer
+    did not start before the plan, with its memories), else ``goal``."""
+    if "ltm" in state.get("route", "none") and state.get("candidates") and not state.get("answered"):
         return "filter_relevant"
     return "goal"
 
@@ -382,7 +457,7 @@ def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     plan = state.get("plan")
     planned = plan.get("intent", "") if plan is not None else ""
     name = signals.get("intent") or planned or signals.get("intent_by_meaning") or ""
-    if not name or "ltm" not in state.get("route", "none"):
+    if not name or "ltm" not in state.get("route", "none") or state.get("answered"):
         return {"intent": "", "known": {}, "missing": []}
     if name not in env.svc.intents.intents:  # a task of no catalogue intent the user asked for before
         return _learned_goal(state, env, name)

@@ -37,6 +37,8 @@ RESET: dict[str, bool] = {"reset": True}
 
 #: ``additional_kwargs`` key of a user message that was refused on input (its value says why).
 REFUSED = "caim_refused"
+#: ``additional_kwargs`` key of a reply: the memories the answer used (id, words clipped, date, speaker).
+USED = "caim_used"
 #: Longest ``turn_time`` text a checkpoint keeps (an ISO time needs 32 characters).
 TIME_CHARS = 64
 
@@ -125,6 +127,16 @@ class AnswerDraftRef(TypedDict):
     memories: list[str]
 
 
+class EarlyAnswer(TypedDict):
+    """An answer started before the plan was in, where the code signals left no doubt (``search``):
+    its text, the route it was given, the memories it showed and those it used."""
+
+    text: str
+    route: Route
+    memories: list[MemoryBrief]
+    used: list[MemoryBrief]
+
+
 class RecallInput(TypedDict, total=False):
     """What the recall subgraph reads: the conversation, its last message the user's turn (and the
     turn's time); ``summary``/``summary_upto`` when an STM summary exists."""
@@ -148,7 +160,8 @@ class RecallOutput(TypedDict, total=False):
     looked for (``tags``, ``time_ranges``), the ranked ``candidates``, the kept ``memories`` and
     ``memory_prompt`` - a block quoting them as data, ready for any model's prompt ("" when the
     route uses no long-term memory). ``stm_mode``/``summary``/``summary_upto``: the STM window of
-    caim's own answer; ``found``/``draft``: the ranked records and the answer drafted beside them."""
+    caim's own answer; ``found``/``draft``: the ranked records and the answer drafted beside them;
+    ``answered``: caim's own answer, when it started before the plan (``EarlyAnswer``)."""
 
     route: Route
     decisions: dict[str, Any]
@@ -166,6 +179,7 @@ class RecallOutput(TypedDict, total=False):
     summary_upto: int
     found: list[MemoryBrief]
     draft: AnswerDraftRef | None
+    answered: EarlyAnswer | None
     trace: Annotated[list[TraceEntry], trace_reducer]
 
 
@@ -219,10 +233,12 @@ class InputState(TypedDict, total=False):
 
 
 class OutputState(RecallOutput, PostThinkingOutput, total=False):
-    """What a chat-graph run returns. A turn: the reply (last message) and what recall gave it
-    (``RecallOutput``); ``end_session``: what post-thinking did (``PostThinkingOutput``)."""
+    """What a chat-graph run returns. A turn: the reply (last message), the memories it used
+    (``used``) and what recall gave it (``RecallOutput``); ``end_session``: what post-thinking did
+    (``PostThinkingOutput``)."""
 
     messages: list[AnyMessage]
+    used: list[MemoryBrief]
     notice: str
 
 
@@ -230,6 +246,7 @@ class State(InputState, RecallState, PostThinkingState, total=False):
     """The chat graph's thread state: the open session (STM), its summary, and what the last run did."""
 
     action: Literal["turn", "empty", "end_session", "refused"]
+    used: list[MemoryBrief]
     session_started: str
     last_turn_at: str
     notice: str

@@ -109,6 +109,14 @@ class EarlyFilterStep(TypedDict):
     drafted: bool
 
 
+class EarlyAnswerStep(TypedDict):
+    """The answer started before the plan was in (the code signals left no doubt): its route and
+    the memories it showed."""
+
+    early_answer: Route
+    memory_ids: list[str]
+
+
 class _Route(TypedDict):
     route: Route
     signals: RouteSignals
@@ -257,6 +265,7 @@ StepData = (
     | ControllerStep
     | SearchStep
     | EarlyFilterStep
+    | EarlyAnswerStep
     | RouteStep
     | SummaryReusedStep
     | FilterStep

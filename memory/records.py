@@ -77,7 +77,8 @@ def stable_id(*parts: object) -> str:
 class MemoryBrief(TypedDict):
     """A record as graph state, traces and prompts carry it: id, thought, tags, event time (ISO),
     ``speaker`` when the words were the assistant's, and optionally the start of its verbatim source
-    turns, its validity end, neighbouring turns and its ranking scores."""
+    turns, its validity end, the turn it answered, its ranking scores and its relevance to the query
+    (0 to 1, with the query's words it holds: ``caim.memory.search.relevance``)."""
 
     id: str
     thought: str
@@ -91,6 +92,8 @@ class MemoryBrief(TypedDict):
     polarity: NotRequired[str]
     reason: NotRequired[str]
     similarity: NotRequired[float]
+    relevance: NotRequired[float]
+    matched: NotRequired[list[str]]
     scores: NotRequired[dict[str, float]]
 
 

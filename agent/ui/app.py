@@ -42,6 +42,7 @@ from caim.agent.web import (
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, InputError
 from caim.memory.records import POLARITIES, MemoryBrief, MemoryRecord, as_aware
+from caim.memory.search.relevance import explain
 from caim.ontology import Ontology
 
 log = logging.getLogger("caim.ui")
@@ -562,6 +563,7 @@ def _page_routes(app: FastAPI, browser: Browser) -> None:
             title="Search",
             q=q,
             rows=rows,
+            why=[explain(h) for h in hits],
             groups=SIGNAL_GROUPS,
             polarity=polarity,
             polarities=POLARITIES,

@@ -114,9 +114,9 @@ class Columns:
         self.index = {r: i for i, r in enumerate(rids)}
         self.nbytes = self.vec.nbytes + 64 * self.m
 
-    def partner(self, i: int) -> int:
-        """The other half of row ``i``'s exchange, or -1: the neighbouring turn when another speaker
-        said it (the turn before first: a question this record answers).
+    def answered(self, i: int) -> int:
+        """The turn row ``i`` answered, or -1: the turn before it, when another speaker said it (a
+        turn that came after a record is never what it replied to).
 
         Args:
             i: A row number.
@@ -124,7 +124,5 @@ class Columns:
         Returns:
             A row number, or -1.
         """
-        for j in (int(self.prev[i]), int(self.next[i])):
-            if j >= 0 and self.speaker[j] != self.speaker[i]:
-                return j
-        return -1
+        j = int(self.prev[i])
+        return j if j >= 0 and self.speaker[j] != self.speaker[i] else -1

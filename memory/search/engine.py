@@ -12,7 +12,8 @@ user's vectors). The candidates that need no query vector (words, ranges, names)
 around them are read while the query is embedded. The dense signal compares meaning only: records
 are embedded without their date (``MemoryRecord.embedded_text``) and the query as the known
 speakers it names would ask it of themselves (``in_first_person``). Every hit is followed by up to
-three linked records that did not rank themselves.
+three linked records that did not rank themselves. Only the hits relevant enough are returned
+(``Query.min_relevance``, ``caim.memory.search.relevance``): ``k`` is a most, not a quota.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 
 import caim.memory.search.ranking as ranking
+import caim.memory.search.relevance as relevance
 import caim.memory.search.signals as signals
 from caim.memory.db import RecordDB
 from caim.memory.records import MemoryRecord
@@ -74,13 +76,14 @@ class Source(Protocol):
 
 
 def search(source: Source, user_id: str, query: Query, k: int = 10, weights: Weights = DEFAULT_WEIGHTS) -> list[Hit]:
-    """The ``k`` best records of the user for the query, each followed by its linked records.
+    """The ``k`` best records of the user for the query that are relevant enough, each followed by its
+    linked records.
 
     Args:
         source: Where to read.
         user_id: Whose memory.
         query: What to look for.
-        k: How many ranked hits.
+        k: Most ranked hits.
         weights: The ranking recipe (aggregate questions turn neighbour and session off).
 
     Returns:
@@ -92,7 +95,33 @@ def search(source: Source, user_id: str, query: Query, k: int = 10, weights: Wei
     score, parts = ranking.weigh(s.columns, s.weights, s.evidence)
     order = ranking.top(score, s.allowed, k)
     hit_list = hits(source.store.db, user_id, s.columns, order, score, parts, s.cos)
-    return with_links(source.store, user_id, hit_list, query)
+    return relevant(with_links(source.store, user_id, hit_list, query), query)
+
+
+def relevant(found: list[Hit], query: Query) -> list[Hit]:
+    """The hits whose relevance reaches ``query.min_relevance``, each rated
+    (``caim.memory.search.relevance``); a linked record stands or falls with the hit that links it.
+
+    Args:
+        found: Hits, each linked record after the hit that links it (``with_links``).
+        query: The query.
+
+    Returns:
+        The relevant hits, in their order.
+    """
+    ranked = [h for h in found if "linked" not in h.scores]
+    rated = iter(relevance.rate(query.text, [(h.record.lexical_text(), h.similarity) for h in ranked]))
+    out: list[Hit] = []
+    linking = 0.0
+    for h in found:
+        if "linked" in h.scores:  # after its linking hit: rated as that hit
+            h.relevance, h.matched = linking, []
+        else:
+            h.relevance, h.matched = next(rated)
+            linking = h.relevance
+        if h.relevance >= query.min_relevance:
+            out.append(h)
+    return out
 
 
 @dataclass(frozen=True)
@@ -309,7 +338,7 @@ def evidence(
 def hits(
     db: RecordDB, user_id: str, c: Columns, order: list[int], score: Floats, parts: ranking.Parts, cos: Floats
 ) -> list[Hit]:
-    """The ranked rows as hits: the record, its score and parts, and the other half of its exchange.
+    """The ranked rows as hits: the record, its score and parts, and the turn it answered.
 
     Args:
         db: The record database.
@@ -323,7 +352,7 @@ def hits(
     Returns:
         One hit per row whose record still exists.
     """
-    partner = {i: c.partner(i) for i in order}
+    partner = {i: c.answered(i) for i in order}
     wanted = [int(c.rid[i]) for i in order] + [int(c.rid[j]) for j in partner.values() if j >= 0]
     records = db.by_rid(user_id, wanted)
     out: list[Hit] = []

@@ -14,6 +14,7 @@ from datetime import datetime
 import numpy as np
 
 from caim.memory.records import MemoryBrief, MemoryRecord
+from caim.memory.search.relevance import RELEVANCE_FLOOR
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Query:
             search embeds that and leaves ``vector`` unused.
         decay_days: Half-life of the age decay; ``None``: no decay.
         expired: ``(event time, tags) -> bool``: a record whose category has expired is left out.
+        min_relevance: The least relevance a returned record has (``caim.memory.search.relevance``).
     """
 
     text: str
@@ -41,21 +43,26 @@ class Query:
     vector: np.ndarray | None = None
     decay_days: float | None = None
     expired: Callable[[float, set[str]], bool] | None = None
+    min_relevance: float = RELEVANCE_FLOOR
 
 
 @dataclass
 class Hit:
     """A ranked record: its total score, the part each signal contributed, its cosine similarity to
-    the query, and the other half of its exchange when that adds context."""
+    the query, the turn before it when another speaker said it (what it answered), its relevance
+    (0 to 1) and the query's words it holds."""
 
     record: MemoryRecord
     score: float
     scores: dict[str, float] = field(default_factory=dict)
     similarity: float = 0.0
     context: str = ""
+    relevance: float = 0.0
+    matched: list[str] = field(default_factory=list)
 
     def brief(self, source_chars: int = 0) -> MemoryBrief:
-        """The record's brief with the rounded scores (non-zero parts only), similarity and context.
+        """The record's brief with the rounded scores (non-zero parts only), similarity, context,
+        relevance and the query's words it holds.
 
         Args:
             source_chars: How much of the source turn to include (see ``MemoryRecord.brief``).
@@ -66,6 +73,8 @@ class Hit:
         b = self.record.brief(source_chars)
         b["scores"] = {"total": round(self.score, 3), **{k: round(v, 3) for k, v in self.scores.items() if v}}
         b["similarity"] = round(self.similarity, 3)
+        b["relevance"] = round(self.relevance, 3)
+        b["matched"] = list(self.matched)
         if self.context:
             b["context"] = self.context
         return b
