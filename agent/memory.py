@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, messages_from_dict, messages_to_dict
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, messages_from_dict, messages_to_dict
 
 from caim.agent.background import Job, PostThinkingWorker
 from caim.agent.messages import as_messages, session_key
@@ -51,7 +51,7 @@ from caim.graph.policies import get_policy
 from caim.graph.profile import prune, settle
 from caim.graph.retrieval import ranked_search
 from caim.graph.services import Services
-from caim.graph.state import Change, Context, KeyEvent
+from caim.graph.state import USED, Change, Context, KeyEvent
 from caim.memory.intents import Known
 from caim.memory.maintenance import apply_update
 from caim.memory.merge import Merge
@@ -65,7 +65,7 @@ from caim.memory.records import (
     stable_id,
     utcnow,
 )
-from caim.memory.stm import check_length, parse_time
+from caim.memory.stm import TIME_KEY, check_length, parse_time
 from caim.memory.timeref import TimeSpan
 from caim.memory.transfer import export_lines, import_records, imported_profile
 from caim.ontology import Ontology
@@ -180,6 +180,31 @@ class PendingSession:
     error: str
     at: str
     messages: int
+
+
+@dataclass
+class SessionTurn:
+    """One message of a session as a person reads it: who said it (``user`` or ``assistant``), the
+    words, when (ISO, "" when unknown), and for a reply the memories it used (id, words clipped,
+    date, speaker: ``caim.graph.state.USED``)."""
+
+    role: str
+    text: str
+    at: str
+    used: list[dict[str, str]] = field(default_factory=list)
+
+
+def session_turns(messages: Sequence[BaseMessage]) -> builtins.list[SessionTurn]:
+    """A session's user and assistant messages as ``SessionTurn`` (tool calls and empty messages left out)."""
+    out = []
+    for m in messages:
+        if not isinstance(m, HumanMessage | AIMessage) or not m.text.strip():
+            continue
+        extra = m.additional_kwargs or {}
+        used = [dict(u) for u in extra.get(USED) or [] if isinstance(u, dict)]
+        role = "user" if isinstance(m, HumanMessage) else "assistant"
+        out.append(SessionTurn(role, m.text, str(extra.get(TIME_KEY) or ""), used))
+    return out
 
 
 #: The category of tags the ontology lacks (``Overview.per_category``).
@@ -405,6 +430,14 @@ class Memory:
     def pending(self, *, user_id: str | None = None) -> list[str]:
         """Jobs of sessions not yet post-thought (also those queued by other processes)."""
         return [j.job_id for j in self.services.store.queue.pending(user_id)]
+
+    def pending_turns(self, job_id: str, *, user_id: str) -> builtins.list[SessionTurn] | None:
+        """The turns of the user's session queued as ``job_id`` (``None``: no such job of the user),
+        each reply with the memories it used."""
+        for job in self.services.store.queue.pending(check_user(user_id)):
+            if job.job_id == job_id:
+                return session_turns(messages_from_dict(list(job.payload.get("messages") or [])))
+        return None
 
     def pending_sessions(self, *, user_id: str) -> builtins.list[PendingSession]:
         """The user's sessions not yet post-thought, oldest first, with their state (``pending``)."""

@@ -32,8 +32,12 @@ Contracts:
   background (the agent's durable job queue), and the next message starts a new session.
 - **The ``caim`` extension.** A completion object, and the final chunk of a stream (the one with
   ``finish_reason``), carry ``"caim": {"route", "memories": [{"id", "thought", "event_time"}],
-  "notice"}`` - the memory route and the memories the answer used. OpenAI clients ignore it
-  (``completion.model_extra["caim"]`` in the Python client).
+  "used": [{"id", "thought", "event_time", "speaker"}], "notice"}`` - the memory route, the
+  memories the answer was given and those it used (quoted, or repeated by the reply). OpenAI clients
+  ignore it (``completion.model_extra["caim"]`` in the Python client).
+- **Citations.** With ``CAIM_CITE_MEMORIES=true`` (the deployment's choice) the answer's text ends
+  with the memories it used, one a line under ``Memories used:`` (``citation_footer``), so a chat UI
+  that shows only the text shows them too; streamed, the footer is the last piece of text.
 - **Limits.** A body over ``max_body_bytes`` (default ``CAIM_MAX_BODY_BYTES`` or 1 MiB: clients
   resend their whole history) is a 413 before it is read; more than ``MAX_REQUEST_MESSAGES``
   messages a 413; a newest user message over the agent's ``max_message_chars`` a 413, nothing stored.
@@ -69,12 +73,14 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from caim.agent.facade import CaimAgent, Reply
+from caim.agent.facade import CaimAgent, Reply, Used
 from caim.agent.memory import Memory
 from caim.agent.web import Guard, Verify, body_limit, default_verify, one_line
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, EndpointError, InputError
 from caim.core.trace import usage
+from caim.memory.answer import said, speaker
+from caim.memory.records import MemoryBrief
 
 log = logging.getLogger("caim.serve")
 
@@ -256,34 +262,57 @@ def turn_text(body: ChatRequest, max_chars: int) -> str:
 # ---- the response -----------------------------------------------------------------------------
 @dataclass
 class Outcome:
-    """What a turn gave: the route, the memories the answer used, a notice, the run's trace."""
+    """What a turn gave: the route, the memories the answer was given and those it used, a notice,
+    the run's trace."""
 
     route: str
     memories: list[dict[str, Any]] = field(default_factory=list)
     notice: str = ""
     trace: list[dict[str, Any]] = field(default_factory=list)
+    used: list[MemoryBrief] = field(default_factory=list)
 
     @classmethod
     def of_reply(cls, reply: Reply) -> Outcome:
         """The outcome of a completed turn."""
-        return cls(str(reply.route), [dict(m) for m in reply.memories], reply.notice, list(reply.trace))
+        memories = [dict(m) for m in reply.memories]
+        return cls(str(reply.route), memories, reply.notice, list(reply.trace), list(reply.used))
 
     @classmethod
     def of_state(cls, state: dict[str, Any]) -> Outcome:
         """The outcome read from a streamed turn's final graph state."""
         memories = [dict(m) for m in state.get("memories") or []]
-        return cls(str(state.get("route", "none")), memories, str(state.get("notice", "")), state.get("trace") or [])
+        route, notice = str(state.get("route", "none")), str(state.get("notice", ""))
+        return cls(route, memories, notice, state.get("trace") or [], list(state.get("used") or []))
 
     def extension(self) -> dict[str, Any]:
         """The ``caim`` object added to completions and final chunks."""
-        used = [{k: m.get(k) for k in ("id", "thought", "event_time")} for m in self.memories]
-        return {"route": self.route, "memories": used, "notice": self.notice}
+        given = [{k: m.get(k) for k in ("id", "thought", "event_time")} for m in self.memories]
+        used = [
+            {"id": m["id"], "thought": m["thought"], "event_time": m["event_time"], "speaker": speaker(m)}
+            for m in self.used
+        ]
+        return {"route": self.route, "memories": given, "used": used, "notice": self.notice}
 
     def usage(self) -> dict[str, int]:
         """Tokens of every model call of the turn (memory decisions included), OpenAI's names."""
         u = usage(self.trace)
         tin, tout = int(u["input_tokens"]), int(u["output_tokens"])
         return {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout}
+
+
+def citation_footer(used: list[MemoryBrief]) -> str:
+    """The memories an answer used as a footer to its text ("" for none): who said each and when.
+
+    >>> print(citation_footer([{"id": "a", "thought": "I teach in Leeds.", "tags": [], "event_time": "2024-05-03"}]))
+    <BLANKLINE>
+    <BLANKLINE>
+    Memories used:
+    [1] you said (3 May 2024): "I teach in Leeds."
+    """
+    if not used:
+        return ""
+    lines = [f"[{i}] {said(m)}" for i, m in enumerate(used, 1)]
+    return "\n\nMemories used:\n" + "\n".join(lines)
 
 
 def completion(cid: str, created: int, text: str, outcome: Outcome, model: str) -> dict[str, Any]:
@@ -481,7 +510,10 @@ def _mount_ui(app: FastAPI, check: Verify | None) -> None:
     def memory() -> Memory:
         return app.state.agent.memory
 
-    app.mount(UI_PATH, create_ui(memory, verify=check, auth=check is not None, user=UI_USER))
+    def open_session(user: str) -> list[Any]:
+        return list(app.state.agent.state(user).get("messages") or [])
+
+    app.mount(UI_PATH, create_ui(memory, verify=check, auth=check is not None, user=UI_USER, open_session=open_session))
 
 
 @asynccontextmanager
@@ -634,7 +666,8 @@ class _RequestTurn:
             raise as_api_error(exc, self.timeout) from None
         finally:
             await self._end()
-        return completion(self.id, self.created, reply.text, Outcome.of_reply(reply), self.model)
+        footer = citation_footer(reply.used) if self.agent.settings.cite_memories else ""
+        return completion(self.id, self.created, reply.text + footer, Outcome.of_reply(reply), self.model)
 
     async def _next(self) -> str | None:
         assert self.tokens is not None
@@ -658,12 +691,17 @@ class _RequestTurn:
     async def _events(self, first: str | None, include_usage: bool) -> AsyncIterator[str]:
         try:
             yield sse(chunk(self.id, self.created, self.model, {"role": "assistant", "content": ""}))
-            piece = first
+            piece, done = first, None
             while piece is not None:
-                if piece:
+                if isinstance(piece, Used):
+                    done = piece
+                elif piece:
                     yield sse(chunk(self.id, self.created, self.model, {"content": piece}))
                 piece = await self._next()
             outcome = Outcome.of_state(await asyncio.to_thread(self.agent.state, self.user))
+            footer = citation_footer(done.used) if done is not None and self.agent.settings.cite_memories else ""
+            if footer:
+                yield sse(chunk(self.id, self.created, self.model, {"content": footer}))
             final = chunk(self.id, self.created, self.model, {}, "stop")
             final["caim"] = outcome.extension()
             yield sse(final)

@@ -110,6 +110,7 @@ class Settings(BaseSettings):
     shortlist_tags: int = 8  # ontology tags offered to the model (nearest by meaning)
     full_scan: int = 5000  # users with up to this many records are scored over all of them
     answer_check: bool = True  # quote the best memory after an answer that invents a date, number or name
+    cite_memories: bool = False  # caim serve: end each answer's text with the memories it used
     source_chars: int = 400  # how much of a kept memory's source turns the answer sees (0: none)
     max_input_chars: int = 4000  # how much of one message a prompt shows
     max_message_chars: int = 16000  # a longer message is refused before anything is stored

@@ -508,7 +508,7 @@ def floor_recall(rated: Sequence[Rated], floor: float, k: int = 10) -> float:
     """Mean share of each question's evidence turns among its first ``k`` records at or above ``floor``."""
     shares = []
     for r in rated:
-        held = set().union(*(ids for rel, ids in r.hits if rel >= floor)[:k]) if r.hits else set()
+        held = set().union(*[ids for rel, ids in r.hits if rel >= floor][:k])
         shares.append(len(held & r.evidence) / len(r.evidence))
     return float(np.mean(shares)) if shares else 0.0
 

@@ -6,7 +6,7 @@ routed to long-term memory is answered by ``compose`` when the answer model does
 answering from memories (the ``answer`` role of ``caim models probe``): the kept memories that share
 the most of the question's terms - each term weighted by how few of the kept memories hold it -
 are quoted in the words they were said, one a line, as ``you said (3 May 2024): "..."``
-(``said``), the best first. The model's reply to the same prompt is read sentence by sentence
+(``said``), in the order the question asks for them. The model's reply to the same prompt is read sentence by sentence
 (``Additions``): a sentence stands after the quotes only when it adds something on the question's
 topic and contradicts nothing - it names no date, number or name the prompt does not hold, does not
 say the memory is missing, does not deny what a quoted memory says, and is not the model speaking of
@@ -109,14 +109,15 @@ def _terms(m: MemoryBrief) -> set[str]:
 
 
 def answering(question: str, memories: Sequence[MemoryBrief], most: int = MOST_QUOTED) -> list[MemoryBrief]:
-    """The kept memories that answer ``question``, best first: each scores the question's terms it
-    holds, a term weighted by one over the number of kept memories holding it (a term all of them
-    share tells none apart); those within ``QUOTED_SHARE`` of the best score are taken, up to
-    ``most``, better-ranked first on a tie. When none holds a term of the question, the best-ranked
-    memory (the search found it by meaning)."""
+    """The kept memories that answer ``question``: each scores the question's terms it holds, a term
+    weighted by one over the number of kept memories holding it (a term all of them share tells none
+    apart); those within ``QUOTED_SHARE`` of the best score are taken, up to ``most`` (better-ranked
+    first on a tie), in the order the question asks for them (by the first of its terms each holds).
+    When none holds a term of the question, the best-ranked memory (the search found it by meaning)."""
     if not memories:
         return []
-    asked = set(tokenize(question))
+    order = tokenize(question)
+    asked = set(order)
     terms = [_terms(m) & asked for m in memories]
     holders = {t: sum(t in ts for ts in terms) for t in asked}
     scores = [sum(1 / holders[t] for t in ts) for ts in terms]
@@ -124,7 +125,9 @@ def answering(question: str, memories: Sequence[MemoryBrief], most: int = MOST_Q
     if best <= 0:
         return [memories[0]]
     ranked = sorted(range(len(memories)), key=lambda i: (-scores[i], i))
-    return [memories[i] for i in ranked if scores[i] >= QUOTED_SHARE * best][:most]
+    taken = [i for i in ranked if scores[i] >= QUOTED_SHARE * best][:most]
+    taken.sort(key=lambda i: min(order.index(t) for t in terms[i]))
+    return [memories[i] for i in taken]
 
 
 @dataclass

@@ -319,8 +319,7 @@ def test_an_answer_that_invents_a_date_gets_the_best_memory_quoted_after_it(agen
     r = agent.chat("When did I go to the pottery workshop?", user_id="ann", at="2023-08-01T09:00:00")
     assert r.text.startswith("You went to the pottery workshop on 19 June 2024.")
     assert (
-        '(From my memory: you said (15 July 2023): "I went to a pottery workshop yesterday [14 July 2023].")'
-        in r.text
+        '(From my memory: you said (15 July 2023): "I went to a pottery workshop yesterday [14 July 2023].")' in r.text
     )
     [check] = [s["answer_check"] for s in steps(r.trace, "respond", AnswerCheckStep)]
     assert check["unsupported"] == ["19 june", "2024"] and check["quoted"] == r.memories[0]["id"]

@@ -33,7 +33,9 @@ def tell(agent: CaimAgent) -> None:
 
 def make(settings, scripted, **changes) -> CaimAgent:
     models, _, _ = scripted
-    return CaimAgent(settings.model_copy(update={"speculative_answer": True, "early_answer": False, **changes}), models=models)
+    return CaimAgent(
+        settings.model_copy(update={"speculative_answer": True, "early_answer": False, **changes}), models=models
+    )
 
 
 def answers(agent: CaimAgent) -> list:

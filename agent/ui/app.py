@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeAlias
@@ -21,9 +21,10 @@ from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from langchain_core.messages import BaseMessage
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from caim.agent.memory import Memory
+from caim.agent.memory import Memory, SessionTurn, session_turns
 from caim.agent.ui.charts import categories, weekly
 from caim.agent.ui.session import COOKIE, Signer, bound, ui_secret
 from caim.agent.web import (
@@ -41,6 +42,7 @@ from caim.agent.web import (
 )
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, InputError
+from caim.memory.answer import said
 from caim.memory.records import POLARITIES, MemoryBrief, MemoryRecord, as_aware
 from caim.memory.search.relevance import explain
 from caim.ontology import Ontology
@@ -88,6 +90,10 @@ HEADERS = (
 )
 
 MemorySource: TypeAlias = Memory | Callable[[], Memory]
+#: A user's open chat session: its messages (``CaimAgent.state``), for the session page.
+OpenSession: TypeAlias = Callable[[str], Sequence[BaseMessage]]
+#: Longest pending-session id the session page takes.
+MAX_JOB = 256
 
 
 class SignIn(Exception):
@@ -189,7 +195,7 @@ def templates() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(when=_when, day=_day, segment=_segment, score=lambda x: f"{float(x):.3f}")
+    env.filters.update(when=_when, day=_day, segment=_segment, score=lambda x: f"{float(x):.3f}", said=said)
     return env
 
 
@@ -272,10 +278,20 @@ def term_state(
 
 # ---- the app ------------------------------------------------------------------------------------
 class Browser:
-    """What the routes share: the memory, who may call, the session signer and the templates."""
+    """What the routes share: the memory, who may call, the session signer, the templates, and where
+    a user's open chat session is read (``open_session``; ``None`` beside no chat)."""
 
-    def __init__(self, memory: MemorySource, verify: Verify | None, user: str, signer: Signer, max_body: int) -> None:
+    def __init__(
+        self,
+        memory: MemorySource,
+        verify: Verify | None,
+        user: str,
+        signer: Signer,
+        max_body: int,
+        open_session: OpenSession | None = None,
+    ) -> None:
         self._memory = memory
+        self.open_session = open_session
         self.verify = verify
         self.local_user = check_user(user)
         self.signer = signer
@@ -386,6 +402,7 @@ def create_ui(
     user: str = DEFAULT_USER,
     secret: bytes | None = None,
     max_body_bytes: int | None = None,
+    open_session: OpenSession | None = None,
 ) -> FastAPI:
     """The memory browser, to mount at ``/ui`` (see ``caim.agent.ui``).
 
@@ -400,6 +417,7 @@ def create_ui(
         user: The local user when ``auth`` is False.
         secret: Signs sessions and CSRF tokens (default ``CAIM_UI_SECRET``, else random per process).
         max_body_bytes: Largest request body, an import's file included (default ``CAIM_MAX_BODY_BYTES``, else 16 MiB).
+        open_session: Reads a user's open chat session (``caim serve``'s agent), for the session page.
 
     Returns:
         The app.
@@ -411,7 +429,7 @@ def create_ui(
         from caim.agent.auth import tokens_fingerprint
 
         signing = bound(signing, tokens_fingerprint())
-    browser = Browser(memory, check, user, Signer(signing), limit)
+    browser = Browser(memory, check, user, Signer(signing), limit, open_session)
     app = FastAPI(title="caim memory browser", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(Guard, verify=None, max_body=limit)
     app.add_middleware(Shield, local_only=not auth)
@@ -574,6 +592,26 @@ def _page_routes(app: FastAPI, browser: Browser) -> None:
         caller = browser.page_caller(request)
         sessions = browser.memory.pending_sessions(user_id=caller.user)
         return browser.render(request, caller, "pending.html", title="Pending sessions", sessions=sessions)
+
+    @app.get("/pending/{job}")
+    def pending_session(request: Request, job: str) -> Response:
+        caller = browser.page_caller(request)
+        turns = browser.memory.pending_turns(job[:MAX_JOB], user_id=caller.user)
+        if turns is None:
+            raise UIError(404, "no such pending session")
+        intro = "A session waiting for post-thinking; under each answer, the memories it used."
+        return browser.render(request, caller, "session.html", title="Session", intro=intro, turns=turns)
+
+    @app.get("/session")
+    def open_session(request: Request) -> Response:
+        caller = browser.page_caller(request)
+        if browser.open_session is None:
+            turns: list[SessionTurn] = []
+            intro = "This browser runs beside no chat: the open session is shown where caim serve runs it."
+        else:
+            turns = session_turns(browser.open_session(caller.user))
+            intro = "Your open session; under each answer, the memories it used."
+        return browser.render(request, caller, "session.html", title="This session", intro=intro, turns=turns)
 
     @app.get("/profile")
     def profile(request: Request) -> Response:

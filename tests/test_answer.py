@@ -1,0 +1,189 @@
+"""Answers that use their memory, and show it: a memory question is answered from the kept memories
+(by code where the answer model does not beat it), and every surface shows the memories used."""
+
+from __future__ import annotations
+
+import pytest
+
+from caim.agent import CaimAgent
+from caim.agent.facade import Used
+from caim.agent.memory import session_turns
+from caim.core.trace import llm_calls, steps
+from caim.core.types import PROBED
+from caim.graph.state import USED
+from caim.graph.steps import EarlyAnswerStep
+from caim.memory.answer import NOTHING_KEPT, Additions, compose, memory_question, used_by
+
+LEEDS = "I teach chemistry at a secondary school in Leeds."
+YORK = "I'm training for the York half marathon in March."
+ASK = "Where do I teach, and which race am I training for?"
+#: What a weak model said to the question above.
+GARBLED = (
+    "You're an AI assistant designed specifically to help with text rewriting. Rewrite the input text again "
+    "but this time with nonspecific words only."
+)
+
+
+def brief(i: int, thought: str, day: str = "2024-05-03", speaker: str = "") -> dict:
+    m = {"id": f"m{i}", "thought": thought, "tags": ["personal"], "event_time": f"{day}T10:00:00+00:00"}
+    if speaker:
+        m["speaker"] = speaker
+    return m
+
+
+def code_answers(settings):
+    """``settings`` with the answer on code and every other role on the model (as a weak model's record says)."""
+    return settings.model_copy(update={"use_model_for": [r for r in PROBED if r != "answer"]})
+
+
+def told(agent: CaimAgent, user: str = "ann") -> None:
+    agent.memory.add(LEEDS, user_id=user, at="2024-05-03T09:00:00")
+    agent.memory.add(YORK, user_id=user, at="2024-05-04T09:00:00")
+    agent.memory.add("My brother Tom is a dentist in Bristol.", user_id=user, at="2024-05-05T09:00:00")
+
+
+# ---- composing ---------------------------------------------------------------------------------------
+def test_compose_quotes_the_memories_that_answer_with_who_said_them_and_when():
+    kept = [brief(1, "My brother Tom is a dentist."), brief(2, YORK, "2024-05-04"), brief(3, LEEDS)]
+    got = compose(ASK, kept)
+    assert got.text.splitlines() == [
+        f'You said (3 May 2024): "{LEEDS}"',
+        f'You said (4 May 2024): "{YORK}"',
+    ]  # in the question's order; the brother, who answers nothing, is left out
+    assert [m["id"] for m in got.quoted] == ["m3", "m2"]
+
+
+def test_compose_says_who_said_it():
+    kept = [brief(1, "Try Kafka on the Shore for the flight.", speaker="assistant"), brief(2, "Sam loves hiking.")]
+    kept[1]["speaker"] = "Sam"
+    assert compose("Which book did you recommend for the flight?", kept).text.startswith("I suggested (3 May 2024)")
+    assert compose("What does Sam love doing?", kept).text.startswith("Sam said (3 May 2024)")
+
+
+def test_compose_with_nothing_kept_says_it_does_not_remember():
+    assert compose(ASK, []).text == NOTHING_KEPT
+
+
+def test_a_memory_question_is_about_the_user_or_the_shared_past_not_a_request():
+    assert memory_question(ASK) and memory_question("What did you recommend to me?")
+    assert not memory_question("Can you recommend a good book?") and not memory_question("I teach in Leeds.")
+
+
+def test_the_models_sentences_stand_only_where_they_add_and_contradict_nothing():
+    quoted = compose(ASK, [brief(1, LEEDS), brief(2, YORK)])
+    adds = Additions(f"{LEEDS}\n{YORK}\n{ASK}", quoted, ASK)
+    reply = (
+        "You don't teach at a school. "  # denies a quoted memory
+        "I don't remember where you teach. "  # says the memory is missing
+        "As an AI assistant I cannot run. "  # the model about itself
+        "Your race is on 12 March in Leeds. "  # a date nobody said
+        "Good luck with your marathon training and your chemistry classes!"
+    )
+    kept = [s for piece in reply.split(" ") for s in adds.feed(piece + " ")] + adds.finish()
+    assert kept == ["Good luck with your marathon training and your chemistry classes!"]
+
+
+def test_used_by_finds_the_memories_a_reply_repeats():
+    kept = [brief(1, LEEDS), brief(2, YORK)]
+    assert [m["id"] for m in used_by("You teach chemistry in Leeds.", kept, ASK)] == ["m1"]
+    assert used_by(GARBLED, kept, ASK) == []
+
+
+# ---- the answer in the graph ----------------------------------------------------------------------------
+def test_a_weak_models_memory_question_is_answered_from_memory_and_shows_it(settings, scripted):
+    models, calls, script = scripted
+    script["respond"] = GARBLED
+    with CaimAgent(code_answers(settings), models=models) as agent:
+        told(agent)
+        pieces = list(agent.stream(ASK, user_id="ann", at="2024-06-01T09:00:00"))
+        state = agent.state("ann")
+    text, used = "".join(pieces), pieces[-1]
+    assert text.splitlines() == [f'You said (3 May 2024): "{LEEDS}"', f'You said (4 May 2024): "{YORK}"']
+    assert "AI assistant" not in text  # the model's words contradicted nothing but added nothing either
+    assert pieces[0].startswith("You said (3 May 2024)")  # the quotes stream first, before the model's
+    assert isinstance(used, Used) and used == "" and "ltm" in used.route
+    assert [m["thought"] for m in used.used] == [LEEDS, YORK]
+    assert "respond" in [c["role"] for c in calls]  # the model was asked; its sentences did not stand
+    reply = state["messages"][-1]
+    assert reply.content == text and [u["thought"] for u in reply.additional_kwargs[USED]] == [LEEDS, YORK]
+    assert [t.used for t in session_turns(state["messages"])][-1][0]["event_time"].startswith("2024-05-03")
+
+
+def test_a_memory_question_with_nothing_kept_is_answered_without_the_model(settings, scripted):
+    models, calls, _ = scripted
+    with CaimAgent(code_answers(settings), models=models) as agent:
+        agent.memory.add("My brother Tom is a dentist in Bristol.", user_id="ann")
+        calls.clear()
+        r = agent.chat("Which race am I training for?", user_id="ann")
+    assert r.text == NOTHING_KEPT and r.used == []
+    assert "respond" not in [c["role"] for c in calls]
+
+
+def test_what_was_said_earlier_in_the_session_answers_too(settings, scripted):
+    models, _, script = scripted
+    script["respond"] = GARBLED
+    with CaimAgent(code_answers(settings), models=models) as agent:
+        agent.memory.add("My brother Tom is a dentist in Bristol.", user_id="ann")
+        agent.chat("I teach chemistry in Leeds now.", user_id="ann", at="2024-06-01T09:00:00")
+        r = agent.chat("Where do I teach?", user_id="ann", at="2024-06-01T09:01:00")
+    assert r.text == 'You said (1 June 2024): "I teach chemistry in Leeds now."'
+    assert r.used == []  # a turn of this session is no stored memory
+
+
+def test_a_model_that_answers_without_its_memories_gets_the_best_one_quoted(agent, scripted):
+    _, _, script = scripted
+    told(agent)
+    script["respond"] = "I hope you have a lovely day."
+    r = agent.chat("Where do I teach?", user_id="ann", at="2024-06-01T09:00:00")
+    assert r.text.startswith("I hope you have a lovely day.")
+    assert f'(From my memory: you said (3 May 2024): "{LEEDS}")' in r.text
+    assert [m["thought"] for m in r.used] == [LEEDS]
+
+
+def test_a_model_answer_shows_the_memories_it_used(agent, scripted):
+    _, _, script = scripted
+    told(agent)
+    script["respond"] = "You teach chemistry at a school in Leeds."
+    r = agent.chat("Where do I teach?", user_id="ann", at="2024-06-01T09:00:00")
+    assert r.text == "You teach chemistry at a school in Leeds."  # it used a kept memory: no note
+    assert [m["thought"] for m in r.used] == [LEEDS]
+
+
+# ---- the answer starts before the plan where the code signals leave no doubt ---------------------------
+def test_a_clear_memory_question_is_answered_before_the_plan(settings, scripted):
+    models, calls, _ = scripted
+    with CaimAgent(settings.model_copy(update={"early_answer": True}), models=models) as agent:
+        told(agent)
+        calls.clear()
+        r = agent.chat("Where do I teach chemistry?", user_id="ann", at="2024-06-01T09:00:00")
+    [early] = steps(r.trace, "search", EarlyAnswerStep)
+    assert early["early_answer"] == "ltm+stm" == r.route and r.decisions["early_answer"] is True
+    assert [c["node"] for c in llm_calls(r.trace, "respond")] == ["search"]  # in the search, beside the plan
+    assert "relevance" not in [c["role"] for c in calls]  # no filter round trip either
+    assert LEEDS in r.text and LEEDS in [m["thought"] for m in r.used]
+
+
+@pytest.mark.parametrize(
+    "text,early",
+    [
+        ("Thanks!", True),  # small talk needs no memory
+        ("What's the weather like on Mars?", False),  # no signal either way: the plan decides
+    ],
+)
+def test_small_talk_starts_at_once_and_anything_unclear_waits_for_the_plan(settings, scripted, text, early):
+    models, _, _ = scripted
+    with CaimAgent(settings.model_copy(update={"early_answer": True}), models=models) as agent:
+        told(agent)
+        r = agent.chat(text, user_id="ann", at="2024-06-01T09:00:00")
+    assert bool(steps(r.trace, "search", EarlyAnswerStep)) is early
+    if early:
+        assert r.route == "none" and r.memories == []
+
+
+def test_without_the_setting_the_answer_waits_for_the_plan(settings, scripted):
+    models, _, _ = scripted
+    with CaimAgent(settings.model_copy(update={"early_answer": False}), models=models) as agent:
+        told(agent)
+        r = agent.chat("Where do I teach chemistry?", user_id="ann", at="2024-06-01T09:00:00")
+    assert not steps(r.trace, "search", EarlyAnswerStep)
+    assert [c["node"] for c in llm_calls(r.trace, "respond")] == ["respond"]
