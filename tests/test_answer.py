@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from caim.agent import CaimAgent
@@ -13,6 +15,8 @@ from caim.core.types import PROBED
 from caim.graph.state import USED
 from caim.graph.steps import EarlyAnswerStep
 from caim.memory.answer import NOTHING_KEPT, Additions, compose, memory_question, used_by
+from caim.memory.capture import raw_record
+from caim.memory.search.relevance import explain
 
 LEEDS = "I teach chemistry at a secondary school in Leeds."
 YORK = "I'm training for the York half marathon in March."
@@ -187,3 +191,55 @@ def test_without_the_setting_the_answer_waits_for_the_plan(settings, scripted):
         r = agent.chat("Where do I teach chemistry?", user_id="ann", at="2024-06-01T09:00:00")
     assert not steps(r.trace, "search", EarlyAnswerStep)
     assert [c["node"] for c in llm_calls(r.trace, "respond")] == ["respond"]
+
+
+# ---- search results a person can trust ----------------------------------------------------------------
+FACTS = [
+    LEEDS,
+    YORK,
+    "My brother Tom is a dentist in Bristol.",
+    "I love Thai green curry.",
+    "My cat is called Miso.",
+    "I play the cello in a community orchestra.",
+    "My partner works as an architect.",
+    "I'm reading a biography of Marie Curie.",
+]
+
+
+def test_search_returns_only_relevant_memories_with_a_relevance_and_why(memory):
+    for fact in FACTS:
+        memory.add(fact, user_id="ann")
+    found = memory.search("half marathon", user_id="ann", k=10)
+    assert [m["thought"] for m in found] == [YORK]  # k is a most; the dentist is not returned at all
+    [hit] = found
+    assert 0 < hit["relevance"] <= 1 and hit["matched"] == ["half", "marathon"]
+    assert explain(hit).startswith(f'relevance {hit["relevance"]:.2f}: holds the words "half", "marathon"')
+    assert memory.search("which paint suits a garden fence", user_id="ann", k=10) == []
+
+
+def test_a_memory_is_shown_in_reply_to_the_turn_before_it_never_after(memory):
+    said = [
+        ("user", "I adopted a cat last week."),
+        ("assistant", "What is the cat called?"),
+        ("user", "Her name is Miso."),
+    ]
+    store = memory.services.store
+    when = datetime(2024, 5, 3, 9, tzinfo=UTC)
+    store.add(
+        [
+            raw_record(
+                user_id="ann",
+                session_id="s",
+                turn=i,
+                text=t,
+                when=when,
+                tags=["pets"],
+                speaker="" if r == "user" else r,
+            )
+            for i, (r, t) in enumerate(said)
+        ]
+    )
+    store.flush()
+    found = {m["thought"]: m for m in memory.search("my cat Miso", user_id="ann", k=10)}
+    assert "context" not in found["I adopted a cat last week."]  # the reply after it is not what it answered
+    assert found["Her name is Miso."]["context"] == "assistant: What is the cat called?"

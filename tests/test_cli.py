@@ -100,6 +100,20 @@ def test_end_of_input_also_ends_the_session(cli):
     assert "LLM calls" in res.stdout  # verbose per-turn cost
 
 
+def test_chat_shows_the_memories_each_answer_used(cli):
+    assert cli(["chat", "--user", "x"], "my favourite food is pizza\n/end\n").exit_code == 0
+    ask = "What is my favourite food? Do you remember?\n/quit\n"
+    shown = cli(["chat", "--user", "x"], ask).stdout
+    answer, _, after = shown.partition("caim> Nice to meet you!")
+    assert after, shown
+    assert "memory: you said (" in after and '"favourite food is pizza"' in after  # the memory, dated, under it
+    assert "route" not in after and "relevance" not in after
+    quiet = cli(["chat", "--user", "x", "--quiet"], ask).stdout
+    assert "Nice to meet you!" in quiet and "  memory: " not in quiet
+    verbose = cli(["chat", "--user", "x", "--verbose"], ask).stdout
+    assert "route ltm" in verbose and "relevance 0." in verbose and "LLM calls" in verbose  # route, scores, timings
+
+
 def test_ontology_show_json(cli):
     res = cli(["ontology", "show", "--json"])
     data = json.loads(res.stdout)

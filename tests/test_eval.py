@@ -363,6 +363,30 @@ def test_gvd_loader(tmp_path):
         load_gvd(tmp_path / "missing")
 
 
+def test_gvd_labels_score_keyword_correct_and_evidence_recall(tmp_path, settings):
+    data = write_gvd(tmp_path / "gvd")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        json.dumps({"user": "Frank", "qid": "0", "keywords": ["jazz"], "evidence": ["2023-04-29#0"]}) + "\n",
+        encoding="utf-8",
+    )
+    bench = load_gvd(data, users=["Frank"], labels=labels)
+    [frank] = bench.conversations
+    assert frank.questions[0].keywords == ["jazz"] and frank.questions[0].evidence == ["2023-04-29#0"]
+    assert frank.turn_text["2023-04-29#0"] == "My favourite music is jazz."
+    assert frank.turn_text["2023-04-29#0a"] == "Jazz is timeless."  # the reply is found by its words
+    assert frank.sessions[-1].exchanges[0].user_ids == ["2023-04-29#0"]
+    models, _ = scripted_models(script())
+    config = EvalConfig(systems=["none", "caim"], progress=False, judge=False)
+    summary = run_benchmark(bench, tmp_path / "out", settings, config=config, models=models)
+    rows = {r["system"]: r for r in read_jsonl(tmp_path / "out" / "results.jsonl") if r["qid"] == "0"}
+    assert rows["caim"]["metrics"]["evidence_recall"] == 1.0  # a kept memory stems from the labelled turn
+    assert rows["none"]["metrics"] == {"keyword_correct": rows["none"]["metrics"]["keyword_correct"]}
+    assert "keyword_correct" in summary["code_metrics"]
+    unlabelled = {r["system"]: r for r in read_jsonl(tmp_path / "out" / "results.jsonl") if r["qid"] != "0"}
+    assert all(r["metrics"] == {} for r in unlabelled.values())
+
+
 REAL_GVD = [
     Path(p)
     for p in (os.environ.get("CAIM_GVD_DIR", ""), "shared/data/gvd", "../shared/data/gvd", "/work/shared/data/gvd")

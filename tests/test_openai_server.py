@@ -100,7 +100,7 @@ def test_a_completion_whole_and_streamed_with_the_caim_extension(served, agent):
     assert done.object == "chat.completion" and done.model == "caim"
     assert done.choices[0].message.role == "assistant" and done.choices[0].finish_reason == "stop"
     assert done.choices[0].message.content == "Reply to: I love hiking in the mountains."
-    assert done.model_extra["caim"] == {"route": "none", "memories": [], "notice": ""}
+    assert done.model_extra["caim"] == {"route": "none", "memories": [], "used": [], "notice": ""}
     assert done.usage.total_tokens > 0
 
     # a client's own history and model name: only the newest user message is the turn
@@ -167,9 +167,26 @@ def test_a_memory_of_one_session_is_recalled_in_the_next(served, agent):
     assert ext["memories"][0]["id"] == agent.memories("alice")[0].id
     assert again.choices[0].message.content == "From memory: I love hiking in the mountains."
 
+    assert [(m["thought"], m["speaker"]) for m in ext["used"]] == [("I love hiking in the mountains.", "user")]
+
     streamed = list(ask(client, "Do you remember my hiking?", stream=True))
     final = next(c for c in streamed if c.choices and c.choices[0].finish_reason)
     assert [m["thought"] for m in final.model_extra["caim"]["memories"]] == ["I love hiking in the mountains."]
+    assert [m["thought"] for m in final.model_extra["caim"]["used"]] == ["I love hiking in the mountains."]
+
+
+def test_the_deployment_can_ask_for_the_memories_used_under_each_answer(settings, scripted, tokens):
+    models, _, _ = scripted
+    with CaimAgent(settings.model_copy(update={"cite_memories": True}), models=models) as cited:
+        cited.memory.add("I love hiking in the mountains.", user_id="alice", at="2024-05-03T09:00:00")
+        with Served(create_app(cited, idle_seconds=None)) as s:
+            whole = ask(s.client(), "Do you remember my hiking?").choices[0].message.content
+            pieces = list(ask(s.client(), "Do you remember my hiking?", stream=True))
+            plain = ask(s.client(), "Thanks, that is all.").choices[0].message.content
+    footer = '\n\nMemories used:\n[1] you said (3 May 2024): "I love hiking in the mountains."'
+    assert whole == "From memory: I love hiking in the mountains." + footer
+    assert "".join(c.choices[0].delta.content or "" for c in pieces if c.choices).endswith(footer)
+    assert "Memories used" not in plain  # an answer that used no memory has no footer
 
 
 def test_an_idle_session_ends_by_itself(agent, tokens):

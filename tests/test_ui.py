@@ -600,3 +600,24 @@ def test_a_session_ends_when_the_deployment_tokens_change(memory, ann, monkeypat
     changed = TestClient(create_ui_app(memory, secret=secret), base_url=BASE, cookies=cookie)
     r = changed.get("/ui/", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"].endswith("/ui/signin")
+
+
+def test_a_session_page_shows_each_answer_with_the_memories_it_used(app, memory, ann):
+    from urllib.parse import quote
+
+    from caim.agent import CaimAgent
+
+    with CaimAgent(memory=memory) as agent:
+        agent.chat("Where does my sister Ana live? Do you remember?", user_id="ann", at="2024-06-01T09:00:00")
+        job = agent.end_session(user_id="ann", background=True).job
+    c, _ = sign_in(app)
+    pending = c.get("/ui/pending").text
+    link = f"/ui/pending/{quote(job, safe='')}"
+    assert f'href="{link}"' in pending
+    page = c.get(link).text
+    assert "Where does my sister Ana live?" in page and 'aria-label="Memories this answer used"' in page
+    used = page.split('aria-label="Memories this answer used"')[1].split("</ul>")[0]
+    assert f'href="/ui/memories/{ann["lisbon"]}">you said (4 March 2024): &#34;{LISBON}&#34;</a>' in used
+    other, _ = sign_in(app, "tok-bob")
+    assert other.get(link).status_code == 404  # nobody sees another's session
+    assert "runs beside no chat" in c.get("/ui/session").text
