@@ -104,7 +104,7 @@ def test_chat_shows_the_memories_each_answer_used(cli):
     assert cli(["chat", "--user", "x"], "my favourite food is pizza\n/end\n").exit_code == 0
     ask = "What is my favourite food? Do you remember?\n/quit\n"
     shown = cli(["chat", "--user", "x"], ask).stdout
-    answer, _, after = shown.partition("caim> Nice to meet you!")
+    _, _, after = shown.partition("caim> Nice to meet you!")
     assert after, shown
     assert "memory: you said (" in after and '"favourite food is pizza"' in after  # the memory, dated, under it
     assert "route" not in after and "relevance" not in after
