@@ -11,9 +11,14 @@ records asks ``--turns`` memory questions under each policy; per policy the benc
 
 side by side for ``none``, ``dense`` (the plain-retrieval baseline: embed the message, take the
 nearest records, answer), ``caim``, ``single-call`` and ``caim-cascade`` (the paper's controller),
-and two variants of ``caim``: ``caim/filter-elsewhere`` (the simulated filter keeps the candidates
+and three variants of ``caim``: ``caim/filter-elsewhere`` (the simulated filter keeps the candidates
 ranked 9 and 10, which the drafted answer does not show, so the draft is dropped and the answer
-asked for afresh) and ``caim/no-draft`` (``speculative_answer`` off). Calls that overlap count as one
+asked for afresh), ``caim/no-early`` (``early_answer`` off: every answer waits for the plan) and
+``caim/no-draft`` (``speculative_answer`` off). Every fifth turn is small talk or a general question
+that needs no memory; the simulated plan routes every turn as labelled (a planner that is always
+right), so the route accuracy of a policy shows what its code signals change: the share of turns
+whose route reads long-term memory exactly when the turn needs it. *Waited*: the share of turns
+whose answer waited for the plan (no early start). Calls that overlap count as one
 round trip (a call's start time is in the trace); the overhead is the time before the first token
 when no model call is in flight.
 It also ends an 8-turn session in the background (how long ``end_session`` takes to return) and
@@ -61,9 +66,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import SecretStr
 
 from caim.agent import CaimAgent, Settings
-from caim.core.trace import llm_calls
+from caim.core.trace import llm_calls, steps
 from caim.eval.tables import markdown_table
 from caim.graph.builder import with_memory
+from caim.graph.steps import EarlyAnswerStep
 from caim.memory.capture import raw_record
 from caim.testing.simulated import Latency, Request, SimulatedEndpoint, ToolCall
 
@@ -76,10 +82,20 @@ OWN_AGENT_ROWS = {"react agent alone": False, "with_memory(react agent), caim": 
 SERVE_ROWS = {"graph in-process (CaimAgent.stream)": False, "caim serve via the openai client": True}
 #: Sections of ``--doc`` written by other benchmarks, kept when this one rewrites it.
 KEPT_SECTIONS = ("## Memory browser",)  # benchmarks/ui_pages.py
-POLICIES = ("none", "dense", "caim", "caim/filter-elsewhere", "caim/no-draft", "single-call", "caim-cascade")
+POLICIES = (
+    "none",
+    "dense",
+    "caim",
+    "caim/filter-elsewhere",
+    "caim/no-early",
+    "caim/no-draft",
+    "single-call",
+    "caim-cascade",
+)
 #: variants of a policy: (policy, settings changed, what the simulated filter keeps)
 VARIANTS = {
     "caim/filter-elsewhere": ("caim", {}, "last-two"),
+    "caim/no-early": ("caim", {"early_answer": False}, "first-three"),
     "caim/no-draft": ("caim", {"speculative_answer": False}, "first-three"),
 }
 ANSWER = (
@@ -102,6 +118,8 @@ QUESTIONS = (
     "What's my cat called?",
     "Where do I work?",
 )
+#: Turns that need no memory (every fifth turn is one of them): small talk, a general question.
+NO_MEMORY = ("Thanks, that's really helpful!", "Good morning!", "How do I boil an egg?")
 FILL = {
     "n": ["Anna", "Ben", "Clara", "David", "Emma"],
     "f": ["ramen", "paella", "lasagna", "curry"],
@@ -117,16 +135,29 @@ def fill(template: str, rng: random.Random) -> str:
     return re.sub(r"\{(\w)\}", lambda m: rng.choice(FILL[m.group(1)]), template)
 
 
+def turn(i: int, rng: random.Random) -> tuple[str, bool]:
+    """The ``i``-th turn of a run and whether it needs memory: every fifth one needs none."""
+    if i % 5 == 4:
+        return NO_MEMORY[(i // 5) % len(NO_MEMORY)], False
+    return fill(QUESTIONS[i % len(QUESTIONS)], rng), True
+
+
 def table(mode: dict[str, str]) -> dict:
-    """Answers per role: a memory question is one, the filter keeps the first three candidates (or,
-    with ``mode["filter"] == "last-two"``, the last two), the cascade says A-B-A."""
+    """Answers per role: the plan routes each turn as labelled (memory for the questions, none for
+    ``NO_MEMORY``), the filter keeps the first three candidates (or, with ``mode["filter"] ==
+    "last-two"``, the last two), the cascade says A-B-A."""
+
+    def plan(req: Request) -> dict:
+        needs = not any(t in str(req.messages[-1]["content"]) for t in NO_MEMORY)
+        return {"needs_memory": "yes" if needs else "no", "memory": "past", "tags": [], "time_expressions": []}
 
     def choice(req: Request) -> dict:
         text = str(req.messages[-1]["content"])
         return {"answer": "B" if "BOTH" in text else "A"}
 
     def relevant(req: Request) -> dict:
-        enum = req.schema["properties"]["relevant"]["items"]["enum"] if req.schema else []
+        items = req.schema["properties"]["relevant"]["items"] if req.schema else {}
+        enum = items.get("enum") or ([items["const"]] if "const" in items else [])  # one candidate: a const
         return {"relevant": enum[-2:] if mode["filter"] == "last-two" else enum[:3]}
 
     def respond(req: Request) -> str | ToolCall:
@@ -137,7 +168,7 @@ def table(mode: dict[str, str]) -> dict:
 
     events = {"events": [{"turn": n, "event": f"The user said something memorable in turn {n}."} for n in (1, 3, 5)]}
     return {
-        "Plan": {"needs_memory": "yes", "memory": "past", "tags": [], "time_expressions": []},
+        "Plan": plan,
         "Choice": choice,
         "Relevant": relevant,
         "TimeRefs": {"expressions": []},
@@ -196,8 +227,9 @@ def busy(spans: list[tuple[float, float]], lo: float, hi: float) -> float:
 
 def run_policy(agent: CaimAgent, policy: str, user: str, turns: int, rng: random.Random) -> dict:
     ttft, whole, overhead, start_answer, trips, tin, tout, drafted = [], [], [], [], [], [], [], []
+    right, waited = [], []
     for i in range(turns):
-        question = fill(QUESTIONS[i % len(QUESTIONS)], rng)
+        question, needs = turn(i, rng)
         t0 = time.time()
         start = time.perf_counter()
         first = None
@@ -205,7 +237,10 @@ def run_policy(agent: CaimAgent, policy: str, user: str, turns: int, rng: random
             if first is None:
                 first = time.perf_counter()
         end = time.perf_counter()
-        trace = agent.state(user)["trace"]
+        state = agent.state(user)
+        trace = state["trace"]
+        right.append(("ltm" in state.get("route", "none")) == needs)
+        waited.append(not steps(trace, "search", EarlyAnswerStep))
         calls = llm_calls(trace)
         before = [c for c in calls if c["role"] != "respond"]
         answer = next((c for c in calls if c["role"] == "respond" and not c.get("discarded")), None)
@@ -231,6 +266,8 @@ def run_policy(agent: CaimAgent, policy: str, user: str, turns: int, rng: random
         "turn_ms": {"p50": pct(whole, 50), "p95": pct(whole, 95)},
         "overhead_ms": {"p50": pct(overhead, 50), "p95": pct(overhead, 95)},
         "drafted_answers_used": round(sum(drafted) / len(drafted), 3) if drafted else 0.0,
+        "route_accuracy": round(sum(right) / len(right), 3) if right else 0.0,
+        "waited": round(sum(waited) / len(waited), 3) if waited else 0.0,
         "input_tokens_per_turn": round(statistics.mean(tin), 1),
         "output_tokens_per_turn": round(statistics.mean(tout), 1),
     }
@@ -502,7 +539,10 @@ def markdown(results: dict) -> str:
         "",
     ]
 
-    def row(name: str, r: dict, drafts: str) -> list:
+    def row(name: str, r: dict, own: bool = False) -> list:
+        def share(key: str) -> str:
+            return "–" if own else f"{r[key]:.0%}"
+
         return [
             name,
             r["round_trips_before_first_token"],
@@ -512,16 +552,19 @@ def markdown(results: dict) -> str:
             r["turn_ms"]["p50"],
             r["turn_ms"]["p95"],
             r["overhead_ms"]["p50"],
-            drafts,
+            share("drafted_answers_used"),
+            share("waited"),
+            share("route_accuracy"),
             r["input_tokens_per_turn"],
             r["output_tokens_per_turn"],
         ]
 
     own = results.get("own_agent", {})
-    rows = [row(name, r, f"{r['drafted_answers_used']:.0%}") for name, r in results["policies"].items()]
-    rows += [row(name, r, "–") for name, r in own.items()]
+    rows = [row(name, r) for name, r in results["policies"].items()]
+    rows += [row(name, r, own=True) for name, r in own.items()]
     headers = ["policy", "round trips before 1st token", "answer call starts p50", "TTFT p50", "TTFT p95"]
-    headers += ["turn p50", "turn p95", "overhead p50", "drafts used", "in tok/turn", "out tok/turn"]
+    headers += ["turn p50", "turn p95", "overhead p50", "drafts used", "waited", "route accuracy"]
+    headers += ["in tok/turn", "out tok/turn"]
     lines += markdown_table(headers, rows)
     pt = results["post_thinking"]
     target = 2 * lat["per_call"] * 1000 + 50
@@ -532,9 +575,12 @@ def markdown(results: dict) -> str:
         "parallel count once). *Answer call starts*: when the answer's model call began - with a drafted answer, "
         "beside the decisions, whose first token waits for them. *Overhead*: time on the way to the first token "
         "when no model call is in flight (embedding the message, search, graph steps, checkpoints). "
-        "*Drafts used*: share of turns answered by the answer drafted beside the decisions. "
+        "*Drafts used*: share of turns answered by the answer drafted beside the decisions. *Waited*: share of "
+        "turns whose answer waited for the plan (the rest started at once: small talk, or a memory question "
+        "with a closely similar memory). *Route accuracy*: share of turns whose route reads long-term memory "
+        "exactly when the turn needs it (every fifth turn needs none; the simulated plan is always right). "
         "`caim/filter-elsewhere`: the simulated filter keeps candidates the draft does not show (it is dropped); "
-        "`caim/no-draft`: `speculative_answer` off.",
+        "`caim/no-early`: `early_answer` off; `caim/no-draft`: `speculative_answer` off.",
     ]
     if caim:
         lines.append(
@@ -544,7 +590,8 @@ def markdown(results: dict) -> str:
             f"answered by the drafted answer; overhead p50 {caim['overhead_ms']['p50']} ms (target ≤ 30); "
             f"{caim['input_tokens_per_turn']} input tokens per memory turn (target ≤ 1,500)."
         )
-        for name in ("caim/filter-elsewhere", "caim/no-draft"):
+        lines += early_notes(results["policies"])
+        for name in ("caim/filter-elsewhere", "caim/no-early", "caim/no-draft"):
             if name in results["policies"]:
                 r = results["policies"][name]
                 lines.append(
@@ -562,6 +609,27 @@ def markdown(results: dict) -> str:
         f"backgrounds and principles): {pt['calls_by_role']}.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def early_notes(policies: dict) -> list[str]:
+    """caim's first token against the no-memory policy's in the same run (target ≤ 1.2×), and the
+    route accuracy with and without the early start (no drop allowed)."""
+    caim, none, waiting = (policies.get(n) for n in ("caim", "none", "caim/no-early"))
+    if not (caim and none):
+        return []
+    ratio = caim["ttft_ms"]["p50"] / none["ttft_ms"]["p50"]
+    out = [
+        f"`caim` against `none` in this run: first token p50 {caim['ttft_ms']['p50']} ms against "
+        f"{none['ttft_ms']['p50']} ms, {ratio:.2f}× (target ≤ 1.2×); {caim['waited']:.0%} of the turns waited for "
+        f"the plan."
+    ]
+    if waiting:
+        drop = caim["route_accuracy"] < waiting["route_accuracy"]
+        out.append(
+            f"Route accuracy with the early start {caim['route_accuracy']:.0%}, without it (`caim/no-early`) "
+            f"{waiting['route_accuracy']:.0%}: {'a drop' if drop else 'no drop'}."
+        )
+    return out
 
 
 def own_agent_notes(own: dict) -> list[str]:
@@ -699,6 +767,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{name:21s} trips {r['round_trips_before_first_token']}  TTFT p50 {r['ttft_ms']['p50']:7.1f} "
                     f"p95 {r['ttft_ms']['p95']:7.1f}  turn p50 {r['turn_ms']['p50']:7.1f}  overhead p50 "
                     f"{r['overhead_ms']['p50']:6.1f}  drafts {r['drafted_answers_used']:.0%}  "
+                    f"waited {r['waited']:.0%}  routes {r['route_accuracy']:.0%}  "
                     f"tokens {r['input_tokens_per_turn']:.0f}"
                     f"/{r['output_tokens_per_turn']:.0f}",
                     flush=True,
