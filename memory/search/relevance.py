@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from caim.memory.text import tokenize
@@ -58,7 +59,7 @@ def query_words(text: str) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     for word in re.findall(r"[^\W_]+(?:['\u2019][^\W_]+)?", text):
-        for term in tokenize(word):
+        for term in _terms(word):
             out.setdefault(term, word)
     return out
 
@@ -83,13 +84,22 @@ def relevance(similarity: float, held: int, asked: int) -> float:
     return round(1 - (1 - words) * (1 - meaning(similarity)), 3)
 
 
+#: Texts whose terms are kept between searches (a record's text is read again at each search it ranks in).
+TERMS_KEPT = 8192
+
+
+@lru_cache(maxsize=TERMS_KEPT)
+def _terms(text: str) -> tuple[str, ...]:
+    return tuple(tokenize(text))
+
+
 def rate(text: str, records: Sequence[tuple[str, float]]) -> list[tuple[float, list[str]]]:
     """Per record - its text and its cosine similarity to ``text`` - its relevance and the query's
     words it holds (as written in the query)."""
     asked = query_words(text)
     out = []
     for record_text, similarity in records:
-        held = set(tokenize(record_text))
+        held = set(_terms(record_text))
         matched = [word for term, word in asked.items() if term in held]
         out.append((relevance(similarity, len(matched), len(asked)), matched))
     return out
@@ -98,7 +108,7 @@ def rate(text: str, records: Sequence[tuple[str, float]]) -> list[tuple[float, l
 def explain(brief: Mapping[str, Any]) -> str:
     """A found record's relevance and what it rests on, in plain words ("" without a relevance).
 
-    >>> explain({"relevance": 0.75, "matched": ["marathon"], "similarity": 0.52, "scores": {"date": 1.0}})
+    >>> explain({"relevance": 0.75, "matched": ["marathon"], "similarity": 0.35, "scores": {"date": 1.0}})
     'relevance 0.75: holds the words "marathon"; related in meaning; said on a day asked about'
     """
     if "relevance" not in brief:
