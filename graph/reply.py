@@ -3,16 +3,18 @@
 ``produce`` answers the current message for a route with its memories and history, streamed to
 callers as it is produced, and says which memories the answer used:
 
-- a memory question (``caim.memory.answer.memory_question``) on a route with long-term memory, when
+- a memory question (``caim.memory.answer.memory_question``: about the user's own past, or naming
+  someone the memory knows, the ``named_in_memory`` signal) on a route with long-term memory, when
   the answer model does not beat code at answering from memories (the ``answer`` role on code): the
   answer is composed from the kept memories (``compose``: who said what, and when) and streamed at
   once; the model's reply to the same prompt follows, and each of its sentences that adds something
   and contradicts nothing is added (``Additions``). With nothing kept, the composed answer says it
   does not remember and the model is not asked;
 - otherwise the model answers. The answer check (``answer_check``) is the code signal beside it: a
-  reply to a memory question that asserts a date, number or name found nowhere in what it was given,
-  answers a "when" question without a date, or uses none of the kept memories, gets the kept memory
-  that best matches the question quoted after it, so a weak model's answer never stands alone.
+  reply to a question that asserts a date, number or name found nowhere in what it was given, or
+  answers a "when" question without a date - or a reply to a memory question that uses none of the
+  kept memories - gets the kept memory that best matches the question quoted after it, so a weak
+  model's answer never stands alone.
 
 The memories used - quoted, or repeated by the reply (``used_by``) - travel in the state (``used``)
 and on the reply's message (``USED``, each clipped), so every view of the session can show them.
@@ -63,7 +65,8 @@ def produce(state: State, env: Env, route: Route, memories: list[MemoryBrief], d
     question = current_input(state, env)
     messages = answer_messages(state, env, route, memories)
     env.note(AnswerStep(route=route, memories=len(memories), history_messages=len(messages) - 2))
-    if "ltm" in route and memory_question(question) and env.on_code("answer"):
+    named = bool(state.get("signals", {}).get("named_in_memory"))
+    if "ltm" in route and memory_question(question, named) and env.on_code("answer"):
         return _composed(state, env, question, messages, memories, draft)
     reply = env.answer(messages, draft=draft)
     shown = memories if "ltm" in route else []
@@ -134,17 +137,18 @@ def memory_note(
     env: Env,
     used: list[MemoryBrief],
 ) -> Note | None:
-    """The answer check, the code signal beside the model's answer to a memory question (a request -
-    "suggest a book like the last one" - may name new things): when the reply asserts a date, number
-    or name that nothing it was given holds, a "when" question gets no date, or the reply uses none
-    of the kept memories (``used``), the kept memory that best matches the question is quoted after
-    the reply (``None`` when the reply stands)."""
-    if not memory_question(question):
+    """The answer check, the code signal beside the model's answer to a question (a request - "suggest
+    a book like the last one" - may name new things): when the reply asserts a date, number or name
+    that nothing it was given holds, or a "when" question gets no date - or, for a memory question
+    (``memory_question``), the reply uses none of the kept memories (``used``) - the kept memory that
+    best matches the question is quoted after the reply (``None`` when the reply stands)."""
+    if not memory_signals(question).question:
         return None
     given = "\n".join(str(m.content) for m in messages)
     made_up = unsupported(reply, given)
     undated = is_when_question(question) and not (states_a_date(reply) and not made_up)
-    if not made_up and not undated and used:
+    unused = not used and memory_question(question)
+    if not made_up and not undated and not unused:
         return None
     best = best_match(question, memories)
     env.note(AnswerCheckStep(answer_check=AnswerCheck(unsupported=made_up, undated=undated, quoted=best["id"])))

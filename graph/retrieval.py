@@ -227,7 +227,7 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     code_signals = {**asdict(memory_signals(text)), **signals}
     route = early_route(state, env, policy, text, code_signals)
     if route is not None:
-        return {**update, "answered": answer_early(state, env, route, found)}
+        return {**update, "answered": answer_early({**state, "signals": code_signals}, env, route, found)}
     predicted = combine(None, code_signals, "signals")
     if not (policy.filter_beside_plan and found and "ltm" in predicted):
         return update

@@ -56,18 +56,24 @@ _SELF_TALK = re.compile(
     r"|ai (?:assistant|companion|model))\b",
     re.I,
 )
+#: A question that asks for something to be done rather than about what was said.
+_REQUEST = re.compile(r"\s*(?:(?:can|could|would|will) you|please|suggest|recommend|tell me (?:a|an|some))\b", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor)\b|n't\b", re.I)
 
 
-def memory_question(text: str) -> bool:
+def memory_question(text: str, named: bool = False) -> bool:
     """A question about the user's own facts or the shared past ("Where do I teach?", "What did you
-    recommend?") - not a request that merely touches what memory holds ("Can you recommend a book?").
+    recommend?"), or - ``named``: it names someone or something the memory knows - about them ("What
+    did Caroline research?"); not a request that merely touches what memory holds ("Can you
+    recommend a book Anna would like?").
 
     >>> memory_question("Where do I teach?"), memory_question("Can you recommend a good book?")
     (True, False)
+    >>> memory_question("Where does Ana live?", named=True), memory_question("Could you ask Ana?", named=True)
+    (True, False)
     """
     s = memory_signals(text)
-    return s.question and (s.self_question or s.past_reference)
+    return s.question and (s.self_question or s.past_reference or (named and not _REQUEST.match(text)))
 
 
 def speaker(m: MemoryBrief) -> str:
