@@ -253,15 +253,14 @@ def _chat_loop(agent: CaimAgent, user: str, *, interactive: bool, verbose: bool,
 
 
 def _show_used(used: Sequence[MemoryBrief], verbose: bool) -> None:
-    """The memories an answer used, dim, one a line: who said it and when, the words (clipped); with
-    ``verbose``, each one's relevance and the signals behind it, and its id."""
+    """The memories an answer used, dim, one a line: who said it and when, the words (clipped), its id
+    (as ``caim memories`` takes it); with ``verbose``, its relevance and the signals behind it."""
     from caim.memory.answer import said
     from caim.memory.search.relevance import explain
 
     for m in used:
-        line = f"  memory: {said(m, 160)}"
-        if verbose:
-            line += f" - {explain(m)} [{m['id'][:8]}]"
+        why = explain(m) if verbose else ""
+        line = f"  memory: {said(m, 100)} [{m['id'][:8]}]" + (f" - {why}" if why else "")
         out.print(line, style="dim", markup=False, highlight=False)
 
 

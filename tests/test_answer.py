@@ -243,3 +243,20 @@ def test_a_memory_is_shown_in_reply_to_the_turn_before_it_never_after(memory):
     found = {m["thought"]: m for m in memory.search("my cat Miso", user_id="ann", k=10)}
     assert "context" not in found["I adopted a cat last week."]  # the reply after it is not what it answered
     assert found["Her name is Miso."]["context"] == "assistant: What is the cat called?"
+
+
+# ---- bad input: one line, nothing unbounded -------------------------------------------------------------
+def test_bad_input_is_answered_in_one_line_and_nothing_is_kept_unbounded(settings, scripted):
+    models, _, script = scripted
+    script["respond"] = GARBLED
+    long_fact = "I teach chemistry in Leeds " + "and I really like it " * 400
+    with CaimAgent(code_answers(settings), models=models) as agent:
+        agent.memory.add(long_fact, user_id="ann", at="2024-05-03T09:00:00")
+        empty = list(agent.stream("   ", user_id="ann"))
+        foreign = agent.chat("私はどこで教えていますか？", user_id="ann", at="2024-06-01T09:00:00")
+        long_answer = agent.chat("Where do I teach?", user_id="ann", at="2024-06-01T09:01:00")
+        [entry] = agent.state("ann")["messages"][-1].additional_kwargs[USED]
+    assert len("".join(empty).splitlines()) == 1 and isinstance(empty[-1], Used) and empty[-1].used == []
+    assert len(foreign.text.splitlines()) == 1  # a language the user never wrote: answered in one line
+    assert long_answer.text.startswith('You said (3 May 2024): "I teach chemistry in Leeds')
+    assert len(long_answer.text) < 500 and len(entry["thought"]) <= 300  # the long memory is quoted clipped
