@@ -490,11 +490,17 @@ class LLM:
         return message_text(msg).strip()
 
     def stream_text(
-        self, role: Role, messages: list[BaseMessage], *, trace: list, node: str, on_piece: Callable[[str], None]
+        self,
+        role: Role,
+        messages: list[BaseMessage],
+        *,
+        trace: list,
+        node: str,
+        on_piece: Callable[[str], bool | None],
     ) -> str:
-        """Free text, streamed: ``on_piece`` gets each piece as it arrives; returns the whole text.
-        A fault before the first piece is retried; a stream cut after it raises ``EndpointError``
-        (pieces already sent cannot be taken back)."""
+        """Free text, streamed: ``on_piece`` gets each piece as it arrives (returning True ends the
+        stream there: the rest is not read); returns the text read. A fault before the first piece is
+        retried; a stream cut after it raises ``EndpointError`` (pieces already sent cannot be taken back)."""
         model = self.models.for_role(role)
         start = time.perf_counter()
         errors: list[str] = []
@@ -512,7 +518,8 @@ class LLM:
                         if not sent:
                             first.append(round((time.perf_counter() - start) * 1000, 1))
                         sent = True
-                        on_piece(piece)
+                        if on_piece(piece):
+                            break
             except Exception as exc:
                 if sent and fault_kind(exc) == "transient":
                     raise EndpointError(
@@ -584,9 +591,10 @@ class AnswerDraft:
                 self._done = True
                 self._cond.notify_all()
 
-    def take(self, on_piece: Callable[[str], None], *, trace: list, node: str) -> str | None:
-        """Stream the draft to ``on_piece`` (buffered pieces first) and return the whole text; ``None``
-        when it failed before its first piece. A stream cut after it raises ``EndpointError``."""
+    def take(self, on_piece: Callable[[str], bool | None], *, trace: list, node: str) -> str | None:
+        """Stream the draft to ``on_piece`` (buffered pieces first; what it returns is not read: the
+        draft runs on) and return the whole text; ``None`` when it failed before its first piece. A
+        stream cut after it raises ``EndpointError``."""
         sent = 0
         while True:
             with self._cond:

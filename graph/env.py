@@ -64,10 +64,13 @@ class Env:
             self.writer({ANSWER: piece})
 
     def answer(
-        self, messages: list[BaseMessage], draft: str | None = None, on_piece: Callable[[str], None] | None = None
+        self,
+        messages: list[BaseMessage],
+        draft: str | None = None,
+        on_piece: Callable[[str], bool | None] | None = None,
     ) -> str:
         """The reply in free text, streamed piece by piece as the model produces it - to callers, or
-        to ``on_piece`` when given.
+        to ``on_piece`` when given (a fresh call ends where it returns True).
 
         ``draft``: the id of an answer drafted earlier in the run (``start_draft``). It is used when its
         prompt is exactly ``messages`` - the reply is then the one a fresh call would be asked for,

@@ -8,7 +8,8 @@ callers as it is produced, and says which memories the answer used:
   the answer model does not beat code at answering from memories (the ``answer`` role on code): the
   answer is composed from the kept memories (``compose``: who said what, and when) and streamed at
   once; the model's reply to the same prompt follows, and each of its sentences that adds something
-  and contradicts nothing is added (``Additions``). With nothing kept, the composed answer says it
+  and contradicts nothing is added (``Additions``; the reply is read only while something can still
+  be added). With nothing kept, the composed answer says it
   does not remember and the model is not asked;
 - otherwise the model answers. The answer check (``answer_check``) is the code signal beside it: a
   reply to a question that asserts a date, number or name found nowhere in what it was given, or
@@ -98,7 +99,11 @@ def _composed(
             added.append(piece)
             env.emit(piece)
 
-    env.answer(messages, draft=draft, on_piece=lambda piece: send(adds.feed(piece)))
+    def read(piece: str) -> bool:
+        send(adds.feed(piece))
+        return adds.done
+
+    env.answer(messages, draft=draft, on_piece=read)
     send(adds.finish())
     used = [m for m in composed.quoted if m.get("id")]
     return Produced(composed.text + "".join(added), used, composed=True)

@@ -35,9 +35,11 @@ MOST_QUOTED = 3
 QUOTE_CHARS = 300
 #: A memory is quoted when its share of the question's terms is at least this part of the best one's.
 QUOTED_SHARE = 0.5
-#: Most sentences of the model's reply added after the quotes, and their length in all.
+#: Most sentences of the model's reply added after the quotes, and their length in all; how much of
+#: the reply is read at most (the rest could add nothing that fits).
 MOST_ADDED = 2
 ADDED_CHARS = 400
+READ_CHARS = 800
 #: Who said a memory's words when its brief names no speaker.
 DEFAULT_SPEAKER = "user"
 #: What a composed answer says when nothing was kept for a memory question.
@@ -180,17 +182,24 @@ class Additions:
     ``given``: everything the model was given (its prompt); ``composed``: the composed answer;
     ``question`` and ``quoted``: the question and the memories the composed answer quotes. ``feed``
     takes the reply's pieces and returns the sentences completed by them that stand; ``finish``
-    those of the rest."""
+    those of the rest; ``done`` says when reading more is of no use."""
 
     given: str
     composed: Composed
     question: str
     pending: str = ""
     kept: list[str] = field(default_factory=list)
+    read: int = 0
+
+    @property
+    def done(self) -> bool:
+        """Whether nothing more can be added: ``MOST_ADDED`` sentences stand, or ``READ_CHARS`` were read."""
+        return len(self.kept) >= MOST_ADDED or self.read >= READ_CHARS
 
     def feed(self, piece: str) -> list[str]:
         """The sentences that ``piece`` completes and that stand."""
         self.pending += piece
+        self.read += len(piece)
         parts = sentences(self.pending)
         if len(parts) < 2:
             return []

@@ -84,7 +84,9 @@ def test_the_models_sentences_stand_only_where_they_add_and_contradict_nothing()
         "Good luck with your marathon training and your chemistry classes!"
     )
     kept = [s for piece in reply.split(" ") for s in adds.feed(piece + " ")] + adds.finish()
-    assert kept == ["Good luck with your marathon training and your chemistry classes!"]
+    assert kept == ["Good luck with your marathon training and your chemistry classes!"] and not adds.done
+    adds.feed("Leeds has good running clubs for marathon training. York in March is lovely. ")
+    assert adds.done  # two sentences stand: the rest of the reply is not read
 
 
 def test_used_by_finds_the_memories_a_reply_repeats():
