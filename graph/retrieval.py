@@ -24,11 +24,11 @@ memories are among those the draft shows, at least one is kept, and the prompt i
 relevant, a memory the draft did not show - cancels it and the answer is asked for afresh.
 
 Where the code signals leave no doubt (``early_route``: small talk needs no long-term memory; a
-memory question with a closely similar stored memory needs it, whatever the plan says, and the
-ranking is confident) and the plan is a model's call, ``search`` answers at once
-(``early_answer``): the route is the signals', the best-ranked records up to ``max_kept`` are
-kept, and the answer streams while the plan is still out; ``retrieve`` then keeps that route and
-those memories, and ``respond`` the answer.
+memory question needs it, whatever the plan says, and with a closely similar stored memory or a
+best-ranked record holding nearly all its words the ranking is confident) and the plan is a
+model's call, ``search`` answers at once (``early_answer``): the route is the signals', the
+best-ranked records up to ``max_kept`` are kept, and the answer streams while the plan is still
+out; ``retrieve`` then keeps that route and those memories, and ``respond`` the answer.
 """
 
 from __future__ import annotations
@@ -225,7 +225,7 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         "answered": None,
     }
     code_signals = {**asdict(memory_signals(text)), **signals}
-    route = early_route(state, env, policy, text, code_signals)
+    route = early_route(state, env, policy, text, code_signals, found)
     if route is not None:
         return {**update, "answered": answer_early({**state, "signals": code_signals}, env, route, found)}
     predicted = combine(None, code_signals, "signals")
@@ -243,19 +243,28 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     return update
 
 
-def early_route(state: State, env: Env, policy: MemoryPolicy, text: str, signals: dict[str, Any]) -> Route | None:
+#: A memory question whose best-ranked record holds this much relevance (nearly all of its words)
+#: has a confident ranking, as one with a closely similar stored memory (``similar_memory``) has.
+CONFIDENT_RELEVANCE = 0.9
+
+
+def early_route(
+    state: State, env: Env, policy: MemoryPolicy, text: str, signals: dict[str, Any], found: list[MemoryBrief]
+) -> Route | None:
     """The route when the code signals leave no doubt and the plan is a model's call (``starts_early``,
     a policy that plans beside the filter), else ``None``: small talk needs no long-term memory
-    (``stm`` within a session, ``none`` at its start); a memory question (``memory_question``) with a
-    closely similar stored memory (``similar_memory``) needs it - the plan cannot route it elsewhere
-    (``combine``) - and the ranking is confident: ``ltm+stm``. A task request (an intent) waits for
-    the plan, and so does a turn whose STM window needs a summary first."""
+    (``stm`` within a session, ``none`` at its start); a memory question (``memory_question``) needs
+    it - the plan cannot route it elsewhere (``combine``) - and when the ranking is confident (a
+    closely similar stored memory, or a best-ranked record of ``CONFIDENT_RELEVANCE``) its answer
+    need not wait: ``ltm+stm``. A task request (an intent) waits for the plan, and so does a turn
+    whose STM window needs a summary first."""
     if not (starts_early(env) and policy.filter_beside_plan) or env.on_code("plan"):
         return None
     route: Route | None = None
+    confident = signals.get("similar_memory") or (found and found[0].get("relevance", 0.0) >= CONFIDENT_RELEVANCE)
     if is_small_talk(text) and "ltm" not in combine(None, signals, "signals"):
         route = "stm" if len(state["messages"]) > 1 else "none"
-    elif memory_question(text) and signals.get("similar_memory") and not signals.get("intent"):
+    elif memory_question(text) and confident and not signals.get("intent"):
         route = "ltm+stm"
     if route is None or signals.get("intent_by_meaning") or ready_window(state, env, route) is None:
         return None
