@@ -89,8 +89,7 @@ def _composed(
     if not composed.quoted:
         env.drop_draft(draft)
         return Produced(composed.text, [], composed=True)
-    given = "\n".join(str(m.content) for m in messages)
-    adds = Additions(given, composed, question)
+    adds = Additions(f"{composed.text}\n{question}", composed, question)
     added: list[str] = []
 
     def send(sentences: list[str]) -> None:
@@ -105,7 +104,7 @@ def _composed(
 
     env.answer(messages, draft=draft, on_piece=read)
     send(adds.finish())
-    used = [m for m in composed.quoted if m.get("id")]
+    used = list({m["id"]: m for m in reversed(composed.quoted) if m.get("id")}.values())[::-1]  # once per memory
     return Produced(composed.text + "".join(added), used, composed=True)
 
 

@@ -52,10 +52,10 @@ _DENIES = re.compile(
     r"|\bno (?:information|record|memory|details?)\b|\bnot (?:mentioned|sure|specified|available)\b",
     re.I,
 )
-#: A sentence in which the model speaks of itself as a model or an assistant.
+#: A sentence in which the model speaks of itself as a model or an assistant, or of its prompt.
 _SELF_TALK = re.compile(
     r"\b(?:as an ai|i(?:'m| am) (?:an? )?(?:ai|assistant|language model|chatbot)|language model"
-    r"|ai (?:assistant|companion|model))\b",
+    r"|ai (?:assistant|companion|model)|(?:original|input|given|above) (?:text|message|prompt)|rewrit\w*)\b",
     re.I,
 )
 #: A question that asks for something to be done rather than about what was said.
@@ -116,10 +116,54 @@ def _terms(m: MemoryBrief) -> set[str]:
     return set(tokenize(f"{with_dates(m['thought'], when)} {long_date(when)}"))
 
 
+#: Words that say how something was told rather than what it was ("What did you recommend?",
+#: "Do you remember what I like?"): a term of them weighs ``ASKING_WEIGHT`` of a term of content.
+ASKING_WORDS = (
+    "recommend recommended suggest suggested tell told say said mention mentioned remember recall share "
+    "shared like liked love loved favourite favorite name called think thought know"
+)
+ASKING_WEIGHT = 0.25
+_ASKING = frozenset(tokenize(ASKING_WORDS))
+_SOURCE_TURN = re.compile(r"(?:^| / )(user|assistant): ")
+
+
+def reply_of(m: MemoryBrief) -> MemoryBrief | None:
+    """The assistant's reply that followed a memory of the user's own words, from its source turns
+    (``source``: what the user was told right after - "what did you recommend?" asks for it), as a
+    memory of the assistant's said the same day; ``None`` when it has none."""
+    source = m.get("source") or ""
+    if speaker(m) != DEFAULT_SPEAKER or not source:
+        return None
+    parts = _SOURCE_TURN.split(source)[1:]
+    turns = list(zip(parts[::2], parts[1::2], strict=False))
+    after = [text for i, (role, text) in enumerate(turns) if role == "assistant" and i and turns[i - 1][0] == "user"]
+    if not after:
+        return None
+    return {
+        "id": m["id"],
+        "thought": after[0].removesuffix(" …"),
+        "tags": m["tags"],
+        "event_time": m["event_time"],
+        "speaker": "assistant",
+    }
+
+
+def units(memories: Sequence[MemoryBrief]) -> list[MemoryBrief]:
+    """What can be quoted of the kept memories, in their order: each one's words, then the reply that
+    followed it (``reply_of``)."""
+    out: list[MemoryBrief] = []
+    for m in memories:
+        out.append(m)
+        reply = reply_of(m)
+        if reply is not None:
+            out.append(reply)
+    return out
+
+
 def answering(question: str, memories: Sequence[MemoryBrief], most: int = MOST_QUOTED) -> list[MemoryBrief]:
     """The kept memories that answer ``question``: each scores the question's terms it holds, a term
     weighted by one over the number of kept memories holding it (a term all of them share tells none
-    apart); those within ``QUOTED_SHARE`` of the best score are taken, up to ``most`` (better-ranked
+    apart), a word of asking (``ASKING_WORDS``) less; those within ``QUOTED_SHARE`` of the best score are taken, up to ``most`` (better-ranked
     first on a tie), in the order the question asks for them (by the first of its terms each holds).
     When none holds a term of the question, the best-ranked memory (the search found it by meaning)."""
     if not memories:
@@ -128,7 +172,7 @@ def answering(question: str, memories: Sequence[MemoryBrief], most: int = MOST_Q
     asked = set(order)
     terms = [_terms(m) & asked for m in memories]
     holders = {t: sum(t in ts for ts in terms) for t in asked}
-    scores = [sum(1 / holders[t] for t in ts) for ts in terms]
+    scores = [sum((ASKING_WEIGHT if t in _ASKING else 1.0) / holders[t] for t in ts) for ts in terms]
     best = max(scores)
     if best <= 0:
         return [memories[0]]
@@ -147,10 +191,11 @@ class Composed:
 
 
 def compose(question: str, memories: Sequence[MemoryBrief]) -> Composed:
-    """The answer code gives a memory question from the kept ``memories``: the ones that answer it
-    (``answering``) quoted one a line with who said them and when, the first line capitalised; with
-    none kept, that it does not remember (``NOTHING_KEPT``)."""
-    quoted = answering(question, memories)
+    """The answer code gives a memory question from the kept ``memories``: of their words and the
+    replies that followed them (``units``), those that answer it (``answering``) quoted one a line
+    with who said them and when, the first line capitalised; with none kept, that it does not
+    remember (``NOTHING_KEPT``)."""
+    quoted = answering(question, units(memories))
     if not quoted:
         return Composed(NOTHING_KEPT)
     lines = [said(m) for m in quoted]
@@ -179,7 +224,9 @@ def used_by(reply: str, memories: Sequence[MemoryBrief], question: str = "") -> 
 class Additions:
     """The sentences of a model's reply that may follow a composed answer, read as they stream in.
 
-    ``given``: everything the model was given (its prompt); ``composed``: the composed answer;
+    ``given``: what a sentence's dates, numbers and names must come from (the quotes and the
+    question: a specific from elsewhere in the prompt would tie the quoted memories to what they do
+    not say); ``composed``: the composed answer;
     ``question`` and ``quoted``: the question and the memories the composed answer quotes. ``feed``
     takes the reply's pieces and returns the sentences completed by them that stand; ``finish``
     those of the rest; ``done`` says when reading more is of no use."""

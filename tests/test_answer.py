@@ -64,6 +64,21 @@ def test_compose_says_who_said_it():
     assert compose("What does Sam love doing?", kept).text.startswith("Sam said (3 May 2024)")
 
 
+def test_compose_quotes_the_reply_a_memory_was_given_when_that_answers():
+    asked = brief(1, "Have you seen any works by artists that can inspire me?")
+    asked["source"] = (
+        "user: Have you seen any works by artists that can inspire me? / assistant: Renaissance painters can "
+        "inspire you, such as Leonardo da Vinci, Michelangelo and Raphael."
+    )
+    books = brief(2, 'Then I recommend "The Little Prince".', speaker="assistant")
+    got = compose("What painters did you recommend to me?", [books, asked])
+    assert got.text == (
+        'I suggested (3 May 2024): "Renaissance painters can inspire you, such as Leonardo da Vinci, '
+        'Michelangelo and Raphael."'
+    )
+    assert [m["id"] for m in got.quoted] == ["m1"]
+
+
 def test_compose_with_nothing_kept_says_it_does_not_remember():
     assert compose(ASK, []).text == NOTHING_KEPT
 
