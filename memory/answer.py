@@ -163,8 +163,9 @@ def units(memories: Sequence[MemoryBrief]) -> list[MemoryBrief]:
 def answering(question: str, memories: Sequence[MemoryBrief], most: int = MOST_QUOTED) -> list[MemoryBrief]:
     """The kept memories that answer ``question``: each scores the question's terms it holds, a term
     weighted by one over the number of kept memories holding it (a term all of them share tells none
-    apart), a word of asking (``ASKING_WORDS``) less; those within ``QUOTED_SHARE`` of the best score are taken, up to ``most`` (better-ranked
-    first on a tie), in the order the question asks for them (by the first of its terms each holds).
+    apart), a word of asking (``ASKING_WORDS``) less; those within ``QUOTED_SHARE`` of the best score
+    are taken, up to ``most`` (better-ranked first on a tie), in the order the question asks for
+    them (by the first of its terms each holds).
     When none holds a term of the question, the best-ranked memory (the search found it by meaning)."""
     if not memories:
         return []

@@ -251,7 +251,7 @@ def test_a_memory_is_shown_in_reply_to_the_turn_before_it_never_after(memory):
                 text=t,
                 when=when,
                 tags=["pets"],
-                speaker="" if r == "user" else r,
+                speaker=r,
             )
             for i, (r, t) in enumerate(said)
         ]
