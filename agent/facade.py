@@ -172,7 +172,7 @@ class CaimAgent:
         if checkpointer is None:
             checkpointer, self._conn = open_checkpointer(self.settings, persist)
         self.checkpointer = checkpointer
-        self.graph = build_graph(self.services, checkpointer)
+        self.graph = build_graph(self.services, checkpointer, early=True)  # _stream_turn reads subgraph events
         self.idle_timeout = idle_timeout
         self._guard = threading.Lock()
         self._active: dict[str, tuple[float, str | None]] = {}  # user -> (monotonic time of last turn, policy)

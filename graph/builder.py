@@ -118,15 +118,20 @@ def as_node(
     return node
 
 
-def build_recall_graph(services: Services | None = None, *, name: str = "recall", draft: bool = False) -> Any:
+def build_recall_graph(
+    services: Services | None = None, *, name: str = "recall", draft: bool = False, early: bool = False
+) -> Any:
     """Compile the recall subgraph: ``RecallInput`` in (the conversation, its last message the user's
     turn), ``RecallOutput`` out (route, decisions and signals, kept memories, ``memory_prompt``).
     Usable as a node of any graph whose state has these keys, or invoked on its own (``Memory.recall``).
-    ``draft``: start caim's own answer beside the decisions (``speculative_answer``), or before the
-    plan where the code signals leave no doubt (``early_answer``) - only for the chat graph whose
-    responder is caim's ``respond``."""
+    ``draft``: start caim's own answer beside the decisions (``speculative_answer``) - only for the
+    chat graph whose responder is caim's ``respond``; ``early``: with ``draft``, also answer before
+    the plan where the code signals leave no doubt (``early_answer``) - only for a caller that
+    streams the subgraph's answer events (``CaimAgent``)."""
     g = StateGraph(RecallState, context_schema=Context, input_schema=RecallInput, output_schema=RecallOutput)
-    fixed = None if draft else {"speculative_answer": False, "early_answer": False}
+    fixed: dict[str, Any] | None = None if draft else {"speculative_answer": False}
+    if not (draft and early):
+        fixed = {**(fixed or {}), "early_answer": False}
     for step in RECALL_STEPS:
         g.add_node(step.__name__, as_node(step, services, fixed))
     g.add_edge(START, "controller")
@@ -164,15 +169,19 @@ def build_graph(
     name: str = "caim",
     *,
     responder: Runnable | None = None,
+    early: bool = False,
 ) -> Any:
     """Compile the chat graph: intake, then the recall subgraph and the responder (caim's ``respond``,
     or ``responder`` - see ``caim.graph.responder``), or at ``end_session`` the post-thinking subgraph
     and ``close_session``. Nodes are synchronous (Chroma and the model client block), so LangGraph
-    runs them in worker threads under ``ainvoke``/``astream`` and ``langgraph dev``."""
+    runs them in worker threads under ``ainvoke``/``astream`` and ``langgraph dev``. ``early``: caim's
+    answer may start in the recall subgraph before the plan (``early_answer``), its pieces then
+    streamed from there - for a caller that streams subgraphs (``CaimAgent`` does; the module's
+    ``graph`` does not start early)."""
     g = StateGraph(State, context_schema=Context, input_schema=InputState, output_schema=OutputState)
     for step in CHAT_STEPS:
         g.add_node(step.__name__, as_node(step, services))
-    g.add_node("recall", build_recall_graph(services, draft=responder is None))
+    g.add_node("recall", build_recall_graph(services, draft=responder is None, early=early))
     g.add_node("respond", as_node(respond, services) if responder is None else responder_node(responder, services))
     g.add_node("post_thinking", build_post_thinking_graph(services))
     g.add_edge(START, "intake")
