@@ -111,6 +111,9 @@ class Settings(BaseSettings):
     full_scan: int = 5000  # users with up to this many records are scored over all of them
     answer_check: bool = True  # quote the best memory after an answer that invents a date, number or name
     cite_memories: bool = False  # caim serve: end each answer's text with the memories it used
+    # beside an answer composed from memories (the answer role on code), ask the model what it may add
+    # (off: the composed answer alone, with no model call - for a model too slow to wait for)
+    answer_additions: bool = True
     source_chars: int = 400  # how much of a kept memory's source turns the answer sees (0: none)
     max_input_chars: int = 4000  # how much of one message a prompt shows
     max_message_chars: int = 16000  # a longer message is refused before anything is stored

@@ -9,8 +9,8 @@ callers as it is produced, and says which memories the answer used:
   answer is composed from the kept memories (``compose``: who said what, and when) and streamed at
   once; the model's reply to the same prompt follows, and each of its sentences that adds something
   and contradicts nothing is added (``Additions``; the reply is read only while something can still
-  be added). With nothing kept, the composed answer says it
-  does not remember and the model is not asked;
+  be added; ``answer_additions`` off: the model is not asked). With nothing kept, the composed
+  answer says it does not remember and the model is not asked;
 - otherwise the model answers. The answer check (``answer_check``) is the code signal beside it: a
   reply to a question that asserts a date, number or name found nowhere in what it was given, or
   answers a "when" question without a date - or a reply to a memory question that uses none of the
@@ -86,9 +86,10 @@ def _composed(
     """The composed answer, streamed first, then the model's sentences that stand beside it."""
     composed = compose(question, [*memories, *session_said(state, env)])
     env.emit(composed.text)
-    if not composed.quoted:
+    used = list({m["id"]: m for m in reversed(composed.quoted) if m.get("id")}.values())[::-1]  # once per memory
+    if not composed.quoted or not env.settings.answer_additions:
         env.drop_draft(draft)
-        return Produced(composed.text, [], composed=True)
+        return Produced(composed.text, used, composed=True)
     adds = Additions(f"{composed.text}\n{question}", composed, question)
     added: list[str] = []
 
@@ -104,7 +105,6 @@ def _composed(
 
     env.answer(messages, draft=draft, on_piece=read)
     send(adds.finish())
-    used = list({m["id"]: m for m in reversed(composed.quoted) if m.get("id")}.values())[::-1]  # once per memory
     return Produced(composed.text + "".join(added), used, composed=True)
 
 

@@ -130,6 +130,16 @@ def test_a_weak_models_memory_question_is_answered_from_memory_and_shows_it(sett
     assert [t.used for t in session_turns(state["messages"])][-1][0]["event_time"].startswith("2024-05-03")
 
 
+def test_without_additions_the_composed_answer_needs_no_model_call(settings, scripted):
+    models, calls, _ = scripted
+    with CaimAgent(code_answers(settings).model_copy(update={"answer_additions": False}), models=models) as agent:
+        told(agent)
+        calls.clear()
+        r = agent.chat(ASK, user_id="ann", at="2024-06-01T09:00:00")
+    assert r.text.splitlines() == [f'You said (3 May 2024): "{LEEDS}"', f'You said (4 May 2024): "{YORK}"']
+    assert "respond" not in [c["role"] for c in calls] and len(r.used) == 2
+
+
 def test_a_memory_question_with_nothing_kept_is_answered_without_the_model(settings, scripted):
     models, calls, _ = scripted
     with CaimAgent(code_answers(settings), models=models) as agent:
