@@ -854,13 +854,12 @@ def memories_reindex(data_dir: Path | None = DataDir) -> None:
 @memories_app.command("reembed")
 def memories_reembed(data_dir: Path | None = DataDir) -> None:
     """Embed every record again with the configured embedding model (after switching models)."""
-    from rich.progress import Progress
+    from caim.agent.progress import ingest_progress
 
     store = _store(_settings(data_dir))
     try:
-        with Progress(transient=False) as bar:
-            task = bar.add_task("re-embedding", total=None)
-            n = store.reembed(lambda done, total: bar.update(task, completed=done, total=total))
+        with ingest_progress(out, "re-embedding", None, "records") as shown:
+            n = store.reembed(shown)
     finally:
         store.close()
     out.print(f"re-embedded {n} records with {store.embedder.name}.")
