@@ -267,3 +267,21 @@ def test_remember_sessions_skips_those_done_and_redoes_the_one_stopped(tmp_path)
         assert store.get_meta(f"{INGESTING}ann") == ""
         thoughts = [r.thought for r in store.iter("ann")]
         assert len(thoughts) == len(set(thoughts))  # nothing stored twice
+
+
+def test_the_progress_line_shows_the_rate_and_the_time_left():
+    import io
+    import time
+
+    from rich.console import Console
+
+    from caim.agent.progress import ingest_progress
+
+    screen = io.StringIO()
+    with ingest_progress(Console(file=screen, force_terminal=True, width=120), "importing", 1000, "records") as shown:
+        for done in range(100, 1001, 100):
+            time.sleep(0.02)
+            shown(done, None)
+    text = screen.getvalue()
+    assert "importing" in text and "1000/1000" in text and "records/s" in text and "left" in text
+    assert "- records/s" not in text.splitlines()[-1]  # a rate once some were done
