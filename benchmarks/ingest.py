@@ -129,6 +129,16 @@ def tenths(marks: list[tuple[float, int]]) -> tuple[float, float]:
     return first[1] / max(first[0], 1e-9), last
 
 
+def watched(path: Path) -> tuple[Any, Clock]:
+    """An LLM-free memory at ``path``, warmed up (the embedder and the ontology's index loaded), and
+    the clock timing it."""
+    memory = memory_at(path, llm_free=True)
+    memory.search("warm up the model and the ontology's index", user_id="nobody")
+    clock = Clock()
+    clock.watch(memory)
+    return memory, clock
+
+
 def memory_at(path: Path, *, llm_free: bool) -> Any:
     from caim.agent.memory import Memory
     from caim.core.settings import Settings
@@ -138,14 +148,12 @@ def memory_at(path: Path, *, llm_free: bool) -> Any:
 
 
 def phase_remember(data: str, conversations: int, root: str) -> dict:
-    """Remember the conversations into ``root``/remember, LLM-free; export the user to ``root``/export.json."""
+    """Remember the conversations into ``root``/remember, LLM-free (a user each); export each user to
+    ``root``/export-N.json."""
     from caim.memory.transfer import export_lines
 
     convs = sessions_of(data, conversations)
-    memory = memory_at(Path(root) / "remember", llm_free=True)
-    memory.search("warm up the model and the ontology's index", user_id="nobody")
-    clock = Clock()
-    clock.watch(memory)
+    memory, clock = watched(Path(root) / "remember")
     marks: list[tuple[float, int]] = []
     turns = 0
     start, cpu = time.perf_counter(), time.process_time()
@@ -210,10 +218,7 @@ def phase_import(root: str, strip_vectors: bool) -> dict:
     from caim.memory.transfer import read_export
 
     sources = exports(root, strip_vectors)
-    memory = memory_at(Path(tempfile.mkdtemp(dir=root, prefix="import-")), llm_free=True)
-    memory.search("warm up the model and the ontology's index", user_id="nobody")
-    clock = Clock()
-    clock.watch(memory)
+    memory, clock = watched(Path(tempfile.mkdtemp(dir=root, prefix="import-")))
     marks: list[tuple[float, int]] = []
     n = 0
     start, cpu = time.perf_counter(), time.process_time()
@@ -394,7 +399,7 @@ def section(f: dict, line: str) -> str:
     rows = [
         (
             "remember, LLM-free",
-            f"**{r['turns_per_s']} turns/s**: {r['turns']:,} turns of {r['conversations']} conversations "
+            f"**{r['turns_per_s']} turns/s**: {r['turns']:,} turns of {r['conversations']} conversation(s) "
             f"({r['sessions']} sessions) in {r['seconds']} s ({r['cpu_s']} s of CPU), {r['records']:,} records; "
             "first / last tenth "
             f"{r['first_tenth_per_s']} / {r['last_tenth_per_s']} turns/s; peak RSS {r['peak_mb']} MB; "
