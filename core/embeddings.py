@@ -30,7 +30,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 
 _TOKENIZER = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 MAX_TOKENS = 256
-#: Distinct texts whose vectors ``Embedder.vectors`` keeps (about 1.5 MB per thousand 384-dimensional vectors).
+#: Distinct texts whose vectors ``Embedder.vectors_of`` keeps (about 1.5 MB per thousand 384-dimensional vectors).
 REMEMBERED = 4096
 
 
@@ -62,13 +62,13 @@ class Embedder(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         """One text's vector, remembered for a while: a turn's message is embedded once although
         the controller (tag shortlist) and the search both need it."""
-        return self.vectors([text])[0]
+        return self.vectors_of([text])[0]
 
     def embed_queries(self, texts: list[str]) -> list[np.ndarray]:
         """``embed_query`` for several texts, those not remembered embedded in one batch."""
-        return list(self.vectors(texts))
+        return list(self.vectors_of(texts))
 
-    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+    def vectors_of(self, texts: Sequence[str]) -> np.ndarray:
         """The vectors of ``texts`` (one float32 row each), the same text embedded once: texts embedded
         lately (the last ``REMEMBERED`` distinct ones) are not embedded again, and the others go in one
         batch. Post-thinking embeds a session's words for several checks (tags, grounding, copies,
@@ -86,15 +86,15 @@ class Embedder(ABC):
 
     def similarity(self, texts: list[str]) -> np.ndarray:
         """Cosine similarity of every pair of ``texts`` (an n x n matrix), the texts' vectors from
-        ``vectors``."""
+        ``vectors_of``."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        vecs = self.vectors(texts)
+        vecs = self.vectors_of(texts)
         return vecs @ vecs.T
 
 
 class _Remembered:
-    """The vectors of the last ``size`` distinct texts embedded through ``Embedder.vectors``, shared by
+    """The vectors of the last ``size`` distinct texts embedded through ``Embedder.vectors_of``, shared by
     the threads using one embedder."""
 
     def __init__(self, size: int):

@@ -452,13 +452,13 @@ def _related(
     k = env.settings.maintain_k
     embedder = env.svc.embedder
     found: list[list[MemoryRecord]] = []
-    for rec, vec in zip(new, embedder.vectors([r.thought for r in new]) if new else [], strict=True):
+    for rec, vec in zip(new, embedder.vectors_of([r.thought for r in new]) if new else [], strict=True):
         query = Query(text=rec.thought, now=env.now, past=True, vector=vec)
         hits = env.svc.retriever.search(env.user_id, query, k + len(new) + COPIES)
         found.append([h.record for h in hits if h.record.id not in new_ids])
     # every thought compared, new and stored, embedded once (one batch for those not embedded lately)
     texts = list(dict.fromkeys([r.thought for r in new] + [o.thought for others in found for o in others]))
-    vectors = dict(zip(texts, embedder.vectors(texts), strict=True)) if texts else {}
+    vectors = dict(zip(texts, embedder.vectors_of(texts), strict=True)) if texts else {}
     for rec, others in zip(new, found, strict=True):
         sims = [float(vectors[rec.thought] @ vectors[o.thought]) for o in others]
         scored = list(zip(others, sims, strict=True))

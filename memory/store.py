@@ -245,11 +245,11 @@ class MemoryStore:
 
     # ---- writes -----------------------------------------------------------------------------------
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """The store's embedder's vectors for ``texts``, one row per text (``Embedder.vectors``: a text
+        """The store's embedder's vectors for ``texts``, one row per text (``Embedder.vectors_of``: a text
         embedded lately is not embedded again)."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        return self.embedder.vectors(texts)
+        return self.embedder.vectors_of(texts)
 
     def add(
         self,

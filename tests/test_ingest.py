@@ -67,8 +67,8 @@ def stored_vectors(memory: Memory, user: str) -> dict[str, np.ndarray]:
 
 def test_the_same_text_is_embedded_once():
     counting = Counting()
-    first = counting.vectors(["a cat", "a dog", "a cat"])
-    again = counting.vectors(["a dog", "a bird"])
+    first = counting.vectors_of(["a cat", "a dog", "a cat"])
+    again = counting.vectors_of(["a dog", "a bird"])
     assert counting.texts == ["a cat", "a dog", "a bird"]
     assert np.allclose(first[1], again[0]) and np.allclose(first[0], first[2])
     sims = counting.similarity(["a cat", "a bird"])
@@ -78,8 +78,8 @@ def test_the_same_text_is_embedded_once():
 def test_remembered_vectors_are_bounded(monkeypatch):
     monkeypatch.setattr("caim.core.embeddings.REMEMBERED", 2)
     counting = Counting()
-    counting.vectors(["one", "two", "three"])
-    counting.vectors(["one"])  # pushed out by the later two: embedded again
+    counting.vectors_of(["one", "two", "three"])
+    counting.vectors_of(["one"])  # pushed out by the later two: embedded again
     assert counting.texts == ["one", "two", "three", "one"]
 
 
@@ -124,7 +124,7 @@ def test_a_damaged_or_mismatched_vector_is_embedded_again(tmp_path, exported):
         got = stored_vectors(memory, "ann")
         records = {r.id: r for r in memory.services.store.iter("ann")}
     for item in items:
-        want = MiniLMEmbedder.shared().vectors([records[item["id"]].embedded_text()])[0]
+        want = MiniLMEmbedder.shared().vectors_of([records[item["id"]].embedded_text()])[0]
         assert np.allclose(got[item["id"]], want, atol=2e-3)  # the record's own vector, never the export's
     assert not np.allclose(got[items[0]["id"]], got[items[1]["id"]], atol=2e-3)
 
