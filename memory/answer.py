@@ -60,6 +60,8 @@ _SELF_TALK = re.compile(
 )
 #: A question that asks for something to be done rather than about what was said.
 _REQUEST = re.compile(r"\s*(?:(?:can|could|would|will) you|please|suggest|recommend|tell me (?:a|an|some))\b", re.I)
+#: Markup or code in a sentence (tags, braces, backticks): a small model's format noise, never an answer.
+_MARKUP = re.compile(r"</?[A-Za-z][^>]*>|[{}`]|\[/?[A-Za-z]+\]")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor)\b|n't\b", re.I)
 
 
@@ -271,7 +273,7 @@ class Additions:
 
     def stands(self, sentence: str) -> bool:
         """Whether the sentence adds something on the question's topic and contradicts nothing."""
-        if _DENIES.search(sentence) or _SELF_TALK.search(sentence) or unsupported(sentence, self.given):
+        if any(p.search(sentence) for p in (_DENIES, _SELF_TALK, _MARKUP)) or unsupported(sentence, self.given):
             return False
         terms = set(tokenize(sentence))
         quoted = [_terms(m) for m in self.composed.quoted]

@@ -96,6 +96,7 @@ def test_the_models_sentences_stand_only_where_they_add_and_contradict_nothing()
         "I don't remember where you teach. "  # says the memory is missing
         "As an AI assistant I cannot run. "  # the model about itself
         "Your race is on 12 March in Leeds. "  # a date nobody said
+        '<remarks><title>marathon</title></remarks> "<p>Your chemistry class. '  # markup
         "Good luck with your marathon training and your chemistry classes!"
     )
     kept = [s for piece in reply.split(" ") for s in adds.feed(piece + " ")] + adds.finish()
