@@ -256,6 +256,16 @@ def test_search_shows_why_each_hit_ranked(app, memory, ann):
     assert "bm25" in first  # every signal by name, too
 
 
+def test_search_lists_only_relevant_memories_each_with_its_relevance(app, ann):
+    c, _ = sign_in(app)
+    page = c.get("/ui/search", params={"q": "running river"}).text
+    hits = page.split('<ol class="hits">')[1].split("</ol>")[0]
+    assert f'href="/ui/memories/{ann["running"]}"' in hits and ann["lisbon"] not in hits
+    assert '<p class="relevance">relevance ' in hits and 'holds the words &#34;running&#34;, &#34;river&#34;' in hits
+    none = c.get("/ui/search", params={"q": "quantum chromodynamics lattice"}).text
+    assert "<h2>0 results</h2>" in none and "/ui/memories/" not in none.split('<ol class="hits">')[1]
+
+
 def test_a_memory_page_shows_dates_tags_sources_links_and_history(app, ann):
     c, _ = sign_in(app)
     page = c.get(f"/ui/memories/{ann['doctor']}").text
