@@ -261,7 +261,7 @@ def test_search_lists_only_relevant_memories_each_with_its_relevance(app, ann):
     page = c.get("/ui/search", params={"q": "running river"}).text
     hits = page.split('<ol class="hits">')[1].split("</ol>")[0]
     assert f'href="/ui/memories/{ann["running"]}"' in hits and ann["lisbon"] not in hits
-    assert '<p class="relevance">relevance ' in hits and 'holds the words &#34;running&#34;, &#34;river&#34;' in hits
+    assert '<p class="relevance">relevance ' in hits and "holds the words &#34;running&#34;, &#34;river&#34;" in hits
     none = c.get("/ui/search", params={"q": "quantum chromodynamics lattice"}).text
     assert "<h2>0 results</h2>" in none and "/ui/memories/" not in none.split('<ol class="hits">')[1]
 
