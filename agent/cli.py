@@ -47,10 +47,75 @@ out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 
+def _flags_plain(params: list[Any]) -> list[Any]:
+    """``params``, each flag (``--json``, ``--help``) shown in help as its name alone, not as an
+    option taking a ``<bool>`` value."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+def _plain_flags(command: Command, ctx: Context) -> None:
+    """``_flags_plain`` for ``command`` and every command under it."""
+    _flags_plain(command.get_params(ctx))
+    for sub in getattr(command, "commands", {}).values():
+        _plain_flags(sub, ctx)
+
+
+def _source_of(module: str) -> Path | None:
+    """The source file of ``module``, found as the import system would find it but importing
+    nothing (not even its parent packages); ``None`` when it has none."""
+    path: list[str] | None = None
+    origin: str | None = None
+    parts = module.split(".")
+    for i in range(len(parts)):
+        name = ".".join(parts[: i + 1])
+        loaded = sys.modules.get(name)
+        spec = getattr(loaded, "__spec__", None) if loaded is not None else None
+        for finder in sys.meta_path if spec is None else ():
+            find = getattr(finder, "find_spec", None)
+            if find is not None and (spec := find(name, path)) is not None:
+                break
+        if spec is None:
+            return None
+        path, origin = spec.submodule_search_locations, spec.origin
+    return Path(origin) if origin and origin.endswith(".py") else None
+
+
+def _plugin_help(ep: EntryPoint) -> str:
+    """A plugin group's one-line help without importing it (importing ``caim models`` takes seconds):
+    the ``help=`` its module gives the ``typer.Typer`` the entry point names, else the first line of
+    the module's docstring, read from the source."""
+    import ast
+
+    module, _, attr = ep.value.partition(":")
+    fallback = f"More commands ({ep.name}; `caim {ep.name} --help` lists them)."
+    try:
+        source = _source_of(module.strip())
+        tree = ast.parse(source.read_text(encoding="utf-8")) if source is not None else None
+    except (ImportError, OSError, SyntaxError, ValueError):
+        return fallback
+    if tree is None:
+        return fallback
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in node.targets):
+            for kw in node.value.keywords if isinstance(node.value, ast.Call) else []:
+                if kw.arg == "help" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    return kw.value.value
+    doc = ast.get_docstring(tree)
+    return doc.strip().splitlines()[0] if doc and doc.strip() else fallback
+
+
 class CaimGroup(TyperGroup):
     """The top command group. A ``CaimError`` from any command is one line on standard error and
     exit code 2. Plugin groups (entry points in ``caim.cli``) are listed by name and imported only
-    when invoked: the agent layer never imports them, and help stays fast."""
+    when invoked: the agent layer never imports them, and help stays fast. Help shows flags as
+    their names alone (``_plain_flags``)."""
+
+    def get_params(self, ctx: Context) -> list[Any]:
+        """The group's options, flags shown without a value."""
+        return _flags_plain(super().get_params(ctx))
 
     def invoke(self, ctx: Context) -> Any:
         """Run the command; a ``CaimError`` becomes one red line and exit code 2."""
@@ -78,7 +143,7 @@ class CaimGroup(TyperGroup):
         if ep is None:
             return None
         # listed in help without importing it; ``resolve_command`` loads it to run it
-        return TyperCommand(cmd_name, help=f"Commands from {ep.value.split(':')[0]}.")
+        return TyperCommand(cmd_name, help=_plugin_help(ep))
 
     def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         """Load the plugin named by ``args[0]`` (if it is one) before resolving the command.
@@ -92,23 +157,40 @@ class CaimGroup(TyperGroup):
             except ImportError as exc:  # an optional extra that is not installed
                 raise ConfigError(f"caim {ep.name} is not available: {exc}") from None
             self.add_command(typer.main.get_command(sub) if isinstance(sub, typer.Typer) else sub, ep.name)
-        return super().resolve_command(ctx, args)
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            _plain_flags(command, ctx)
+        return name, command, rest
 
 
 app = typer.Typer(
     cls=CaimGroup,
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode="markdown",  # a help text's lines are one paragraph, wrapped to the terminal
     help="caim: a LangGraph agent with a cognitive long-term memory.",
 )
-memories_app = typer.Typer(no_args_is_help=True, help="Inspect and manage stored memories.")
-ontology_app = typer.Typer(no_args_is_help=True, help="Show the tag ontology.")
+memories_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help="See, export, import and forget stored memories; import chat histories.",
+)
+ontology_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode="markdown", help="Show the ontology (the tags memories are filed under)."
+)
 app.add_typer(memories_app, name="memories")
 app.add_typer(ontology_app, name="ontology")
 
 DataDir = typer.Option(
     None, "--data-dir", help="Where memories live (default: CAIM_DATA_DIR or the per-user data folder)."
 )
+#: The user a memory command reads or changes.
+UserOption = typer.Option(..., "--user", "-u", help="Whose memories (the user id, as `caim chat --user` gave it).")
+
+
+def _count(n: int, noun: str, plural: str = "") -> str:
+    """``n`` and the noun, singular for one: "1 record", "3 records", "2 memories" (``plural``)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _settings(data_dir: Path | None = None, **over: Any) -> Settings:
@@ -433,7 +515,7 @@ def _verbose_turn(trace: list[dict], route: str, seconds: float | None) -> None:
 
 @memories_app.command("list")
 def memories_list(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     as_json: bool = typer.Option(False, "--json", help="Full records as a JSON list (with sources and history)."),
     polarity: str | None = typer.Option(
         None, "--polarity", help="Only preferences of this polarity: like, dislike or neutral."
@@ -463,7 +545,7 @@ def memories_list(
 
 @memories_app.command("profile")
 def memories_profile(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     as_json: bool = typer.Option(False, "--json", help="The whole profile as JSON (members and earlier versions)."),
     data_dir: Path | None = DataDir,
 ) -> None:
@@ -490,23 +572,56 @@ def memories_profile(
     out.print(table)
 
 
+def _on_terminal() -> bool:
+    """Whether a person at a terminal can answer a question (standard input is a terminal)."""
+    return sys.stdin.isatty()
+
+
+def _confirm_forget_all(agent: CaimAgent, user: str, yes: bool) -> None:
+    """Go on only when ``yes`` or when the person at the terminal confirms forgetting all of ``user``.
+
+    Raises:
+        InputError: Not confirmed: the input is not a terminal and ``--yes`` was not given.
+        typer.Exit: The person at the terminal said no (exit code 1, nothing forgotten).
+    """
+    if yes:
+        return
+    count = agent.services.store.count(user)
+    if not _on_terminal():
+        raise InputError(
+            f"forget --all deletes all {count} memories of {user} and their open and pending sessions: "
+            "add --yes to confirm (the input is not a terminal to ask on)"
+        )
+    asked = f"Forget all {count} memories of {user}, and their open and pending sessions? This cannot be undone."
+    if not typer.confirm(asked, default=False):
+        out.print("nothing forgotten.")
+        raise typer.Exit(1)
+
+
 @memories_app.command("forget")
 def memories_forget(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     record_id: str | None = typer.Option(
         None, "--id", help="Forget one record (its id, or a unique prefix as listed)."
     ),
     everything: bool = typer.Option(
         False, "--all", help="Forget every record, open session and pending session of the user."
     ),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="--all: do not ask for confirmation (needed when the input is not a terminal)."
+    ),
     data_dir: Path | None = DataDir,
 ) -> None:
-    """Forget one record (--id) or everything of a user (--all), leaving no trace in the data dir."""
+    """Forget one record (--id) or everything of a user (--all), leaving no trace in the data dir.
+
+    --all asks for confirmation on a terminal; in a script, add --yes.
+    """
     if not everything and not record_id:
         raise InputError("say what to forget: --id RECORD_ID or --all")
     with _agent(_settings(data_dir)) as agent:
         if everything:
-            out.print(f"forgot {agent.forget_user(user)} records of {user}.")
+            _confirm_forget_all(agent, user, yes)
+            out.print(f"forgot {_count(agent.forget_user(user), 'memory', 'memories')} of {user}.")
             return
         assert record_id is not None
         full = _one_id(agent.services.store.matching_ids(user, record_id), user, record_id)
@@ -517,9 +632,9 @@ def memories_forget(
 
 @memories_app.command("history")
 def memories_history(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     record_id: str = typer.Option(..., "--id", help="The record (its id, or a unique prefix)."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="The chain as JSON."),
     data_dir: Path | None = DataDir,
 ) -> None:
     """Show a record's chain: what it superseded, merged or extended, when, from which session."""
@@ -547,7 +662,7 @@ def memories_history(
 
 @memories_app.command("export")
 def memories_export(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     to: Path | None = typer.Option(None, "--out", "-o", help="Write to this file instead of standard output."),
     data_dir: Path | None = DataDir,
 ) -> None:
@@ -583,7 +698,12 @@ def memories_import(
     except ValueError as exc:
         raise InputError(f"{file} is not JSON: {exc}") from None
     with _agent(_settings(data_dir)) as agent:
-        out.print(f"imported {agent.import_user(user, data)} records into {user}.")
+        done = agent.import_user(user, data)
+        parts = [f"{done.added} added", f"{done.updated} updated", f"{done.unchanged} unchanged (already there)"]
+        if done.refused:
+            parts.append(f"{done.refused} left out (their categories are outside {user}'s privacy bounds)")
+        total = _count(done.added + done.updated + done.unchanged + done.refused, "record")
+        out.print(f"{total} in {file} for {user}: {', '.join(parts)}.")
 
 
 #: Chat exports ``memories import-chat`` reads (each through langchain-community's chat loader), and
@@ -1030,7 +1150,10 @@ def _role_uses(settings: Settings, models: Models) -> str:
 
 
 @ontology_app.command("show")
-def ontology_show(as_json: bool = typer.Option(False, "--json"), data_dir: Path | None = DataDir) -> None:
+def ontology_show(
+    as_json: bool = typer.Option(False, "--json", help="The ontology as JSON (its version and tree)."),
+    data_dir: Path | None = DataDir,
+) -> None:
     """Show the current ontology (the default plus any extensions in the data dir)."""
     from caim.ontology import OntologyStore
 

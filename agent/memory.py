@@ -67,7 +67,7 @@ from caim.memory.records import (
 )
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
-from caim.memory.transfer import export_lines, import_records, imported_profile
+from caim.memory.transfer import Imported, export_lines, import_records, imported_profile
 from caim.ontology import Ontology
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
@@ -633,11 +633,12 @@ class Memory:
         store = self.services.store
         return json.loads("".join(export_lines(store.iter(user), user, store.profile(user))))
 
-    def import_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], *, user_id: str) -> int:
+    def import_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], *, user_id: str) -> Imported:
         """Restore an export (ids, times, validity, links and history kept; importing twice adds
         nothing). Records outside the privacy bounds (``within_bounds``) are left out; the export's
         profile is kept where the records written hold it (``caim.graph.profile.settle``: what draws
-        on a record left out is rebuilt from those written). Returns how many records were written."""
+        on a record left out is rebuilt from those written). Returns how many records were added,
+        updated, found unchanged and left out (``caim.memory.transfer.Imported``)."""
         user = check_user(user_id)
         within = self._bounds(user)
         store = self.services.store
@@ -704,7 +705,7 @@ class Memory:
         """``profile`` in a worker thread."""
         return await asyncio.to_thread(partial(self.profile, **kw))
 
-    async def aimport_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], **kw: Any) -> int:
+    async def aimport_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], **kw: Any) -> Imported:
         """``import_`` in a worker thread."""
         return await asyncio.to_thread(partial(self.import_, data, **kw))
 

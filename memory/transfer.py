@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import astuple, dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -66,19 +67,49 @@ def _renamed(rec: MemoryRecord, new: Callable[[str], str]) -> MemoryRecord:
     )
 
 
+@dataclass(frozen=True)
+class Imported:
+    """What an import did with the export's records: ``added`` (no record of that id before),
+    ``updated`` (a record of that id replaced by the export's different one), ``unchanged`` (the
+    same record already there: not written again) and ``refused`` (left out by the import's
+    ``keep``: outside the user's privacy bounds)."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    refused: int = 0
+
+    @property
+    def written(self) -> int:
+        """Records written: added or updated."""
+        return self.added + self.updated
+
+    def __add__(self, other: Imported) -> Imported:
+        return Imported(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+
+def _write(store: MemoryStore, user_id: str, batch: list[MemoryRecord]) -> Imported:
+    """Write the records of ``batch`` that differ from the stored ones of the same id; say what was what."""
+    before = {r.id: r for r in store.db.get(user_id, [r.id for r in batch])}
+    fresh = [r for r in batch if before.get(r.id) != r]
+    store.add(fresh)
+    added = sum(r.id not in before for r in fresh)
+    return Imported(added=added, updated=len(fresh) - added, unchanged=len(batch) - len(fresh))
+
+
 def import_records(
     store: MemoryStore,
     user_id: str,
     data: dict[str, Any] | list[Any],
     keep: Callable[[MemoryRecord], bool] | None = None,
-) -> int:
-    """Write the export's records under ``user_id`` (replacing records with the same id); returns
-    how many were written. A malformed record stops the import with a one-line error before anything
-    of its batch is written. ``keep``: records it refuses (e.g. outside the user's privacy bounds)
-    are left out."""
+) -> Imported:
+    """Write the export's records under ``user_id`` (replacing records with the same id, leaving the
+    same record as it is); returns how many were added, updated, unchanged and refused. A malformed
+    record stops the import with a one-line error before anything of its batch is written.
+    ``keep``: records it refuses (e.g. outside the user's privacy bounds) are left out."""
     source = data.get("user_id") if isinstance(data, dict) else None
     new = _renamer(store, user_id, str(source) if source is not None else None)
-    n = 0
+    done = Imported()
     batch: list[MemoryRecord] = []
     for i, item in enumerate(_items(data)):
         try:
@@ -92,14 +123,13 @@ def import_records(
                 f"record {rec.id} of the import belongs to another user of this store; export that user first"
             )
         if keep is not None and not keep(rec):
+            done += Imported(refused=1)
             continue
         batch.append(rec)
         if len(batch) >= BATCH:
-            store.add(batch)
-            n += len(batch)
+            done += _write(store, user_id, batch)
             batch = []
-    store.add(batch)
-    return n + len(batch)
+    return done + _write(store, user_id, batch)
 
 
 def imported_profile(store: MemoryStore, user_id: str, data: dict[str, Any] | list[Any]) -> Profile | None:

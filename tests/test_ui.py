@@ -378,11 +378,13 @@ def test_deny_forgets_what_is_under_the_term_and_stores_nothing_under_it_later(a
     summary = memory.add(RUNNING, user_id="ann", at=START.isoformat())
     assert summary.stored == [] and summary.denied == 1 and thoughts(memory) == {LISBON}
     assert memory.add(RUNNING, user_id="bob", at=START.isoformat()).stored
-    assert memory.import_(export, user_id="ann") == 1 and thoughts(memory) == {LISBON}
+    refused = memory.import_(export, user_id="ann")
+    assert (refused.refused, refused.written) == (2, 0) and thoughts(memory) == {LISBON}
     # allowing again lets them in from now on
     r = c.post("/ui/ontology/health/allow", data={"csrf": csrf}, follow_redirects=False)
     assert r.status_code == 303 and memory.denied(user_id="ann") == []
-    assert memory.import_(export, user_id="ann") == 3 and len(thoughts(memory)) == 3
+    allowed = memory.import_(export, user_id="ann")
+    assert (allowed.added, allowed.unchanged, allowed.refused) == (2, 1, 0) and len(thoughts(memory)) == 3
     again = c.post("/ui/ontology/health/allow", data={"csrf": csrf})
     assert again.status_code == 400 and "not among the terms you denied" in alert(again.text)
 
@@ -399,7 +401,7 @@ def test_export_and_import_round_trip(app, memory, ann):
     r = c.get("/ui/export")
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
     assert r.headers["content-disposition"].startswith("attachment")
-    data = r.json()
+    data, exported = r.json(), r.content
     assert {m["id"] for m in data["memories"]} == set(ann.values())
     before = {rec.id: rec.model_dump(mode="json") for rec in memory.list(user_id="ann")}
     memory.forget_all(user_id="ann")
@@ -408,12 +410,19 @@ def test_export_and_import_round_trip(app, memory, ann):
     r = c.post(
         "/ui/import",
         data={"csrf": csrf},
-        files={"file": ("caim-memories.json", r.content, "application/json")},
+        files={"file": ("caim-memories.json", exported, "application/json")},
         follow_redirects=False,
     )
-    assert r.status_code == 303 and r.headers["location"] == "/ui/import?done=imported&n=3"
+    assert r.status_code == 303
+    assert r.headers["location"] == "/ui/import?done=imported&n=3&updated=0&unchanged=0&refused=0"
     assert {rec.id: rec.model_dump(mode="json") for rec in memory.list(user_id="ann")} == before
-    assert "Imported 3 memories." in c.get(r.headers["location"]).text
+    assert "Imported: 3 added, 0 updated, 0 unchanged (already there), 0 left out" in c.get(r.headers["location"]).text
+    again = c.post(
+        "/ui/import",
+        data={"csrf": csrf},
+        files={"file": ("caim-memories.json", exported, "application/json")},
+    )
+    assert "Imported: 0 added, 0 updated, 3 unchanged (already there)" in again.text
 
 
 def test_an_import_over_the_body_limit_is_413_and_stores_nothing(memory):

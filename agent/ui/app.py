@@ -72,7 +72,8 @@ NOTICES = {
     "forgot-all": "Forgot {n} memories.",
     "denied": "Denied: {n} memories under it were forgotten, and nothing under it will be stored for you.",
     "allowed": "Allowed again: memories under it may be stored from now on.",
-    "imported": "Imported {n} memories.",
+    "imported": "Imported: {n} added, {updated} updated, {unchanged} unchanged (already there), {refused} left out "
+    "(their categories are outside your privacy bounds).",
 }
 #: Security headers of every answer (no script runs, nothing is framed or loaded from elsewhere).
 HEADERS = (
@@ -230,11 +231,13 @@ def record_id(raw: str) -> str:
     return raw
 
 
-def notice(done: str, n: str) -> str:
-    """The line an action's ``?done=<key>&n=<count>`` stands for ("" for an unknown key)."""
-    text = NOTICES.get(done, "")
-    count = n if n.isdigit() and len(n) <= 9 else "some"
-    return text.format(n=count)
+def notice(done: str, n: str, **counts: str) -> str:
+    """The line an action's ``?done=<key>&n=<count>`` (and more ``counts``) stands for ("" for an unknown key)."""
+
+    def count(v: str) -> str:
+        return v if v.isdigit() and len(v) <= 9 else "some"
+
+    return NOTICES.get(done, "").format(n=count(n), **{k: count(v) for k, v in counts.items()})
 
 
 def term_tree(
@@ -716,11 +719,12 @@ def _data_routes(app: FastAPI, browser: Browser) -> None:
         )
 
     @app.get("/import")
-    def import_page(request: Request, done: str = "", n: str = "") -> Response:
+    def import_page(
+        request: Request, done: str = "", n: str = "", updated: str = "0", unchanged: str = "0", refused: str = "0"
+    ) -> Response:
         caller = browser.page_caller(request)
-        return browser.render(
-            request, caller, "data.html", title="Your data", notice=notice(done, n), max_bytes=browser.max_body
-        )
+        said = notice(done, n, updated=updated, unchanged=unchanged, refused=refused)
+        return browser.render(request, caller, "data.html", title="Your data", notice=said, max_bytes=browser.max_body)
 
     @app.post("/import")
     def import_(request: Request, file: UploadFile | None = File(None), csrf: str = Form("")) -> Response:
@@ -737,9 +741,17 @@ def _data_routes(app: FastAPI, browser: Browser) -> None:
         if not isinstance(data, dict | list):
             raise UIError(400, "the file is not a caim export (a JSON object with memories)")
         try:
-            n = browser.memory.import_(data, user_id=caller.user)
+            did = browser.memory.import_(data, user_id=caller.user)
         except CaimError as exc:
             if type(exc) is not CaimError:  # storage or configuration failing: not the file's fault
                 raise
             raise UIError(400, str(exc)) from None  # not an export, a malformed record, another user's id
-        return browser.redirect(request, "/import", done="imported", n=n)
+        return browser.redirect(
+            request,
+            "/import",
+            done="imported",
+            n=did.added,
+            updated=did.updated,
+            unchanged=did.unchanged,
+            refused=did.refused,
+        )
