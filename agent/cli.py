@@ -15,6 +15,7 @@ import logging
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -720,6 +721,8 @@ _WA_TIME = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{2,4}), (\d{1,2}):(\d{2}):(\d{2})
 _WA_ANDROID = re.compile(
     r"^\u200e?(\d{1,2}/\d{1,2}/\d{2,4}), (\d{1,2}:\d{2})( [AP]M)? - ", re.MULTILINE | re.IGNORECASE
 )
+#: The start of a WhatsApp line that begins a message or a notice, as the loader reads lines (iOS form).
+_WA_LINE = re.compile(r"\u200e*\[?\d{1,2}/\d{1,2}/\d{2,4}, \d{1,2}:\d{2}:\d{2}(?: [AP]M)?\]?[ \u200e]*", re.IGNORECASE)
 _APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
 
 
@@ -753,10 +756,33 @@ def _whatsapp_sources(path: Path) -> list[str]:
     return [path.read_text(encoding="utf-8")]
 
 
-def _whatsapp(path: Path, day_first: bool | None) -> list[list[_Said]]:
+def _whatsapp_lines(text: str, seen: Counter[str]) -> str:
+    """A chat's text as the loader reads it (iOS lines), its notices without a sender ("Ana added
+    Luis") taken out - the loader would append them to the message before; counts its lines in
+    ``seen``: ``lines`` (not blank), ``messages`` (lines that start one), ``continued`` (lines that
+    continue the message before them) and ``notices``."""
+    # newer exports put a narrow no-break space before AM/PM; Android lines have no seconds
+    text = text.replace("\r\n", "\n").replace("\u202f", " ").replace("\u00a0", " ")
+    kept = []
+    for line in _WA_ANDROID.sub(r"[\1, \2:00\3] ", text).split("\n"):
+        start = _WA_LINE.match(line)
+        seen["lines"] += bool(line.strip())
+        if start is None:
+            seen["continued"] += bool(line.strip())
+        elif ": " not in line[start.end() :]:
+            seen["notices"] += 1
+            continue
+        else:
+            seen["messages"] += 1
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _whatsapp(path: Path, day_first: bool | None, seen: Counter[str]) -> list[list[_Said]]:
     """WhatsApp chats, each message dated. Exports write dates day-first or month-first as the
     phone's locale has it: the order is read from the dates (a first number above 12 is a day)
-    unless ``day_first`` says it."""
+    unless ``day_first`` says it. ``seen`` counts the lines read (``_whatsapp_lines``) and the
+    messages the loader leaves out (``omitted``: omitted media, deleted messages, the encryption notice)."""
     import tempfile
 
     from langchain_community.chat_loaders.whatsapp import WhatsAppChatLoader
@@ -764,10 +790,8 @@ def _whatsapp(path: Path, day_first: bool | None) -> list[list[_Said]]:
     loaded: list[list[tuple[str, str, re.Match[str]]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, text in enumerate(_whatsapp_sources(path)):
-            # newer exports put a narrow no-break space before AM/PM; Android lines have no seconds
-            text = text.replace("\r\n", "\n").replace("\u202f", " ").replace("\u00a0", " ")
             copy = Path(tmp) / f"chat{i}.txt"
-            copy.write_text(_WA_ANDROID.sub(r"[\1, \2:00\3] ", text), encoding="utf-8")
+            copy.write_text(_whatsapp_lines(text, seen), encoding="utf-8")
             for session in WhatsAppChatLoader(str(copy)).lazy_load():
                 chat = []
                 for m in session["messages"]:
@@ -777,6 +801,7 @@ def _whatsapp(path: Path, day_first: bool | None) -> list[list[_Said]]:
                         raise InputError(f"{path}: WhatsApp time {stamp!r} not understood")
                     chat.append((str(m.additional_kwargs["sender"]).strip(), _loader_text(m), found))
                 loaded.append(chat)
+    seen["omitted"] = seen["messages"] - sum(map(len, loaded))
     stamps = [found for chat in loaded for _, _, found in chat]
     if day_first is None and stamps:
         firsts, seconds = max(int(f[1]) for f in stamps), max(int(f[2]) for f in stamps)
@@ -799,9 +824,9 @@ def _whatsapp(path: Path, day_first: bool | None) -> list[list[_Said]]:
     return [[_Said(sender, text, when(f)) for sender, text, f in chat] for chat in loaded]
 
 
-def _read_chats(fmt: str, path: Path, day_first: bool | None) -> list[list[_Said]]:
+def _read_chats(fmt: str, path: Path, day_first: bool | None, seen: Counter[str]) -> list[list[_Said]]:
     """The chats of an export, in order, each a list of dated messages; a file that is not such an
-    export is a one-line ``InputError``."""
+    export is a one-line ``InputError``. ``seen``: what the reader counted (``_whatsapp``)."""
     import sqlite3
     import warnings
     import zipfile
@@ -817,7 +842,7 @@ def _read_chats(fmt: str, path: Path, day_first: bool | None) -> list[list[_Said
             warnings.simplefilter("ignore", DeprecationWarning)
             import langchain_community.chat_loaders  # noqa: F401
         if fmt == "whatsapp":
-            return _whatsapp(path, day_first)
+            return _whatsapp(path, day_first, seen)
         if fmt == "telegram":
             from langchain_community.chat_loaders.telegram import TelegramChatLoader
 
@@ -864,39 +889,63 @@ def _read_chats(fmt: str, path: Path, day_first: bool | None) -> list[list[_Said
         raise InputError(f"cannot read {path} as a {fmt} export: {why}") from None
 
 
+def _mine(said: _Said, me: str | None) -> bool:
+    """Whether a message is the user's: as the export says, else sent by ``me``."""
+    return said.mine if said.mine is not None else said.sender == me
+
+
+def _shown(said: _Said, me: str | None, before: _Said | None) -> str:
+    """A message's text as its turn holds it: the user's as written, another sender's after their
+    name when the message before was someone else's."""
+    same = before is not None and before.sender == said.sender
+    return said.text if _mine(said, me) or same else f"{said.sender}: {said.text}"
+
+
+def _cut(chat: list[_Said], me: str | None, gap: timedelta, max_turns: int, max_chars: int) -> list[list[_Said]]:
+    """A chat's messages with text, cut into sessions: a silence longer than ``gap`` (or ``max_turns``
+    turns) starts a new one. Consecutive messages of one side are one turn while their texts
+    (``_shown``) fit in ``max_chars`` (caim pairs a user turn with the reply after it)."""
+    sessions: list[list[_Said]] = []
+    current: list[_Said] = []
+    turns, chars = 0, 0
+    for said in chat:
+        if not said.text:
+            continue
+        if current and (said.when - current[-1].when > gap or turns >= max_turns):
+            sessions.append(current)
+            current, turns = [], 0
+        text = _shown(said, me, current[-1] if current else None)
+        if current and _mine(current[-1], me) == _mine(said, me) and chars + 1 + len(text) <= max_chars:
+            chars += 1 + len(text)
+        else:
+            turns, chars = turns + 1, len(text)
+        current.append(said)
+    return [*sessions, current] if current else sessions
+
+
 def _chat_sessions(
     chats: list[list[_Said]], me: str | None, gap: timedelta, max_messages: int, max_chars: int
 ) -> list[list[BaseMessage]]:
-    """The chats cut into sessions: a silence longer than ``gap`` (or ``max_messages`` messages)
-    starts a new one. The user's messages are ``HumanMessage``s, everyone else's ``AIMessage``s
-    prefixed with the sender's name; consecutive messages of one side are one turn (caim pairs a
-    user turn with the reply after it), each stamped with its first message's time. Sessions
-    without a message of the user are left out: they hold no turn of theirs."""
+    """The chats cut into sessions (``_cut``). The user's messages are ``HumanMessage``s, everyone
+    else's ``AIMessage``s prefixed with the sender's name; consecutive messages of one side are one
+    turn, each stamped with its first message's time. Sessions without a message of the user are
+    left out: they hold no turn of theirs."""
     from langchain_core.messages import AIMessage, HumanMessage
 
     sessions: list[list[BaseMessage]] = []
     for chat in chats:
-        current: list[BaseMessage] = []
-        last_time: datetime | None = None
-        last_sender = ""
-        for said in chat:
-            if not said.text:
-                continue
-            if current and last_time is not None and (said.when - last_time > gap or len(current) >= max_messages):
-                sessions.append(current)
-                current, last_sender = [], ""
-            last_time = said.when
-            mine = said.mine if said.mine is not None else said.sender == me
-            cls = HumanMessage if mine else AIMessage
-            text = said.text if mine or said.sender == last_sender else f"{said.sender}: {said.text}"
-            prev = current[-1] if current else None
-            if prev is not None and type(prev) is cls and len(prev.text) + 1 + len(text) <= max_chars:
-                prev.content = f"{prev.text}\n{text}"
-            else:
-                when = said.when if said.when.tzinfo else said.when.replace(tzinfo=UTC)  # caim's reading
-                current.append(cls(text[:max_chars], additional_kwargs={"caim_time": when.isoformat()}))
-            last_sender = said.sender
-        sessions.append(current)
+        for cut in _cut(chat, me, gap, max_messages, max_chars):
+            current: list[BaseMessage] = []
+            for i, said in enumerate(cut):
+                cls = HumanMessage if _mine(said, me) else AIMessage
+                text = _shown(said, me, cut[i - 1] if i else None)
+                prev = current[-1] if current else None
+                if prev is not None and type(prev) is cls and len(prev.text) + 1 + len(text) <= max_chars:
+                    prev.content = f"{prev.text}\n{text}"
+                else:
+                    when = said.when if said.when.tzinfo else said.when.replace(tzinfo=UTC)  # caim's reading
+                    current.append(cls(text[:max_chars], additional_kwargs={"caim_time": when.isoformat()}))
+            sessions.append(current)
     return [s for s in sessions if any(isinstance(m, HumanMessage) for m in s)]
 
 
@@ -921,7 +970,8 @@ def memories_import_chat(
     from caim.core.checks import check_user
 
     user = check_user(user)
-    chats = _read_chats(fmt, file, day_first)
+    seen: Counter[str] = Counter()
+    chats = _read_chats(fmt, file, day_first, seen)
     counts: dict[str, int] = {}
     for chat in chats:
         for said in chat:
@@ -942,32 +992,61 @@ def memories_import_chat(
     from caim.agent.messages import session_key
 
     settings = _settings(data_dir)
-    sessions = _chat_sessions(chats, me, timedelta(hours=gap_hours), MAX_MESSAGES, settings.max_message_chars)
+    gap = timedelta(hours=gap_hours)
+    sessions = _chat_sessions(chats, me, gap, MAX_MESSAGES, settings.max_message_chars)
     if not sessions:
         raise InputError(f"no session in {file} has a message of {me or 'yours'}")
+    cuts = [cut for chat in chats for cut in _cut(chat, me, gap, MAX_MESSAGES, settings.max_message_chars)]
+    others = [cut for cut in cuts if not any(_mine(said, me) for said in cut)]
+    seen.update(empty=sum(not said.text for chat in chats for said in chat), others=sum(map(len, others)))
+    out.print(_chat_read(file, chats, me or user, seen, len(others)), highlight=False)
     with Memory(settings, background=False) as memory:
         store = memory.services.store
         before = store.count(user)
         # sessions that stored or changed a record (post-thinking is not run for them again)
-        seen = store.session_ids(user)
+        remembered = store.session_ids(user)
         skipped = 0
         with Progress(console=out) as bar:
             task = bar.add_task("post-thinking", total=len(sessions))
             for msgs in sessions:
                 key = session_key(user, msgs)
                 bar.update(task, description=f"session of {str(msgs[0].additional_kwargs['caim_time'])[:10]}")
-                if key in seen:
+                if key in remembered:
                     skipped += 1
                 else:
                     memory.remember(msgs, user_id=user, background=False, session_id=key)
                 bar.advance(task)
         after = store.count(user)
-    first, last = (str(sessions[i][j].additional_kwargs["caim_time"])[:10] for i, j in ((0, 0), (-1, -1)))
-    again = f" ({skipped} remembered before, skipped)" if skipped else ""
+    change = f"{after - before:+d} memories" if after != before else "no memory added"
     out.print(
-        f"imported {len(sessions)} sessions{again}, {sum(map(len, sessions))} messages from {first} to {last}, "
-        f"from {file}: {after - before:+d} memories, {after} in all for {user}."
+        f"{_count(len(sessions), 'session')} with a message of {me or user}: "
+        f"{len(sessions) - skipped} post-thought now, {skipped} remembered before (skipped): "
+        f"{change}, {after} in all for {user}.",
+        highlight=False,
     )
+
+
+def _chat_read(file: Path, chats: list[list[_Said]], me: str, seen: Counter[str], others: int) -> str:
+    """What ``memories import-chat`` read of an export and what it leaves out, and why: the
+    messages with text and their dates, the reader's counts (``seen``: ``_whatsapp``'s lines and
+    omitted messages; ``empty``: messages without text; ``others``: messages of sessions where
+    ``me`` wrote nothing, in ``others`` sessions)."""
+    said = sorted((s for chat in chats for s in chat if s.text), key=lambda s: s.when)
+    days = f" from {said[0].when:%Y-%m-%d} to {said[-1].when:%Y-%m-%d}" if said else ""
+    lines = f"{_count(seen['lines'], 'line')}, " if seen["lines"] else ""
+    why = {
+        "continued": "continuing a message",
+        "omitted": "left out: media omitted, deleted messages or WhatsApp's notice",
+        "notices": "left out: notices without a sender (added, left, changed the subject)",
+        "empty": "left out: without text (media, stickers, calls, service messages)",
+    }
+    notes = "; ".join(f"{seen[k]} {reason}" for k, reason in why.items() if seen[k])
+    text = f"{file}: {lines}{_count(len(said), 'message')}{days}" + (f" ({notes})." if notes else ".")
+    if seen["others"]:
+        text += (
+            f" {_count(seen['others'], 'message')} in {_count(others, 'session')} without a message of {me}: left out."
+        )
+    return text
 
 
 @memories_app.command("reindex")

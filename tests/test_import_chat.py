@@ -90,7 +90,10 @@ def test_a_whatsapp_export_becomes_memories_dated_by_its_messages_and_a_second_i
     export.write_text(WHATSAPP, encoding="utf-8")
     first = cli("memories", "import-chat", "--format", "whatsapp", str(export), "--user", "marta", "--me", "Marta")
     assert first.exit_code == 0, first.output
-    assert "imported 2 sessions" in first.stdout and "+2 memories" in first.stdout
+    said = " ".join(first.stdout.split())  # as one line, whatever the terminal's width
+    # every line of the file accounted for: 6 messages, a continued line, an omitted image and the notice
+    assert f"{export}: 9 lines, 6 messages from 2024-03-14 to 2024-03-20 (1 continuing a message; 2 left out:" in said
+    assert "2 sessions with a message of Marta: 2 post-thought now, 0 remembered before (skipped): +2 memories" in said
     assert memories(cli, "marta") == WHATSAPP_THOUGHTS
     records = json.loads(cli("memories", "list", "--user", "marta", "--json").stdout)
     # the user's own words; the other side's named, their omitted image left out
@@ -101,7 +104,8 @@ def test_a_whatsapp_export_becomes_memories_dated_by_its_messages_and_a_second_i
 
     again = cli("memories", "import-chat", "--format", "whatsapp", str(export), "--user", "marta", "--me", "Marta")
     assert again.exit_code == 0, again.output
-    assert "(2 remembered before, skipped)" in again.stdout and "+0 memories, 2 in all" in again.stdout
+    said = " ".join(again.stdout.split())
+    assert "0 post-thought now, 2 remembered before (skipped): no memory added, 2 in all for marta." in said
     assert json.loads(cli("memories", "list", "--user", "marta", "--json").stdout) == records
 
 
@@ -111,7 +115,7 @@ def test_the_gap_decides_where_a_session_ends(cli, tmp_path):
     args = ("memories", "import-chat", "-f", "whatsapp", str(export), "-u", "marta", "--me", "Marta")
     result = cli(*args, "--gap-hours", "200")  # the two days are one session
     assert result.exit_code == 0, result.output
-    assert "imported 1 sessions" in result.stdout
+    assert "1 session with a message of Marta: 1 post-thought now" in " ".join(result.stdout.split())
     assert set(memories(cli, "marta").values()) == set(WHATSAPP_THOUGHTS.values())
 
 
@@ -132,6 +136,27 @@ def test_dates_that_read_both_ways_need_day_first_or_month_first(cli, tmp_path):
     assert "--day-first or --month-first" in one_line(cli(*args))
     assert cli(*args, "--day-first").exit_code == 0
     assert memories(cli, "marta") == {"my cat Miso is ill": "2024-04-03T10:00:00+00:00"}
+
+
+def test_the_report_says_what_was_left_out_and_why(cli, tmp_path):
+    """A notice without a sender is neither a message nor glued to the one before; a stretch of the
+    chat where the user wrote nothing is left out, and the report says so with its count."""
+    export = tmp_path / "_chat.txt"
+    export.write_text(
+        WHATSAPP
+        + "[21/03/2024, 08:00:00] Ana added Luis\n"
+        + "[22/03/2024, 10:00:00] Luis: hello everyone\n[22/03/2024, 10:01:00] Ana: welcome Luis\n",
+        encoding="utf-8",
+    )
+    result = cli("memories", "import-chat", "-f", "whatsapp", str(export), "-u", "marta", "--me", "Marta")
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stdout.split())
+    assert "12 lines, 8 messages from 2024-03-14 to 2024-03-22" in said
+    assert "1 left out: notices without a sender" in said
+    assert "2 messages in 1 session without a message of Marta: left out." in said
+    assert "2 sessions with a message of Marta" in said
+    records = json.loads(cli("memories", "list", "--user", "marta", "--json").stdout)
+    assert not any("added Luis" in s["text"] for r in records for s in r["sources"])
 
 
 def test_without_me_the_error_lists_the_senders(cli, tmp_path):
