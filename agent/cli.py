@@ -397,6 +397,21 @@ def chat(
         agent.close()
 
 
+def _url(host: str, port: int, path: str) -> str:
+    """The address a serving command listens at, as a browser or client takes it."""
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}{path}"
+
+
+def _token_users() -> str:
+    """Who may use a server that authenticates each request: the users ``CAIM_AUTH_TOKENS`` names."""
+    import os
+
+    from caim.agent.auth import parse_tokens
+
+    users = set(parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).values())
+    return f"for the {_count(len(users), 'user')} CAIM_AUTH_TOKENS names (a bearer token each)"
+
+
 def _check_access(command: str, host: str, no_auth: bool, *, open_to: str) -> None:
     """A serving command's access, checked before anything starts: ``--no-auth`` on a loopback host
     only (``open_to``: what anyone who can connect would get), else the deployment's tokens are set.
@@ -452,11 +467,9 @@ def serve(
     agent = CaimAgent(settings)
     try:
         app = create_app(agent, auth=not no_auth, idle_seconds=idle, turn_timeout=turn_timeout)
-        shown = f"[{host}]" if ":" in host else host
-        who = "the request's `user` field (no auth)" if no_auth else "bearer tokens (CAIM_AUTH_TOKENS)"
+        who = "for the user each request's `user` field names (no auth)" if no_auth else _token_users()
         out.print(
-            f"[bold]caim serve[/bold] - http://{shown}:{port}/v1, model {agent.services.models.describe()}, "
-            f"users by {who}",
+            f"[bold]caim serve[/bold] - {_url(host, port, '/v1')}, model {agent.services.models.describe()}, {who}",
             highlight=False,
         )
         uvicorn.run(app, host=host, port=port, log_level="info")
@@ -491,9 +504,8 @@ def ui(
     settings = _settings(data_dir)
     with Memory(settings, background=False) as memory:  # queued sessions stay for the chat's worker
         app = create_ui_app(memory, auth=not no_auth, user=user)
-        shown = f"[{host}]" if ":" in host else host
-        who = f"the local user {user!r} (no sign-in)" if no_auth else "sign-in with a token (CAIM_AUTH_TOKENS)"
-        out.print(f"[bold]caim ui[/bold] - http://{shown}:{port}/ui/, {who}", highlight=False)
+        who = f"the memories of the local user {user!r} (no sign-in)" if no_auth else _token_users()
+        out.print(f"[bold]caim ui[/bold] - {_url(host, port, '/ui/')}, {who}", highlight=False)
         uvicorn.run(app, host=host, port=port, log_level="info")
 
 
@@ -1190,13 +1202,20 @@ def mcp(
         raise ConfigError(
             'caim mcp --http authenticates every request: set CAIM_AUTH_TOKENS=\'{"<token>": "<user id>"}\''
         )
+    settings = _settings(data_dir)
+    if http:  # said at once: loading the memory stack takes seconds, then uvicorn says it is running
+        out.print(
+            f"[bold]caim mcp[/bold] - streamable HTTP at {_url(host, port, '/mcp')}, {_token_users()}; starting…",
+            highlight=False,
+        )
+    else:  # standard output is the protocol's; MCP hosts log standard error
+        err.print(f"caim mcp - stdio: every tool reads and changes the memory of {user!r}", highlight=False)
     try:
         from caim.agent import mcp_server
     except ImportError as exc:
         raise ConfigError(f"caim mcp needs the MCP SDK: pip install 'caim[server]' ({exc})") from None
     from caim.agent.memory import Memory
 
-    settings = _settings(data_dir)
     if http:
         import uvicorn
 
@@ -1206,7 +1225,7 @@ def mcp(
         body_limit()  # a bad CAIM_MAX_BODY_BYTES stops the server before it starts
         with Memory(settings) as memory:
             app = mcp_server.create_http_app(memory, verify=verify, host=host)
-            uvicorn.run(app, host=host, port=port, log_level="warning")
+            uvicorn.run(app, host=host, port=port, log_level="info")  # its address, then a line per request
         return
     import anyio
 
