@@ -19,13 +19,15 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from typer.core import TyperCommand, TyperGroup
 
+from caim.agent.chat_exports import ASSISTANT_FORMATS
+from caim.agent.chat_exports import Said as _Said
 from caim.core.errors import CaimError, ConfigError, InputError, StorageError
 
 if TYPE_CHECKING:
@@ -719,13 +721,15 @@ def memories_import(
         out.print(f"{total} in {file} for {user}: {', '.join(parts)}.")
 
 
-#: Chat exports ``memories import-chat`` reads (each through langchain-community's chat loader), and
-#: what each takes. Facebook Messenger is not among them: its loader drops the messages' times.
+#: Chat exports ``memories import-chat`` reads (the chat apps' through langchain-community's chat
+#: loaders, the assistants' through ``caim.agent.chat_exports``), and what each takes. Facebook
+#: Messenger is not among them: its loader drops the messages' times.
 CHAT_FORMATS = {
     "whatsapp": "a chat's .txt export (iOS or Android lines), its .zip, or a folder of .txt exports",
     "telegram": "Telegram Desktop's 'Machine-readable JSON' export: result.json, its folder or a .zip",
     "slack": "a Slack workspace export .zip (senders are user ids, U...)",
     "imessage": "a copy of macOS's ~/Library/Messages/chat.db (your messages are those sent from it; no --me)",
+    **ASSISTANT_FORMATS,  # caim.agent.chat_exports: each conversation one session; no --me
 }
 #: A WhatsApp line's time as the loader reads it: ``[31/12/2023, 22:15:03]`` or ``[1/2/24, 9:05:00 PM]``.
 _WA_TIME = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{2,4}), (\d{1,2}):(\d{2}):(\d{2})(?: ([AP]M))?", re.IGNORECASE)
@@ -736,16 +740,6 @@ _WA_ANDROID = re.compile(
 #: The start of a WhatsApp line that begins a message or a notice, as the loader reads lines (iOS form).
 _WA_LINE = re.compile(r"\u200e*\[?\d{1,2}/\d{1,2}/\d{2,4}, \d{1,2}:\d{2}:\d{2}(?: [AP]M)?\]?[ \u200e]*", re.IGNORECASE)
 _APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
-
-
-class _Said(NamedTuple):
-    """One message of an export: who sent it, its text, when, and whether it is the user's own
-    (``None``: decided by ``--me``)."""
-
-    sender: str
-    text: str
-    when: datetime
-    mine: bool | None = None
 
 
 def _loader_text(message: BaseMessage) -> str:
@@ -850,6 +844,10 @@ def _read_chats(fmt: str, path: Path, day_first: bool | None, seen: Counter[str]
     if not path.exists():
         raise InputError(f"no such file or folder: {path}")
     try:
+        if fmt in ASSISTANT_FORMATS:
+            from caim.agent.chat_exports import read_assistant_export
+
+            return read_assistant_export(fmt, path, seen)
         with warnings.catch_warnings():  # langchain-community announces its sunset on import
             warnings.simplefilter("ignore", DeprecationWarning)
             import langchain_community.chat_loaders  # noqa: F401
@@ -907,10 +905,10 @@ def _mine(said: _Said, me: str | None) -> bool:
 
 
 def _shown(said: _Said, me: str | None, before: _Said | None) -> str:
-    """A message's text as its turn holds it: the user's as written, another sender's after their
-    name when the message before was someone else's."""
+    """A message's text as its turn holds it: the user's and an AI assistant's as written, another
+    sender's after their name when the message before was someone else's."""
     same = before is not None and before.sender == said.sender
-    return said.text if _mine(said, me) or same else f"{said.sender}: {said.text}"
+    return said.text if _mine(said, me) or said.assistant or same else f"{said.sender}: {said.text}"
 
 
 def _cut(chat: list[_Said], me: str | None, gap: timedelta, max_turns: int, max_chars: int) -> list[list[_Said]]:
@@ -964,21 +962,28 @@ def _chat_sessions(
 @memories_app.command("import-chat")
 def memories_import_chat(
     file: Path = typer.Argument(..., help="The export (file, folder or .zip, as the format takes)."),
-    fmt: str = typer.Option(..., "--format", "-f", help="whatsapp, telegram, slack or imessage."),
+    fmt: str = typer.Option(
+        ..., "--format", "-f", help="whatsapp, telegram, slack, imessage, chatgpt or claude (their data exports)."
+    ),
     user: str = typer.Option(..., "--user", "-u", help="Whose memories they become."),
     me: str | None = typer.Option(
-        None, "--me", help="The sender whose messages are the user's (as the export names them)."
+        None, "--me", help="The sender whose messages are the user's (as the export names them; chat apps only)."
     ),
-    gap_hours: float = typer.Option(6.0, "--gap-hours", min=0.0, help="A longer silence starts a new session."),
+    gap_hours: float = typer.Option(
+        6.0, "--gap-hours", min=0.0, help="A longer silence starts a new session (chat apps; a conversation is one)."
+    ),
     day_first: bool | None = typer.Option(
         None, "--day-first/--month-first", help="WhatsApp: how its dates are written (default: read from them)."
     ),
     data_dir: Path | None = DataDir,
 ) -> None:
-    """Remember a chat history (WhatsApp, Telegram, Slack or iMessage export): it is cut into sessions
-    and each is post-thought now, the messages' dates becoming the memories' dates. A session already
-    remembered (same messages, same --me and --gap-hours) is skipped, so importing the same export
-    again stores nothing twice. Times without a zone (WhatsApp, Telegram) are read as UTC."""
+    """Remember a chat history: a chat app's export (WhatsApp, Telegram, Slack, iMessage) or another
+    assistant's data export (ChatGPT, Claude).
+
+    It is cut into sessions (an assistant's conversation is one) and each is post-thought now, the
+    messages' dates becoming the memories' dates. It says what it read, what it left out and why. A
+    session already remembered (same messages, same --me and --gap-hours) is skipped, so importing the
+    same export again stores nothing twice. Times without a zone (WhatsApp, Telegram) are read as UTC."""
     from caim.core.checks import check_user
 
     user = check_user(user)
@@ -1004,7 +1009,7 @@ def memories_import_chat(
     from caim.agent.messages import session_key
 
     settings = _settings(data_dir)
-    gap = timedelta(hours=gap_hours)
+    gap = timedelta.max if fmt in ASSISTANT_FORMATS else timedelta(hours=gap_hours)  # a conversation is a session
     sessions = _chat_sessions(chats, me, gap, MAX_MESSAGES, settings.max_message_chars)
     if not sessions:
         raise InputError(f"no session in {file} has a message of {me or 'yours'}")
@@ -1051,6 +1056,10 @@ def _chat_read(file: Path, chats: list[list[_Said]], me: str, seen: Counter[str]
         "omitted": "left out: media omitted, deleted messages or WhatsApp's notice",
         "notices": "left out: notices without a sender (added, left, changed the subject)",
         "empty": "left out: without text (media, stickers, calls, service messages)",
+        "branches": "left out: on branches the conversation left (edited questions, regenerated answers)",
+        "parts": "left out: hidden, system and tool messages, tool calls and results, code runs, reasoning",
+        "instructions": "left out: custom instructions",
+        "attachments": "left out: attached files",
     }
     notes = "; ".join(f"{seen[k]} {reason}" for k, reason in why.items() if seen[k])
     text = f"{file}: {lines}{_count(len(said), 'message')}{days}" + (f" ({notes})." if notes else ".")
