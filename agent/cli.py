@@ -904,59 +904,75 @@ def _mine(said: _Said, me: str | None) -> bool:
     return said.mine if said.mine is not None else said.sender == me
 
 
-def _shown(said: _Said, me: str | None, before: _Said | None) -> str:
-    """A message's text as its turn holds it: the user's and an AI assistant's as written, another
-    sender's after their name when the message before was someone else's."""
-    same = before is not None and before.sender == said.sender
-    return said.text if _mine(said, me) or said.assistant or same else f"{said.sender}: {said.text}"
+def _voice(said: _Said, me: str | None) -> tuple[str, str | None]:
+    """Whose words a message holds: the user's (``("user", None)``), an AI assistant's in an
+    assistant's export (``("assistant", None)``), or a participant's, named after them
+    (``("person", name)``, ``caim.agent.messages.participant_name``: never the user nor an assistant)."""
+    from caim.agent.messages import participant_name
+
+    if _mine(said, me):
+        return "user", None
+    if said.assistant:
+        return "assistant", None
+    return "person", participant_name(said.sender)
 
 
 def _cut(chat: list[_Said], me: str | None, gap: timedelta, max_turns: int, max_chars: int) -> list[list[_Said]]:
     """A chat's messages with text, cut into sessions: a silence longer than ``gap`` (or ``max_turns``
-    turns) starts a new one. Consecutive messages of one side are one turn while their texts
-    (``_shown``) fit in ``max_chars`` (caim pairs a user turn with the reply after it)."""
+    turns) starts a new one. Consecutive messages of one voice (``_voice``) are one turn while they
+    fit in ``max_chars``."""
     sessions: list[list[_Said]] = []
     current: list[_Said] = []
     turns, chars = 0, 0
+    last: tuple[str, str | None] | None = None
     for said in chat:
         if not said.text:
             continue
         if current and (said.when - current[-1].when > gap or turns >= max_turns):
             sessions.append(current)
-            current, turns = [], 0
-        text = _shown(said, me, current[-1] if current else None)
-        if current and _mine(current[-1], me) == _mine(said, me) and chars + 1 + len(text) <= max_chars:
-            chars += 1 + len(text)
+            current, turns, last = [], 0, None
+        voice = _voice(said, me)
+        if voice == last and chars + 1 + len(said.text) <= max_chars:
+            chars += 1 + len(said.text)
         else:
-            turns, chars = turns + 1, len(text)
+            turns, chars = turns + 1, len(said.text)
         current.append(said)
+        last = voice
     return [*sessions, current] if current else sessions
 
 
 def _chat_sessions(
     chats: list[list[_Said]], me: str | None, gap: timedelta, max_messages: int, max_chars: int
 ) -> list[list[BaseMessage]]:
-    """The chats cut into sessions (``_cut``). The user's messages are ``HumanMessage``s, everyone
-    else's ``AIMessage``s prefixed with the sender's name; consecutive messages of one side are one
-    turn, each stamped with its first message's time. Sessions without a message of the user are
-    left out: they hold no turn of theirs."""
+    """The chats cut into sessions (``_cut``). A person's message is a ``HumanMessage``: the user's
+    without a name, every other sender's named after them (``caim.agent.messages``: their words are
+    theirs, never the user's nor an assistant's); an AI assistant's, in an assistant's export, is an
+    ``AIMessage``. Consecutive messages of one voice are one turn, stamped with its first message's
+    time. Sessions without a message of the user are left out: they hold no turn of theirs."""
     from langchain_core.messages import AIMessage, HumanMessage
 
     sessions: list[list[BaseMessage]] = []
     for chat in chats:
         for cut in _cut(chat, me, gap, max_messages, max_chars):
             current: list[BaseMessage] = []
-            for i, said in enumerate(cut):
-                cls = HumanMessage if _mine(said, me) else AIMessage
-                text = _shown(said, me, cut[i - 1] if i else None)
+            last: tuple[str, str | None] | None = None
+            for said in cut:
+                role, name = voice = _voice(said, me)
                 prev = current[-1] if current else None
-                if prev is not None and type(prev) is cls and len(prev.text) + 1 + len(text) <= max_chars:
-                    prev.content = f"{prev.text}\n{text}"
+                if prev is not None and voice == last and len(prev.text) + 1 + len(said.text) <= max_chars:
+                    prev.content = f"{prev.text}\n{said.text}"
                 else:
                     when = said.when if said.when.tzinfo else said.when.replace(tzinfo=UTC)  # caim's reading
-                    current.append(cls(text[:max_chars], additional_kwargs={"caim_time": when.isoformat()}))
+                    stamp = {"caim_time": when.isoformat()}
+                    text = said.text[:max_chars]
+                    current.append(
+                        AIMessage(text, additional_kwargs=stamp)
+                        if role == "assistant"
+                        else HumanMessage(text, name=name, additional_kwargs=stamp)
+                    )
+                last = voice
             sessions.append(current)
-    return [s for s in sessions if any(isinstance(m, HumanMessage) for m in s)]
+    return [s for s in sessions if any(isinstance(m, HumanMessage) and m.name is None for m in s)]
 
 
 @memories_app.command("import-chat")
