@@ -228,17 +228,14 @@ POLARITY = PolarityWords(
         *spelled(_SO[1:], ("good", "great", "nice", "cool")),
         *spelled(_SO, ("fun", "tasty", "delicious", "beautiful", "yummy")),
         *phrases(
-            """my escape; an escape; my happy place; my therapy; my meditation; like meditation; my zen; my zen spot;
-            my comfort; my religion; my new religion; my jam; my vibe; my jam; my safe place; my sanctuary;
-            my outlet; my release; my stress relief; my go-to; my guilty pleasure; my obsession; my new obsession;
-            my addiction; the highlight of my; highlight of my week; best part of my day; best part of my week;
-            best part of the day; the best part; amazing; awesome; incredible; brilliant; fantastic; wonderful;
+            """an escape; like meditation; like therapy; the highlight of my; highlight of my week;
+            highlight of my day; best part of my day; best part of my week; best part of the day; the best part; amazing; awesome; incredible; brilliant; fantastic; wonderful;
             excellent; superb; outstanding; gorgeous; perfect; phenomenal; exquisite; divine; heavenly; to die for;
             unreal; legendary; a legend; a masterpiece; a gem; a classic; a banger; a vibe; the best;
-            best; the goat; my heroine; my hero; underrated; worth every penny; best money; a must; a treat; lovely; adorable; stunning; breathtaking; magical;
+            best; the goat; underrated; worth every penny; best money; a must; a treat; lovely; adorable; stunning;
+            breathtaking; magical;
             the real reason; so satisfying; satisfying; mind-blowing; top notch; top-notch; stole my heart;
-            stolen my heart; switches my brain off; switch my brain off; my brain goes quiet; clears my head;
-            my whole personality; very helpful; so helpful; really helpful; only lure worth"""
+            stolen my heart; switches my brain off; switch my brain off; my brain goes quiet; clears my head; very helpful; so helpful; really helpful; only lure worth"""
         ),
     ),
     scorn=(
@@ -281,7 +278,16 @@ POLARITY = PolarityWords(
         """ever; of my life; in my life; in years; in ages; all year; in the world; i've ever; i have ever;
         i ever; in town; on earth; of all time"""
     ),
-    nouns=words("favourite favorite favourites favorites fav fave faves favs passion passions thing jam"),
+    nouns=(
+        *words("favourite favorite favourites favorites fav fave faves favs passion passions thing jam"),
+        *phrases(
+            """my escape; my happy place; my therapy; my meditation; my zen; my zen spot; my little zen spot;
+            my comfort; my religion; my new religion; my vibe; my safe place; my sanctuary; my outlet; my release;
+            my stress relief; my go-to; my guilty pleasure; my obsession; my new obsession; my addiction;
+            my whole personality; my secret; my heroine; my hero; my happy time; my me time; my comfort viewing;
+            my comfort food; my favourite"""
+        ),
+    ),
     bad_nouns=phrases("pet peeve; pet hate; nemesis; least favourite; least favorite"),
     owners=words("my our his her their your the a an this these those"),
     negations=phrases(

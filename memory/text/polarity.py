@@ -182,8 +182,9 @@ def _verdict(text: str, m: re.Match[str], table: PolarityWords, unspaced: bool) 
     ``reactions`` before it in its clause), not a one-off (one of ``events`` just before or after it),
     and - written with spaces - said of a thing: predicative ("the film was amazing") or before one of
     ``works`` ("such a beautiful film"), with a subject before it in its clause (not a name alone:
-    "Hamish is perfect" praises a person), or outside the text's first sentence, or in a sentence
-    holding one of ``ever`` ("best pasta of my life")."""
+    "Hamish is perfect" praises a person), or after other words of the text ("The apps, meh"; not
+    as an exclamation opening it: "Amazing!"), or in a sentence holding one of ``ever`` ("best pasta
+    of my life")."""
     start = _clause_start(text, m.start())
     before, after = text[start : m.start()], text[m.end() : _clause_end(text, m.end())]
     if unspaced:
@@ -200,7 +201,7 @@ def _verdict(text: str, m: re.Match[str], table: PolarityWords, unspaced: bool) 
     subject = [w for w in said if _said(w) not in table.fillers]
     if subject:
         return not (len(subject) == 1 and subject[0][:1].isupper() and len(said) == 1)
-    if _WORD.search(text, 0, _sentence_start(text, m.start())):
+    if any(_said(w) not in table.fillers for w in _WORD.findall(text[: m.start()])):
         return True
     end = _SENTENCE_END.search(text, m.end())
     return matcher(table.ever, False).search(text[start : end.start() if end else len(text)]) is not None
@@ -229,13 +230,15 @@ def _strip_fillers(words: list[str], table: PolarityWords) -> list[str]:
 def _subject(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
     """The holder of a cue whose subject holds the attitude (see ``PolarityWords``); ``None`` also
     when the other side is what it is about ("I love your painting", "love how you did it")."""
-    if matcher(table.addressee, False).search(" ".join(_WORD.findall(text[m.end() : _clause_end(text, m.end())])[:_OBJECT_SPAN])):
+    after = _WORD.findall(text[m.end() : _clause_end(text, m.end())])
+    if matcher(table.addressee, False).search(" ".join(after[:_OBJECT_SPAN])):
         return None
+    if any(_said(w) in table.selves for w in _WORD.findall(m.group(0))):  # "I'm into", "find ich gut"
+        return ""
+    if after and _said(after[0]) in table.after_bare:  # "Jazz mag ich", "das mag er"
+        return "" if _said(after[0]) in table.selves else after[0]
     before = _strip_fillers(_WORD.findall(text[_sentence_start(text, m.start()) : m.start()]), table)
     if not before:
-        after = _WORD.findall(text[m.end() : _clause_end(text, m.end())])[:1]
-        if after and _said(after[0]) in table.holders and _said(after[0]) in table.after_bare:
-            return after[0]
         return ""
     word = _said(before[-1])
     if word in table.selves:
@@ -250,13 +253,20 @@ def _subject(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
 
 
 def _noun_phrase(before: list[str], table: PolarityWords) -> str:
-    """The subject noun ending ``before``: one after one of ``owners`` ("my son", "the kids") or a
-    capitalised name ("Minka"); "" where it names none ("seriously love" reads as the speaker's)."""
+    """The subject ending ``before`` when its last word is none of the table's: a noun after one of
+    ``owners`` ("my son", "the kids"), a subject a word or two before it ("ich wandere gerne", "er
+    wandert gerne"), or a capitalised name ("Minka"); "" where it names none ("seriously love" reads
+    as the speaker's)."""
     for n in range(2, min(_OWNER_SPAN, len(before)) + 1):
-        word = _said(before[-n])
+        raw = before[-n]
+        word = _said(raw)
         if word in table.owners:
             return " ".join(before[-n:])
-        if word in table.selves or word in table.holders or word in table.joins:
+        if word in table.selves:
+            return ""
+        if word in table.holders:
+            return raw
+        if word in table.joins or word in table.others:
             break
     last = before[-1]
     return last if last[:1].isupper() and not _said(last).endswith("ly") else ""
@@ -281,8 +291,10 @@ def _first_subject(before: list[str], table: PolarityWords) -> str | None:
 
 
 def _owner(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
-    """The holder of an owned noun ("my favourite": the speaker; "Ian's favourite": Ian), ``None``
-    when none owns it ("your favourite", "the favourite")."""
+    """The holder of an owned noun ("my favourite", "my escape": the speaker; "Ian's favourite": Ian),
+    ``None`` when none owns it ("your favourite", "the favourite")."""
+    if any(_said(w) in table.selves for w in _WORD.findall(m.group(0))):
+        return ""
     before = _WORD.findall(text[_clause_start(text, m.start()) : m.start()])[-_OWNER_SPAN:]
     for raw in reversed(before):
         word = _said(raw)
