@@ -60,7 +60,10 @@ _TABLES: dict[str, PolarityWords] = {
     "ja": lang_ja.POLARITY,
 }
 _FLIP: dict[Polarity, Polarity] = {"like": "dislike", "dislike": "neutral", "neutral": "neutral"}
-_CLAUSE_END = re.compile(r"[,;:.!?\u2014\u2013\u3001\u3002\uff0c\uff1b\uff01\uff1f\uff5e~]|\s-\s|\n")
+#: A clause ends at a punctuation mark, a dash, a line break, or a space between two characters of a language
+#: written without spaces (chat in Chinese spaces its clauses: "还行 同事人都挺好的").
+_CJK = "\u3000-\u9fff\uff00-\uffef"
+_CLAUSE_END = re.compile(rf"[,;:.!?\u2014\u2013\u3001\u3002\uff0c\uff1b\uff01\uff1f\uff5e~]|\s-\s|\n|(?<=[{_CJK}])\s+(?=[{_CJK}])")
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f\n]")
 _TRIM = " \t\n,;:.!?-\u2014\u2013\u3001\u3002\uff0c\uff1b\uff01\uff1f\"'"
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
@@ -188,7 +191,9 @@ def _verdict(text: str, m: re.Match[str], table: PolarityWords, unspaced: bool) 
     start = _clause_start(text, m.start())
     before, after = text[start : m.start()], text[m.end() : _clause_end(text, m.end())]
     if unspaced:
-        return not (matcher(table.reactions, True).search(before) or matcher(table.events, True).search(before + after[:4]))
+        if matcher(table.reactions, True).search(before) or matcher(table.events, True).search(before + after[:4]):
+            return False
+        return bool(matcher(table.fillers, True).sub("", before).strip(_TRIM) or text[:start].strip(_TRIM))
     said, next_words = _WORD.findall(before), _WORD.findall(after)[:1]
     if matcher(table.reactions, False).search(" ".join(said)):
         return False
