@@ -327,7 +327,7 @@ POLARITY = PolarityWords(
             thing is; the only thing; one thing; a thing; same thing; first thing; last thing; the whole thing;
             other thing; things; any thing; good thing; funny thing; thing about; in love; sounds like; looks like;
             feels like; felt like; seems like; just like; like a; like the; like it was; personal best; best buy;
-            best friend's; lovely to hear; lovely to see; lovely to meet; hell yeah; hell yes; what the hell;
+            best friend's; lovely to hear; lovely to see; lovely to meet; falls in love; fall in love; hell yeah; hell yes; what the hell;
             the hell; like hell; a hell of; hell of a; oh my god; omg; perfect for; perfect fit; fits perfectly;
             is perfect for; great for; good for you; a great; pain in; a pain in"""
         ),
