@@ -196,7 +196,12 @@ POLARITY = PolarityWords(
         fell in love; fallen in love; a sucker for; can't put it down; couldn't put it down; can't stop listening;
         can't stop playing; can't stop watching; on repeat; on loop; still thinking about; still dream about;
         i'm loving; i am loving; been loving; never get tired of; never get bored of; never gets old;
-        look forward to mondays; wouldn't drive anything else; wouldn't trade it; regret nothing"""
+        look forward to mondays; wouldn't drive anything else; wouldn't trade it; regret nothing; passion for;
+        a passion for; a soft spot for; soft spot for; a thing for; feel so alive; feel alive; feel at peace;
+        feel so free; feel free when; feel at home; feel most alive; feel most at peace; feel most like myself;
+        never get tired; i'm big on; im big on; really big on; a big believer in; swear by; can't live without;
+        couldn't live without; can't imagine life without; all about; always up for; always down for;
+        love love love"""
     ),
     dislikes=phrases(
         """hate; hates; hated; hating; dislike; dislikes; disliked; can't stand; cannot stand; can not stand;
@@ -206,7 +211,10 @@ POLARITY = PolarityWords(
         not my cup of tea; can't get used to; driving me nuts; driving me crazy; driving me mad; drives me nuts;
         drives me crazy; drives me mad; drive me nuts; drive me crazy; gets on my nerves; get on my nerves;
         makes my blood boil; make my blood boil; can't stomach; can't handle; never again; no good on;
-        not fond of; allergic to"""
+        not fond of; allergic to; not big on; not a big fan of; dread; dreading; stresses me out; stress me out;
+        drains me; irritates me; bugs me; scares me; terrifies me; freaks me out; creeps me out; makes me anxious;
+        makes me nervous; makes me sad; makes me uncomfortable; not my favorite; not my favourite; over it;
+        sick and tired; had enough of; allergic"""
     ),
     neutral=phrases(
         """don't mind; do not mind; doesn't mind; don't care; doesn't matter; indifferent; so-so; meh;
@@ -228,7 +236,15 @@ POLARITY = PolarityWords(
         *spelled(_SO[1:], ("good", "great", "nice", "cool")),
         *spelled(_SO, ("fun", "tasty", "delicious", "beautiful", "yummy")),
         *phrases(
-            """an escape; like meditation; like therapy; the highlight of my; highlight of my week;
+            """an escape; like meditation; like therapy; great way to; fun way to; awesome way to; perfect way to;
+            best way to; good way to; nice way to; lovely way to; amazing way to; great outlet; a great outlet;
+            lifts my spirits; lift my spirits; recharges me; recharge me; energizes me; energises me; speaks to me; means a lot to me; means so much to me; means the world to me; close to my heart;
+            a special place in my heart; special place in my heart; puts me in a good mood;
+            cheers me up; cheer me up; puts a smile on my face; brightens my day; brighten my day;
+            gives me a sense of; give me a sense of; gives me energy; gives me life; gives me purpose;
+            makes me feel alive; makes me feel free; makes me feel at peace; makes me feel calm;
+            makes me feel relaxed; makes me feel connected; makes me feel grounded; makes me feel at home;
+            makes me feel so alive; makes me feel so good; makes me feel so free; make me feel alive; the highlight of my; highlight of my week;
             highlight of my day; best part of my day; best part of my week; best part of the day; the best part; amazing; awesome; incredible; brilliant; fantastic; wonderful;
             excellent; superb; outstanding; gorgeous; perfect; phenomenal; exquisite; divine; heavenly; to die for;
             unreal; legendary; a legend; a masterpiece; a gem; a classic; a banger; a vibe; the best;
@@ -257,6 +273,8 @@ POLARITY = PolarityWords(
         being; been being;
         congratulations; news; seems; seem; they're going; everything; everyone; everybody; all the"""
     ),
+    pointers=words("this that these those"),
+    present=words("is are 's look looks"),
     events=phrases(
         """party; parties; wedding; trip; trips; holiday; holidays; vacation; weekend; night; nights; evening;
         day; days; week; weeks; month; year; time; times; news; decision; birthday; celebration; reunion; event;
@@ -267,7 +285,12 @@ POLARITY = PolarityWords(
         " band bands music podcast podcasts game games food foods meal meals dish dishes pasta pizza ramen sushi"
         " coffee tea wine beer cake bread restaurant restaurants cafe café place places spot city town book"
         " views view sound smell taste flavour flavor recipe recipes sport hobby job work class classes course"
-        " app apps show play musical concert gig read writer author artist singer"
+        " app apps show play musical concert gig read writer author artist singer painting pottery dancing dance"
+        " hiking running yoga reading cooking baking gardening photography camping swimming surfing climbing"
+        " bouldering art nature music skiing cycling biking knitting drawing sketching writing poetry guitar piano"
+        " violin drums singing gaming games chess fishing sailing kayaking traveling travelling meditation pilates"
+        " crossfit gym workout workouts walks walking jogging hike hikes trail trails beach beaches mountains park"
+        " garden flowers plants instrument instruments volunteering swim ride rides"
     ),
     trail=words(
         "though tho too btw lol haha honestly actually really for in at on from with by when while if as"
@@ -295,6 +318,7 @@ POLARITY = PolarityWords(
         wasn't; weren't; hardly; barely; nothing; none"""
     ),
     once=words("loved enjoyed liked hated disliked"),
+    orders=words("enjoy love"),
     blocks=(
         *spelled(
             ("i'd", "id", "we'd", "you'd", "youd", "he'd", "she'd", "they'd", "would", "would've", "will", "i'll",
@@ -310,8 +334,7 @@ POLARITY = PolarityWords(
         *phrases(
             """my love; much love; lots of love; so much love; sending love; sending you love; send love; with love;
             give her my love; give him my love; give them my love; give my love; thanks love; thank you love;
-            love to the; love to hamish; love to greg; enjoy your; enjoy the rest; enjoy every; enjoy yourself;
-            enjoy it; enjoy!; enjoy them; enjoy the trip; enjoy the day; enjoy the baby; enjoy this; hope you enjoy;
+            love to the; love to hamish; love to greg; enjoy your; enjoy yourself; hope you enjoy;
             hope you like; hope they like; hope they love; hope you love; hope she loves; hope he loves;
             hope she likes; hope he likes; want to like; want to love; love this; love that; love these; love the idea; like the idea; love the photo; love the pic; love the picture; love the colors;
             love the colours; love the look of; love the sound of; love the vibe; love the energy; love the name; love to see;
@@ -326,7 +349,7 @@ POLARITY = PolarityWords(
             good for; fire alarm; on fire; fire station; lit up; the worst part; worst case; at worst; the thing is;
             thing is; the only thing; one thing; a thing; same thing; first thing; last thing; the whole thing;
             other thing; things; any thing; good thing; funny thing; thing about; in love; sounds like; looks like;
-            feels like; felt like; seems like; just like; like a; like the; like it was; personal best; best buy;
+            feels like; felt like; seems like; just like; personal best; best buy;
             best friend's; lovely to hear; lovely to see; lovely to meet; falls in love; fall in love; hell yeah; hell yes; what the hell;
             the hell; like hell; a hell of; hell of a; oh my god; omg; perfect for; perfect fit; fits perfectly;
             is perfect for; great for; good for you; a great; pain in; a pain in"""
@@ -349,9 +372,9 @@ POLARITY = PolarityWords(
         came to; learned to; learnt to; learning to; tend to; has; have; had; 's; 're; 'm; 've; it's; that's;
         there's; here's; what's; let's; pretty; super; so much; a lot; a little; a bit; much; more; most;
         even; only; simply; deeply; madly; thoroughly; immensely; fully; completely; utterly; totally;
-        sooo; soooo; ok; okay; yeah; yes; oh; haha; lol; and i; honestly i; tbh; rn; right now; these days;
+        sooo; soooo; ok; okay; yeah; yes; oh; haha; lol; tbh; rn; right now; these days;
         lately; recently; hello; hi; hey; ha; lmao; omg; wow; aw; aww; ah; bro; dude; man; girl;
-        now i; i think; i guess; i must say; i have to say; i gotta say; i'll admit; i admit;
+        i think; i guess; i must say; i have to say; i gotta say; i'll admit; i admit;
         i must confess; i do; big; huge; massive; total; complete; such a; such; a real; a true; a"""
     ),
     joins=words("and but or then so to n yet plus"),

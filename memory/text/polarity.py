@@ -13,8 +13,9 @@ is neutral about a thing, and why.
 - an owned noun ("my favourite", "his passion"): the owner holds it.
 
 A negation shortly before the cue (or just after it: "mag keine", "好きじゃない") turns a like into a
-dislike and a dislike into neutral ("I don't love it anymore" is a dislike). The speaker's own
-preference comes first; else the first one of someone else, with ``holder`` naming them. The reason
+dislike and a dislike into neutral ("I don't love it anymore" is a dislike). The speaker's own like
+or dislike comes first, then their neutral attitude; else the first preference of someone else, with
+``holder`` naming them. The reason
 is always a span of the text itself, so it asserts nothing its source does not hold: the rest of the
 sentence after a reason marker ("because ...", "weil ...", "因为 ..."), the clause before a closing
 marker ("うるさいから"), or the clause after the cue's clause when a reason opener starts it ("...,
@@ -46,6 +47,8 @@ _OWNER_SPAN = 3
 #: Words before and after a verdict in which an event noun makes it a one-off ("the party was so fun",
 #: "best night of my life").
 _EVENT_BEFORE, _EVENT_AFTER = 4, 1
+#: Most words of a question tag after a statement's own clause ("I love jazz, do you?").
+_TAG_WORDS = 3
 #: Words after a cue in which the other side named makes it about them ("I love how you did it").
 _OBJECT_SPAN = 4
 #: Words opening a clause in which a reaction word makes a verdict a reaction ("oh that's amazing").
@@ -106,6 +109,7 @@ def polarity(text: str) -> Preference | None:
     language = detect(text)
     table, unspaced = _TABLES.get(language.code, lang_en.POLARITY), language.unspaced
     theirs: Preference | None = None
+    neutral: Preference | None = None
     for cue in _cues(text, table, unspaced):
         m = cue.match
         if cue.kind is None or _question(text, m.end()):
@@ -116,10 +120,13 @@ def polarity(text: str) -> Preference | None:
         found: Polarity = _FLIP[cue.kind] if _negated(text, m, table, unspaced) else cue.kind
         reason = _reason(text, m, table, unspaced)
         said = Preference(found, m.group(0).lower(), reason, _thing(text, m, reason, table, unspaced), holder)
-        if not holder:
+        if not holder and found != "neutral":
             return said
-        theirs = theirs or said
-    return theirs
+        if not holder:
+            neutral = neutral or said
+        else:
+            theirs = theirs or said
+    return neutral or theirs
 
 
 def _cues(text: str, table: PolarityWords, unspaced: bool) -> list[_Cue]:
@@ -195,7 +202,7 @@ def _verdict(text: str, m: re.Match[str], table: PolarityWords, unspaced: bool) 
             return False
         return bool(matcher(table.fillers, True).sub("", before).strip(_TRIM) or text[:start].strip(_TRIM))
     said, next_words = _WORD.findall(before), _WORD.findall(after)[:1]
-    if matcher(table.reactions, False).search(" ".join(said)):
+    if matcher(table.reactions, False).search(" ".join(said)) or _shown(said, table):
         return False
     if matcher(table.events, False).search(" ".join([*said[-_EVENT_BEFORE:], *next_words[:_EVENT_AFTER]])):
         return False
@@ -210,6 +217,12 @@ def _verdict(text: str, m: re.Match[str], table: PolarityWords, unspaced: bool) 
         return True
     end = _SENTENCE_END.search(text, m.end())
     return matcher(table.ever, False).search(text[start : end.start() if end else len(text)]) is not None
+
+
+def _shown(said: list[str], table: PolarityWords) -> bool:
+    """Does a verdict's clause point at something in the present ("this painting is", "those look")?"""
+    lowered = [_said(w) for w in said]
+    return bool(lowered) and lowered[0] in table.pointers and any(w in table.present for w in lowered[1:])
 
 
 def _trailing(word: str, table: PolarityWords) -> bool:
@@ -242,8 +255,11 @@ def _subject(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
         return ""
     if after and _said(after[0]) in table.after_bare:  # "Jazz mag ich", "das mag er"
         return "" if _said(after[0]) in table.selves else after[0]
-    before = _strip_fillers(_WORD.findall(text[_sentence_start(text, m.start()) : m.start()]), table)
-    if not before:
+    said = _WORD.findall(text[_clause_start(text, m.start()) : m.start()])
+    if not said and matcher(table.orders, False).fullmatch(m.group(0)):  # an order or a wish ("Enjoy!")
+        return None
+    before = _strip_fillers(said, table)
+    if not before:  # no subject: the speaker's ("Loved it", "honestly starting to enjoy it")
         return ""
     word = _said(before[-1])
     if word in table.selves:
@@ -253,7 +269,7 @@ def _subject(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
     if word in table.holders:
         return before[-1]
     if word in table.joins:
-        return _first_subject(before[:-1], table)
+        return _first_subject(_WORD.findall(text[_sentence_start(text, m.start()) : m.start()])[:-1], table)
     return _noun_phrase(before, table)
 
 
@@ -333,9 +349,13 @@ def _holder_unspaced(text: str, m: re.Match[str], table: PolarityWords) -> str |
 
 
 def _question(text: str, at: int) -> bool:
-    """Does the sentence holding position ``at`` end with a question mark?"""
+    """Is position ``at`` in a question: a sentence ending with a question mark, unless a clause of
+    its own comes first and only a tag asks ("I love jazz, do you?", "so good, right?")?"""
     end = _SENTENCE_END.search(text, at)
-    return end is not None and end.group(0) in "?\uff1f"
+    if end is None or end.group(0) not in "?\uff1f":
+        return False
+    clause_end = _clause_end(text, at)
+    return clause_end == end.start() or len(_WORD.findall(text[clause_end : end.start()])) > _TAG_WORDS
 
 
 def _sentence_start(text: str, at: int) -> int:

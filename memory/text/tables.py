@@ -260,7 +260,9 @@ class PolarityWords:
       happy", "is my escape"). A verdict counts only with a subject before it in its clause (an
       exclamation, "Amazing!", is a reaction; unless its sentence holds a word of ``ever``: "best
       pasta of my life"), and not where a word of ``reactions`` precedes it in its clause ("that's
-      amazing", "sounds fun", "he's amazing": a reaction or praise of a person), nor where one of
+      amazing", "sounds fun", "he's amazing": a reaction or praise of a person), nor where its clause
+      opens with one of ``pointers`` and holds one of ``present`` ("this painting is gorgeous": what
+      the other side shows; "that book was boring" is a verdict), nor where one of
       ``events`` is next to it (a one-off: "the party was so fun"). A one-word verdict before a noun
       describes it: it counts before one of ``works`` ("such a beautiful film", "dreadful food"), or
       before one of ``trail`` ("amazing though"), never before another noun ("a lovely couple").
@@ -277,7 +279,9 @@ class PolarityWords:
       no lasting preference of someone else's ("my sister tried it and loved it").
     - ``blocks``: phrases holding a cue that state no preference - a wish, a plan, affection, an
       order ("would love to", "love you", "enjoy your trip"); they win over a cue they overlap.
-    - Whose it is (written with spaces): the subject before the cue in its sentence, past
+    - ``orders``: cues that, with no subject before them in their clause, are an order or a wish
+      ("Enjoy!", "enjoy the rest of your trip").
+    - Whose it is (written with spaces): the subject before the cue in its clause, past
       ``fillers`` ("really", "kind of", "is"): one of ``selves`` (or no subject) is the speaker; one
       of ``others`` ("you", "who", "their", "the") makes it no preference of anyone's ("you must love
       it", "their love and support"); one of ``holders`` ("he", "she"), a capitalised name or a
@@ -303,6 +307,8 @@ class PolarityWords:
     praise: Words = ()
     scorn: Words = ()
     reactions: Words = ()
+    pointers: Words = ()
+    present: Words = ()
     events: Words = ()
     works: Words = ()
     trail: Words = ()
@@ -312,6 +318,7 @@ class PolarityWords:
     owners: Words = ()
     negations: Words = ()
     once: Words = ()
+    orders: Words = ()
     blocks: Words = ()
     selves: Words = ()
     holders: Words = ()
