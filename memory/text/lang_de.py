@@ -190,14 +190,18 @@ POLARITY = PolarityWords(
         hat es mir angetan; ins herz geschlossen; macht mir spaß; macht mir riesig spaß; macht mir viel spaß;
         macht richtig spaß; macht spaß; macht so viel spaß; macht mir so viel spaß; gerne; gern; am liebsten;
         interessiere mich für; kann nicht genug bekommen; freue mich jedes mal; unverzichtbar;
-        nicht wegzudenken; nicht mehr wegzudenken; schwärme für; vergöttere"""
+        nicht wegzudenken; nicht mehr wegzudenken; schwärme für; vergöttere; gefällt mir; gefallen mir;
+        hat mir gefallen; hat mir gut gefallen; hat mir sehr gut gefallen; haben mir gefallen; gefiel mir;
+        schmeckt mir; schmecken mir; hat mir geschmeckt; fasziniert mich; faszinieren mich; interessiert mich;
+        interessieren mich; bin ein großer fan; liebe es; mach ich gern; mache ich gern; mache ich gerne"""
     ),
     dislikes=phrases(
         """hasse; hasst; hassen; nicht ausstehen; nicht leiden; nicht ertragen; nicht aushalten; verabscheue; kein fan;
         nervt mich; nerven mich; nervt; nerven; geht mir auf die nerven; geht mir auf den keks; auf den geist;
         habe es satt; hab es satt; habe das satt; hab das satt; hab die nase voll; habe die nase voll; bin es leid;
         bin das leid; keine lust mehr; kann nicht mehr; graut mir; graust mir; ekelt mich; stört mich;
-        stören mich; ärgert mich; regt mich auf; nie wieder"""
+        stören mich; ärgert mich; regt mich auf; nie wieder; keine lust auf; stresst mich; macht mir angst;
+        langweilt mich; langweilen mich"""
     ),
     neutral=phrases("egal; ist mir gleich; geht so; ganz okay; nicht schlimm; ist okay; passt schon"),
     bare=words("mag liebe"),
@@ -207,11 +211,10 @@ POLARITY = PolarityWords(
     praise=phrases(
         """toll; super; wunderbar; großartig; genial; fantastisch; lecker; köstlich; herrlich; traumhaft;
         himmlisch; der hammer; ein traum; spitze; perfekt; wunderschön; legendär; bester; beste; besten;
-        genau das richtige; mein ventil; mein ding; meine leidenschaft; mein ganzer stolz; mein highlight;
-        macht mich glücklich; macht mich froh; entspannt mich; beruhigt mich; tut mir gut; tut mir so gut;
-        tut so gut; wie eine zweite familie; wie meditation; meine therapie; mein ausgleich; entspannend;
+        genau das richtige; macht mich glücklich; macht mich froh; entspannt mich; beruhigt mich; tut mir gut; tut mir so gut;
+        tut so gut; wie eine zweite familie; wie meditation; entspannend;
         beruhigend; erholsam; wirkt wunder; entspannt an; gemütlich; spannend; ein genuss; ein gedicht;
-        empfehlenswert; mein lieblingsort; unschlagbar; ein muss; bester kauf"""
+        empfehlenswert; unschlagbar; ein muss; bester kauf"""
     ),
     scorn=phrases(
         """langweilig; schrecklich; furchtbar; grässlich; ekelhaft; eklig; nervig; öde; mies; grauenhaft;
@@ -234,7 +237,13 @@ POLARITY = PolarityWords(
         " übrigens gewesen geworden ist sind war heute jetzt immer noch"
     ),
     ever=phrases("ever; aller zeiten; meines lebens; seit jahren; der welt; überhaupt; je"),
-    nouns=words("leidenschaft"),
+    nouns=(
+        *words("leidenschaft"),
+        *phrases(
+            """mein ventil; mein ding; meine leidenschaft; mein ganzer stolz; mein highlight; meine therapie;
+            mein ausgleich; mein lieblingsort; mein glück; meine auszeit; mein rückzugsort"""
+        ),
+    ),
     owners=words(
         "mein meine meinen meinem meiner unser unsere unseren unserem sein seine seinen seinem ihr ihre ihren ihrem"
         " dein deine deinen deinem der die das den dem ein eine einen einem"

@@ -201,7 +201,10 @@ POLARITY = PolarityWords(
         feel so free; feel free when; feel at home; feel most alive; feel most at peace; feel most like myself;
         never get tired; i'm big on; im big on; really big on; a big believer in; swear by; can't live without;
         couldn't live without; can't imagine life without; all about; always up for; always down for;
-        love love love"""
+        love love love; i'm interested; i am interested; very interested; quite interested; really interested;
+        most interested; so interested; getting into; got into; gotten into; i'm hooked; im hooked;
+        i'm passionate; i am passionate; i'm all about; big part of my life; part of who i am;
+        a big part of who i am; never miss; can't wait to go back; my kind of thing; right up my alley"""
     ),
     dislikes=phrases(
         """hate; hates; hated; hating; dislike; dislikes; disliked; can't stand; cannot stand; can not stand;
@@ -236,7 +239,11 @@ POLARITY = PolarityWords(
         *spelled(_SO[1:], ("good", "great", "nice", "cool")),
         *spelled(_SO, ("fun", "tasty", "delicious", "beautiful", "yummy")),
         *phrases(
-            """an escape; like meditation; like therapy; great way to; fun way to; awesome way to; perfect way to;
+            """an escape; like meditation; like therapy; so fulfilling; really fulfilling; fulfilling;
+            a great escape; an outlet; a creative outlet; a form of self-expression; a great stress reliever;
+            stress reliever; stress relief; helps me cope; helps me focus; clears my mind; clear my mind; quiets my mind; quiet my mind; escape from; keeps me motivated;
+            motivates me; gives me strength; fills me with joy; makes me feel happy; makes me feel good;
+            keeps me happy; keeps me healthy; keeps me fit; great way to; fun way to; awesome way to; perfect way to;
             best way to; good way to; nice way to; lovely way to; amazing way to; great outlet; a great outlet;
             lifts my spirits; lift my spirits; recharges me; recharge me; energizes me; energises me; speaks to me; means a lot to me; means so much to me; means the world to me; close to my heart;
             a special place in my heart; special place in my heart; puts me in a good mood;
@@ -302,7 +309,7 @@ POLARITY = PolarityWords(
         i ever; in town; on earth; of all time"""
     ),
     nouns=(
-        *words("favourite favorite favourites favorites fav fave faves favs passion passions thing jam"),
+        *words("favourite favorite favourites favorites fav fave faves favs passion passions thing jam hobby hobbies"),
         *phrases(
             """my escape; my happy place; my therapy; my meditation; my zen; my zen spot; my little zen spot;
             my comfort; my religion; my new religion; my vibe; my safe place; my sanctuary; my outlet; my release;

@@ -183,7 +183,8 @@ POLARITY = PolarityWords(
         me hace feliz; me hacen feliz; me relaja; me relajan; me calma; me da paz; me despeja; me salvó la vida;
         me sentí increíble; lo vuelvo a ver; la vuelvo a ver; no me canso; nunca me canso;
         le gusta; le gustan; le encanta; le encantan; les gusta; les gustan; les encanta; les encantan;
-        me quedo con; mi debilidad"""
+        me quedo con; me divierte; me divierten; me entretiene; me interesa; me interesan; me llama la atención;
+        me pirra; me pirran; lo disfruto; la disfruto"""
     ),
     dislikes=phrases(
         """odio; detesto; no soporto; no aguanto; me molesta; me molestan; me fastidia; me fastidian; no me va;
@@ -191,15 +192,14 @@ POLARITY = PolarityWords(
         me tiene harto; me tiene harta; me tiene paranoica; me tiene paranoico; me da asco; me dan asco;
         me pone de mal humor; me saca de quicio; me sacan de quicio; me da pereza; me da flojera; nunca más;
         no es lo mío; no es para mí; no me convence; me agobia; me agobian; me estresa; me estresan;
-        le molesta; le da miedo"""
+        le molesta; le da miedo; me cae mal; me da miedo; me dan miedo; me pone nervioso; me pone nerviosa"""
     ),
     neutral=phrases("me da igual; me es indiferente; ni fu ni fa; no me importa; me da lo mismo"),
     praise=phrases(
         """genial; increíble; buenísimo; buenísima; riquísimo; riquísima; delicioso; deliciosa; una pasada;
         una maravilla; maravilloso; maravillosa; espectacular; lo mejor; el mejor; la mejor; los mejores;
         las mejores; perfecto; perfecta; precioso; preciosa; brutal; lo máximo; excelente; fantástico;
-        fantástica; lo más rico; una delicia; divino; divina; mi pasión; mi escape;
-        mi terapia; mi vida; mi refugio; mi momento; lo mío; una joya; una obra maestra; muy rico; muy rica;
+        fantástica; lo más rico; una delicia; divino; divina; lo mío; una joya; una obra maestra; muy rico; muy rica;
         súper rico; súper rica; relajante; me encantó; adictivo; adictiva"""
     ),
     scorn=phrases(
@@ -221,7 +221,10 @@ POLARITY = PolarityWords(
         " era fue está"
     ),
     ever=phrases("de mi vida; del mundo; de toda la vida; de todos los tiempos; en años; jamás"),
-    nouns=words("favorito favorita favoritos favoritas preferido preferida pasión debilidad"),
+    nouns=(
+        *words("favorito favorita favoritos favoritas preferido preferida pasión debilidad"),
+        *phrases("mi pasión; mi escape; mi terapia; mi refugio; mi momento favorito; mi cable a tierra"),
+    ),
     owners=words("mi mis nuestro nuestra nuestros nuestras su sus tu tus el la los las un una"),
     negations=words("no nunca jamás tampoco ni"),
     once=phrases("me gustó; me gustaron; me encantó; me encantaron; disfruté"),

@@ -177,14 +177,17 @@ POLARITY = PolarityWords(
         je collectionne; les collectionne; m'éclate; me régale; me régalent; j'en raffole; fais toujours plaisir; fait du bien;
         me fait du bien; me fait un bien fou; me détend; me détendent; me calme; me vide la tête; me ressource;
         me rend heureux; me rend heureuse; me rend dingue de joie; m'apaise; me fait vibrer; tombé amoureux;
-        tombée amoureuse; amoureux de; amoureuse de; m'a donné envie; me donne envie"""
+        tombée amoureuse; amoureux de; amoureuse de; m'a donné envie; me donne envie; me plaît; me plait;
+        me plaisent; m'a plu; m'ont plu; suis fan; un faible pour; mon péché mignon; prends plaisir;
+        m'intéresse; m'intéressent; m'amuse; me fascine; me fascinent"""
     ),
     dislikes=phrases(
         """déteste; détestes; détestons; détestent; détesté; supporte pas; supporte plus; supportes pas; horreur;
         pas fan; exècre; ai marre; en ai marre; marre de; ras le bol; ras-le-bol; me saoule; me soûle; me gonfle;
         m'énerve; m'énervent; m'ennuie; m'ennuient; me fatigue; me fatiguent; me dégoûte; me dégoûtent;
         j'en peux plus; en peux plus; insupportable; me casse les pieds; me tape sur les nerfs; plus jamais;
-        peux pas voir; pas mon truc; pas pour moi; pas trop mon truc"""
+        peux pas voir; pas mon truc; pas pour moi; pas trop mon truc; me stresse; m'angoisse; me fait peur;
+        me font peur"""
     ),
     neutral=phrases("m'est égal; indifférent; indifférente; ça va; pas mal; ça dépend; comme tu veux"),
     praise=phrases(
@@ -193,8 +196,7 @@ POLARITY = PolarityWords(
         merveilleux; merveilleuse; fantastique; extra; le meilleur; la meilleure; les meilleurs; génialissime;
         ouf; le pied; au top; canon; super bon; super bonne;
         hyper bon; vraiment bon; vraiment bien; trop cool; trop beau; trop belle; réconfortant; apaisant;
-        relaxant; reposant; un délice; délicieusement; mon rayon de soleil; ma bouffée d'oxygène; ma thérapie;
-        ma soupape; mon échappatoire; mon moment; seul moment où; déconnecter"""
+        relaxant; reposant; un délice; délicieusement; seul moment où; déconnecter"""
     ),
     scorn=phrases(
         """nul; nulle; ennuyeux; ennuyeuse; chiant; chiante; horrible; affreux; affreuse; dégoûtant; dégoûtante;
@@ -216,7 +218,13 @@ POLARITY = PolarityWords(
         " c'est était est sont pour moi encore toujours"
     ),
     ever=phrases("de tous les temps; de ma vie; du monde; depuis des années; jamais"),
-    nouns=(*words("préféré préférée préférés préférées passion truc kif"), *phrases("ma passion; mon truc")),
+    nouns=(
+        *words("préféré préférée préférés préférées passion truc kif"),
+        *phrases(
+            """ma passion; mon truc; mon rayon de soleil; ma bouffée d'oxygène; ma thérapie; ma soupape;
+            mon échappatoire; mon moment à moi; mon refuge; mon plaisir"""
+        ),
+    ),
     bad_nouns=phrases("bête noire"),
     owners=words("mon ma mes notre nos son sa ses leur leurs ton ta tes votre vos le la les un une l"),
     negations=words("ne n pas plus jamais guère rien"),
