@@ -20,6 +20,8 @@ from caim.core.errors import ConfigError
 
 eval_app = typer.Typer(
     no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="markdown",
     help="Reproducible memory benchmarks (GVD, LoCoMo): systems side by side, resumable, with a report.",
 )
 console = Console(stderr=True, soft_wrap=True)

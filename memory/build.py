@@ -17,7 +17,8 @@ from the code signal (``caim.memory.text.polarity``), from the thoughts model an
 (``caim.memory.reading``), by one rule - code wins where it found an explicit cue (the bundled model is
 weak; a cue is not), the model fills in where code found none, the reader where neither did; a reason
 is the code's span of the turn, else the model's when its specifics are grounded in the source
-(``reason_grounded``). The assistant's words state no user preference.
+(``reason_grounded``). The assistant's words state no user preference, nor does a preference the code
+finds is someone else's ("my son loves dinosaurs": ``Preference.holder``).
 """
 
 from __future__ import annotations
@@ -295,6 +296,8 @@ def preference(draft: ThoughtDraft) -> tuple[Polarity | None, str | None]:
         return None, None
     said = draft.raw.thought if draft.raw is not None else draft.event
     code = polarity(said)
+    if code is not None and code.holder:  # someone else's preference, told by the speaker: not theirs
+        return None, None
     model_reason = draft.reason if reason_grounded(draft.reason, draft.source or said) else ""
     if code is not None:
         return code.polarity, (code.reason or model_reason)[:MAX_REASON] or None
