@@ -25,7 +25,7 @@ from typing import Literal
 from caim.memory.text import lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
 from caim.memory.text.lang import detect
 from caim.memory.text.signals import memory_signals
-from caim.memory.text.tables import SlotWords
+from caim.memory.text.tables import Language, SlotWords
 
 Attribute = Literal["name", "age", "location", "diet", "job", "employer"]
 #: The closed set of single-value attributes the signal reads (each one an ontology term the
@@ -255,11 +255,43 @@ def _about_others(sentence: str, table: SlotWords) -> bool:
 
 @cache
 def _compiled(table: SlotWords, unspaced: bool) -> tuple[tuple[Attribute, re.Pattern[str]], ...]:
-    value = _UNSPACED_VALUE if unspaced else _SPACED_VALUE
-    return tuple(
-        (_attribute(attribute), re.compile(p.replace("{v}", value).replace("{n}", _NUMBER), re.I))
-        for attribute, p in table.patterns
-    )
+    return tuple((_attribute(attribute), re.compile(with_values(p, unspaced), re.I)) for attribute, p in table.patterns)
+
+
+def with_values(pattern: str, unspaced: bool) -> str:
+    """A table's pattern with its ``{v}`` (a stated value, group ``value``) and ``{n}`` (a number)
+    written out, for a language written with spaces or without."""
+    return pattern.replace("{v}", _UNSPACED_VALUE if unspaced else _SPACED_VALUE).replace("{n}", _NUMBER)
+
+
+def statements(sentence: str, language: Language) -> list[tuple[int, Slot]]:
+    """Every single-value fact one sentence (not a question) states of its speaker in ``language``'s
+    table (English's for a language without one), each with where its statement starts; none when
+    another person is its subject (``SlotWords.others``).
+
+    >>> from caim.memory.text.lang import detect
+    >>> statements("I work as a nurse in Leeds", detect("I work as a nurse in Leeds"))
+    [(0, Slot(attribute='job', value='nurse'))]
+    """
+    table = _TABLES.get(language.code, lang_en.SLOTS)
+    return [] if _about_others(sentence, table) else _read(sentence, table, language.unspaced)
+
+
+def about_others(sentence: str, language: Language) -> bool:
+    """Is another person the subject of a sentence in a language whose patterns cannot start at the
+    speaker (``SlotWords.others``: "妹は...")?"""
+    return _about_others(sentence, _TABLES.get(language.code, lang_en.SLOTS))
+
+
+def cut(span: str, language: Language) -> str:
+    """A span cut to the value it states as a stated value is cut (``language``'s stop words, articles
+    and words no value starts with); "" when it holds none.
+
+    >>> from caim.memory.text.lang import detect
+    >>> cut("the University of Leeds since May", detect("I work at the University of Leeds")), cut("my flat", detect("x"))
+    ('University of Leeds', '')
+    """
+    return _value(span, "location", _TABLES.get(language.code, lang_en.SLOTS), language.unspaced)
 
 
 @cache

@@ -1,0 +1,131 @@
+"""Entities in code: precision and recall of ``caim.memory.text.entities`` per language.
+
+Reads labelled lines (``tests/data/entities.jsonl`` by default; each ``{"lang", "text", "entities"}``
+with every entity the text names of its speaker's life: ``kind``, ``value``, ``relation``,
+``holder``), runs ``entities`` on each text and counts an entity right when its kind, value, relation
+and holder all equal a gold one (values compared without regard to case and spacing). Reported per
+language and over all: lines, gold entities, found entities, precision, recall, F1, and the share of
+lines that name nothing (questions, wishes, someone else's plans) read as naming nothing.
+
+Usage::
+
+    python benchmarks/entities.py [--data tests/data/entities.jsonl] [--misses]
+
+``--misses`` lists each line whose entities differ from its gold, with what was missed and what was extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from caim.memory.text.entities import Entity, entities
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "entities.jsonl"
+LANGUAGES = ("en", "de", "fr", "es", "zh", "ja")
+
+Key = tuple[str, str, str, str]
+
+
+@dataclass
+class Tally:
+    """Counts of one language (or all)."""
+
+    lines: int = 0
+    gold: int = 0
+    found: int = 0
+    right: int = 0
+    empty: int = 0
+    empty_right: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, gold: set[Key], found: set[Key]) -> None:
+        """Count one line."""
+        self.lines += 1
+        self.gold += len(gold)
+        self.found += len(found)
+        self.right += len(gold & found)
+        if not gold:
+            self.empty += 1
+            self.empty_right += not found
+
+    @property
+    def precision(self) -> float:
+        return self.right / self.found if self.found else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.right / self.gold if self.gold else 1.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def key(kind: str, value: str, relation: str, holder: str) -> Key:
+    """What two entities are compared by."""
+    return kind, " ".join(value.casefold().split()), relation, " ".join(holder.casefold().split())
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The labelled lines."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def measure(lines: list[dict[str, Any]]) -> dict[str, Tally]:
+    """Per language (and ``all``), the counts of ``entities`` against the gold."""
+    tallies = {code: Tally() for code in (*LANGUAGES, "all")}
+    for line in lines:
+        gold = {key(e["kind"], e["value"], e.get("relation", ""), e.get("holder", "")) for e in line["entities"]}
+        found = {_key(e) for e in entities(line["text"])}
+        for code in (line["lang"], "all"):
+            tallies[code].add(gold, found)
+        if gold != found:
+            tallies[line["lang"]].misses.append(
+                f"{line['text']}\n    missed: {sorted(gold - found)}\n    extra:  {sorted(found - gold)}"
+            )
+    return {code: t for code, t in tallies.items() if t.lines}
+
+
+def _key(e: Entity) -> Key:
+    return key(e.kind, e.value, e.relation, e.holder)
+
+
+def table(tallies: dict[str, Tally]) -> str:
+    """The figures as a Markdown table."""
+    rows = [
+        "| language | lines | gold | found | precision | recall | F1 | no-entity lines read as none |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for code, t in tallies.items():
+        empty = f"{t.empty_right}/{t.empty}"
+        rows.append(
+            f"| {code} | {t.lines} | {t.gold} | {t.found} | {t.precision:.2f} | {t.recall:.2f} | {t.f1:.2f} | {empty} |"
+        )
+    return "\n".join(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Tally]:
+    """Run the benchmark and print its table."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--misses", action="store_true", help="list the lines read wrong")
+    args = ap.parse_args(argv)
+    tallies = measure(load(args.data))
+    print(f"data: {args.data.relative_to(ROOT) if args.data.is_relative_to(ROOT) else args.data}\n")
+    print(table(tallies))
+    if args.misses:
+        for code, t in tallies.items():
+            for miss in t.misses:
+                print(f"[{code}] {miss}")
+    return tallies
+
+
+if __name__ == "__main__":
+    main()
