@@ -92,6 +92,10 @@ _UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0104\u0106\u010c\u0110\u0118\u011a\u014
 _NAME_WORD = f"[{_UPPER}][\\w'\u2019&-]*"
 #: A name in a language written with spaces: one to three capitalised words, or a name in characters.
 _SPACED_NAME = f"(?-i:(?P<value>{_NAME_WORD}(?:[ \\t]+{_NAME_WORD}){{0,2}}|{UNSPACED_CHAR}{{1,4}}))"
+#: The run of a value's words up to the next punctuation.
+_VALUE_RUN = re.compile(r"[^,.;:!?()\[\]\n\"\u201c\u201d]*")
+#: Most words a place's or an employer's name holds.
+MAX_NAME_WORDS = 5
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _TRIM = " \t'\"\u2019\u201c\u201d-"
 
@@ -234,15 +238,16 @@ def _from_slot(
     end = start + len(slot.value) if start >= 0 else len(clause)
     if slot.attribute == "job":
         return Entity("job", slot.value), end
+    span = slot.value if language.unspaced or start < 0 else _VALUE_RUN.match(clause, start).group(0)  # type: ignore[union-attr]
     if slot.attribute == "location":
-        place = _name_value(slot.value, c, table, language)
+        place = _name_value(span, c, table, language)
         return (Entity("place", place, "home"), end) if place else None
     if slot.attribute != "employer":
         return None
     if c.sites is not None and c.sites.search(clause[at:end]):
-        site = _site(slot.value, table, language, c)
+        site = _site(_name_value(span, c, table, language), table, language, c)
         return (site, end) if site is not None else None
-    employer = _name_value(slot.value, c, table, language)
+    employer = _name_value(span, c, table, language, employer=True)
     return (Entity("employer", employer), end) if employer else None
 
 
@@ -253,8 +258,10 @@ def _holders(said: str, c: _Compiled, table: EntityWords, language: Language) ->
         return []
     out: Found = []
     for m in c.holder.finditer(said):
-        relation = _lookup(c.relatives, m.group("rel"))
-        name = _person_name(m.group("value") or "", c, language) if "value" in m.groupdict() else ""
+        relation, said_name = _lookup(c.relatives, m.group("rel")), m.groupdict().get("value") or ""
+        name = _person_name(said_name, c, language) if said_name else ""
+        if said_name and not name:  # "母の友達は...": the holder is someone else
+            continue
         holder = name or relation
         stated: list[tuple[int, Entity]] = []
         for row in c.theirs:
@@ -338,7 +345,7 @@ def _row_entity(
     if row.kind == "site":
         found = _site(_name_value(span, c, table, language), table, language, c)
         return Entity(found.kind, found.value, found.relation, holder) if found is not None else None
-    value = _name_value(span, c, table, language)
+    value = _name_value(span, c, table, language, employer=row.kind == "employer")
     if not value or row.kind not in ("employer", "place"):
         return None
     return Entity("employer" if row.kind == "employer" else "place", value, row.relation, holder)
@@ -352,6 +359,11 @@ def _site(value: str, table: EntityWords, language: Language, c: _Compiled) -> E
         return None
     folded = value.casefold()
     if language.unspaced:
+        owner, of, what = re.split("(\u306e|\u7684)", value, maxsplit=1) if re.search("\u306e|\u7684", value) else ("", "", "")
+        if of and what in table.org_words:  # "大阪の病院": a hospital of somewhere, whose name tells where or whose
+            return _site(owner, table, language, c)
+        if value in table.org_words:  # "病院": no name
+            return None
         if folded.endswith(table.org_words) or re.fullmatch(r"[A-Za-z][\w&.' -]*", value):
             return Entity("employer", value)
         return Entity("place", value, "work") if folded.endswith(table.place_words) else None
@@ -425,19 +437,23 @@ def _job_words(span: str, c: _Compiled, language: Language) -> str:
     return "" if any(w in c.not_jobs for w in words[:-1]) or words[0] in c.refused else value
 
 
-def _name_value(span: str, c: _Compiled, table: EntityWords, language: Language) -> str:
+def _name_value(span: str, c: _Compiled, table: EntityWords, language: Language, *, employer: bool = False) -> str:
     """The name a place's or an employer's span says: in a language written with capitals, its leading
     capitalised words (with the ``connectors`` between them: "University of Leeds"); "" when it
-    names none ("a hospital", "my sister's", "IT")."""
+    names none ("a hospital", "my sister's", "IT"). A name ending in a possessive is an employer's
+    only, and only when nothing follows it ("McDonald's", never "Sam's party")."""
     value = _plain_value(span, table, language)
     if language.unspaced:
         value = _without_time(value, language)
         return "" if not value or _refused(value, c, language) else value
-    words = _capitalised(value.split(), table.connectors)
-    if not words or _POSSESSIVE.search(words[-1]):
+    if not value:
+        return ""
+    said = span[span.find(value) :].split()  # a capitalised word goes on a name that a stop word would end ("La Paz")
+    words = _capitalised(said, table.connectors)[:MAX_NAME_WORDS]
+    if not words or (_POSSESSIVE.search(words[-1]) and not (employer and len(words) >= len(value.split()))):
         return ""
     name = " ".join(words)
-    return "" if _not_a_name(words[0], c, language) else name
+    return "" if _not_a_name(words[0], c, language, person=False) else name
 
 
 def _capitalised(words: list[str], connectors: Words) -> list[str]:
@@ -470,7 +486,7 @@ def _person_name(span: str, c: _Compiled, language: Language) -> str:
     if not words:
         return ""
     words[-1] = _POSSESSIVE.sub("", words[-1])
-    if _not_a_name(words[0], c, language):
+    if _not_a_name(words[0], c, language, person=True):
         return ""
     signals = language.signals
     if signals is not None and signals.noun_capitals and words[-1].casefold().endswith(signals.noun_endings):
@@ -478,17 +494,19 @@ def _person_name(span: str, c: _Compiled, language: Language) -> str:
     return " ".join(words)
 
 
-def _not_a_name(word: str, c: _Compiled, language: Language) -> bool:
-    """Is a capitalised word no name: a pronoun, a relation, an animal, a month or a weekday?"""
+def _not_a_name(word: str, c: _Compiled, language: Language, *, person: bool) -> bool:
+    """Is a capitalised word no name: a relation, an animal, a month or a weekday, a word of
+    ``not_values``; for a person's or a pet's name, also a word the language's names rule out
+    ("I", "Hola")?"""
     bare = _POSSESSIVE.sub("", word)
     folded = bare.casefold()
     if language.signals is None:
-        if bare in NOT_NAMES or bare in NOT_SUBJECTS or folded in dates.MONTHS or folded in dates.WEEKDAYS:
-            return True
+        months, weekdays, not_names = dates.MONTHS, dates.WEEKDAYS, NOT_NAMES | NOT_SUBJECTS
     else:
         time = language.signals.time
-        if bare in language.signals.not_names or folded in time.months or folded in time.weekdays:
-            return True
+        months, weekdays, not_names = tuple(time.months), tuple(time.weekdays), frozenset(language.signals.not_names)
+    if folded in months or folded in weekdays or (person and bare in not_names):
+        return True
     return folded in c.refused or _lookup(c.relatives, folded) != "" or _lookup(c.pets, folded) != ""
 
 
@@ -559,7 +577,7 @@ def _pattern(pattern: str, table: EntityWords, language: Language) -> re.Pattern
     end = "" if unspaced else r"(?![^\W_])"
     heads = alternation(table.jobs)
     if unspaced:
-        job = f"(?P<value>[^\\W\\d_\u3041-\u3096\u7684\u662f\u4e2a]{{0,8}}?(?:{heads}))"
+        job = f"(?P<value>{table.job_before}[^\\W\\d_\u3041-\u3096\u7684\u662f\u4e2a]{{0,8}}?(?:{heads}))"
     else:
         compound = r"[^\W\d_]*" if table.compounds else ""
         job = f"(?P<value>(?:[^\\W\\d_][\\w'\u2019-]*\\s+){{0,3}}?{compound}(?:{heads}){table.job_after}){end}"

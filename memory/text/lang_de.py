@@ -238,16 +238,19 @@ SLOTS = SlotWords(
         ("age", r"\bich bin (?:jetzt |gerade )?{n} geworden"),
         ("age", r"\bich werde (?:heute )?{n}(?= jahre\b|\s*[,.;!]|\s*$)"),
         ("location", r"\b(?:ich wohne|ich lebe|wir wohnen|wir leben) (?:jetzt |inzwischen |nun |seit kurzem )?in {v}"),
+        ("location", r"\b(?:wohne|lebe) ich (?:jetzt |inzwischen |nun |seit kurzem )?in {v}"),
         (
             "location",
             r"\b(?:ich bin|wir sind) (?:jetzt |gerade |letzten monat |letztes jahr )?(?:nach|in) {v}"
             r"(?= (?:um)?gezogen)",
         ),
         ("job", r"\bich arbeite (?:jetzt |inzwischen |nun )?als {v}"),
+        ("job", r"\barbeite ich (?:jetzt |inzwischen |nun )?als {v}"),
         ("job", r"\bich bin (?:jetzt |inzwischen |nun )?von beruf {v}"),
         ("job", r"\bmein beruf ist {v}"),
         ("job", r"\bich bin (?:jetzt|inzwischen|nun) (?-i:(?P<value>[A-ZÄÖÜ]\w+))"),
         ("employer", r"\bich arbeite (?:jetzt |inzwischen |nun )?(?:bei|für) {v}"),
+        ("employer", r"\barbeite ich (?:jetzt |inzwischen |nun )?(?:bei|für) {v}"),
         ("employer", r"\bich bin (?:jetzt )?bei {v}(?= angestellt)"),
     ),
     values=(
@@ -282,6 +285,8 @@ ENTITIES = EntityWords(
         ("place", "origin", r"\bich bin in (?P<value>[^,.;:!?]+?) (?:aufgewachsen|geboren)"),
         ("place", "work", r"\bich arbeite (?:jetzt |inzwischen |nun )?in " + _NOT_THE + "{v}"),
         ("place", "travel", r"\b(?:ich|wir) (?:fahre|fliege|reise|fahren|fliegen|reisen) (?:\w+ ){0,3}?nach {v}"),
+        ("place", "travel", r"\b(?:fahre|fliege|reise) ich (?:\w+ ){0,3}?nach {v}"),
+        ("place", "travel", r"\b(?:fahren|fliegen|reisen) wir (?:\w+ ){0,3}?nach {v}"),
         (
             "place",
             "travel",
@@ -306,7 +311,7 @@ ENTITIES = EntityWords(
     ),
     job_verbs=((r"\bich unterrichte(?:\s+{v})?", "Lehrkraft für {v}", "Lehrkraft"),),
     their_job_verbs=((r"\s+unterrichtet(?:\s+{v})?", "Lehrkraft für {v}", "Lehrkraft"),),
-    tails=(("employer", "", r"\bbei {v}"), ("place", "work", r"\bin " + _NOT_THE + "{v}")),
+    tails=(("employer", "", r"\bbei {v}"), ("place", "work", r"\bin " + _NOT_THE + "{v}"), ("job", "", r"\bals {v}")),
     people=(
         _MEINE_ANY + r"\s+{adj}{rel}\s+{name}",
         _MEIN + r"\s+{adj}{rel} hei(?:ß|ss)t {name}",

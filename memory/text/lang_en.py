@@ -449,7 +449,7 @@ ENTITIES = EntityWords(
         (r"\s+(?:now |also |still )?teaches(?:\s+{v})?", "{v} teacher", "teacher"),
         (r"\s+(?:now |also |still )?drives an? (?P<value>taxi|cab|bus|truck|lorry|tram|train)\b", "{v} driver", ""),
     ),
-    tails=(("employer", "", r"\b(?:at|for) {v}"), ("place", "work", r"\bin {v}")),
+    tails=(("employer", "", r"\b(?:at|for) {v}"), ("place", "work", r"\bin {v}"), ("job", "", r"\bas an? {job}")),
     people=(
         r"\b(?:my|our) {adj}{rel},?\s+{name}",
         r"\b(?:my|our) {adj}{rel}(?:'s|’s) name is {name}",
@@ -460,6 +460,8 @@ ENTITIES = EntityWords(
         r"\b(?:my|our) {adj}{pet},?\s+{name}",
         r"\b(?:an?|my|our|two|three) {adj}{pet},? (?:called|named) {name}",
         r"\b(?:my|our) {adj}{pet}(?:(?:'s|’s) name is| is called| is named) {name}",
+        r"\b(?:i|we)(?:'ve|’ve| have)? (?:just |also |finally )?(?:got|have|adopted|own|rescued)"
+        r" (?:an?|two|three|four) {adj}{pet},?\s+{name}",
         r"\b(?:i|we)(?:'ve|’ve| have)? (?:just |also |finally )?(?:got|have|adopted|own|rescued)"
         r" (?:an?|two|three|four|some) {adj}{pet}",
         r"\b(?:my|our) {adj}{pet}(?![^\W_])",

@@ -228,9 +228,9 @@ SLOTS = SlotWords(
         ("location", r"\b(?:ahora )?(?:vivo|vivimos) (?:ahora |actualmente )?en {v}"),
         ("location", r"\b(?:me|nos) (?:he |hemos )?(?:mudé|mudamos|mudado) a {v}"),
         ("location", r"\bacabo de mudarme a {v}"),
-        ("job", r"\btrabajo (?:ahora )?(?:como|de) {v}"),
+        ("job", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:como|de) {v}"),
         ("job", r"\bmi (?:trabajo|profesión) es {v}"),
-        ("employer", r"\btrabajo (?:ahora )?(?:en|para) {v}"),
+        ("employer", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:en|para) {v}"),
     ),
     values=(
         ("diet", "vegan", _SOY + r"vegan[oa]\b"),
@@ -279,7 +279,7 @@ ENTITIES = EntityWords(
     ),
     job_verbs=((r"\b(?:enseño|doy clases(?: de)?)(?:\s+{v})?", "docente de {v}", "docente"),),
     their_job_verbs=((r"\s+(?:enseña|da clases(?: de)?)(?:\s+{v})?", "docente de {v}", "docente"),),
-    tails=(("employer", "", r"\bpara {v}"), ("site", "", r"\ben {v}")),
+    tails=(("employer", "", r"\bpara {v}"), ("site", "", r"\ben {v}"), ("job", "", r"\bcomo {v}")),
     people=(
         _MIS + r"\s+{adj}{rel}" + _AFTER + r",?\s+{name}",
         _MI + r"\s+{adj}{rel}" + _AFTER + r" se llama {name}",

@@ -224,12 +224,12 @@ SLOTS = SlotWords(
         ("location", _J + r"habite (?:maintenant |désormais |à présent )?(?:à|a|en|au) {v}"),
         ("location", r"\b(?:je vis|nous vivons|nous habitons) (?:maintenant |désormais )?(?:à|en|au) {v}"),
         ("location", _J + r"ai déménagé (?:à|en|au) {v}"),
-        ("location", r"\bnous avons déménagé (?:à|en|au) {v}"),
+        ("location", r"\b(?:nous avons|on a) déménagé (?:à|en|au) {v}"),
         ("location", r"\bje (?:viens de déménager|me suis installée?|suis installée?) (?:à|en|au) {v}"),
-        ("job", r"\bje travaille (?:maintenant |désormais )?comme {v}"),
+        ("job", r"\bje (?:travaille|bosse) (?:maintenant |désormais )?comme {v}"),
         ("job", r"\bje suis devenue? {v}"),
         ("job", r"\bmon métier est {v}"),
-        ("employer", r"\bje travaille (?:maintenant |désormais )?(?:chez|pour) {v}"),
+        ("employer", r"\bje (?:travaille|bosse) (?:maintenant |désormais )?(?:chez|pour) {v}"),
     ),
     values=(
         ("diet", "vegan", _JE_SUIS + r"(?:végane?|vegane?|végétalienne?)\b"),
@@ -281,7 +281,11 @@ ENTITIES = EntityWords(
     ),
     their_job_verbs=((r"\s+enseigne(?:\s+{v})?", "professeur de {v}", "professeur"),),
     elisions=((r"\bde l['’]", "d'"), (r"\bde (?=[aeiouyhéèêàâîôû])", "d'")),
-    tails=(("employer", "", r"\bchez {v}"), ("place", "work", r"\b(?:à|a|en) " + _NOT_THE_FR + "{v}")),
+    tails=(
+        ("employer", "", r"\bchez {v}"),
+        ("place", "work", r"\b(?:à|a|en) " + _NOT_THE_FR + "{v}"),
+        ("job", "", r"\bcomme {v}"),
+    ),
     people=(
         r"\b(?:ma|mon|mes|notre|nos)\s+{adj}{rel}\s+{name}",
         r"\b(?:ma|mon|notre)\s+{adj}{rel} s['’]appelle {name}",
@@ -327,7 +331,7 @@ ENTITIES = EntityWords(
         espère; envisage; imagine"""
     ),
     joins=words("et mais parce car pendant où qui"),
-    stops=words("enfants élèves adultes depuis"),
+    stops=words("enfants élèves adultes depuis dans sur"),
     connectors=words("de du des la le sur en"),
     not_values=words(
         """IT mon ma mes notre nos son sa ses lui leur moi eux enfants élèves adultes maison ville campagne

@@ -178,7 +178,8 @@ ENTITIES = EntityWords(
             r"^" + _WATASHI + r"(?P<value>[^\s、。でのにはがを]{1,15})で[^、。]{0,10}?{jobs}"
             r"(?:をして|をやって|として働いて)",
         ),
-        ("site", "", r"^" + _WATASHI + r"(?P<value>[^\s、。でのにはがを]{1,15})で働いて(?:います|いる|おります)"),
+        ("site", "", r"^" + _WATASHI + r"(?:[^、。]{0,15}?として)?(?P<value>[^\s、。でにはがを]{1,15})で働いて(?:います|いる|おります)"),
+        ("job", "", r"^" + _WATASHI + r"{job}として[^、。]{0,15}?働いて"),
         ("place", "origin", r"(?P<value>[^\s、。でのにはがを出]{1,10})(?:の)?出身(?:です|だ|で)"),
         ("place", "origin", r"出身は(?P<value>[^\s、。でのにはがを]{1,10})(?:です|だ)"),
         ("place", "origin", r"(?P<value>[^\s、。でのにはがをか]{1,10})から来(?:ました|た)"),
@@ -186,7 +187,8 @@ ENTITIES = EntityWords(
         ("place", "travel", _JA_VALUE + r"(?:に|へ)(?:旅行|出張)"),
         ("place", "travel", _JA_VALUE + r"を旅行"),
     ),
-    holder=r"(?:(?:私|僕|俺|わたし)の|うちの)?{rel}(?:の" + _JA_NAME + r")?(?:さん|ちゃん|くん)?(?:は|も|が)",
+    holder=r"(?:(?:私|僕|俺|わたし)の|うちの)?{rel}(?:の(?P<value>[ァ-ヺー]{2,10}|[A-Za-z][A-Za-z'’-]*|[\u4e00-\u9fff]{1,4}))?"
+    r"(?:さん|ちゃん|くん)?(?:は|も|が)",
     theirs=(
         ("job", "", r"(?:今は|現在は|今)?(?:[^、。]{0,15}?で)?{job}(?:です|をしています|をやっています|として働いて|で)"),
         ("place", "home", r"(?:今は|今)?" + _JA_VALUE + r"に住んで(?:います|いる|る|おります)"),
@@ -220,7 +222,9 @@ ENTITIES = EntityWords(
         介護士 美容師 販売員 店員 秘書 事務員 銀行員 会社員 営業"""
     ),
     not_jobs=words("いい 良い 悪い ダメ"),
-    relatives={k: v for k, v in intents_ja.TABLE.relatives.items() if k not in ("彼女", "彼氏")}
+    job_before=r"(?:[^\W\d_\u3041-\u3096]{1,8}の)?",
+    # "彼女" is "she" as often as "girlfriend"
+    relatives={k: v for k, v in intents_ja.TABLE.relatives.items() if k != "彼女"}
     | {"姉さん": "sister", "兄さん": "brother", "いとこ": "cousin", "従姉妹": "cousin", "叔母": "aunt"}
     | {"叔父": "uncle", "ルームメイト": "roommate", "上司": "boss", "親友": "friend", "婚約者": "fiancé"},
     pets={

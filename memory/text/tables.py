@@ -326,8 +326,8 @@ class EntityWords:
     - ``people`` and ``animals``: patterns of a named person (``{rel}``, ``{name}``) and of a pet
       (``{pet}``, with ``{name}`` or none: "I have a dog") of the speaker's.
     - ``jobs``: job nouns (lowercase); ``compounds``: a job noun may end a longer word
-      ("Grundschullehrerin"); ``job_after``: a pattern of the words that may follow a job noun as part
-      of it ("de chimie"); ``adjectives``: words that may stand before a relation or an animal
+      ("Grundschullehrerin"); ``job_after`` and ``job_before``: patterns of the words that may follow
+      or precede a job noun as part of it ("de chimie", "小学校の"); ``adjectives``: words that may stand before a relation or an animal
       ("best": "my best friend Sam"). ``not_jobs``: words that, before a job noun, make it no job ("good":
       "a good cook", "fan of": "a fan of teachers").
     - ``relatives``: a relation's word to the English relation; ``pets``: an animal's to the English animal.
@@ -352,6 +352,7 @@ class EntityWords:
     jobs: Words = ()
     compounds: bool = False
     job_after: str = ""
+    job_before: str = ""
     not_jobs: Words = ()
     adjectives: Words = ()
     relatives: dict[str, str] = field(default_factory=dict)
