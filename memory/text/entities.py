@@ -68,10 +68,10 @@ def entities(text: str) -> list[Entity]:
     [('job', 'chemistry teacher', ''), ('place', 'Leeds', 'work')]
     >>> [(e.kind, e.value) for e in entities("I'm a software engineer at Google")]
     [('job', 'software engineer'), ('employer', 'Google')]
-    >>> entities("My sister Clara works as a nurse.")
-    [Entity(kind='person', value='Clara', relation='sister', holder=''), Entity(kind='job', value='nurse', relation='', holder='Clara')]
-    >>> [(e.kind, e.value, e.relation) for e in entities("We adopted a cat called Miso.") + entities("Ich habe einen Hund.")]
-    [('pet', 'Miso', 'cat'), ('pet', 'Hund', 'dog')]
+    >>> entities("My sister Clara works as a nurse.")[1]
+    Entity(kind='job', value='nurse', relation='', holder='Clara')
+    >>> entities("We adopted a cat called Miso."), entities("Ich habe einen Hund.")[0].relation
+    ([Entity(kind='pet', value='Miso', relation='cat', holder='')], 'dog')
     >>> [(e.kind, e.value, e.relation) for e in entities("我妹妹叫小红。我家的狗叫旺财。")]
     [('person', '小红', 'sister'), ('pet', '旺财', 'dog')]
     >>> entities("Where do you work?"), entities("If I lived in Paris I'd walk everywhere.")
@@ -88,7 +88,11 @@ _SPACED_OTHERS = ("de", "fr", "es")
 _SENTENCE = re.compile(r"[^.!?\n\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
 _CLAUSE = re.compile(r"[^,;\u3001\uff0c\uff1b]+")
 _CLAUSE_MARKS = ",;\u3001\uff0c\uff1b"
-_UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0104\u0106\u010c\u0110\u0118\u011a\u0141\u0143\u0147\u0150\u0152\u0158\u015a\u015e\u0160\u0164\u016e\u0170\u0179\u017b\u017d"
+#: Capital letters of the Latin alphabets.
+_UPPER = (
+    "A-Z\u00c0-\u00d6\u00d8-\u00de\u0104\u0106\u010c\u0110\u0118\u011a\u0141\u0143\u0147\u0150\u0152"
+    "\u0158\u015a\u015e\u0160\u0164\u016e\u0170\u0179\u017b\u017d"
+)
 _NAME_WORD = f"[{_UPPER}][\\w'\u2019&-]*"
 #: A name in a language written with spaces: one to three capitalised words, or a name in characters.
 _SPACED_NAME = f"(?-i:(?P<value>{_NAME_WORD}(?:[ \\t]+{_NAME_WORD}){{0,2}}|{UNSPACED_CHAR}{{1,4}}))"
@@ -96,6 +100,8 @@ _SPACED_NAME = f"(?-i:(?P<value>{_NAME_WORD}(?:[ \\t]+{_NAME_WORD}){{0,2}}|{UNSP
 _VALUE_RUN = re.compile(r"[^,.;:!?()\[\]\n\"\u201c\u201d]*")
 #: Most words a place's or an employer's name holds.
 MAX_NAME_WORDS = 5
+#: "of" between two words in Chinese and Japanese ("的", "の").
+_OF = re.compile("(\u306e|\u7684)")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _TRIM = " \t'\"\u2019\u201c\u201d-"
 
@@ -135,6 +141,8 @@ class _Compiled:
     joins: re.Pattern[str]
     negations: re.Pattern[str]
     sites: re.Pattern[str] | None
+    being: re.Pattern[str] | None
+    job_end: re.Pattern[str]
     relatives: dict[str, str]
     pets: dict[str, str]
     refused: frozenset[str]
@@ -210,9 +218,9 @@ def _mine(clause: str, c: _Compiled, table: EntityWords, language: Language) -> 
     for at, slot in statements(clause, language):
         found = _from_slot(clause, at, slot, c, table, language)
         if found is not None:
-            entity, end = found
-            out.append((at, entity))
-            if entity.kind in ("job", "employer"):
+            stated, end = found
+            out.append((at, stated))
+            if stated.kind in ("job", "employer"):
                 out += _tails(clause, end, c, table, language, "")
     for row in c.mine:
         for m in row.pattern.finditer(clause):
@@ -237,6 +245,8 @@ def _from_slot(
     start = clause.find(slot.value, at)
     end = start + len(slot.value) if start >= 0 else len(clause)
     if slot.attribute == "job":
+        if c.being is not None and c.being.search(clause[at:end]) and not c.job_end.search(slot.value):
+            return None
         return Entity("job", slot.value), end
     span = slot.value if language.unspaced or start < 0 else _VALUE_RUN.match(clause, start).group(0)  # type: ignore[union-attr]
     if slot.attribute == "location":
@@ -359,7 +369,7 @@ def _site(value: str, table: EntityWords, language: Language, c: _Compiled) -> E
         return None
     folded = value.casefold()
     if language.unspaced:
-        owner, of, what = re.split("(\u306e|\u7684)", value, maxsplit=1) if re.search("\u306e|\u7684", value) else ("", "", "")
+        owner, of, what = _OF.split(value, maxsplit=1) if _OF.search(value) else ("", "", "")
         if of and what in table.org_words:  # "大阪の病院": a hospital of somewhere, whose name tells where or whose
             return _site(owner, table, language, c)
         if value in table.org_words:  # "病院": no name
@@ -387,9 +397,7 @@ def _end_of(m: re.Match[str], value: str) -> int:
     return at + len(value) if at >= 0 else m.end("value")
 
 
-def _verb_job(
-    verb: _Verb, m: re.Match[str], c: _Compiled, table: EntityWords, language: Language
-) -> tuple[str, int]:
+def _verb_job(verb: _Verb, m: re.Match[str], c: _Compiled, table: EntityWords, language: Language) -> tuple[str, int]:
     """The job a verb phrase tells ("I teach chemistry": "chemistry teacher"; "I teach kids":
     "teacher") and where its words end; "" when its object is a person of theirs ("I teach my
     daughter") or it names none."""
@@ -501,18 +509,23 @@ def _not_a_name(word: str, c: _Compiled, language: Language, *, person: bool) ->
     bare = _POSSESSIVE.sub("", word)
     folded = bare.casefold()
     if language.signals is None:
-        months, weekdays, not_names = dates.MONTHS, dates.WEEKDAYS, NOT_NAMES | NOT_SUBJECTS
+        days: set[str] = {*dates.MONTHS, *dates.WEEKDAYS}
+        not_names = NOT_NAMES | NOT_SUBJECTS
     else:
-        time = language.signals.time
-        months, weekdays, not_names = tuple(time.months), tuple(time.weekdays), frozenset(language.signals.not_names)
-    if folded in months or folded in weekdays or (person and bare in not_names):
+        days = {*language.signals.time.months, *language.signals.time.weekdays}
+        not_names = frozenset(language.signals.not_names)
+    if folded in days or (person and bare in not_names):
         return True
     return folded in c.refused or _lookup(c.relatives, folded) != "" or _lookup(c.pets, folded) != ""
 
 
 def _without_time(value: str, language: Language) -> str:
     """A value written without spaces without the time words it opens with ("来週京都": "京都")."""
-    phrases = sorted((*language.signals.time.phrases, "今", "現在", "现在"), key=len, reverse=True) if language.signals else []
+    phrases = (
+        sorted((*language.signals.time.phrases, "今", "現在", "现在"), key=len, reverse=True)
+        if language.signals
+        else []
+    )
     changed = True
     while changed:
         changed = False
@@ -558,6 +571,10 @@ def _compiled(table: EntityWords, language: Language) -> _Compiled:
         joins=matcher(table.joins, language.unspaced),
         negations=matcher(polarity, language.unspaced),
         sites=re.compile(table.sites, re.I) if table.sites else None,
+        being=re.compile(table.being, re.I) if table.being else None,
+        job_end=re.compile(
+            ("" if language.unspaced or table.compounds else r"(?<![^\W_])") + f"(?:{alternation(table.jobs)})$", re.I
+        ),
         relatives={k.casefold(): v for k, v in table.relatives.items()},
         pets={k.casefold(): v for k, v in table.pets.items()},
         refused=frozenset(w.casefold() for w in table.not_values),
@@ -580,7 +597,8 @@ def _pattern(pattern: str, table: EntityWords, language: Language) -> re.Pattern
         job = f"(?P<value>{table.job_before}[^\\W\\d_\u3041-\u3096\u7684\u662f\u4e2a]{{0,8}}?(?:{heads}))"
     else:
         compound = r"[^\W\d_]*" if table.compounds else ""
-        job = f"(?P<value>(?:[^\\W\\d_][\\w'\u2019-]*\\s+){{0,3}}?{compound}(?:{heads}){table.job_after}){end}"
+        before = r"(?:[^\W\d_][\w'\u2019-]*\s+){0,3}?"
+        job = f"(?P<value>{before}{compound}(?:{heads}){table.job_after}){end}(?!['\u2019]s\\b)"
     adjectives = alternation(table.adjectives)
     adj = (f"(?:{adjectives})?" if unspaced else f"(?:(?:{adjectives})\\s+)?") if table.adjectives else ""
     plural = "" if unspaced else "(?:s|es|e|n|en)?"

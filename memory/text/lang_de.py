@@ -229,6 +229,8 @@ LANGUAGE = Language(
 )
 
 _ICH_BIN = r"\bich bin (?:jetzt |inzwischen |nun |seit \w+ |schon )?"
+#: Since when, or now ("seit drei Jahren", "jetzt"), between a verb and its value.
+_SINCE = r"(?:jetzt |inzwischen |nun |seit kurzem |seit (?:\w+ ){1,2})?"
 SLOTS = SlotWords(
     patterns=(
         ("name", r"\bmein name ist {v}"),
@@ -237,20 +239,18 @@ SLOTS = SlotWords(
         ("age", r"\b(?:ich|und) bin (?:jetzt |gerade )?{n}(?= jahre\b|\s*[,.;!]|\s*$| und\b)"),
         ("age", r"\bich bin (?:jetzt |gerade )?{n} geworden"),
         ("age", r"\bich werde (?:heute )?{n}(?= jahre\b|\s*[,.;!]|\s*$)"),
-        ("location", r"\b(?:ich wohne|ich lebe|wir wohnen|wir leben) (?:jetzt |inzwischen |nun |seit kurzem )?in {v}"),
-        ("location", r"\b(?:wohne|lebe) ich (?:jetzt |inzwischen |nun |seit kurzem )?in {v}"),
+        ("location", r"\b(?:ich wohne|ich lebe|wir wohnen|wir leben) " + _SINCE + "in {v}"),
+        ("location", r"\b(?:wohne|lebe) ich " + _SINCE + "in {v}"),
         (
             "location",
             r"\b(?:ich bin|wir sind) (?:jetzt |gerade |letzten monat |letztes jahr )?(?:nach|in) {v}"
             r"(?= (?:um)?gezogen)",
         ),
-        ("job", r"\bich arbeite (?:jetzt |inzwischen |nun )?als {v}"),
-        ("job", r"\barbeite ich (?:jetzt |inzwischen |nun )?als {v}"),
+        ("job", r"\b(?:ich arbeite|arbeite ich) " + _SINCE + "als {v}"),
         ("job", r"\bich bin (?:jetzt |inzwischen |nun )?von beruf {v}"),
         ("job", r"\bmein beruf ist {v}"),
         ("job", r"\bich bin (?:jetzt|inzwischen|nun) (?-i:(?P<value>[A-ZÄÖÜ]\w+))"),
-        ("employer", r"\bich arbeite (?:jetzt |inzwischen |nun )?(?:bei|für) {v}"),
-        ("employer", r"\barbeite ich (?:jetzt |inzwischen |nun )?(?:bei|für) {v}"),
+        ("employer", r"\b(?:ich arbeite|arbeite ich) " + _SINCE + "(?:bei|für) {v}"),
         ("employer", r"\bich bin (?:jetzt )?bei {v}(?= angestellt)"),
     ),
     values=(
@@ -351,6 +351,7 @@ ENTITIES = EntityWords(
         """kleine kleinen kleiner kleines große großen großer jüngere jüngeren jüngerer ältere älteren älterer
         beste besten bester alte alten alter neue neuen neuer liebe lieben"""
     ),
+    being=r"\bich bin\b",
     relatives={
         **intents_de.TABLE.relatives,
         **{"cousine": "cousin", "cousin": "cousin", "tante": "aunt", "onkel": "uncle", "partner": "partner"},

@@ -391,6 +391,8 @@ SLOTS = SlotWords(
     not_values=words(
         "a an my our his her their this that it there here myself home some one another not no"
         " vegetarian vegan pescatarian big huge little bit lot mess fan member part proud better good happy"
+        " stable boring hard tough fine great ok okay stressful exhausting demanding fun exciting amazing interesting"
+        " tiring busy so really very pretty quite going getting killing driving"
         " mom mum mother dad father parent grandmother grandfather grandma grandpa aunt uncle wife husband"
     ),
     articles=words("the"),
@@ -411,6 +413,11 @@ RELATIVES = {
     "child": "child",
     "baby": "child",
 }
+#: Words after an animal that make it a thing, not a pet ("dog food", "horse painting").
+_PET_THINGS = (
+    "food|bowl|bed|toys?|treats?|hair|fur|allergy|allergies|walker|sitter|trainer|show|costume|photos?|pictures?|"
+    "paintings?|drawings?|tattoo|mug|shirt|lovers?|person|people|park|friendly|videos?|memes?|cafe|shelter|years"
+)
 _YEARS = r"(?:now |currently |still |also |finally |just |recently )?"
 _GOING = r"(?:flying|travel(?:l)?ing|heading|going|off|driving|moving back) (?:back )?to"
 ENTITIES = EntityWords(
@@ -423,7 +430,11 @@ ENTITIES = EntityWords(
         ("place", "origin", r"\b(?:i|we) grew up in {v}"),
         ("place", "origin", r"\bi was born (?:and raised )?in {v}"),
         ("place", "work", r"\b(?:i|we) " + _YEARS + r"(?:work|'m working|’m working|am working) in {v}"),
-        ("place", "travel", r"\b(?:i|we)(?:'m|’m| am|'re|’re| are) (?:just |finally )?(?:" + _GOING + r"|visiting) {v}"),
+        (
+            "place",
+            "travel",
+            r"\b(?:i|we)(?:'m|’m| am|'re|’re| are) (?:just |finally )?(?:" + _GOING + r"|visiting) {v}",
+        ),
         ("place", "travel", r"\b(?:i|we) (?:just |finally )?(?:went|flew|travel(?:l)?ed|drove) (?:back )?to {v}"),
         ("place", "travel", r"\b(?:i|we) (?:just )?(?:got|came) back from {v}"),
         ("place", "travel", r"\b(?:i|we) (?:just )?(?:visited|spent (?:a|two|three|\w+) (?:days?|weeks?) in) {v}"),
@@ -454,7 +465,7 @@ ENTITIES = EntityWords(
         r"\b(?:my|our) {adj}{rel},?\s+{name}",
         r"\b(?:my|our) {adj}{rel}(?:'s|’s) name is {name}",
         r"\b(?:my|our) {adj}{rel} is (?:called|named) {name}",
-        r"(?:^|(?<=\s)){name},? (?:is |who is )?(?:my|our) {adj}{rel}\b(?!['’-])",
+        r"(?:^|(?<=\s)){name} is (?:my|our) {adj}{rel}\b(?!['’-])",
     ),
     animals=(
         r"\b(?:my|our) {adj}{pet},?\s+{name}",
@@ -464,10 +475,12 @@ ENTITIES = EntityWords(
         r" (?:an?|two|three|four) {adj}{pet},?\s+{name}",
         r"\b(?:i|we)(?:'ve|’ve| have)? (?:just |also |finally )?(?:got|have|adopted|own|rescued)"
         r" (?:an?|two|three|four|some) {adj}{pet}",
-        r"\b(?:my|our) {adj}{pet}(?![^\W_])",
+        # "my dog", but not "my dog food", "my horse painting"
+        r"\b(?:my|our) {adj}{pet}(?![^\W_])(?![ -](?:" + _PET_THINGS + r")\b)",
     ),
-    jobs=words(
-        """teacher nurse doctor physician surgeon dentist pharmacist vet veterinarian midwife paramedic therapist
+    jobs=(
+        *words(
+            """teacher nurse doctor physician surgeon dentist pharmacist vet veterinarian midwife paramedic therapist
         physiotherapist psychologist psychiatrist counsellor counselor engineer developer programmer designer
         architect lawyer solicitor barrister attorney paralegal accountant bookkeeper auditor banker economist
         analyst consultant scientist researcher professor lecturer tutor librarian journalist reporter editor
@@ -476,8 +489,7 @@ ENTITIES = EntityWords(
         plumber carpenter mechanic builder pilot firefighter farmer gardener hairdresser barber cleaner
         caretaker carer caregiver nanny manager director administrator entrepreneur freelancer coach
         instructor trainer chemist biologist physicist mathematician statistician historian"""
-    )
-    + (
+        ),
         "police officer",
         "social worker",
         "care worker",
@@ -510,6 +522,7 @@ ENTITIES = EntityWords(
         """older younger little big best oldest youngest eldest elder baby twin dear old new lovely sweet late
         step half rescue senior young two three beloved"""
     ),
+    being=r"\bi(?:'m|’m| am)\b|\bi (?:just |recently )?became\b",
     relatives=RELATIVES,
     pets={
         **{w: w for w in words("dog puppy cat kitten parrot budgie rabbit bunny hamster tortoise turtle goldfish")},
@@ -549,5 +562,5 @@ ENTITIES = EntityWords(
     joins=words("and but because while so though although where which who whereas"),
     connectors=words("of upon de la del du am"),
     stops=words("to on"),
-    not_values=words("IT HR PR QA ER ICU A&E R&D"),
+    not_values=words("IT HR PR QA ER ICU A&E R&D my our his her their him them me myself yourself himself herself you"),
 )

@@ -1,7 +1,9 @@
 """Spanish: stopwords (after Snowball's list), Snowball stems, and the code signals' words.
 
 Spanish drops the subject pronoun: the first person shows in the verb ("tengo", "compré"), so common
-first-person verb forms count as the first person, and a past action needs no subject.
+first-person verb forms count as the first person, and a past action needs no subject. ``SLOTS``:
+single-value facts the speaker states of themselves; ``ENTITIES``: the work, places, people and pets
+of their life ("trabajo en ..." names an employer or a place, so only its words tell which).
 """
 
 from __future__ import annotations
@@ -307,6 +309,7 @@ ENTITIES = EntityWords(
     job_after=r"(?:\s+de\s+[^\W\d_]+)?",
     not_jobs=words("no buen buena mal mala gran fan ex futuro futura"),
     adjectives=words("mejor pequeño pequeña querido querida nuevo nueva viejo vieja"),
+    being=r"\bsoy\b",
     relatives={
         **intents_es.TABLE.relatives,
         **{"primo": "cousin", "prima": "cousin", "tía": "aunt", "tío": "uncle", "pareja": "partner"},

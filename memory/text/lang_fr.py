@@ -1,5 +1,6 @@
 """French: stopwords (after Snowball's list, with the elided "l'", "j'", "qu'"...), Snowball stems,
-and the code signals' words. An apostrophe splits a word ("j'ai" is "j" and "ai")."""
+and the code signals' words. An apostrophe splits a word ("j'ai" is "j" and "ai"). ``SLOTS``: single-value
+facts the speaker states of themselves; ``ENTITIES``: the work, places, people and pets of their life."""
 
 from __future__ import annotations
 
@@ -251,7 +252,7 @@ SLOTS = SlotWords(
 _NOT_THE_FR = r"(?!(?:la|le|les|l'|l’|un|une) )(?!l['’])"
 ENTITIES = EntityWords(
     mine=(
-        ("job", "", r"\bje suis (?:maintenant |désormais |actuellement |aussi )?(?:un |une )?{job}"),
+        ("job", "", r"\bje suis (?:maintenant |désormais |actuellement |aussi )?(?:devenue? )?(?:un |une )?{job}"),
         ("place", "origin", r"\bje (?:suis|viens) (?:originaire )?(?:de |d['’]|du |des ){v}"),
         ("place", "origin", r"\bj['’]ai grandi (?:à|a|en|au) {v}"),
         ("place", "origin", r"\bje suis née? (?:à|a|en|au) {v}"),
@@ -313,6 +314,7 @@ ENTITIES = EntityWords(
     job_after=r"(?:\s+(?:de|du|des|en)\s+[^\W\d_]+|\s+d['’][^\W\d_]+)?",
     not_jobs=words("pas plus jamais bon bonne mauvais mauvaise grand grande fan ancien ancienne futur future"),
     adjectives=words("petit petite meilleur meilleure grand grande jeune vieux vieille nouveau nouvelle cher chère"),
+    being=r"\bje suis\b",
     relatives={
         **intents_fr.TABLE.relatives,
         **{"cousin": "cousin", "cousine": "cousin", "tante": "aunt", "oncle": "uncle", "compagnon": "partner"},

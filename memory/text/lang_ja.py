@@ -2,6 +2,8 @@
 single hiragana (particles and endings, ``STOPWORDS``); and the code signals' words, matched
 anywhere in the text. Japanese drops the subject, so a clause ending in a past form tells a past
 action without one. Detection tells Japanese from Chinese by its kana (``caim.memory.text.lang``).
+``SLOTS``: single-value facts the speaker states of themselves; ``ENTITIES``: the work, places,
+people and pets of their life.
 """
 
 from __future__ import annotations
@@ -140,6 +142,14 @@ POLARITY = PolarityWords(
     reasons_before=("ので", "から"),
 )
 
+#: A relation's word to the English relation: goal-aware recall's, and more.
+_RELATIVES = intents_ja.TABLE.relatives | {
+    **{"姉さん": "sister", "兄さん": "brother", "いとこ": "cousin", "従姉妹": "cousin", "叔母": "aunt"},
+    **{"叔父": "uncle", "ルームメイト": "roommate", "上司": "boss", "親友": "friend", "婚約者": "fiancé"},
+}
+#: Another person as a sentence's subject: a relation, or "he", "she", "the family".
+_OTHERS = "|".join(sorted({*_RELATIVES, "彼", "家族"}, key=len, reverse=True))
+
 LANGUAGE = Language(code="ja", stopwords=STOPWORDS, unspaced=True, signals=SIGNALS)
 
 SLOTS = SlotWords(
@@ -160,7 +170,7 @@ SLOTS = SlotWords(
     ),
     stops=("今", "は"),
     not_values=("私", "僕", "俺"),
-    others=r"(?:妹|姉|兄|弟|母|父|夫|妻|彼女|彼|友達|息子|娘|家族|同僚)(?:さん|ちゃん|くん)?(?:は|が|も)",
+    others="(?:" + _OTHERS + ")(?:さん|ちゃん|くん)?(?:は|が|も)",
 )
 
 #: A value in Japanese: a run of characters up to a particle.
@@ -178,7 +188,13 @@ ENTITIES = EntityWords(
             r"^" + _WATASHI + r"(?P<value>[^\s、。でのにはがを]{1,15})で[^、。]{0,10}?{jobs}"
             r"(?:をして|をやって|として働いて)",
         ),
-        ("site", "", r"^" + _WATASHI + r"(?:[^、。]{0,15}?として)?(?P<value>[^\s、。でにはがを]{1,15})で働いて(?:います|いる|おります)"),
+        (
+            "site",
+            "",
+            r"^"
+            + _WATASHI
+            + r"(?:[^、。]{0,15}?として)?(?P<value>[^\s、。でにはがを]{1,15})で働いて(?:います|いる|おります)",
+        ),
         ("job", "", r"^" + _WATASHI + r"{job}として[^、。]{0,15}?働いて"),
         ("place", "origin", r"(?P<value>[^\s、。でのにはがを出]{1,10})(?:の)?出身(?:です|だ|で)"),
         ("place", "origin", r"出身は(?P<value>[^\s、。でのにはがを]{1,10})(?:です|だ)"),
@@ -190,7 +206,11 @@ ENTITIES = EntityWords(
     holder=r"(?:(?:私|僕|俺|わたし)の|うちの)?{rel}(?:の(?P<value>[ァ-ヺー]{2,10}|[A-Za-z][A-Za-z'’-]*|[\u4e00-\u9fff]{1,4}))?"
     r"(?:さん|ちゃん|くん)?(?:は|も|が)",
     theirs=(
-        ("job", "", r"(?:今は|現在は|今)?(?:[^、。]{0,15}?で)?{job}(?:です|をしています|をやっています|として働いて|で)"),
+        (
+            "job",
+            "",
+            r"(?:今は|現在は|今)?(?:[^、。]{0,15}?で)?{job}(?:です|をしています|をやっています|として働いて|で)",
+        ),
         ("place", "home", r"(?:今は|今)?" + _JA_VALUE + r"に住んで(?:います|いる|る|おります)"),
         ("place", "home", r"(?:今は|今)?" + _JA_VALUE + r"に引っ越し(?:ました|た)"),
         ("employer", "", r"(?:今は|今)?" + _JA_VALUE + r"に(?:勤めて|入社|就職)"),
@@ -223,10 +243,8 @@ ENTITIES = EntityWords(
     ),
     not_jobs=words("いい 良い 悪い ダメ"),
     job_before=r"(?:[^\W\d_\u3041-\u3096]{1,8}の)?",
-    # "彼女" is "she" as often as "girlfriend"
-    relatives={k: v for k, v in intents_ja.TABLE.relatives.items() if k != "彼女"}
-    | {"姉さん": "sister", "兄さん": "brother", "いとこ": "cousin", "従姉妹": "cousin", "叔母": "aunt"}
-    | {"叔父": "uncle", "ルームメイト": "roommate", "上司": "boss", "親友": "friend", "婚約者": "fiancé"},
+    # "彼女" is "she" as often as "girlfriend": another person, but no relation
+    relatives={k: v for k, v in _RELATIVES.items() if k != "彼女"},
     pets={
         **{"犬": "dog", "子犬": "puppy", "ワンちゃん": "dog", "猫": "cat", "子猫": "kitten", "インコ": "budgie"},
         **{"オウム": "parrot", "ウサギ": "rabbit", "うさぎ": "rabbit", "ハムスター": "hamster", "カメ": "tortoise"},

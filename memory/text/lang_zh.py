@@ -1,7 +1,9 @@
 """Chinese: written without spaces, so the index takes each run of characters as single characters and
 pairs (``caim.memory.text.tokens``), leaving out the single characters of ``STOPWORDS``; and the
 code signals' words, matched anywhere in the text. Numbers in dates may be digits or characters
-("5月2日", "五月二日"). Detection tells Chinese by its script (``caim.memory.text.lang``).
+("5月2日", "五月二日"). Detection tells Chinese by its script (``caim.memory.text.lang``). ``SLOTS``:
+single-value facts the speaker states of themselves; ``ENTITIES``: the work, places, people and pets
+of their life ("我在...工作" names an employer or a place, so only its words tell which: "公司", "市").
 """
 
 from __future__ import annotations
@@ -223,6 +225,7 @@ ENTITIES = EntityWords(
     ),
     not_jobs=words("好 坏 很 差 不 没"),
     adjectives=words("最好的 好 亲爱的"),
+    being=r"我(?:现在)?是",
     relatives={
         **intents_zh.TABLE.relatives,
         **{"姐": "sister", "妹": "sister", "哥": "brother", "弟": "brother", "表姐": "cousin", "表妹": "cousin"},

@@ -288,7 +288,8 @@ def cut(span: str, language: Language) -> str:
     and words no value starts with); "" when it holds none.
 
     >>> from caim.memory.text.lang import detect
-    >>> cut("the University of Leeds since May", detect("I work at the University of Leeds")), cut("my flat", detect("x"))
+    >>> english = detect("I work at the University of Leeds")
+    >>> cut("the University of Leeds since May", english), cut("my flat", english)
     ('University of Leeds', '')
     """
     return _value(span, "location", _TABLES.get(language.code, lang_en.SLOTS), language.unspaced)

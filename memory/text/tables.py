@@ -327,10 +327,12 @@ class EntityWords:
       (``{pet}``, with ``{name}`` or none: "I have a dog") of the speaker's.
     - ``jobs``: job nouns (lowercase); ``compounds``: a job noun may end a longer word
       ("Grundschullehrerin"); ``job_after`` and ``job_before``: patterns of the words that may follow
-      or precede a job noun as part of it ("de chimie", "小学校の"); ``adjectives``: words that may stand before a relation or an animal
-      ("best": "my best friend Sam"). ``not_jobs``: words that, before a job noun, make it no job ("good":
-      "a good cook", "fan of": "a fan of teachers").
+      or precede a job noun as part of it ("de chimie", "小学校の"); ``adjectives``: words that may
+      stand before a relation or an animal ("best": "my best friend Sam"). ``not_jobs``: words that,
+      before a job noun, make it no job ("good": "a good cook", "fan of": "a fan of teachers").
     - ``relatives``: a relation's word to the English relation; ``pets``: an animal's to the English animal.
+    - ``being``: a pattern of a statement of being ("I'm", "ich bin"): a job ``SlotWords`` read in one
+      must end in a word of ``jobs`` ("I'm an expert hiker now" states no job).
     - ``sites``: a pattern of a slot statement whose employer may be a place ("trabajo en", "在").
     - ``hypothetical``: words after which a sentence states nothing ("if", "would", "如果").
     - ``joins``: words that start another clause ("and", "but"): a tail stops there.
@@ -357,6 +359,7 @@ class EntityWords:
     adjectives: Words = ()
     relatives: dict[str, str] = field(default_factory=dict)
     pets: dict[str, str] = field(default_factory=dict)
+    being: str = ""
     sites: str = ""
     org_words: Words = ()
     place_words: Words = ()
