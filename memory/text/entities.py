@@ -205,10 +205,16 @@ def _sentence(said: str, c: _Compiled, table: EntityWords, language: Language) -
     a pet without a name."""
     out: Found = _holders(said, c, table, language)
     for clause in _CLAUSE.finditer(said):
-        if language.unspaced and about_others(clause.group(0), language):
+        if language.unspaced and _about_others(clause.group(0), c, language):
             continue
         out += [(clause.start() + at, e, False) for at, e in _mine(clause.group(0), c, table, language)]
     return out + _people(said, c, language) + _animals(said, c, language)
+
+
+def _about_others(clause: str, c: _Compiled, language: Language) -> bool:
+    """Is another person the subject of a clause of a language that may leave the speaker unsaid
+    ("妹のクララは...")? The slots' rule, or the language's holder."""
+    return about_others(clause, language) or (c.holder is not None and c.holder.search(clause) is not None)
 
 
 def _mine(clause: str, c: _Compiled, table: EntityWords, language: Language) -> list[tuple[int, Entity]]:
@@ -327,7 +333,7 @@ def _animals(said: str, c: _Compiled, language: Language) -> Found:
     for p in c.animals:
         for m in p.finditer(said):
             animal = _lookup(c.pets, m.group("pet"))
-            if not animal or _negated(m, c) or (language.unspaced and about_others(_clause_of(said, m), language)):
+            if not animal or _negated(m, c) or (language.unspaced and _about_others(_clause_of(said, m), c, language)):
                 continue
             if "value" not in p.groupindex:
                 out.append((m.start("pet"), Entity("pet", m.group("pet"), animal), True))

@@ -404,7 +404,7 @@ RELATIVES = {
     **{w: w for w in words("son daughter friend colleague boss grandma grandmother grandpa grandfather niece")},
     **{w: w for w in words("nephew aunt uncle cousin fiancé fiancée roommate flatmate housemate neighbour neighbor")},
     **{w: w for w in words("sister-in-law brother-in-law mother-in-law father-in-law stepmom stepdad grandson")},
-    **{w: w for w in words("granddaughter twin")},
+    **{w: w for w in words("granddaughter twin classmate")},
     "coworker": "colleague",
     "co-worker": "colleague",
     "mommy": "mom",
@@ -526,7 +526,8 @@ ENTITIES = EntityWords(
     relatives=RELATIVES,
     pets={
         **{w: w for w in words("dog puppy cat kitten parrot budgie rabbit bunny hamster tortoise turtle goldfish")},
-        **{w: w for w in words("horse pony ferret snake lizard gecko rat mouse chicken hen cockatiel canary")},
+        **{w: w for w in words("horse pony ferret snake lizard gecko rat mouse chicken hen cockatiel canary bird")},
+        **{w: w for w in words("fish chinchilla")},
         "guinea pig": "guinea pig",
         "pup": "puppy",
         "kitty": "cat",
