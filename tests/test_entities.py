@@ -153,11 +153,13 @@ def test_a_workplace_that_may_be_a_place_or_an_employer_is_one_only_by_its_words
 def test_a_pet_without_a_name_is_its_animal_as_said_until_it_is_named():
     assert said("I have a dog.") == {("pet", "dog", "dog", "")}
     assert said("Nous avons deux lapins.") == {("pet", "lapins", "rabbit", "")}
-    assert said("I have a dog named Max and a cat called Luna.") == {("pet", "Max", "dog", ""), ("pet", "Luna", "cat", "")}
+    named = said("I have a dog named Max and a cat called Luna.")
+    assert named == {("pet", "Max", "dog", ""), ("pet", "Luna", "cat", "")}
 
 
 def test_employers_named_with_a_possessive_are_employers_but_such_places_are_not():
-    assert said("I work at McDonald's in Leeds.") == {("employer", "McDonald's", "", ""), ("place", "Leeds", "work", "")}
+    want = {("employer", "McDonald's", "", ""), ("place", "Leeds", "work", "")}
+    assert said("I work at McDonald's in Leeds.") == want
     assert said("I flew to Sam's for the weekend.") == set()
 
 
@@ -215,14 +217,20 @@ def test_the_labelled_set_holds_twenty_lines_per_language_with_entities_of_the_c
             assert e["kind"] in KINDS and (e["kind"] != "place" or e["relation"] in PLACE_RELATIONS), line
 
 
-@pytest.mark.parametrize("name", ["entities.jsonl", "entities_heldout.jsonl"])
-def test_the_benchmark_reads_each_language_with_high_precision(name, capsys):
+def test_the_benchmark_reads_each_language_with_high_precision_and_writes_its_doc(capsys, tmp_path):
     bench = _benchmark()
-    tallies = bench.main(["--data", str(ROOT / "tests" / "data" / name)])
+    sets = [str(ROOT / "tests" / "data" / name) for name in ("entities.jsonl", "entities_heldout.jsonl")]
+    doc = tmp_path / "entities.md"
+    result = bench.main(["--data", *sets, "--doc", str(doc)])
     out = capsys.readouterr().out
     assert "| language | lines | gold | found | precision | recall |" in out and "| all |" in out
-    assert set(tallies) == {*LANGUAGES, "all"}
-    for code, t in tallies.items():
-        assert t.precision >= 0.9, (code, t.precision)
-        assert t.empty_right == t.empty, code  # a line naming nothing is read as naming nothing
-    assert tallies["all"].recall >= 0.85
+    assert list(result) == ["tests/data/entities.jsonl", "tests/data/entities_heldout.jsonl"]
+    for tallies in result.values():
+        assert set(tallies) == {*LANGUAGES, "all"}
+        for code, t in tallies.items():
+            assert t.precision >= 0.9, (code, t.precision)
+            assert t.empty_right == t.empty, code  # a line naming nothing is read as naming nothing
+        assert tallies["all"].recall >= 0.85
+    written = doc.read_text(encoding="utf-8")
+    assert "python benchmarks/entities.py --data tests/data/entities.jsonl" in written
+    assert written.count("| all |") == 2
