@@ -4,9 +4,7 @@ person's facts held by them; questions and wishes naming nothing."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from caim.memory.text import entities as entities_module
 from caim.memory.text import lang_en
 from caim.memory.text.entities import KINDS, PLACE_RELATIONS, Entity, entities
+from tests.test_benchmarks import load as load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGES = ("en", "de", "fr", "es", "zh", "ja")
@@ -198,14 +197,6 @@ def _labelled(name: str) -> list[dict]:
     return [json.loads(line) for line in (ROOT / "tests" / "data" / name).read_text(encoding="utf-8").splitlines()]
 
 
-def _benchmark():
-    spec = importlib.util.spec_from_file_location("caim_bench_entities", ROOT / "benchmarks" / "entities.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_labelled_set_holds_twenty_lines_per_language_with_entities_of_the_closed_sets():
     lines = _labelled("entities.jsonl")
     for code in LANGUAGES:
@@ -218,7 +209,7 @@ def test_the_labelled_set_holds_twenty_lines_per_language_with_entities_of_the_c
 
 
 def test_the_benchmark_reads_each_language_with_high_precision_and_writes_its_doc(capsys, tmp_path):
-    bench = _benchmark()
+    bench = load_benchmark("entities")
     sets = [str(ROOT / "tests" / "data" / name) for name in ("entities.jsonl", "entities_heldout.jsonl")]
     doc = tmp_path / "entities.md"
     result = bench.main(["--data", *sets, "--doc", str(doc)])

@@ -33,7 +33,7 @@ from typing import Literal
 from caim.memory.text import dates, lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
 from caim.memory.text.lang import UNSPACED_CHAR, alternation, detect, matcher
 from caim.memory.text.names import NOT_NAMES, NOT_SUBJECTS
-from caim.memory.text.slots import Slot, about_others, cut, statements, with_values
+from caim.memory.text.slots import MAX_SPAN, Slot, about_others, cut, statements, with_values
 from caim.memory.text.tables import EntityWords, Language, Words
 
 Kind = Literal["job", "employer", "place", "person", "pet"]
@@ -97,7 +97,7 @@ _NAME_WORD = f"[{_UPPER}][\\w'\u2019&-]*"
 #: A name in a language written with spaces: one to three capitalised words, or a name in characters.
 _SPACED_NAME = f"(?-i:(?P<value>{_NAME_WORD}(?:[ \\t]+{_NAME_WORD}){{0,2}}|{UNSPACED_CHAR}{{1,4}}))"
 #: The run of a value's words up to the next punctuation.
-_VALUE_RUN = re.compile(r"[^,.;:!?()\[\]\n\"\u201c\u201d]*")
+_VALUE_RUN = re.compile(r"[^,.;:!?()\[\]\n\"\u201c\u201d]" f"{{0,{MAX_SPAN}}}")
 #: Most words a place's or an employer's name holds.
 MAX_NAME_WORDS = 5
 #: "of" between two words in Chinese and Japanese ("的", "の").
@@ -149,6 +149,10 @@ class _Compiled:
     not_jobs: frozenset[str]
 
 
+#: Entities found, each with where it is said and whether it is a pet named only by its animal.
+Found = list[tuple[int, Entity, bool]]
+
+
 @lru_cache(maxsize=4096)
 def _read_text(text: str) -> tuple[Entity, ...]:
     """``entities`` as a tuple, cached per text (maintenance reads the same records more than once)."""
@@ -165,7 +169,7 @@ def _entities(text: str, code: str) -> list[Entity]:
     """``entities`` with one language's tables."""
     language, table = _TABLES[code]
     c = _compiled(table, language)
-    found: list[tuple[int, Entity, bool]] = []
+    found: Found = []
     for sentence in _SENTENCE.finditer(text):
         if sentence.group(0).rstrip().endswith(("?", "\uff1f")):
             continue
@@ -185,7 +189,7 @@ def _stated(sentence: str, c: _Compiled, language: Language) -> str:
     return sentence[: max(sentence.rfind(mark, 0, m.start()) for mark in _CLAUSE_MARKS) + 1]
 
 
-def _unique(found: list[tuple[int, Entity, bool]]) -> list[Entity]:
+def _unique(found: Found) -> list[Entity]:
     """Each entity once (by kind, value and holder), and a pet without a name only when no pet of
     that animal is named."""
     named = {(e.relation, e.holder) for _, e, weak in found if e.kind == "pet" and not weak}
@@ -195,9 +199,6 @@ def _unique(found: list[tuple[int, Entity, bool]]) -> list[Entity]:
             continue
         out.setdefault((e.kind, e.value.casefold(), e.holder), e)
     return list(out.values())
-
-
-Found = list[tuple[int, Entity, bool]]
 
 
 def _sentence(said: str, c: _Compiled, table: EntityWords, language: Language) -> Found:
@@ -299,11 +300,14 @@ def _holders(said: str, c: _Compiled, table: EntityWords, language: Language) ->
     return out
 
 
-def _tails(text: str, end: int, c: _Compiled, table: EntityWords, language: Language, holder: str) -> list:
+def _tails(
+    text: str, end: int, c: _Compiled, table: EntityWords, language: Language, holder: str
+) -> list[tuple[int, Entity]]:
     """Where and for whom a job just stated is done: ``tails`` in the rest of its clause (up to a word
     that starts another clause)."""
-    stop = min((i for i in (text.find(mark, end) for mark in _CLAUSE_MARKS + ".!?\u3002") if i >= 0), default=len(text))
-    region = text[end:stop]
+    region = text[end : end + MAX_SPAN]
+    stop = min((i for i in (region.find(mark) for mark in _CLAUSE_MARKS + ".!?\u3002") if i >= 0), default=len(region))
+    region = region[:stop]
     joined = c.joins.search(region)
     region = region[: joined.start()] if joined else region
     out: list[tuple[int, Entity]] = []
@@ -343,8 +347,9 @@ def _animals(said: str, c: _Compiled, language: Language) -> Found:
 
 
 def _clause_of(text: str, m: re.Match[str]) -> str:
-    """The clause a match ends in, up to its end."""
-    start = max(text.rfind(mark, 0, m.start()) for mark in _CLAUSE_MARKS) + 1
+    """The clause a match ends in, up to its end (looking back ``MAX_SPAN`` characters at most)."""
+    reach = max(0, m.start() - MAX_SPAN)
+    start = max(reach, *(text.rfind(mark, reach, m.start()) + 1 for mark in _CLAUSE_MARKS))
     return text[start : m.end()]
 
 

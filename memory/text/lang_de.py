@@ -282,7 +282,7 @@ ENTITIES = EntityWords(
             r"(?:gelernte[rs]? |ausgebildete[rs]? |selbstständige[rs]? |freiberufliche[rs]? )?(?:ein |eine )?{job}",
         ),
         ("place", "origin", r"\bich (?:komme|stamme) (?:ursprünglich |eigentlich )?aus {v}"),
-        ("place", "origin", r"\bich bin in (?P<value>[^,.;:!?]+?) (?:aufgewachsen|geboren)"),
+        ("place", "origin", r"\bich bin in (?P<value>[^,.;:!?]{1,60}?) (?:aufgewachsen|geboren)"),
         ("place", "work", r"\bich arbeite (?:jetzt |inzwischen |nun )?in " + _NOT_THE + "{v}"),
         ("place", "travel", r"\b(?:ich|wir) (?:fahre|fliege|reise|fahren|fliegen|reisen) (?:\w+ ){0,3}?nach {v}"),
         ("place", "travel", r"\b(?:fahre|fliege|reise) ich (?:\w+ ){0,3}?nach {v}"),
@@ -290,7 +290,7 @@ ENTITIES = EntityWords(
         (
             "place",
             "travel",
-            r"\b(?:ich|wir) (?:bin|sind|war|waren) (?:\w+ ){0,3}?nach (?P<value>[^,.;:!?]+?)"
+            r"\b(?:ich|wir) (?:bin|sind|war|waren) (?:\w+ ){0,3}?nach (?P<value>[^,.;:!?]{1,60}?)"
             r" (?:gefahren|geflogen|gereist)",
         ),
         ("place", "travel", r"\b(?:urlaub|reise|ferien|trip) (?:in|nach) " + _NOT_THE + "{v}"),
@@ -306,7 +306,7 @@ ENTITIES = EntityWords(
         ("job", "", r"\s+arbeitet (?:jetzt |inzwischen |auch )?als {v}"),
         ("employer", "", r"\s+arbeitet (?:jetzt |inzwischen |auch )?(?:bei|für) {v}"),
         ("place", "home", r"\s+(?:wohnt|lebt) (?:jetzt |inzwischen |seit \w+ )?in " + _NOT_THE + "{v}"),
-        ("place", "home", r"\s+(?:ist|sind) (?:\w+ ){0,3}?nach (?P<value>[^,.;:!?]+?) (?:um)?gezogen"),
+        ("place", "home", r"\s+(?:ist|sind) (?:\w+ ){0,3}?nach (?P<value>[^,.;:!?]{1,60}?) (?:um)?gezogen"),
         ("place", "origin", r"\s+(?:kommt|stammt) (?:ursprünglich )?aus {v}"),
     ),
     job_verbs=((r"\bich unterrichte(?:\s+{v})?", "Lehrkraft für {v}", "Lehrkraft"),),

@@ -48,8 +48,16 @@ _TABLES: dict[str, SlotWords] = {
 }
 #: The tables tried, in turn, on a text detected as English in which English's finds nothing.
 _SPACED_OTHERS = (lang_de.SLOTS, lang_fr.SLOTS, lang_es.SLOTS)
-_SPACED_VALUE = r"(?P<value>[^,.;:!?()\[\]\n\"\u201c\u201d]+)"
-_UNSPACED_VALUE = r"(?P<value>[^\s\u3001\u3002\uff0c\uff01\uff1f\uff1a\uff1b,.!?;:\u306f\u3082\u304c\u3092\u306b]+)"
+#: Most characters a value's span runs to before its stop word (``MAX_WORDS`` words are fewer), so that
+#: a long text without punctuation costs a bounded look at each statement.
+MAX_SPAN = 120
+_SPACED_VALUE = r"(?P<value>[^,.;:!?()\[\]\n\"\u201c\u201d]" f"{{1,{MAX_SPAN}}})"
+#: A value in a language written without spaces: a run up to a particle or a mark, bounded, so that a
+#: long run without either costs a bounded look at each place (a longer value is no value: ``MAX_CHARS``).
+_UNSPACED_VALUE = (
+    r"(?P<value>[^\s\u3001\u3002\uff0c\uff01\uff1f\uff1a\uff1b,.!?;:\u306f\u3082\u304c\u3092\u306b]"
+    f"{{1,{2 * MAX_CHARS}}})"
+)
 _NUMBER = r"(?P<value>\d{1,3})"
 _SENTENCE = re.compile(r"[^.!?\n\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
 _TRIM = " \t'\"\u2019\u201c\u201d-"
