@@ -67,7 +67,7 @@ from caim.memory.records import (
 )
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
-from caim.memory.transfer import export_lines, import_records, imported_profile
+from caim.memory.transfer import Export, export_lines, import_records, imported_profile
 from caim.ontology import Ontology
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
@@ -79,6 +79,8 @@ MAX_PAGE = 1_000_000
 MAX_TERM = 64
 #: Users whose ``overview`` is kept (the most recently computed).
 OVERVIEWS_KEPT = 64
+#: The meta key (then the user id) naming the session ``remember_sessions`` is post-thinking.
+INGESTING = "ingesting:"
 
 
 @dataclass
@@ -352,6 +354,37 @@ class Memory:
             return self.queue(Job(f"{user_id}:{session}", user_id, "", session, ctx.policy, when), msgs)
         with self.lock(user_id):
             return self.post_think(msgs, ctx, session, when)
+
+    def remember_sessions(
+        self,
+        sessions: Sequence[Sequence[Any]],
+        *,
+        user_id: str,
+        progress: Callable[[int, int | None], None] | None = None,
+    ) -> int:
+        """Post-thinking now over each of ``sessions`` (a history cut into sessions: ``caim memories
+        import-chat``), in order. A session already remembered (a record of it stored or changed) is
+        skipped; one begun and not finished (the process was stopped) is post-thought again, which
+        stores nothing twice. ``progress(done, total)`` counts messages. Returns how many were skipped."""
+        user = check_user(user_id)
+        store = self.services.store
+        batches = [self._messages(msgs) for msgs in sessions]
+        keys = [session_key(user, msgs) for msgs in batches]
+        marker = f"{INGESTING}{user}"
+        seen = store.session_ids(user) - {store.get_meta(marker) or ""}
+        total, done, skipped = sum(map(len, batches)), 0, 0
+        for msgs, key in zip(batches, keys, strict=True):
+            if key in seen or not msgs:
+                skipped += 1
+            else:
+                store.set_meta(marker, key)
+                self.remember(msgs, user_id=user, background=False, session_id=key)
+                seen.add(key)
+            done += len(msgs)
+            if progress is not None:
+                progress(done, total)
+        store.set_meta(marker, "")
+        return skipped
 
     def add(self, text: str, *, user_id: str, at: datetime | str | None = None) -> SessionSummary:
         """Store a fact stated directly (``text``, said at ``at``): tagged, grounded and maintained
@@ -631,18 +664,29 @@ class Memory:
         (``export_lines`` streams it)."""
         user = check_user(user_id)
         store = self.services.store
-        return json.loads("".join(export_lines(store.iter(user), user, store.profile(user))))
+        lines = export_lines(store.iter_vectors(user), user, store.profile(user), store.embedder.name)
+        return json.loads("".join(lines))
 
-    def import_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], *, user_id: str) -> int:
+    def import_(
+        self,
+        data: dict[str, Any] | builtins.list[dict[str, Any]] | Export,
+        *,
+        user_id: str,
+        progress: Callable[[int, int | None], None] | None = None,
+    ) -> int:
         """Restore an export (ids, times, validity, links and history kept; importing twice adds
-        nothing). Records outside the privacy bounds (``within_bounds``) are left out; the export's
-        profile is kept where the records written hold it (``caim.graph.profile.settle``: what draws
-        on a record left out is rebuilt from those written). Returns how many records were written."""
+        nothing, and a record stored as the export has it is not written again). Its vectors are
+        reused when this store embeds with the embedder that made them. Records outside the privacy
+        bounds (``within_bounds``) are left out; the export's profile is kept where the records
+        written hold it (``caim.graph.profile.settle``: what draws on a record left out is rebuilt
+        from those written). ``data``: the export's JSON, or a file read by
+        ``caim.memory.transfer.read_export``; ``progress(done, total)`` is called after each batch.
+        Returns how many records were imported."""
         user = check_user(user_id)
         within = self._bounds(user)
         store = self.services.store
         with self.lock(user):
-            n = import_records(store, user, data, lambda rec: within(rec.tags))
+            n = import_records(store, user, data, lambda rec: within(rec.tags), progress)
             profile = imported_profile(store, user, data)
             if profile is not None:
                 with store.user_lock(user):

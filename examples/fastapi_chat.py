@@ -195,8 +195,9 @@ def create_app(
     @app.get("/memories/export")
     def export(request: Request, user: User) -> StreamingResponse:
         filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user)
-        return StreamingResponse(  # streamed record by record: constant memory for any size
-            export_lines(_agent(request).services.store.iter(user), user),
+        store = _agent(request).services.store
+        return StreamingResponse(  # streamed record by record, with their vectors: constant memory for any size
+            export_lines(store.iter_vectors(user), user, None, store.embedder.name),
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="caim-{filename}.json"'},
         )
