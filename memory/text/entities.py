@@ -83,6 +83,8 @@ def entities(text: str) -> list[Entity]:
 _TABLES: dict[str, tuple[Language, EntityWords]] = {
     m.LANGUAGE.code: (m.LANGUAGE, m.ENTITIES) for m in (lang_en, lang_de, lang_fr, lang_es, lang_zh, lang_ja)
 }
+#: The relations a holder may be named by when it has no name ("sister"), in English.
+RELATIONS: frozenset[str] = frozenset(r for _, table in _TABLES.values() for r in table.relatives.values())
 #: The languages tried, in turn, on a text detected as English in which English's tables find nothing.
 _SPACED_OTHERS = ("de", "fr", "es")
 _SENTENCE = re.compile(r"[^.!?\n\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
