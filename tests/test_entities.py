@@ -215,6 +215,8 @@ def test_the_benchmark_reads_each_language_with_high_precision_and_writes_its_do
     result = bench.main(["--data", *sets, "--doc", str(doc)])
     out = capsys.readouterr().out
     assert "| language | lines | gold | found | precision | recall |" in out and "| all |" in out
+    assert "| the user's | 146 | 162 |" in out  # the same lines as the user's records
+    assert "| a participant's (Sam) | 146 | 162 |" in out and "| the assistant's | 146 | 0 | 0 |" in out
     assert list(result) == ["tests/data/entities.jsonl", "tests/data/entities_heldout.jsonl"]
     for tallies in result.values():
         assert set(tallies) == {*LANGUAGES, "all"}
@@ -224,4 +226,7 @@ def test_the_benchmark_reads_each_language_with_high_precision_and_writes_its_do
         assert tallies["all"].recall >= 0.85
     written = doc.read_text(encoding="utf-8")
     assert "python benchmarks/entities.py --data tests/data/entities.jsonl" in written
+    user, sam, assistant = (t for _, t, _ in bench.in_records(bench.load(Path(sets[0])), repeats=1))
+    assert sam.right == user.right == result["tests/data/entities.jsonl"]["all"].right  # held by Sam, as Sam's
+    assert assistant.found == 0
     assert written.count("| all |") == 2
