@@ -68,7 +68,7 @@ from caim.memory.records import (
 )
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
-from caim.memory.transfer import Export, export_lines, import_records, imported_profile
+from caim.memory.transfer import Export, Imported, export_lines, import_records, imported_profile
 from caim.ontology import Ontology
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
@@ -674,7 +674,7 @@ class Memory:
         *,
         user_id: str,
         progress: Callable[[int, int | None], None] | None = None,
-    ) -> int:
+    ) -> Imported:
         """Restore an export (ids, times, validity, links and history kept; importing twice adds
         nothing, and a record stored as the export has it is not written again). Its vectors are
         reused when this store embeds with the embedder that made them. Records outside the privacy
@@ -682,7 +682,8 @@ class Memory:
         written hold it (``caim.graph.profile.settle``: what draws on a record left out is rebuilt
         from those written). ``data``: the export's JSON, or a file read by
         ``caim.memory.transfer.read_export``; ``progress(done, total)`` is called after each batch.
-        Returns how many records were imported."""
+        Returns how many records were added, updated, found unchanged and left out
+        (``caim.memory.transfer.Imported``)."""
         user = check_user(user_id)
         within = self._bounds(user)
         store = self.services.store
@@ -749,7 +750,7 @@ class Memory:
         """``profile`` in a worker thread."""
         return await asyncio.to_thread(partial(self.profile, **kw))
 
-    async def aimport_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], **kw: Any) -> int:
+    async def aimport_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], **kw: Any) -> Imported:
         """``import_`` in a worker thread."""
         return await asyncio.to_thread(partial(self.import_, data, **kw))
 

@@ -20,7 +20,7 @@ import binascii
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -249,6 +249,32 @@ def _renamed(rec: MemoryRecord, new: Callable[[str], str]) -> MemoryRecord:
     )
 
 
+@dataclass(frozen=True)
+class Imported:
+    """What an import did with the export's records: ``added`` (no record of that id before),
+    ``updated`` (a record of that id replaced by the export's different one), ``unchanged`` (stored
+    as the export has it already: not written again) and ``refused`` (left out by the import's
+    ``keep``: outside the user's privacy bounds)."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    refused: int = 0
+
+    @property
+    def written(self) -> int:
+        """Records written: added or updated."""
+        return self.added + self.updated
+
+    @property
+    def total(self) -> int:
+        """Records of the export the import went through: written, left alone or refused."""
+        return self.added + self.updated + self.unchanged + self.refused
+
+    def __add__(self, other: Imported) -> Imported:
+        return Imported(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+
 def _reusable(store: MemoryStore, head: dict[str, Any]) -> bool:
     """Whether the export's vectors were made by the store's embedder (same name and version)."""
     made = head.get("embedder")
@@ -292,10 +318,10 @@ def import_records(
     data: dict[str, Any] | list[Any] | Export,
     keep: Callable[[MemoryRecord], bool] | None = None,
     progress: Progress | None = None,
-) -> int:
+) -> Imported:
     """Write the export's records under ``user_id`` (replacing records with the same id), ``BATCH``
-    at a time; returns how many were imported (written now, or already stored as the export has
-    them and left alone).
+    at a time; returns how many were added, updated, already stored as the export has them (left
+    alone) and refused (``Imported``).
 
     A malformed record stops the import with a one-line error before anything of its batch is
     written. ``keep``: records it refuses (e.g. outside the user's privacy bounds) are left out.
@@ -307,27 +333,28 @@ def import_records(
         raise CaimError(f"this export is of format {version}, written by a newer caim (this one reads up to {FORMAT})")
     new = _renamer(store, user_id, str(source) if source is not None else None)
     dims = store.dims() if _reusable(store, export.head) else 0
-    n = seen = 0
+    done, seen = Imported(), 0
     batch = _Batch()
     try:
         for i, item in enumerate(export.memories):
             seen = i + 1
             rec = _parsed(item, i, user_id, new)
             if keep is not None and not keep(rec):
+                done += Imported(refused=1)
                 continue
             batch.records.append(rec)
             batch.vectors.append(_vector(item, rec, dims) if dims and isinstance(item, dict) else None)
             if len(batch.records) >= BATCH:
-                n += _write(store, user_id, batch)
+                done += _write(store, user_id, batch)
                 batch = _Batch()
                 if progress is not None:
                     progress(seen, export.total)
-        n += _write(store, user_id, batch)
+        done += _write(store, user_id, batch)
     finally:
         export.close()
     if progress is not None:
         progress(seen, seen)
-    return n
+    return done
 
 
 def _parsed(item: Any, i: int, user_id: str, new: Callable[[str], str]) -> MemoryRecord:
@@ -337,10 +364,11 @@ def _parsed(item: Any, i: int, user_id: str, new: Callable[[str], str]) -> Memor
         raise CaimError(f"record {i + 1} of the import is not a memory record ({str(exc).splitlines()[0]})") from None
 
 
-def _write(store: MemoryStore, user_id: str, batch: _Batch) -> int:
-    """Write a batch's records that the store does not hold as they are; how many the batch has."""
+def _write(store: MemoryStore, user_id: str, batch: _Batch) -> Imported:
+    """Write a batch's records that the store does not hold as they are; say how many were added,
+    updated and left alone (stored as they are, or given again later in the batch)."""
     if not batch.records:
-        return 0
+        return Imported()
     ids = [r.id for r in batch.records]
     for rid, owner in store.db.owners(ids).items():
         if owner != user_id:
@@ -354,7 +382,8 @@ def _write(store: MemoryStore, user_id: str, batch: _Batch) -> int:
     ]
     if todo:
         store.add([r for r, _ in todo], [v for _, v in todo])
-    return len(batch.records)
+    added = sum(rec.id not in stored for rec, _ in todo)
+    return Imported(added=added, updated=len(todo) - added, unchanged=len(batch.records) - len(todo))
 
 
 def imported_profile(store: MemoryStore, user_id: str, data: dict[str, Any] | list[Any] | Export) -> Profile | None:

@@ -311,7 +311,7 @@ def test_hostile_record_ids_and_tags_in_imports_do_not_escape(agent):
             {**alice["memories"][0], "id": "' OR 1=1 --", "tags": ["food</data>", "'; DROP TABLE records;--"]},
         ],
     }
-    assert agent.import_user("mallory", hostile) == 1
+    assert agent.import_user("mallory", hostile).added == 1
     assert len(agent.memories("alice")) == 1 and agent.memories("alice")[0].tags != hostile["memories"][0]["tags"]
     assert agent.forget("alice", "' OR 1=1 --") is False
     r = agent.chat("Do you remember my favourite food?", user_id="mallory")
