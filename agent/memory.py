@@ -52,6 +52,7 @@ from caim.graph.profile import prune, settle
 from caim.graph.retrieval import ranked_search
 from caim.graph.services import Services
 from caim.graph.state import Change, Context, KeyEvent
+from caim.memory.entities import with_entities
 from caim.memory.intents import Known
 from caim.memory.maintenance import apply_update
 from caim.memory.merge import Merge
@@ -589,7 +590,7 @@ class Memory:
                 sources=[SourceTurn(role="user", text=text, time=now)],
                 history=[HistoryEntry(at=now, change="created", session_id=session, note="corrected by the user")],
             )
-            closed, newer = apply_update(old, new, session)
+            closed, newer = apply_update(old, with_entities(new), session)
             store.add([closed, newer])
             self._prune(user, [old])
         return newer

@@ -75,7 +75,7 @@ def _indexed(rec: MemoryRecord) -> tuple[list[str], float, bool, list[str]]:
     # its date is written in English whatever the record's language: the words after it tell that
     words = terms(text, detect(text.removeprefix(rec.day())))
     speakers = frozenset({rec.speaker}) if rec.speaker else frozenset()
-    found = list(dict.fromkeys([*rec.entities, *names(rec.thought, speakers)]))
+    found = list(dict.fromkeys([*(e.value for e in rec.entities), *names(rec.thought, speakers)]))
     said = [rec.thought, *rec.uncovered()]
     informative = max(prior(t, rec.turn, speakers) for t in said)
     return words, informative, any(has_time_expression(t) for t in said), found

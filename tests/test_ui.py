@@ -315,6 +315,15 @@ def test_a_memory_page_shows_dates_tags_sources_links_and_history(app, ann):
     assert '<label for="thought">Correction</label>' in page and 'id="thought" name="thought"' in page
 
 
+def test_a_memory_page_shows_what_the_memory_names(app, memory):
+    people = [{"kind": "person", "value": "Ana", "relation": "sister"}, {"kind": "place", "value": "<Lisbon>"}]
+    (rid,) = seed(memory, "ann", [record("ann", LISBON, ["siblings"], START, entities=people)])
+    c, _ = sign_in(app)
+    page = c.get(f"/ui/memories/{rid}").text
+    assert "<dt>Names</dt>" in page
+    assert "<li>person: Ana (sister)</li>" in page and "<li>place: &lt;Lisbon&gt;</li>" in page
+
+
 def test_templates_escape_what_was_said(app, memory):
     seed(memory, "ann", [record("ann", "I said <script>alert(1)</script> & left", ["personal"], START)])
     c, _ = sign_in(app)
