@@ -470,7 +470,7 @@ def raw_record(
         user_id=user_id,
         thought=words if len(words) <= RAW_CHARS else words[:RAW_CHARS] + " …",
         kind="raw",
-        tags=(tags or ["personal"])[:3],
+        tags=list(tags)[:3],
         event_time=as_aware(when),
         speaker=speaker,
         session_id=session_id,

@@ -225,7 +225,7 @@ class MemoryRecord(BaseModel):
     user_id: str
     thought: str
     kind: RecordKind = "thought"
-    tags: list[str] = Field(min_length=1, max_length=3)
+    tags: list[str] = Field(max_length=3)  # none when the category is unsure: no tag rather than a wrong one
     event_time: datetime
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
