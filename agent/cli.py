@@ -368,7 +368,7 @@ def serve(
     idle = idle_minutes * 60 if idle_minutes > 0 else None
     agent = CaimAgent(settings)
     try:
-        app = create_app(agent, auth=not no_auth, idle_seconds=idle, turn_timeout=turn_timeout)
+        app = create_app(agent, auth=not no_auth, idle_seconds=idle, turn_timeout=turn_timeout, bind=host)
         shown = f"[{host}]" if ":" in host else host
         who = "the request's `user` field (no auth)" if no_auth else "bearer tokens (CAIM_AUTH_TOKENS)"
         out.print(
@@ -407,7 +407,7 @@ def ui(
 
     settings = _settings(data_dir)
     with Memory(settings, background=False) as memory:  # queued sessions stay for the chat's worker
-        app = create_ui_app(memory, auth=not no_auth, user=user)
+        app = create_ui_app(memory, auth=not no_auth, user=user, bind=host)
         shown = f"[{host}]" if ":" in host else host
         who = f"the local user {user!r} (no sign-in)" if no_auth else "sign-in with a token (CAIM_AUTH_TOKENS)"
         out.print(f"[bold]caim ui[/bold] - http://{shown}:{port}/ui/, {who}", highlight=False)

@@ -1,19 +1,35 @@
-"""What caim's HTTP servers share: bearer-token users, a body limit, one-line errors.
+"""What caim's HTTP servers share: the hosts they serve, bearer-token users, a body limit, one-line errors.
 
-Used by ``caim serve`` (``caim.agent.openai_server``) and the FastAPI example
-(``examples/fastapi_chat.py``). ``Guard`` is ASGI middleware that runs before routing and before a
-byte of the body is read: a missing or unknown bearer token is a 401 and the token's user goes to
-``scope["state"]["user"]``; a body declared or found to be over the limit is a 413. How an error body
-looks is the app's choice (``error_body``), so each server keeps its own error shape. Nothing here
-imports FastAPI's app machinery, the model stack or LangGraph.
+Used by every server caim starts - ``caim serve`` (``caim.agent.openai_server``), ``caim mcp --http``
+(``caim.agent.mcp_server``), ``caim ui`` (``caim.agent.ui``), the LangGraph deployment's auth handlers
+(``caim.agent.auth``) - and the FastAPI example (``examples/fastapi_chat.py``).
+
+- ``HostGuard`` (ASGI middleware, outermost) answers 421 to a request whose ``Host`` is not one the
+  deployment serves and 403 to one whose ``Origin`` (a browser's page) is not, before anything else
+  runs: a page of another site that points its own DNS name at this machine (DNS rebinding) reaches
+  nothing. ``served_hosts`` says which hosts: loopback names only without authentication or when
+  listening on a loopback address, plus ``CAIM_ALLOWED_HOSTS`` (comma-separated names, ``name:port``
+  or ``*``) with authentication; any host for an authenticated server listening elsewhere without
+  that setting (its tokens guard it). ``host_refusal`` is the same check for a server that is no
+  ASGI app of ours (the LangGraph server's auth handler).
+- ``Guard`` runs before routing and before a byte of the body is read: a missing or unknown bearer
+  token is a 401 and the token's user goes to ``scope["state"]["user"]``; a body declared or found
+  to be over the limit is a 413. How an error body looks is the app's choice (``error_body``), so
+  each server keeps its own error shape.
+- ``argument_error`` turns a validation error of what a client sent into one line: where, what is
+  wrong and what is allowed, never the validator's multi-line dump.
+
+Nothing here imports FastAPI's app machinery, the model stack or LangGraph.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.exceptions import HTTPException
 
@@ -172,3 +188,158 @@ def default_verify(server: str = "the chat server") -> Verify:
     from caim.agent import auth
 
     return auth.verify
+
+
+# ---- the hosts a server serves -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Hosts:
+    """The ``Host`` names a server answers: loopback names always; ``names`` besides (a bare name
+    allows every port, ``name:port`` that port); ``anywhere``: every host."""
+
+    names: frozenset[str] = frozenset()
+    anywhere: bool = False
+
+    def allows(self, host: str) -> bool:
+        """Whether a ``Host`` header value (or an ``Origin``'s host) is served.
+
+        >>> Hosts(frozenset({"mem.example.com"})).allows("mem.example.com:443"), Hosts().allows("evil.example")
+        (True, False)
+        >>> Hosts().allows("127.0.0.1:8000"), Hosts().allows("localhost.evil.example")
+        (True, False)
+        """
+        value = host.strip().lower()
+        if not value:
+            return False
+        if self.anywhere or loopback(value):
+            return True
+        name = value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+        return value in self.names or name in self.names
+
+    def describe(self) -> str:
+        """The rule in words, for a refusal."""
+        extra = ", ".join(sorted(self.names))
+        return "loopback names (localhost, 127.0.0.1, [::1])" + (f" and {extra}" if extra else "")
+
+
+#: Loopback names only (a server without authentication, or listening on a loopback address).
+LOOPBACK = Hosts()
+ANYWHERE = Hosts(anywhere=True)
+
+
+def allowed_hosts_setting() -> Hosts | None:
+    """``CAIM_ALLOWED_HOSTS`` (comma-separated host names, ``name:port`` or ``*``), or None when it is
+    not set; a name that cannot be a host is a one-line ``ConfigError``."""
+    raw = os.environ.get("CAIM_ALLOWED_HOSTS", "").strip()
+    if not raw:
+        return None
+    names = [n.strip().lower() for n in raw.split(",") if n.strip()]
+    if "*" in names:
+        return ANYWHERE
+    for name in names:
+        if not all(ch.isalnum() or ch in ".-:[]_" for ch in name) or len(name) > 255:
+            raise ConfigError(
+                f"CAIM_ALLOWED_HOSTS names {name[:40]!r}, which is no host; list host names (e.g. "
+                "mem.example.com,mem.example.com:8443) or *"
+            )
+    return Hosts(frozenset(names))
+
+
+def served_hosts(*, auth: bool, bind: str | None = None) -> Hosts:
+    """The hosts a server answers (see the module docstring): ``auth`` False - loopback names only,
+    whatever is set; else ``CAIM_ALLOWED_HOSTS`` (with loopback names) when set, else loopback names
+    when listening (``bind``) on a loopback address, else any host."""
+    if not auth:
+        return LOOPBACK
+    setting = allowed_hosts_setting()
+    if setting is not None:
+        return setting
+    return LOOPBACK if bind is not None and loopback(bind) else ANYWHERE
+
+
+def _origin_host(origin: str) -> str | None:
+    """The ``host[:port]`` of an ``Origin`` value, or None when it names none (``null``, garbage)."""
+    try:
+        parts = urlsplit(origin.strip())
+        return parts.netloc if parts.scheme in ("http", "https") and parts.netloc else None
+    except ValueError:
+        return None
+
+
+def host_refusal(headers: Mapping[str, str] | Iterable[tuple[bytes, bytes]], hosts: Hosts) -> tuple[int, str] | None:
+    """(status, one line) when a request's ``Host`` (421) or ``Origin`` (403) is not served by
+    ``hosts``; None when it may go on. A request without ``Origin`` is no browser page's; a page's
+    ``Origin`` must be a served host (``null`` is none)."""
+    if hosts.anywhere:
+        return None
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
+    found: dict[str, str] = {}
+    for key, value in pairs:
+        k = key.decode("latin-1") if isinstance(key, bytes) else str(key)
+        v = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+        found.setdefault(k.lower(), v)
+    host = found.get("host", "")
+    if not hosts.allows(host):
+        shown = json.dumps(host[:60])
+        return 421, f"this server does not serve the host {shown}; it answers {hosts.describe()}"
+    origin = found.get("origin")
+    if origin is not None:
+        origin_host = _origin_host(origin)
+        if origin_host is None or not hosts.allows(origin_host):
+            shown = json.dumps(origin[:60])
+            return 403, f"requests from pages of {shown} are refused; this server answers {hosts.describe()}"
+    return None
+
+
+class HostGuard:
+    """ASGI middleware, outermost: refuses (421 / 403, a one-line ``error_body``) an HTTP request whose
+    ``Host`` or ``Origin`` ``hosts`` does not serve, before anything else reads it."""
+
+    def __init__(self, app: ASGIApp, hosts: Hosts, error_body: ErrorBody = detail_body) -> None:
+        self.app = app
+        self.hosts = hosts
+        self.error_body = error_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse a request for a host not served; pass every other one on."""
+        if scope["type"] in ("http", "websocket"):
+            refused = host_refusal(scope.get("headers") or [], self.hosts)
+            if refused is not None:
+                status, message = refused
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})
+                    return
+                await send_json(send, status, self.error_body(status, message))
+                return
+        await self.app(scope, receive, send)
+
+
+# ---- argument errors --------------------------------------------------------------------------------
+def argument_error(
+    errors: Iterable[Mapping[str, Any]], *, skip: tuple[str, ...] = ("body",), hints: Mapping[str, str] | None = None
+) -> str:
+    """Pydantic's errors of what a client sent as one line: per error where (its location, ``skip``
+    left out), what is wrong and what is allowed (pydantic's message says both: "Input should be
+    greater than or equal to 1"; ``hints``, by top-level field, add what the field takes), and the
+    value sent, clipped - no URLs, no dump.
+
+    >>> argument_error([{"loc": ("k",), "msg": "Input should be greater than or equal to 1", "input": 0}])
+    'k: input should be greater than or equal to 1 (got 0)'
+    """
+    parts = []
+    for err in errors:
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in skip) or "request"
+        if err.get("type") == "json_invalid":
+            parts.append(f"{loc}: malformed JSON")
+            continue
+        msg = " ".join(str(err.get("msg", "invalid")).removeprefix("Value error, ").split())
+        msg = msg[:1].lower() + msg[1:]
+        sent = err.get("input", _MISSING)
+        got = "" if sent is _MISSING or isinstance(sent, dict | list) else f" (got {json.dumps(str(sent)[:40])})"
+        if isinstance(sent, int | float) and not isinstance(sent, bool):
+            got = f" (got {sent!r:.40})"
+        hint = (hints or {}).get(loc.split(".", 1)[0], "")
+        parts.append(f"{loc}: {msg}{got}" + (f" ({loc.split('.', 1)[0]}: {hint.rstrip('.')})" if hint else ""))
+    return one_line("; ".join(dict.fromkeys(parts))) if parts else "invalid request"
+
+
+_MISSING = object()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,6 +28,7 @@ from caim.agent.ui.session import COOKIE, Signer, bound, ui_secret
 from caim.agent.web import (
     ASGIApp,
     Guard,
+    HostGuard,
     Message,
     Receive,
     Scope,
@@ -36,10 +36,10 @@ from caim.agent.web import (
     Verify,
     body_limit,
     default_verify,
-    loopback,
     one_line,
+    served_hosts,
 )
-from caim.core.checks import check_user
+from caim.core.checks import check_user, lookup_id
 from caim.core.errors import CaimError, InputError
 from caim.memory.records import POLARITIES, MemoryBrief, MemoryRecord, as_aware
 from caim.ontology import Ontology
@@ -54,8 +54,8 @@ SEARCH_K = 20
 DEFAULT_USER = "default"
 #: Largest request body (an import's file, mostly) when neither the caller nor ``CAIM_MAX_BODY_BYTES`` says.
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
-#: What a record id in a URL may look like.
-RECORD_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+#: The answer for a memory the caller does not have: another user's, or none at all.
+NO_SUCH = "no such memory"
 #: Longest token the sign-in form takes.
 MAX_TOKEN = 4096
 #: The search signals each column of "why it ranked" sums; every other signal is "other".
@@ -126,32 +126,16 @@ class TermNode:
 
 
 class Shield:
-    """ASGI middleware: adds ``HEADERS`` to every answer; with ``local_only`` (no authentication),
-    refuses a request whose ``Host`` is not a loopback name (another site's page, through a DNS name
-    pointed at 127.0.0.1, must not read the local user's memories)."""
+    """ASGI middleware: adds ``HEADERS`` to every answer (a refusal of ``HostGuard`` within included)."""
 
-    def __init__(self, app: ASGIApp, local_only: bool) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.local_only = local_only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Check the host (when local only), then pass the request on with the headers added."""
+        """Pass the request on with the headers added to its answer."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.local_only:
-            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if not loopback(host):
-                body = b"this memory browser serves its local user on a loopback host only (localhost, 127.0.0.1)\n"
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 421,
-                        "headers": [(b"content-type", b"text/plain; charset=utf-8"), *HEADERS],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
-                return
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -224,10 +208,12 @@ def page_number(raw: str) -> int:
 
 
 def record_id(raw: str) -> str:
-    """A record id from a URL, or a 400 ``UIError`` (letters, digits, ``_.:-``; at most 128)."""
-    if not RECORD_ID.fullmatch(raw):
-        raise UIError(400, "a memory id is 1 to 128 letters, digits, '_', '.', ':' or '-'")
-    return raw
+    """A record id from a URL, or a 404 ``UIError`` "no such memory" when it can name none
+    (``caim.core.checks.lookup_id``) - the answer for another user's id, and for an id that exists nowhere."""
+    found = lookup_id(raw)
+    if found is None:
+        raise UIError(404, NO_SUCH)
+    return found
 
 
 def notice(done: str, n: str) -> str:
@@ -385,6 +371,7 @@ def create_ui(
     user: str = DEFAULT_USER,
     secret: bytes | None = None,
     max_body_bytes: int | None = None,
+    bind: str | None = None,
 ) -> FastAPI:
     """The memory browser, to mount at ``/ui`` (see ``caim.agent.ui``).
 
@@ -399,6 +386,8 @@ def create_ui(
         user: The local user when ``auth`` is False.
         secret: Signs sessions and CSRF tokens (default ``CAIM_UI_SECRET``, else random per process).
         max_body_bytes: Largest request body, an import's file included (default ``CAIM_MAX_BODY_BYTES``, else 16 MiB).
+        bind: The address the server listens on, when known: the hosts it answers follow from it and
+            ``auth`` (``caim.agent.web.served_hosts``; a request for another is a 421).
 
     Returns:
         The app.
@@ -413,7 +402,8 @@ def create_ui(
     browser = Browser(memory, check, user, Signer(signing), limit)
     app = FastAPI(title="caim memory browser", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(Guard, verify=None, max_body=limit)
-    app.add_middleware(Shield, local_only=not auth)
+    app.add_middleware(HostGuard, hosts=served_hosts(auth=auth, bind=bind))
+    app.add_middleware(Shield)
     _errors(app, browser)
     _session_routes(app, browser)
     _page_routes(app, browser)
@@ -437,11 +427,13 @@ def create_ui_app(
     user: str = DEFAULT_USER,
     secret: bytes | None = None,
     max_body_bytes: int | None = None,
+    bind: str | None = None,
 ) -> FastAPI:
     """``caim ui``'s server: the browser (``create_ui``, same arguments) at ``/ui``, ``/`` redirecting
-    there and ``GET /health``."""
-    ui = create_ui(memory, verify=verify, auth=auth, user=user, secret=secret, max_body_bytes=max_body_bytes)
+    there and ``GET /health``; every path behind the same host check (``HostGuard``)."""
+    ui = create_ui(memory, verify=verify, auth=auth, user=user, secret=secret, max_body_bytes=max_body_bytes, bind=bind)
     app = FastAPI(title="caim ui", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(HostGuard, hosts=served_hosts(auth=auth, bind=bind))
 
     @app.get("/")
     def root() -> RedirectResponse:
@@ -587,7 +579,7 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
     def owned(caller: Caller, rid: str) -> MemoryRecord:
         rec = browser.memory.get(record_id(rid), user_id=caller.user)
         if rec is None:
-            raise UIError(404, "no such memory")
+            raise UIError(404, NO_SUCH)
         return rec
 
     @app.get("/memories/{rid}")
@@ -620,7 +612,7 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
     def forget(request: Request, rid: str, csrf: str = Form("")) -> Response:
         caller = browser.action_caller(request, csrf)
         if not browser.memory.forget(record_id(rid), user_id=caller.user):
-            raise UIError(404, "no such memory")
+            raise UIError(404, NO_SUCH)
         return browser.redirect(request, "/", done="forgot")
 
     @app.post("/forget-all")
