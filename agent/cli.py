@@ -554,12 +554,14 @@ def memories_export(
     """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
     from caim.core.checks import check_user
     from caim.memory.profile import parse_profile, profile_key
+    from caim.memory.terms import TermBook
     from caim.memory.transfer import export_lines
 
     user = check_user(user)
     with _records(_settings(data_dir)) as db:
         records = db.iter_user(user) if db is not None else iter(())
-        lines = export_lines(records, user, parse_profile(db.get_meta(profile_key(user)), user) if db else None)
+        profile = parse_profile(db.get_meta(profile_key(user)), user) if db else None
+        lines = export_lines(records, user, profile, terms=TermBook(db).terms(user) if db else ())
         if to is None:
             for piece in lines:
                 sys.stdout.write(piece)

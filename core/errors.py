@@ -22,3 +22,8 @@ class StorageError(CaimError):
 class InputError(CaimError):
     """What a client sent cannot be used (too long, out of range, malformed, unknown policy, a setting
     only the deployment may make). Nothing was stored; on HTTP it is a 4xx with this one line."""
+
+
+class QuotaError(InputError):
+    """A write would take a user's memory past a limit the deployment set (records, bytes, records per
+    import). Nothing of it was stored; on HTTP it is a 4xx with this one line."""

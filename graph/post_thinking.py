@@ -230,7 +230,7 @@ def _accept_terms(proposals: list[NewTerm], events: list[KeyEvent], env: Env) ->
             ok.append(Proposal(p.parent, term))
         else:
             refused.append(f"{term!r}: neither in the events nor close to them ({sim:.2f})")
-    accepted, rejected = env.svc.ontology.extend(ok) if ok else ([], [])
+    accepted, rejected = env.svc.ontology.extend(ok, user=env.user_id) if ok else ([], [])
     if refused or rejected or accepted:
         env.note(OntologyStep(ontology_added=[p.term for p in accepted], ontology_refused=refused + rejected))
     return [f"{p.parent}/{p.term}" for p in accepted]
@@ -256,7 +256,7 @@ def _ask_thoughts(
     events: list[KeyEvent], nearest: list[list[tuple[str, float]]], env: Env, policy: MemoryPolicy
 ) -> tuple[dict[int, Thought], list[str]]:
     """The policy's sentence per event index (one call per chunk) and the ontology terms accepted."""
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     answers: dict[int, Thought] = {}
     added: list[str] = []
     for start in range(0, len(events), CHUNK):
@@ -335,9 +335,9 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
     store = env.svc.store
     by_number = {t.number: t for t in turns(state.get("messages", []))}
     refined = {r.id: r for r in store.get_many(env.user_id, [e["record"] for e in events if e.get("record")])}
-    nearest = env.svc.tagger.nearest(env.svc.ontology.current, store.embed([e["event"] for e in events]), 4)
+    nearest = env.svc.tagger.nearest(env.ontology, store.embed([e["event"] for e in events]), 4)
     answers, added = _ask_thoughts(events, nearest, env, policy)
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     drafts = _drafts(events, answers, refined, by_number)
     s = env.settings
     grounding = Grounding(s.ground_overlap, s.ground_similarity, s.capture_keep)
@@ -407,7 +407,7 @@ def _displaced(
     """Current stored records to which ``rec`` gives a single-value attribute another value: among the
     search hits and the newest records tagged with the attribute (an old home city shares few words
     with "I moved to Lyon")."""
-    single = env.svc.ontology.current.single_valued
+    single = env.ontology.single_valued
     attributes = [a for a in record_slots(rec) if single(a)]
     if not attributes:
         return []
@@ -485,7 +485,7 @@ def _ask_maintain(
 
 def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tuple[list[Merge], list[Change]]:
     store = env.svc.store
-    single = env.svc.ontology.current.single_valued
+    single = env.ontology.single_valued
     run = Maintenance(store, env.user_id, session, env.settings.merge_min_similarity, single=single)
     new = store.get_many(env.user_id, [r["id"] for r in stored])
     if len(new) >= 2:

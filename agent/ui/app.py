@@ -598,7 +598,7 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
             rec=rec,
             history=memory.history(rec.id, user_id=caller.user),
             known=known,
-            ontology=memory.ontology(),
+            ontology=memory.ontology(user_id=caller.user),
         )
 
     @app.post("/memories/{rid}/correct")
@@ -625,9 +625,9 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
 
 
 def _term_routes(app: FastAPI, browser: Browser) -> None:
-    def known(term: str) -> str:
+    def known(caller: Caller, term: str) -> str:
         try:
-            return browser.memory.check_term(term)
+            return browser.memory.check_term(term, user_id=caller.user)
         except InputError as exc:
             raise UIError(404, str(exc)) from None
 
@@ -635,14 +635,18 @@ def _term_routes(app: FastAPI, browser: Browser) -> None:
         memory = browser.memory
         s = memory.settings
         return term_state(
-            memory.ontology(), term, memory.denied(user_id=caller.user), s.deny_categories, s.allow_categories
+            memory.ontology(user_id=caller.user),
+            term,
+            memory.denied(user_id=caller.user),
+            s.deny_categories,
+            s.allow_categories,
         )
 
     @app.get("/ontology")
     def ontology(request: Request, done: str = "", n: str = "") -> Response:
         caller = browser.page_caller(request)
         memory = browser.memory
-        onto = memory.ontology()
+        onto = memory.ontology(user_id=caller.user)
         overview = memory.overview(user_id=caller.user)
         s = memory.settings
         tree = term_tree(
@@ -663,7 +667,7 @@ def _term_routes(app: FastAPI, browser: Browser) -> None:
     @app.get("/ontology/{term}")
     def term_page(request: Request, term: str, page: str = "1") -> Response:
         caller = browser.page_caller(request)
-        term = known(term)
+        term = known(caller, term)
         number = page_number(page)
         got = browser.memory.page(user_id=caller.user, page=number, per_page=PER_PAGE, under=term)
         if number > got.pages:
@@ -675,7 +679,7 @@ def _term_routes(app: FastAPI, browser: Browser) -> None:
             "term.html",
             title=f"Ontology: {term}",
             term=term,
-            path=browser.memory.ontology().path(term),
+            path=browser.memory.ontology(user_id=caller.user).path(term),
             page=got,
             days=by_day(got.records),
             state=status,
@@ -685,7 +689,7 @@ def _term_routes(app: FastAPI, browser: Browser) -> None:
     @app.post("/ontology/{term}/deny")
     def deny(request: Request, term: str, csrf: str = Form("")) -> Response:
         caller = browser.action_caller(request, csrf)
-        n = browser.memory.deny(known(term), user_id=caller.user)
+        n = browser.memory.deny(known(caller, term), user_id=caller.user)
         return browser.redirect(request, "/ontology", done="denied", n=n, fragment=f"term-{term}")
 
     @app.post("/ontology/{term}/allow")
