@@ -35,6 +35,8 @@ from starlette.exceptions import HTTPException
 
 from caim.core.errors import ConfigError
 
+#: What FastAPI says of a body it could not parse at all (JSON nested too deep for the parser, among others).
+UNPARSED_BODY = "There was an error parsing the body"
 #: Largest request body accepted when neither an explicit limit nor ``CAIM_MAX_BODY_BYTES`` says otherwise.
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 
@@ -327,10 +329,11 @@ def argument_error(
     """
     parts = []
     for err in errors:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in skip) or "request"
-        if err.get("type") == "json_invalid":
-            parts.append(f"{loc}: malformed JSON")
+        if err.get("type") == "json_invalid":  # its location is the character where parsing stopped
+            at = [p for p in err.get("loc", ()) if isinstance(p, int)]
+            parts.append("body: malformed JSON" + (f" (at character {at[0]})" if at else ""))
             continue
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in skip) or "request"
         msg = " ".join(str(err.get("msg", "invalid")).removeprefix("Value error, ").split())
         msg = msg[:1].lower() + msg[1:]
         sent = err.get("input", _MISSING)
