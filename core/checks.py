@@ -58,11 +58,9 @@ def is_tag(value: object) -> bool:
 
 def lookup_id(value: object) -> str | None:
     """A record id a caller asks for, as a lookup may take it (``None``: it names no memory of anyone:
-    not a string, empty, over ``MAX_LOOKUP_ID`` characters, or holding control characters). Records
-    stored before ids were checked keep the ids they have, so a lookup is not held to
-    ``is_record_id``."""
+    not a string, empty, or over ``MAX_LOOKUP_ID`` characters). Records stored before ids were
+    checked keep the ids they have - whatever characters they hold - and must stay reachable to be
+    forgotten, so a lookup is not held to ``is_record_id``: it only reads, by the caller's user."""
     if not isinstance(value, str) or not value or len(value) > MAX_LOOKUP_ID:
-        return None
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
         return None
     return value

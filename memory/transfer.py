@@ -88,8 +88,9 @@ def _renamed(rec: MemoryRecord, new: Callable[[str], str]) -> MemoryRecord:
 
 
 def _shown(rid: object) -> str:
-    """An id as a refusal names it: quoted, clipped, on one line."""
-    return json.dumps(str(rid)[:40])
+    """A value as a refusal names it: a JSON string, clipped, on one line, its angle brackets escaped
+    (it can open no tag of a page or prompt the refusal is shown in)."""
+    return json.dumps(str(rid)[:40], ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _checked(i: int, item: Any, user_id: str, new: Callable[[str], str]) -> MemoryRecord:

@@ -40,7 +40,7 @@ from caim.agent.web import (
     served_hosts,
 )
 from caim.core.checks import check_user, lookup_id
-from caim.core.errors import CaimError, InputError
+from caim.core.errors import CaimError, InputError, QuotaError
 from caim.memory.records import POLARITIES, MemoryBrief, MemoryRecord, as_aware
 from caim.ontology import Ontology
 
@@ -461,7 +461,7 @@ def _errors(app: FastAPI, browser: Browser) -> None:
 
     @app.exception_handler(InputError)
     def bad_input(request: Request, exc: InputError) -> Response:
-        return browser.error(request, 400, str(exc))
+        return browser.error(request, 413 if isinstance(exc, QuotaError) else 400, str(exc))
 
     @app.exception_handler(CaimError)
     def failing(request: Request, exc: CaimError) -> Response:
@@ -582,7 +582,7 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
             raise UIError(404, NO_SUCH)
         return rec
 
-    @app.get("/memories/{rid}")
+    @app.get("/memories/{rid:path}")
     def memory_page(request: Request, rid: str, done: str = "", n: str = "") -> Response:
         caller = browser.page_caller(request)
         rec = owned(caller, rid)
@@ -601,14 +601,14 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
             ontology=memory.ontology(user_id=caller.user),
         )
 
-    @app.post("/memories/{rid}/correct")
+    @app.post("/memories/{rid:path}/correct")
     def correct(request: Request, rid: str, thought: str = Form(""), csrf: str = Form("")) -> Response:
         caller = browser.action_caller(request, csrf)
         rec = owned(caller, rid)
         new = browser.memory.correct(rec.id, thought, user_id=caller.user)
         return browser.redirect(request, f"/memories/{_segment(new.id)}", done="corrected")
 
-    @app.post("/memories/{rid}/forget")
+    @app.post("/memories/{rid:path}/forget")
     def forget(request: Request, rid: str, csrf: str = Form("")) -> Response:
         caller = browser.action_caller(request, csrf)
         if not browser.memory.forget(record_id(rid), user_id=caller.user):
