@@ -166,14 +166,21 @@ def loopback(host: str) -> bool:
 
     >>> [loopback(h) for h in ("127.0.0.1:8080", "[::1]:80", "::1", "LocalHost", "10.0.0.1", "127.evil.example")]
     [True, True, True, True, False, False]
+    >>> [loopback(h) for h in ("[::1].evil.example", "[::1]:80x", "localhost:", "localhost:8080:1")]
+    [False, False, False, False]
     """
     import ipaddress
 
     name = host.strip().lower()
     if name.startswith("["):
-        name = name[1 : name.find("]")] if "]" in name else name
+        inside, _, rest = name[1:].partition("]")
+        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+            return False
+        name = inside
     elif name.count(":") == 1:
-        name = name.split(":", 1)[0]
+        name, port = name.split(":", 1)
+        if not port.isdigit():
+            return False
     if name == "localhost":
         return True
     try:

@@ -126,8 +126,8 @@ class Settings(BaseSettings):
     allow_categories: list[str] = Field(default_factory=list)  # if set, only these subtrees are stored
     lifetimes: dict[str, float] = Field(default_factory=dict)  # days a tag's records stay retrievable
     # per-user limits (0: none): a write past them is refused in one line and stores nothing
-    max_user_records: int = Field(default=20_000, ge=0)  # records a user may keep
-    max_user_bytes: int = Field(default=64 * 1024 * 1024, ge=0)  # bytes of stored records a user may keep
+    max_user_records: int = Field(default=10_000, ge=0)  # records a user may keep
+    max_user_bytes: int = Field(default=16 * 1024 * 1024, ge=0)  # bytes of stored records a user may keep
     max_import_records: int = Field(default=5_000, ge=0)  # records one import may hold
     decay_days: float | None = None  # half-life of an age penalty in ranking (None: off)
 

@@ -8,13 +8,15 @@ caller's user only.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeAlias
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
@@ -54,6 +56,8 @@ SEARCH_K = 20
 DEFAULT_USER = "default"
 #: Largest request body (an import's file, mostly) when neither the caller nor ``CAIM_MAX_BODY_BYTES`` says.
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+#: A value a URL path segment holds as it is (``_segment``).
+PLAIN = re.compile(r"[A-Za-z0-9_.:-]+")
 #: The answer for a memory the caller does not have: another user's, or none at all.
 NO_SUCH = "no such memory"
 #: Longest token the sign-in form takes.
@@ -160,7 +164,13 @@ def _day(value: datetime | str) -> str:
 
 
 def _segment(value: str) -> str:
-    return quote(str(value), safe="")
+    """A value as one URL path segment: as it is when it is plain (letters, digits, ``_.:-``), else
+    ``~`` and its UTF-8 in URL-safe base64 - a record id stored before ids were checked may hold a
+    ``/`` or a line break, which no route would match (``record_id`` reads the form back)."""
+    text = str(value)
+    if PLAIN.fullmatch(text):
+        return text
+    return "~" + base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
 def templates() -> Environment:
@@ -208,8 +218,14 @@ def page_number(raw: str) -> int:
 
 
 def record_id(raw: str) -> str:
-    """A record id from a URL, or a 404 ``UIError`` "no such memory" when it can name none
-    (``caim.core.checks.lookup_id``) - the answer for another user's id, and for an id that exists nowhere."""
+    """A record id from a URL (as ``_segment`` wrote it), or a 404 ``UIError`` "no such memory" when it
+    can name none (``caim.core.checks.lookup_id``) - the answer for another user's id, and for an id
+    that exists nowhere."""
+    if raw.startswith("~"):
+        try:
+            raw = base64.urlsafe_b64decode(raw[1:] + "=" * (-len(raw[1:]) % 4)).decode()
+        except (ValueError, UnicodeDecodeError):
+            raise UIError(404, NO_SUCH) from None
     found = lookup_id(raw)
     if found is None:
         raise UIError(404, NO_SUCH)
@@ -582,7 +598,7 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
             raise UIError(404, NO_SUCH)
         return rec
 
-    @app.get("/memories/{rid:path}")
+    @app.get("/memories/{rid}")
     def memory_page(request: Request, rid: str, done: str = "", n: str = "") -> Response:
         caller = browser.page_caller(request)
         rec = owned(caller, rid)
@@ -601,14 +617,14 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
             ontology=memory.ontology(user_id=caller.user),
         )
 
-    @app.post("/memories/{rid:path}/correct")
+    @app.post("/memories/{rid}/correct")
     def correct(request: Request, rid: str, thought: str = Form(""), csrf: str = Form("")) -> Response:
         caller = browser.action_caller(request, csrf)
         rec = owned(caller, rid)
         new = browser.memory.correct(rec.id, thought, user_id=caller.user)
         return browser.redirect(request, f"/memories/{_segment(new.id)}", done="corrected")
 
-    @app.post("/memories/{rid:path}/forget")
+    @app.post("/memories/{rid}/forget")
     def forget(request: Request, rid: str, csrf: str = Form("")) -> Response:
         caller = browser.action_caller(request, csrf)
         if not browser.memory.forget(record_id(rid), user_id=caller.user):
