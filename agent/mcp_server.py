@@ -19,10 +19,15 @@ Contracts:
 - What a caller sends wrong (an over-long message, an unknown role, a bad time, ``k`` out of range)
   is a tool error of one line (``is_error``) and nothing is stored; a fault of the server (model
   endpoint down, storage failing) too. Anything else is the SDK's "Error executing tool <name>".
+- Over HTTP a request for a host the server does not serve is a 421, one from another site's page a
+  403 (``caim.agent.web.HostGuard``, as every server caim starts). Arguments that break a tool's
+  schema (``k`` of 0 or "ten", an unknown polarity) are a tool error of one line saying what is allowed.
 - Over HTTP a request body over ``max_body_bytes`` (``CAIM_MAX_BODY_BYTES``, default 64 KiB) is
   answered 413 before it is parsed.
-- Memory text is data, never instructions: in text results every memory is a quoted JSON string
-  inside a ``<data>`` block after the data rule (``caim.prompts.common``), as caim's own answer sees it.
+- Memory text is data, never instructions: in text results every field of a memory - its words, id,
+  tags, speaker, and in a history each change's time, record, session and note - is a quoted JSON
+  string inside a ``<data>`` block after the data rule (``caim.prompts.common``), as caim's own answer
+  sees it; dates are written by code from parsed times.
 """
 
 from __future__ import annotations

@@ -19,6 +19,10 @@ Contracts:
   a request's ``user`` field is then ignored, so no client reaches another user's memories. Only
   with authentication off (``create_app(auth=False)``; ``caim serve --no-auth`` allows it on a
   loopback host alone) is the user the request's ``user`` field, or ``default`` without one.
+- **Hosts.** A request whose ``Host`` is not one the server serves is a 421, one from another
+  site's page (``Origin``) a 403, before anything else runs - ``/ui`` included
+  (``caim.agent.web.HostGuard``; which hosts: ``served_hosts``, loopback names alone with
+  authentication off).
 - **The turn.** The newest ``user`` message of ``messages`` is the turn, answered through caim's
   graph (memory controller, retrieval, answer). Earlier messages are the client's own copy of the
   conversation and are not read: caim keeps the session itself (one per user, in its checkpoints).
