@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
 from caim.core.errors import CaimError, ConfigError, InputError, StorageError
@@ -192,6 +193,14 @@ def _check_policy(name: str) -> None:
         )
 
 
+def _data(*values: object) -> tuple[Text, ...]:
+    """Table cells of stored text, as data: no Rich markup read from them, control characters (a
+    terminal's escape sequences, line breaks) shown as ``\\x..`` escapes."""
+    return tuple(
+        Text("".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in str(v))) for v in values
+    )
+
+
 def _show_records(records: Sequence[MemoryBrief], title: str) -> None:
     table = Table(title=title, show_lines=False)
     table.add_column("date")
@@ -201,7 +210,7 @@ def _show_records(records: Sequence[MemoryBrief], title: str) -> None:
     table.add_column("id", style="dim")
     for r in records:
         pref = " \u2014 ".join(x for x in (r.get("polarity", ""), r.get("reason", "")) if x)
-        table.add_row(str(r["event_time"])[:10], ", ".join(r["tags"]), r["thought"], pref, r["id"][:8])
+        table.add_row(*_data(str(r["event_time"])[:10], ", ".join(r["tags"]), r["thought"], pref, r["id"][:8]))
     out.print(table)
 
 
@@ -484,9 +493,9 @@ def memories_profile(
     for col in ("aspect", "what is known", "memories", "by"):
         table.add_column(col)
     for b in sorted(profile.backgrounds.values(), key=lambda b: b.aspect):
-        table.add_row(b.aspect, b.text, str(len(b.members)), b.source)
+        table.add_row(*_data(b.aspect, b.text, len(b.members), b.source))
     for p in profile.principles:
-        table.add_row(f"prefers: {p.requirement}", principle_line(p), str(len(p.members)), p.source)
+        table.add_row(*_data(f"prefers: {p.requirement}", principle_line(p), len(p.members), p.source))
     out.print(table)
 
 
@@ -535,12 +544,14 @@ def memories_history(
         table.add_column(col)
     for e in chain:
         table.add_row(
-            str(e["at"])[:19],
-            str(e["change"]),
-            str(e["record"])[:8],
-            str(e["thought"]),
-            ", ".join(str(o)[:8] for o in cast("list[str]", e["others"])),  # a history entry's record ids
-            str(e["session_id"]),
+            *_data(
+                str(e["at"])[:19],
+                e["change"],
+                str(e["record"])[:8],
+                e["thought"],
+                ", ".join(str(o)[:8] for o in cast("list[str]", e["others"])),  # a history entry's record ids
+                e["session_id"],
+            )
         )
     out.print(table)
 
