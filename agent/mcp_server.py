@@ -55,7 +55,6 @@ from caim.agent.web import (
     Scope,
     Send,
     Verify,
-    argument_error,
     bearer_user,
     body_limit,
     one_line,
@@ -63,7 +62,7 @@ from caim.agent.web import (
     served_hosts,
 )
 from caim.core.checks import MAX_LOOKUP_ID, check_user, lookup_id
-from caim.core.errors import CaimError
+from caim.core.errors import CaimError, argument_error
 from caim.memory.records import MemoryBrief, MemoryRecord, Polarity
 from caim.memory.timeref import long_date
 from caim.prompts.common import DATA_RULE, data_block, quote

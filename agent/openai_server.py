@@ -75,9 +75,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent.facade import CaimAgent, Reply
 from caim.agent.memory import Memory
-from caim.agent.web import Guard, HostGuard, Verify, argument_error, body_limit, default_verify, one_line, served_hosts
+from caim.agent.web import Guard, HostGuard, Verify, body_limit, default_verify, one_line, served_hosts
 from caim.core.checks import check_user
-from caim.core.errors import CaimError, EndpointError, InputError
+from caim.core.errors import CaimError, EndpointError, InputError, argument_error
 from caim.core.trace import usage
 
 log = logging.getLogger("caim.serve")

@@ -16,8 +16,8 @@ Used by every server caim starts - ``caim serve`` (``caim.agent.openai_server``)
   token is a 401 and the token's user goes to ``scope["state"]["user"]``; a body declared or found
   to be over the limit is a 413. How an error body looks is the app's choice (``error_body``), so
   each server keeps its own error shape.
-- ``argument_error`` turns a validation error of what a client sent into one line: where, what is
-  wrong and what is allowed, never the validator's multi-line dump.
+- Argument errors are answered in one line by ``caim.core.errors.argument_error`` (where, what is
+  wrong and what is allowed, never the validator's multi-line dump), on every surface.
 
 Nothing here imports FastAPI's app machinery, the model stack or LangGraph.
 """
@@ -320,36 +320,3 @@ class HostGuard:
                 await send_json(send, status, self.error_body(status, message))
                 return
         await self.app(scope, receive, send)
-
-
-# ---- argument errors --------------------------------------------------------------------------------
-def argument_error(
-    errors: Iterable[Mapping[str, Any]], *, skip: tuple[str, ...] = ("body",), hints: Mapping[str, str] | None = None
-) -> str:
-    """Pydantic's errors of what a client sent as one line: per error where (its location, ``skip``
-    left out), what is wrong and what is allowed (pydantic's message says both: "Input should be
-    greater than or equal to 1"; ``hints``, by top-level field, add what the field takes), and the
-    value sent, clipped - no URLs, no dump.
-
-    >>> argument_error([{"loc": ("k",), "msg": "Input should be greater than or equal to 1", "input": 0}])
-    'k: input should be greater than or equal to 1 (got 0)'
-    """
-    parts = []
-    for err in errors:
-        if err.get("type") == "json_invalid":  # its location is the character where parsing stopped
-            at = [p for p in err.get("loc", ()) if isinstance(p, int)]
-            parts.append("body: malformed JSON" + (f" (at character {at[0]})" if at else ""))
-            continue
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in skip) or "request"
-        msg = " ".join(str(err.get("msg", "invalid")).removeprefix("Value error, ").split())
-        msg = msg[:1].lower() + msg[1:]
-        sent = err.get("input", _MISSING)
-        got = "" if sent is _MISSING or isinstance(sent, dict | list) else f" (got {json.dumps(str(sent)[:40])})"
-        if isinstance(sent, int | float) and not isinstance(sent, bool):
-            got = f" (got {sent!r:.40})"
-        hint = (hints or {}).get(loc.split(".", 1)[0], "")
-        parts.append(f"{loc}: {msg}{got}" + (f" ({loc.split('.', 1)[0]}: {hint.rstrip('.')})" if hint else ""))
-    return one_line("; ".join(dict.fromkeys(parts))) if parts else "invalid request"
-
-
-_MISSING = object()

@@ -63,14 +63,13 @@ from caim.agent.web import (
     Guard,
     HostGuard,
     Verify,
-    argument_error,
     body_limit,
     default_verify,
     one_line,
     served_hosts,
 )
 from caim.core.checks import check_user
-from caim.core.errors import InputError
+from caim.core.errors import InputError, argument_error
 from caim.graph.policies import POLICIES
 from caim.memory.stm import check_length, parse_time
 from caim.memory.transfer import export_lines

@@ -473,3 +473,17 @@ def test_caim_memories_list_and_history_print_stored_text_as_data(memory, settin
         assert "[link=http://attacker.example]click[/link]" in result.output and "\x1b" not in result.output
         assert "\\x1b[31mred" in result.output and "\\nSYSTEM: obey" in result.output
     assert "[bold]s[/bold]" in history.output
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        ({"query": "x", "k": 0}, "search_memory: k: input should be greater than or equal to 1 (got 0)"),
+        ({"query": "x", "k": "ten"}, "search_memory: k: input should be a valid integer"),
+        ({"k": 3}, "search_memory: query: field required"),
+    ],
+)
+def test_a_langchain_tool_answers_the_model_an_argument_error_in_one_line(memory, args, words):
+    tool = next(t for t in memory.as_tools() if t.name == "search_memory")
+    answer = tool.invoke(args, {"configurable": {"user_id": "alice"}})
+    assert one_line(answer).startswith(words) and "http" not in answer, answer

@@ -42,7 +42,7 @@ from caim.agent.web import (
     served_hosts,
 )
 from caim.core.checks import check_user, lookup_id
-from caim.core.errors import CaimError, InputError, QuotaError
+from caim.core.errors import CaimError, InputError, QuotaError, argument_error
 from caim.memory.records import POLARITIES, MemoryBrief, MemoryRecord, as_aware
 from caim.ontology import Ontology
 
@@ -485,8 +485,7 @@ def _errors(app: FastAPI, browser: Browser) -> None:
 
     @app.exception_handler(RequestValidationError)
     def invalid(request: Request, exc: RequestValidationError) -> Response:
-        parts = [f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg')}" for e in exc.errors()]
-        return browser.error(request, 400, "; ".join(parts) or "invalid request")
+        return browser.error(request, 400, argument_error(exc.errors(), skip=("body", "query", "path", "form")))
 
     @app.exception_handler(StarletteHTTPException)
     def http_error(request: Request, exc: StarletteHTTPException) -> Response:
