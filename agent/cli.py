@@ -1043,15 +1043,26 @@ def _role_uses(settings: Settings, models: Models) -> str:
 
 
 @ontology_app.command("show")
-def ontology_show(as_json: bool = typer.Option(False, "--json"), data_dir: Path | None = DataDir) -> None:
-    """Show the current ontology (the default plus any extensions in the data dir)."""
+def ontology_show(
+    as_json: bool = typer.Option(False, "--json"),
+    user: str | None = typer.Option(None, "--user", "-u", help="Add the terms learned from this user's words."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Show the ontology (the default plus the deployment's extensions; with --user, that user's view)."""
+    from caim.core.checks import check_user
+    from caim.memory.terms import TermBook
     from caim.ontology import OntologyStore
 
-    onto = OntologyStore(_settings(data_dir).data_dir).current
+    settings = _settings(data_dir)
+    onto = OntologyStore(settings.data_dir).current
+    if user is not None:
+        with _records(settings) as db:
+            onto = onto.with_learned(TermBook(db).terms(check_user(user)) if db is not None else [])
     if as_json:
-        typer.echo(json.dumps({"version": onto.version, "ontology": onto.tree}, indent=2))
+        typer.echo(json.dumps({"version": onto.version, "ontology": onto.tree, "learned": onto.learned}, indent=2))
         return
-    out.print(f"ontology version {onto.version}, {len(onto.tags)} tags")
+    learned = f"; learned from {user}'s words: {', '.join(onto.learned)}" if onto.learned else ""
+    out.print(f"ontology version {onto.version}, {len(onto.tags)} tags{learned}", markup=False)
     for cat, subs in onto.tree.items():
         out.print(f"[bold]{cat}[/bold]")
         for sub, attrs in subs.items():

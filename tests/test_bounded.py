@@ -487,3 +487,21 @@ def test_a_langchain_tool_answers_the_model_an_argument_error_in_one_line(memory
     tool = next(t for t in memory.as_tools() if t.name == "search_memory")
     answer = tool.invoke(args, {"configurable": {"user_id": "alice"}})
     assert one_line(answer).startswith(words) and "http" not in answer, answer
+
+
+def test_caim_ontology_show_adds_a_users_learned_terms_only_for_that_user(settings, scripted):
+    from typer.testing import CliRunner
+
+    from caim.agent.cli import app
+
+    models, _, script = scripted
+    _propose(script)
+    with Memory(settings, models=models, background=False) as memory:
+        memory.add(SECRET, user_id="alice")
+    where = ["--data-dir", str(settings.data_dir), "--json"]
+    shown = {
+        u: json.loads(CliRunner().invoke(app, ["ontology", "show", "--user", u, *where]).output)
+        for u in ("alice", "bob")
+    }
+    assert shown["alice"]["learned"] == [TERM] and TERM in json.dumps(shown["alice"]["ontology"])
+    assert shown["bob"]["learned"] == [] and TERM not in json.dumps(shown["bob"]["ontology"])
