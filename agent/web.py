@@ -301,16 +301,24 @@ def host_refusal(headers: Mapping[str, str] | Iterable[tuple[bytes, bytes]], hos
 
 class HostGuard:
     """ASGI middleware, outermost: refuses (421 / 403, a one-line ``error_body``) an HTTP request whose
-    ``Host`` or ``Origin`` ``hosts`` does not serve, before anything else reads it."""
+    ``Host`` or ``Origin`` ``hosts`` does not serve, before anything else reads it. ``public`` paths
+    (``/health``: it tells nothing, and a probe may name the machine by any address) pass."""
 
-    def __init__(self, app: ASGIApp, hosts: Hosts, error_body: ErrorBody = detail_body) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        hosts: Hosts,
+        error_body: ErrorBody = detail_body,
+        public: frozenset[str] = frozenset({"/health"}),
+    ) -> None:
         self.app = app
         self.hosts = hosts
         self.error_body = error_body
+        self.public = public
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse a request for a host not served; pass every other one on."""
-        if scope["type"] in ("http", "websocket"):
+        if scope["type"] in ("http", "websocket") and scope.get("path") not in self.public:
             refused = host_refusal(scope.get("headers") or [], self.hosts)
             if refused is not None:
                 status, message = refused
