@@ -42,7 +42,7 @@ def argument_error(
     value sent, clipped - no URLs, no dump. Every surface answers argument errors with it.
 
     >>> argument_error([{"loc": ("k",), "msg": "Input should be greater than or equal to 1", "input": 0}])
-    'k: input should be greater than or equal to 1 (got 0)'
+    'k: Input should be greater than or equal to 1 (got 0)'
     """
     parts = []
     for err in errors:
@@ -50,9 +50,8 @@ def argument_error(
             at = [p for p in err.get("loc", ()) if isinstance(p, int)]
             parts.append("body: malformed JSON" + (f" (at character {at[0]})" if at else ""))
             continue
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in skip) or "request"
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in skip) or "body"
         msg = " ".join(str(err.get("msg", "invalid")).removeprefix("Value error, ").split())
-        msg = msg[:1].lower() + msg[1:]
         sent = err.get("input", _MISSING)
         got = "" if sent is _MISSING or isinstance(sent, dict | list) else f" (got {json.dumps(str(sent)[:40])})"
         if isinstance(sent, int | float) and not isinstance(sent, bool):

@@ -420,13 +420,13 @@ def test_an_export_comes_back_exactly_with_its_learned_terms(settings, scripted,
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        ({"query": "x", "k": 0}, "k: input should be greater than or equal to 1 (got 0)"),
-        ({"query": "x", "k": 1e12}, "k: input should be less than or equal to 100"),
+        ({"query": "x", "k": 0}, "k: Input should be greater than or equal to 1 (got 0)"),
+        ({"query": "x", "k": 1e12}, "k: Input should be less than or equal to 100"),
         (
             {"query": "x", "k": "ten"},
-            'k: input should be a valid integer, unable to parse string as an integer (got "ten")',
+            'k: Input should be a valid integer, unable to parse string as an integer (got "ten")',
         ),
-        ({"query": "x", "polarity": "love"}, "polarity: input should be 'like', 'dislike' or 'neutral'"),
+        ({"query": "x", "polarity": "love"}, "polarity: Input should be 'like', 'dislike' or 'neutral'"),
     ],
 )
 async def test_an_mcp_argument_error_is_one_line_saying_what_is_allowed(memory, args, words):
@@ -478,9 +478,9 @@ def test_caim_memories_list_and_history_print_stored_text_as_data(memory, settin
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        ({"query": "x", "k": 0}, "search_memory: k: input should be greater than or equal to 1 (got 0)"),
-        ({"query": "x", "k": "ten"}, "search_memory: k: input should be a valid integer"),
-        ({"k": 3}, "search_memory: query: field required"),
+        ({"query": "x", "k": 0}, "search_memory: k: Input should be greater than or equal to 1 (got 0)"),
+        ({"query": "x", "k": "ten"}, "search_memory: k: Input should be a valid integer"),
+        ({"k": 3}, "search_memory: query: Field required"),
     ],
 )
 def test_a_langchain_tool_answers_the_model_an_argument_error_in_one_line(memory, args, words):
