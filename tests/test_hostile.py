@@ -318,7 +318,7 @@ def test_hostile_record_ids_and_tags_in_imports_do_not_escape(agent):
     )
     assert agent.memories("mallory") == []  # nothing of it stored
     hostile["memories"][0]["id"] = "0" * 32
-    with pytest.raises(InputError, match='tag "food</data>" is no ontology term'):
+    with pytest.raises(InputError, match=r'tag "food\\u003c/data\\u003e" is no ontology term'):
         agent.import_user("mallory", hostile)
     assert agent.memories("mallory") == [] and len(agent.memories("alice")) == 1
     assert agent.forget("alice", "' OR 1=1 --") is False
