@@ -21,9 +21,10 @@ Then:
 - what a client stores beside its runs is bounded: metadata of a thread, run or cron over
   ``MAX_METADATA_BYTES`` and a store item's value over ``MAX_STORE_VALUE_BYTES`` (as JSON) are
   refused with a 413 naming the limit;
-- with ``CAIM_ALLOWED_HOSTS`` set, a request for another ``Host`` is a 421 and one from another
-  site's page (``Origin``) a 403 - the same check as every server caim starts
-  (``caim.agent.web.host_refusal``);
+- the hosts served and one-line refusals are the deployment's HTTP middleware
+  (``caim.agent.langgraph_app``, ``http.app`` in ``deploy/langgraph.json``): with ``CAIM_ALLOWED_HOSTS``
+  set, a request for another ``Host`` is a 421, one from another site's page a 403 - the same guard
+  as every server caim starts;
 - assistants (the deployed graph) can be read by every authenticated user, changed by none.
 """
 
@@ -37,7 +38,6 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from caim.agent.web import host_refusal, served_hosts
 from caim.core.errors import ConfigError, InputError
 from caim.graph.policies import POLICIES
 from caim.graph.state import TIME_CHARS, Context, context_refused, message_limit
@@ -74,8 +74,6 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
-#: The hosts this deployment answers (``CAIM_ALLOWED_HOSTS``; any without it: the tokens guard it).
-_HOSTS = served_hosts(auth=True)
 #: Largest metadata (as JSON) a thread, run or cron may carry, and largest store item value.
 MAX_METADATA_BYTES = 16 * 1024
 MAX_STORE_VALUE_BYTES = 64 * 1024
@@ -173,12 +171,8 @@ def check_size(what: str, value: Any, limit: int) -> None:
 
 
 @auth.authenticate
-async def authenticate(authorization: str | None, headers: dict[bytes, bytes]) -> Auth.types.MinimalUserDict:
-    """The user a request's ``Authorization: Bearer <token>`` names (``verify``); 401 without one,
-    421/403 first for a host the deployment does not serve (``CAIM_ALLOWED_HOSTS``)."""
-    refused = host_refusal(headers.items(), _HOSTS)
-    if refused is not None:
-        raise Auth.exceptions.HTTPException(status_code=refused[0], detail=refused[1])
+async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
+    """The user a request's ``Authorization: Bearer <token>`` names (``verify``); 401 without one."""
     scheme, _, token = (authorization or "").partition(" ")
     user = verify(token.strip()) if scheme.lower() == "bearer" else None
     if not user:

@@ -328,3 +328,64 @@ class HostGuard:
                 await send_json(send, status, self.error_body(status, message))
                 return
         await self.app(scope, receive, send)
+
+
+def _first_paragraph_line(text: str) -> str:
+    """The first paragraph of a message (a validator's explanation follows after a blank line), as one line."""
+    head = next((p for p in text.split("\n\n") if p.strip()), text)
+    return one_line(head)
+
+
+class OneLineErrors:
+    """ASGI middleware for an app whose refusals are not ours (the LangGraph server's own): a 4xx JSON
+    answer's ``detail`` (or ``error.message``) of more than one line is cut to its first paragraph,
+    on one line; every other answer passes as it is."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on; hold a 4xx JSON answer's start until its body is read, then rewrite it."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        held: list[Message] = []
+        body: list[bytes] = []
+
+        async def rewrite(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                kind = dict(message.get("headers") or []).get(b"content-type", b"")
+                if 400 <= message["status"] < 500 and kind.startswith(b"application/json"):
+                    held.append(message)
+                    return
+            elif held and message["type"] == "http.response.body":
+                body.append(message.get("body", b""))
+                if message.get("more_body"):
+                    return
+                data = _one_line_body(b"".join(body))
+                start = held.pop()
+                start["headers"] = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+                start["headers"].append((b"content-length", str(len(data)).encode()))
+                await send(start)
+                await send({"type": "http.response.body", "body": data})
+                return
+            await send(message)
+
+        await self.app(scope, receive, rewrite)
+
+
+def _one_line_body(data: bytes) -> bytes:
+    """A JSON error body with its ``detail`` / ``error.message`` on one line (as it is otherwise)."""
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return data
+    if isinstance(body, dict) and isinstance(body.get("detail"), str) and "\n" in body["detail"]:
+        body["detail"] = _first_paragraph_line(body["detail"])
+    elif isinstance(body, dict) and isinstance(body.get("error"), dict):
+        inner = body["error"]
+        if isinstance(inner.get("message"), str) and "\n" in inner["message"]:
+            inner["message"] = _first_paragraph_line(inner["message"])
+    else:
+        return data
+    return json.dumps(body).encode()

@@ -711,6 +711,7 @@ class Hostile:
     foreign_writes: int = 0
     server_errors: int = 0
     unanswered: int = 0
+    multi_line: int = 0
     bytes_sent: int = 0
     bytes_served: int = 0
     bytes_stored: int = 0
@@ -729,7 +730,9 @@ class Hostile:
     @property
     def holes(self) -> int:
         counts = (self.keys_leaked, self.attacker_requests, self.foreign_reads, self.foreign_writes)
-        return sum(counts) + self.server_errors + self.unanswered + int(self.ratio > self.RATIO_TARGET)
+        return (
+            sum(counts) + self.server_errors + self.unanswered + self.multi_line + int(self.ratio > self.RATIO_TARGET)
+        )
 
 
 class Attacker:
@@ -844,6 +847,10 @@ class Prober:
         refused = status is None or 400 <= status < 500 or (status == 200 and text.startswith("event: error"))
         if expect == "4xx" and not refused:
             r.not_refused.append(f"{label} -> {status}")
+        said = text.split("\r\n\r\n", 1)[-1] if text.startswith("HTTP/") else text  # a raw answer's body
+        if status is not None and 400 <= status < 500 and "\n" in _refusal_line(said).strip():
+            r.multi_line += 1
+            r.findings.append(f"refusal not one line: {label} -> {status} {text[:200]!r}")
         for where, secret in ANN_SECRETS.items():
             if secret in text:
                 r.foreign_reads += 1
@@ -2355,7 +2362,8 @@ def hostile_markdown(
         served = r.bytes_stored / max(r.bytes_served, 1)
         lines.append(
             f"- {r.target}: {r.seconds:.0f} s; answers by status: {answers}; the requests served (2xx: bob's own "
-            f"turns, threads, reads) sent {r.bytes_served:,} B, so the growth is {served:.0f} B per byte they sent"
+            f"turns, threads, reads) sent {r.bytes_served:,} B, so the growth is {served:.0f} B per byte they sent; "
+            f"refusals of more than one line: {r.multi_line}"
         )
         if r.not_refused:
             lines.append(f"  - served though a refusal was expected: {'; '.join(r.not_refused)}")

@@ -198,9 +198,10 @@ def create_app(
 
     @app.get("/memories/export")
     def export(request: Request, user: User) -> StreamingResponse:
+        store = _agent(request).services.store
         filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user)
         return StreamingResponse(  # streamed record by record: constant memory for any size
-            export_lines(_agent(request).services.store.iter(user), user),
+            export_lines(store.iter(user), user, store.profile(user), terms=store.terms.terms(user)),
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="caim-{filename}.json"'},
         )

@@ -105,19 +105,34 @@ def auth_module(monkeypatch):
     return auth
 
 
-async def test_the_langgraph_deployment_checks_hosts_when_the_deployment_names_them(monkeypatch, auth_module):
-    from langgraph_sdk import Auth
+def test_the_langgraph_deployment_checks_hosts_when_the_deployment_names_them(monkeypatch):
+    from caim.agent import langgraph_app
 
-    from caim.agent import auth
-    from caim.agent.web import Hosts
+    monkeypatch.setenv("CAIM_ALLOWED_HOSTS", "mem.example.com")
+    guarded = TestClient(langgraph_app.create_app(), base_url="http://mem.example.com")
+    _refused(guarded.get("/threads", headers=REBOUND), 421)
+    _refused(guarded.get("/threads", headers=FOREIGN_PAGE), 403)
+    assert guarded.get("/threads").status_code == 404  # a served host goes on (the server's routes are not here)
+    assert guarded.get("/ok", headers=REBOUND).status_code == 404  # the health probe passes
+    monkeypatch.delenv("CAIM_ALLOWED_HOSTS")
+    assert TestClient(langgraph_app.create_app()).get("/threads", headers=REBOUND).status_code == 404
 
-    monkeypatch.setattr(auth, "_HOSTS", Hosts(frozenset({"mem.example.com"})))
-    monkeypatch.setattr(auth, "verify", TOKENS.get)
-    with pytest.raises(Auth.exceptions.HTTPException) as refused:
-        await auth.authenticate("Bearer tok-bob", {b"host": b"attacker.example"})
-    assert refused.value.status_code == 421
-    user = await auth.authenticate("Bearer tok-bob", {b"host": b"mem.example.com"})
-    assert user["identity"] == "bob"
+
+def test_the_langgraph_servers_own_refusals_are_cut_to_one_line():
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from caim.agent.web import OneLineErrors
+
+    said = '[] is not of type "object"\n\nFailed validating "type" in schema\n\nOn instance:\n    []'
+    app = Starlette(
+        routes=[Route("/runs", lambda _r: JSONResponse({"detail": said}, status_code=422), methods=["POST"])]
+    )
+    app.add_middleware(OneLineErrors)
+    r = TestClient(app).post("/runs")
+    assert r.status_code == 422 and r.json() == {"detail": '[] is not of type "object"'}
+    assert int(r.headers["content-length"]) == len(r.content)
 
 
 # ---- learned ontology terms are their user's ------------------------------------------------------------
