@@ -761,36 +761,38 @@ def _chat_sessions(
     chats: list[list[_Said]], me: str | None, gap: timedelta, max_messages: int, max_chars: int
 ) -> list[list[BaseMessage]]:
     """The chats cut into sessions: a silence longer than ``gap`` (or ``max_messages`` messages)
-    starts a new one. The user's messages are ``HumanMessage``s, everyone else's ``AIMessage``s
-    prefixed with the sender's name; consecutive messages of one side are one turn (caim pairs a
-    user turn with the reply after it), each stamped with its first message's time. Sessions
-    without a message of the user are left out: they hold no turn of theirs."""
-    from langchain_core.messages import AIMessage, HumanMessage
+    starts a new one. Every message is a person's ``HumanMessage``: the user's without a name, every
+    other sender's named after them (``caim.agent.messages``: their words are theirs, never the
+    user's nor an assistant's); consecutive messages of one sender are one turn, stamped with its
+    first message's time. Sessions without a message of the user are left out: they hold no turn of
+    theirs."""
+    from langchain_core.messages import HumanMessage
+
+    from caim.agent.messages import participant_name
 
     sessions: list[list[BaseMessage]] = []
     for chat in chats:
         current: list[BaseMessage] = []
         last_time: datetime | None = None
-        last_sender = ""
         for said in chat:
             if not said.text:
                 continue
             if current and last_time is not None and (said.when - last_time > gap or len(current) >= max_messages):
                 sessions.append(current)
-                current, last_sender = [], ""
+                current = []
             last_time = said.when
             mine = said.mine if said.mine is not None else said.sender == me
-            cls = HumanMessage if mine else AIMessage
-            text = said.text if mine or said.sender == last_sender else f"{said.sender}: {said.text}"
+            name = None if mine else participant_name(said.sender)
             prev = current[-1] if current else None
-            if prev is not None and type(prev) is cls and len(prev.text) + 1 + len(text) <= max_chars:
-                prev.content = f"{prev.text}\n{text}"
+            if prev is not None and prev.name == name and len(prev.text) + 1 + len(said.text) <= max_chars:
+                prev.content = f"{prev.text}\n{said.text}"
             else:
                 when = said.when if said.when.tzinfo else said.when.replace(tzinfo=UTC)  # caim's reading
-                current.append(cls(text[:max_chars], additional_kwargs={"caim_time": when.isoformat()}))
-            last_sender = said.sender
+                current.append(
+                    HumanMessage(said.text[:max_chars], name=name, additional_kwargs={"caim_time": when.isoformat()})
+                )
         sessions.append(current)
-    return [s for s in sessions if any(isinstance(m, HumanMessage) for m in s)]
+    return [s for s in sessions if any(m.name is None for m in s)]
 
 
 @memories_app.command("import-chat")

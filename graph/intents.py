@@ -67,7 +67,7 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     if not policy.uses_memory:
         return {}
     session = state.get("session_id", "")
-    exchanges = turns(state.get("messages", []))
+    exchanges = [t for t in turns(state.get("messages", [])) if t.by_user]  # the user's tasks, not a participant's
     found = tasks(exchanges, env.svc.intents, _by_meaning(env, exchanges))
     records = [
         _record(env, session, intent, window, unit)
@@ -78,7 +78,7 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     records += _unknown_tasks(env, session, exchanges, unfamiliar_requests(exchanges, env.svc.intents, in_tasks))
     events = [e for e in state.get("key_events", []) if e.get("origin") != "refine"]  # refine: earlier sessions
     # an event of the assistant's words (a captured reply) holds none of the user's turn
-    covered = {e["turn"] for e in events if e.get("speaker") != "assistant"} | {r.turn for r in records}
+    covered = {e["turn"] for e in events if "speaker" not in e} | {r.turn for r in records}
     records += _slot_facts(env, session, [t for t in exchanges if t.number not in covered], env.svc.intents)
     records = [r for r in records if not unsupported(r.thought, r.source_text())]  # the source holds every value
     ontology = env.ontology

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -57,8 +58,8 @@ from caim.graph.steps import (
     OntologyStep,
     ThoughtsStep,
 )
-from caim.memory.build import ASSISTANT_SAID, Grounding, RecordBuilder, ThoughtDraft, settle
-from caim.memory.capture import Capture, captures
+from caim.memory.build import Grounding, RecordBuilder, ThoughtDraft, said_by, settle
+from caim.memory.capture import Capture, captures, reply_taken_up
 from caim.memory.maintenance import (
     Decision,
     Maintenance,
@@ -70,7 +71,7 @@ from caim.memory.maintenance import (
     record_slots,
 )
 from caim.memory.merge import Merge
-from caim.memory.records import MemoryRecord, as_aware
+from caim.memory.records import ASSISTANT, USER, MemoryRecord, as_aware
 from caim.memory.retrieval import Query
 from caim.memory.stm import Exchange, clip, turns
 from caim.memory.text import names, unsupported
@@ -99,34 +100,47 @@ def _turn_text(t: Exchange) -> str:
 
 
 # ---- 1. key events ------------------------------------------------------------------------------------
-def _judge_events(
-    got: list[KeyEvent],
-    chunk: list[Exchange],
-    env: Env,
-    events: list[KeyEvent],
-    dropped: list[str],
-    invented: list[InventedEvent],
-) -> None:
-    """Sort the policy's events of a chunk: grounded in their turn (``events``), naming what their turn
-    does not hold (``invented``: refused), or not grounded (``dropped``)."""
-    by_number = {t.number: t for t in chunk}
-    texts = [e["event"] for e in got] + [_turn_text(by_number[e["turn"]]) for e in got]
+def _whose(event: str, t: Exchange, sims: tuple[float, float], env: Env, taken: bool) -> str | None:
+    """Whose words an event of turn ``t`` states: the person's (the user's or the participant's) when
+    it is grounded in them and names nothing they did not say; else the assistant's on the same terms,
+    when the reply was ``taken`` up; ``None`` when neither (the event is dropped)."""
+    s = env.settings
+    for words, sim, speaker in ((t.user, sims[0], t.speaker or USER), (t.assistant, sims[1], ASSISTANT)):
+        if not words or unsupported(event, words):
+            continue
+        if grounded(event, words, sim, min_overlap=s.ground_overlap, min_similarity=s.ground_similarity):
+            return speaker if speaker != ASSISTANT or taken else None
+    return None
+
+
+def _judge_events(got: list[KeyEvent], session: list[Exchange], env: Env, judged: Judged) -> None:
+    """Sort the policy's events of a chunk: grounded in the words of one side of their turn
+    (``events``, with that side as their speaker: the assistant's only when the user took its reply
+    up), naming what their turn does not hold (``invented``: refused), or not grounded (``dropped``)."""
+    index = {t.number: i for i, t in enumerate(session)}
+    sides = [session[index[e["turn"]]] for e in got]
+    texts = [e["event"] for e in got] + [t.user for t in sides] + [t.assistant or t.user for t in sides]
     sims = env.svc.embedder.similarity(texts) if got else np.zeros((0, 0))
-    for i, e in enumerate(got):
-        source = _turn_text(by_number[e["turn"]])
-        made_up = unsupported(e["event"], source)
-        if made_up:
-            invented.append(InventedEvent(event=e["event"], invented=made_up))
-        elif grounded(
-            e["event"],
-            source,
-            float(sims[i, len(got) + i]),
-            min_overlap=env.settings.ground_overlap,
-            min_similarity=env.settings.ground_similarity,
-        ):
-            events.append(e)
+    n = len(got)
+    for i, (e, t) in enumerate(zip(got, sides, strict=True)):
+        taken = env.settings.persona or reply_taken_up(session, index[e["turn"]])
+        speaker = _whose(e["event"], t, (float(sims[i, n + i]), float(sims[i, 2 * n + i])), env, taken)
+        if speaker is not None:  # the model's own sentence: marked, not prefixed
+            judged.events.append(e if speaker == USER else {**e, "speaker": speaker})
+        elif made_up := unsupported(e["event"], _turn_text(t)):
+            judged.invented.append(InventedEvent(event=e["event"], invented=made_up))
         else:
-            dropped.append(e["event"])
+            judged.dropped.append(e["event"])
+
+
+def _spoken(event: KeyEvent, speaker: str) -> KeyEvent:
+    """The event of ``speaker``'s own words, marked and introduced as theirs ("The assistant said: ...";
+    the user's events carry no speaker)."""
+    if speaker == USER:
+        return event
+    out: KeyEvent = {**event, "speaker": speaker}
+    out["event"] = said_by(speaker) + event["event"]
+    return out
 
 
 def _capture_event(c: Capture, t: Exchange, env: Env) -> KeyEvent:
@@ -137,10 +151,7 @@ def _capture_event(c: Capture, t: Exchange, env: Env) -> KeyEvent:
         "time": (t.time or env.now).isoformat(),
         "origin": "capture",
     }
-    if c.speaker == "assistant":
-        event["event"] = ASSISTANT_SAID + event["event"]
-        event["speaker"] = "assistant"
-    return event
+    return _spoken(event, c.speaker)
 
 
 def _refine_event(r: MemoryRecord) -> KeyEvent:
@@ -152,10 +163,17 @@ def _refine_event(r: MemoryRecord) -> KeyEvent:
         "origin": "refine",
         "record": r.id,
     }
-    if r.speaker == "assistant":
-        event["speaker"] = "assistant"
-        event["event"] = ASSISTANT_SAID + r.thought
-    return event
+    return _spoken(event, r.who)
+
+
+@dataclass
+class Judged:
+    """The policy's events sorted: grounded (``events``), not grounded (``dropped``), naming what
+    their turn does not hold (``invented``)."""
+
+    events: list[KeyEvent] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    invented: list[InventedEvent] = field(default_factory=list)
 
 
 def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
@@ -173,16 +191,15 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
         env.note(KeyEventsStep(events=0, ok=True, reason="policy stores nothing"))
         return {"key_events": [], "complete": True}
     all_turns = turns(state.get("messages", []))
-    events: list[KeyEvent] = []
+    judged = Judged()
     ok = True
-    dropped: list[str] = []
-    invented: list[InventedEvent] = []  # events naming what their turn does not hold: refused
     for chunk in _chunks(all_turns):
         got = policy.key_events(env, chunk)
         if got is None:
             ok = ok and env.on_code("key_events")  # code serving the role is no failure
             continue
-        _judge_events(got, chunk, env, events, dropped, invented)
+        _judge_events(got, all_turns, env, judged)
+    events = judged.events
     covered = {e["turn"] for e in events}
     by_number = {t.number: t for t in all_turns}
     kept = captures(all_turns, skip=covered, explicit=bool(state.get("explicit")), persona=env.settings.persona)
@@ -194,8 +211,8 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
         KeyEventsStep(
             events=len(events),
             ok=ok,
-            ungrounded=dropped,
-            invented=invented,
+            ungrounded=judged.dropped,
+            invented=judged.invented,
             captured=captured,
             refining=min(len(refine), REFINE_PER_SESSION),
         )
@@ -286,11 +303,13 @@ def _drafts(
         t = by_number.get(e["turn"]) if raw is None else None
         source = raw.source_text() if raw else (_turn_text(t) if t else e["event"])
         # small models number their sentences, and copy the "The assistant said:" an event was shown with
+        speaker = e.get("speaker", USER)
         thought = (
-            _LIST_MARK.sub("", answers[i].thought).strip().removeprefix(ASSISTANT_SAID).strip() if i in answers else ""
+            _LIST_MARK.sub("", answers[i].thought).strip().removeprefix(said_by(speaker)).strip()
+            if i in answers
+            else ""
         )
         when = datetime.fromisoformat(e["time"])
-        assistant = e.get("speaker") == "assistant"
         model = answers.get(i)
         out.append(
             ThoughtDraft(
@@ -298,7 +317,7 @@ def _drafts(
                 e["event"],
                 when,
                 e.get("origin", "model"),
-                assistant,
+                speaker,
                 thought,
                 source,
                 raw,

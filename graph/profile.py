@@ -60,7 +60,7 @@ def record_aspect(rec: MemoryRecord, ontology: Ontology) -> str | None:
 def aspect_members(store: MemoryStore, user: str, ontology: Ontology, aspect: str) -> list[MemoryRecord]:
     """The aspect's newest current memories (at most ``MEMBERS``)."""
     tags = [t for c in categories_of(aspect, ontology.tree) for t in ontology.subtree(c)]
-    return [r for r in store.page(user, 0, MEMBERS, tags or [aspect]) if r.current]
+    return [r for r in store.page(user, 0, MEMBERS, tags or [aspect]) if r.current and r.by_user]
 
 
 def update_profile(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
@@ -80,7 +80,8 @@ def update_profile(state: State, env: Env, policy: MemoryPolicy) -> dict[str, An
         return {}
     store = env.svc.store
     with store.user_lock(env.user_id):
-        touched = [r for r in store.get_many(env.user_id, list(dict.fromkeys(ids))) if r.current]
+        # only the user's own words describe them: the assistant's and other people's are theirs
+        touched = [r for r in store.get_many(env.user_id, list(dict.fromkeys(ids))) if r.current and r.by_user]
         profile = store.profile(env.user_id)
         step = _refresh(profile, touched, env, policy, state.get("session_id", ""))
         store.save_profile(profile)

@@ -87,14 +87,14 @@ class KeyEvent(TypedDict):
     ``origin``: ``model`` (extracted and grounded), ``capture`` (a side of an exchange no grounded
     event covered, worth keeping: its words), ``refine`` (a raw record of an earlier session,
     ``record`` its id). ``speaker``: ``assistant`` when the words are the assistant's (a capture of
-    its reply, or the refinement of one); absent for the user's."""
+    its reply, or the refinement of one), a participant's name for theirs; absent for the user's."""
 
     turn: int
     event: str
     time: str
     origin: NotRequired[Literal["model", "capture", "refine"]]
     record: NotRequired[str]
-    speaker: NotRequired[Literal["assistant"]]
+    speaker: NotRequired[str]
 
 
 class Plan(TypedDict):

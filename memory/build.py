@@ -29,13 +29,36 @@ from typing import Literal
 
 from caim.memory.capture import raw_record
 from caim.memory.maintenance import content_overlap, grounded, keeps
-from caim.memory.records import MAX_REASON, HistoryEntry, MemoryRecord, Polarity, SourceTurn, as_aware, stable_id
+from caim.memory.records import (
+    ASSISTANT,
+    MAX_REASON,
+    USER,
+    HistoryEntry,
+    MemoryRecord,
+    Polarity,
+    SourceTurn,
+    as_aware,
+    stable_id,
+)
 from caim.memory.stm import Exchange, clip
 from caim.memory.text import names, unsupported
 from caim.memory.text.polarity import polarity
 
 #: How an event from the assistant's words is put to the thoughts model (the memory is of what it said).
 ASSISTANT_SAID = "The assistant said: "
+
+
+def said_by(speaker: str) -> str:
+    """How an event of someone else's words is put to the thoughts model: "The assistant said: ",
+    "Sam said: " ("" for the user's own words).
+
+    >>> said_by("user"), said_by("assistant"), said_by("Sam")
+    ('', 'The assistant said: ', 'Sam said: ')
+    """
+    if speaker == USER:
+        return ""
+    return ASSISTANT_SAID if speaker == ASSISTANT else f"{speaker} said: "
+
 
 Origin = Literal["model", "capture", "refine"]
 
@@ -48,18 +71,24 @@ class ThoughtDraft:
     the model's sentence (empty when it wrote none), ``source`` the words it must be grounded in, and
     ``raw`` the raw record of an earlier session a ``refine`` event rewrites. ``polarity`` and
     ``reason``: the preference the thoughts model read in the event (none when it read none).
+    ``speaker``: whose words the event is (``USER``, ``ASSISTANT`` or a participant's name).
     """
 
     turn: int
     event: str
     when: datetime
     origin: Origin = "model"
-    assistant: bool = False
+    speaker: str = USER
     thought: str = ""
     source: str = ""
     raw: MemoryRecord | None = None
     polarity: Polarity | None = None
     reason: str = ""
+
+    @property
+    def assistant(self) -> bool:
+        """The event is the assistant's words."""
+        return self.speaker == ASSISTANT
 
 
 @dataclass(frozen=True)
@@ -105,20 +134,21 @@ def settle(draft: ThoughtDraft, similarity: float, grounding: Grounding) -> Sett
         origin: Origin = "capture" if draft.origin == "model" else draft.origin
         return Settled(False, dataclasses.replace(draft, origin=origin), made_up)
     if ok and (draft.origin == "capture" or draft.raw is not None):  # words a rewrite must keep
-        said = draft.raw.thought if draft.raw is not None else draft.event.removeprefix(ASSISTANT_SAID)
+        said = draft.raw.thought if draft.raw is not None else draft.event.removeprefix(said_by(draft.speaker))
         ok = keeps(draft.thought, said, grounding.keep_share)
     return Settled(ok, draft)
 
 
 def turn_sources(t: Exchange | None, prev: Exchange | None) -> list[SourceTurn]:
     """The source turns of a record from turn ``t``: the assistant's question before it, when the
-    previous turn ended with one, then the user's words and the assistant's reply."""
+    previous turn ended with one, then the person's words (the user's or a participant's) and the
+    assistant's reply."""
     if t is None:
         return []
     out = []
     if prev is not None and prev.assistant and prev.assistant.rstrip().endswith("?"):
         out.append(SourceTurn(role="assistant", text=prev.assistant, time=prev.time, turn=prev.number, context=True))
-    out.append(SourceTurn(role="user", text=t.user, time=t.time, turn_id=t.user_id, turn=t.number))
+    out.append(SourceTurn(role="user", text=t.user, time=t.time, turn_id=t.user_id, turn=t.number, speaker=t.speaker))
     if t.assistant:
         out.append(SourceTurn(role="assistant", text=t.assistant, time=t.time, turn=t.number))
     return out
@@ -136,7 +166,7 @@ def refined_record(raw: MemoryRecord, thought: str, tags: list[str], session_id:
     Returns:
         The thought that replaces the raw record.
     """
-    side: int | str = 0 if raw.speaker != "assistant" else "assistant"
+    side: int | str = "assistant" if raw.speaker == ASSISTANT else 0
     return raw.model_copy(
         update={
             "id": stable_id(raw.user_id, raw.session_id, raw.turn, side),
@@ -157,8 +187,8 @@ def captured_record(
     prev: Exchange | None = None,
 ) -> MemoryRecord:
     """One side of an exchange kept verbatim as a raw record (the reply's words with the user's turn
-    it answered as context, or the user's words with the reply and, as context, the assistant's
-    turn before them, which the user's words may answer).
+    it answered as context, or a person's words - the user's or a participant's - with the reply and,
+    as context, the assistant's turn before them, which those words may answer).
 
     Args:
         user_id: The user.
@@ -179,19 +209,19 @@ def captured_record(
             text=turn.assistant if turn else draft.event.removeprefix(ASSISTANT_SAID),
             when=draft.when,
             tags=tags,
-            speaker="assistant",
+            speaker=ASSISTANT,
             asked=turn.user if turn else "",
-            role="assistant",
+            kept=draft.event.removeprefix(ASSISTANT_SAID),
         )
     else:
         rec = raw_record(
             user_id=user_id,
             session_id=session_id,
             turn=draft.turn,
-            text=turn.user if turn else draft.event,
+            text=turn.user if turn else draft.event.removeprefix(said_by(draft.speaker)),
             when=draft.when,
             tags=tags,
-            speaker="user",
+            speaker=draft.speaker,
             reply=turn.assistant if turn else "",
             asked=prev.assistant if prev is not None else "",
             turn_id=turn.user_id if turn else None,
@@ -231,7 +261,7 @@ def model_record(
         event_time=as_aware(draft.when),
         session_id=session_id,
         turn=draft.turn,
-        speaker="assistant" if draft.assistant else "user",
+        speaker=draft.speaker,
         entities=names(draft.event),
         sources=turn_sources(turns.get(draft.turn), turns.get(draft.turn - 1)),
         history=[HistoryEntry(change="created", session_id=session_id)],
@@ -258,7 +288,7 @@ def preference(draft: ThoughtDraft) -> tuple[Polarity | None, str | None]:
     Returns:
         ``(polarity, reason)``; ``(None, None)`` for a memory that states no preference.
     """
-    if draft.assistant:
+    if draft.assistant:  # a participant's preference is theirs, kept on their record
         return None, None
     said = draft.raw.thought if draft.raw is not None else draft.event
     code = polarity(said)

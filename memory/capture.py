@@ -19,13 +19,13 @@ person, titles, recommendations), its sentences ("。" ends one without a space)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Literal
 
-from caim.memory.records import MemoryRecord, SourceTurn, as_aware, stable_id
+from caim.memory.records import ASSISTANT, USER, MemoryRecord, SourceTurn, as_aware, stable_id
 from caim.memory.stm import Exchange
 from caim.memory.text import (
     MONTHS,
@@ -53,6 +53,7 @@ from caim.memory.text.lang import (
 )
 from caim.memory.text.names import names_in
 from caim.memory.text.signals import past_action_in
+from caim.memory.uptake import misstates, taken_up
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our|me)\b", re.I)
 _TELLING = re.compile(
@@ -344,39 +345,76 @@ def reply_worth_keeping(text: str, asked: str = "", *, persona: bool = False) ->
 
 @dataclass(frozen=True)
 class Capture:
-    """One side of a turn kept in the speaker's own words (whitespace folded)."""
+    """One side of a turn kept in the speaker's own words (whitespace folded): the user's, the
+    assistant's (``ASSISTANT``) or another participant's (by name)."""
 
     turn: int
     text: str
-    speaker: Literal["user", "assistant"]
+    speaker: str
 
 
 def captures(
-    turns: Iterable[Exchange], *, skip: Collection[int] = (), explicit: bool = False, persona: bool = False
+    turns: Sequence[Exchange], *, skip: Collection[int] = (), explicit: bool = False, persona: bool = False
 ) -> list[Capture]:
-    """What code keeps of a session without a model: each user turn that ``states_fact`` (every one
-    when the user asked to be remembered: ``explicit``) and each reply ``reply_worth_keeping`` given
-    what the user had said up to it; turns in ``skip`` (covered otherwise) give nothing.
+    """What code keeps of a session without a model: each person's turn that ``states_fact`` (every
+    one of the user's when they asked to be remembered: ``explicit``) - the user's, or a named
+    participant's as theirs - and each reply ``reply_worth_keeping`` given what the user had said up
+    to it, when the user took it up later in the session (``caim.memory.uptake.taken_up``) and it
+    tells them nothing of themselves their words do not hold (``misstates``); with a ``persona`` (the
+    other side a person: a replayed conversation) a reply is kept as a person's turn, taken up or
+    not. Turns in ``skip`` (covered otherwise) give nothing.
 
     >>> from caim.memory.stm import Exchange
     >>> said = [
     ...     Exchange(1, "I moved to Porto.", "Welcome!", None),
     ...     Exchange(2, "Any surf spot?", "Try 'Matosinhos'.", None),
+    ...     Exchange(3, "Thanks, I'll go there on Sunday.", "", None),
+    ...     Exchange(4, "Anything else?", "Try 'Espinho' too.", None),
+    ...     Exchange(5, "I started a new job in Harrogate.", "", None, speaker="Sam"),
     ... ]
     >>> [(c.turn, c.speaker) for c in captures(said)]
-    [(1, 'user'), (2, 'assistant')]
+    [(1, 'user'), (2, 'assistant'), (3, 'user'), (5, 'Sam')]
     """
     out: list[Capture] = []
-    heard = ""  # what the user said up to the turn: a reply naming it gives nothing new
-    for t in turns:
-        heard += "\n" + t.user
+    for i, t in enumerate(turns):
         if t.number in skip:
             continue
-        if explicit or states_fact(t.user):
-            out.append(Capture(t.number, " ".join(t.user.split()), "user"))
-        if t.assistant and reply_worth_keeping(t.assistant, asked=heard, persona=persona):
-            out.append(Capture(t.number, " ".join(t.assistant.split()), "assistant"))
+        if (explicit and t.by_user) or states_fact(t.user):
+            out.append(Capture(t.number, " ".join(t.user.split()), t.speaker or USER))
+        kept = t.assistant and reply_worth_keeping(t.assistant, asked=heard_by(turns, i), persona=persona)
+        if kept and (persona or reply_taken_up(turns, i)):
+            out.append(Capture(t.number, gave(t.assistant), ASSISTANT))
     return out
+
+
+def heard_by(turns: Sequence[Exchange], i: int) -> str:
+    """What the user said in the session up to and with turn ``turns[i]`` (not the participants)."""
+    return "\n".join(t.user for t in turns[: i + 1] if t.by_user)
+
+
+def reply_taken_up(turns: Sequence[Exchange], i: int) -> bool:
+    """Did the user take up the assistant's reply of ``turns[i]`` in a later turn of the session
+    (``caim.memory.uptake.taken_up``), and does it tell them nothing of themselves their words do not
+    hold (``misstates``)? Only then are the assistant's words memory."""
+    reply, heard = turns[i].assistant, heard_by(turns, i)
+    later = [t.user for t in turns[i + 1 :] if t.by_user]
+    return bool(reply) and taken_up(reply, later, heard) and not misstates(reply, heard)
+
+
+def gave(reply: str) -> str:
+    """What the assistant's reply gave the user: its statements that are no small talk and no question
+    (the whole reply, whitespace folded, when that leaves nothing).
+
+    >>> gave("Great question! I'd recommend 'Dune' by Frank Herbert. It's a classic. Want more?")
+    "I'd recommend 'Dune' by Frank Herbert. It's a classic."
+    """
+    t = " ".join(reply.split())
+    kept = [
+        s
+        for s in sentences(t)
+        if not normal(s).endswith("?") and not is_small_talk(s) and word_count(s, detect(s)) >= 3
+    ]
+    return " ".join(kept) or t
 
 
 def raw_record(
@@ -387,30 +425,41 @@ def raw_record(
     text: str,
     when: datetime,
     tags: list[str],
-    speaker: str = "",
+    speaker: str = USER,
     reply: str = "",
     asked: str = "",
     turn_id: str | None = None,
-    role: str = "user",
+    role: Literal["user", "assistant"] | None = None,
+    kept: str = "",
 ) -> MemoryRecord:
-    """The verbatim record of one side of a turn (``role``: whose words ``text`` are): ``reply`` is
-    the answer that followed it, ``asked`` the other side's turn before it when that holds the
-    missing half of the exchange."""
-    words = " ".join(text.split())
+    """The verbatim record of one side of a turn, the words ``text`` of ``speaker`` (the user, the
+    assistant or a named participant): ``reply`` is the assistant's answer that followed a person's
+    words, ``asked`` the other side's turn before them when that holds the missing half of the
+    exchange. ``role``: the side the words are on, when not the speaker's own (a replayed
+    conversation's second person on the assistant's side). ``kept``: the part of ``text`` the
+    thought keeps (what an assistant's reply gave: ``gave``), when not all of it."""
+    words = " ".join((kept or text).split())
+    assistant = (role or ("assistant" if speaker == ASSISTANT else "user")) == "assistant"
+    side: Literal["user", "assistant"] = "assistant" if assistant else "user"
+    other: Literal["user", "assistant"] = "user" if assistant else "assistant"
+    participant = "" if speaker in (USER, ASSISTANT) else speaker
     sources = []
     if asked:
-        sources.append(
-            SourceTurn(
-                role="assistant" if role == "user" else "user", text=asked, time=when, turn=turn - 1, context=True
-            )
-        )
+        sources.append(SourceTurn(role=other, text=asked, time=when, turn=turn - 1, context=True))
     sources.append(
-        SourceTurn(role="user" if role == "user" else "assistant", text=text, time=when, turn_id=turn_id, turn=turn)
+        SourceTurn(
+            role=side,
+            text=text,
+            time=when,
+            turn_id=turn_id,
+            turn=turn,
+            speaker=participant,
+        )
     )
     if reply:
-        sources.append(SourceTurn(role="assistant" if role == "user" else "user", text=reply, time=when, turn=turn))
+        sources.append(SourceTurn(role=other, text=reply, time=when, turn=turn))
     return MemoryRecord(
-        id=stable_id(user_id, session_id, turn, "raw" if role == "user" else "raw-assistant"),
+        id=stable_id(user_id, session_id, turn, "raw-assistant" if assistant else "raw"),
         user_id=user_id,
         thought=words if len(words) <= RAW_CHARS else words[:RAW_CHARS] + " …",
         kind="raw",

@@ -573,9 +573,10 @@ def _company(text: str) -> str:
 
 # ---- filling an intent from memories ------------------------------------------------------------------------------
 def _user_text(rec: MemoryRecord) -> str:
-    """What the user said in a memory: its thought and its own user turns (not the assistant's)."""
-    said = " ".join(s.text for s in rec.sources if s.role == "user" and not s.context)
-    return f"{rec.thought} {said}" if rec.speaker != "assistant" else ""
+    """What the user said in a memory: its thought and its own user turns (not the assistant's, not
+    another participant's)."""
+    said = " ".join(s.text for s in rec.sources if s.by_user and not s.context)
+    return f"{rec.thought} {said}" if rec.by_user else ""
 
 
 def fill(intent: Intent, request: str, memories: Sequence[MemoryRecord]) -> Filled:

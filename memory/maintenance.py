@@ -216,13 +216,13 @@ def record_slots(rec: MemoryRecord) -> dict[Attribute, Slot]:
     """The single-value facts a record states of its speaker: those its thought states, and those its
     speaker's own source turns state with a value the thought names (a turn may state more than
     the record is about: "I moved to Lyon and I love jazz" holds no home city for the jazz record).
-    An assistant's record states none."""
-    if rec.speaker == "assistant":
+    A record of the assistant's or another participant's words states none of the user's."""
+    if not rec.by_user:
         return {}
     found = slots(rec.thought)
     thought = rec.thought.casefold()
     for turn in rec.sources:
-        if turn.role == "user" and not turn.context:
+        if turn.by_user and not turn.context:
             for attribute, slot in slots(turn.text).items():
                 if attribute not in found and slot.key in thought:
                     found[attribute] = slot

@@ -35,6 +35,13 @@ POLARITIES: tuple[str, ...] = get_args(Polarity)
 #: Longest reason a preference record keeps (characters).
 MAX_REASON = 200
 
+#: Who said a record's words (``MemoryRecord.speaker``): the user, the assistant, or - in an imported
+#: chat - another participant, by the name the chat gives them.
+USER = "user"
+ASSISTANT = "assistant"
+#: Longest participant name kept as a speaker.
+MAX_SPEAKER = 64
+
 
 def check_polarity(value: str | None) -> str | None:
     """A polarity filter as given (``None``: no filter); a value outside ``POLARITIES`` is a one-line
@@ -76,8 +83,9 @@ def stable_id(*parts: object) -> str:
 
 class MemoryBrief(TypedDict):
     """A record as graph state, traces and prompts carry it: id, thought, tags, event time (ISO),
-    ``speaker`` when the words were the assistant's, and optionally the start of its verbatim source
-    turns, its validity end, neighbouring turns and its ranking scores."""
+    ``speaker`` when the words were not the user's (the assistant's, or a participant's by name), and
+    optionally the start of its verbatim source turns, its validity end, neighbouring turns and its
+    ranking scores."""
 
     id: str
     thought: str
@@ -94,10 +102,33 @@ class MemoryBrief(TypedDict):
     scores: NotRequired[dict[str, float]]
 
 
+def check_speaker(value: object) -> str:
+    """A record's speaker as given: ``USER``, ``ASSISTANT`` or a participant's name (printable, at
+    most ``MAX_SPEAKER`` characters, no line break); anything else is a one-line ``InputError``.
+
+    >>> check_speaker("Sam"), check_speaker("user")
+    ('Sam', 'user')
+    >>> check_speaker("")
+    Traceback (most recent call last):
+    ...
+    caim.core.errors.InputError: a memory needs a speaker: "user", "assistant" or a participant's name
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise InputError('a memory needs a speaker: "user", "assistant" or a participant\'s name')
+    name = " ".join(value.split())
+    if len(name) > MAX_SPEAKER or not name.isprintable() or name != value:
+        raise InputError(
+            f"speaker {value[:40]!r} is not a name: at most {MAX_SPEAKER} printable characters on one line"
+        )
+    return name
+
+
 class SourceTurn(BaseModel):
     """One verbatim turn a record came from (provenance for detail questions and evaluation).
     ``turn`` is its number in the session; ``context`` marks the turn before the record's own, kept
-    because it holds the other half of the exchange (a question the user's words answer)."""
+    because it holds the other half of the exchange (a question the user's words answer). ``speaker``
+    names another participant of an imported chat whose turn it is (``role`` ``user``: a person);
+    empty for the user's and the assistant's own turns."""
 
     role: Literal["user", "assistant"]
     text: str
@@ -105,6 +136,17 @@ class SourceTurn(BaseModel):
     turn_id: str | None = None
     turn: int | None = None
     context: bool = False
+    speaker: str = Field(default="", max_length=MAX_SPEAKER)
+
+    @property
+    def by_user(self) -> bool:
+        """The user's own words (not the assistant's, not another participant's)."""
+        return self.role == "user" and not self.speaker
+
+    @property
+    def who(self) -> str:
+        """Who said it, as a source line names them: ``user``, ``assistant`` or the participant."""
+        return self.speaker or self.role
 
 
 class HistoryEntry(BaseModel):
@@ -153,7 +195,9 @@ class MemoryRecord(BaseModel):
     supersedes: list[str] = Field(default_factory=list)
     links: list[str] = Field(default_factory=list)
     entities: list[str] = Field(default_factory=list)
-    speaker: str = ""
+    #: Who said the words the record keeps: ``USER``, ``ASSISTANT`` or a participant's name ("" on
+    #: records stored before speakers were kept: the user's).
+    speaker: str = Field(default="", max_length=MAX_SPEAKER)
     session_id: str = ""
     turn: int | None = None
     sources: list[SourceTurn] = Field(default_factory=list)
@@ -170,6 +214,16 @@ class MemoryRecord(BaseModel):
     def current(self) -> bool:
         """Still valid: not superseded by a newer record."""
         return self.valid_until is None
+
+    @property
+    def by_user(self) -> bool:
+        """The user's own words: only these feed the profile, preferences, single-value facts and intents."""
+        return self.speaker in ("", USER)
+
+    @property
+    def who(self) -> str:
+        """Who said it: ``USER``, ``ASSISTANT`` or the participant's name."""
+        return self.speaker or USER
 
     def day(self) -> str:
         """The event's date as people write it ("8 May 2023"): indexed, so dated questions match."""
@@ -222,7 +276,7 @@ class MemoryRecord(BaseModel):
 
     def source_text(self) -> str:
         """The source turns in one line, each as ``role: text``, separated by ``" / "``."""
-        return " / ".join(f"{s.role}: {s.text}" for s in self.sources)
+        return " / ".join(f"{s.who}: {s.text}" for s in self.sources)
 
     def brief(self, source_chars: int = 0) -> MemoryBrief:
         """Compact form for graph state and traces; ``source_chars`` > 0 adds the start of the
@@ -235,8 +289,8 @@ class MemoryRecord(BaseModel):
         }
         if self.kind != "thought":
             out["kind"] = self.kind
-        if self.speaker == "assistant":
-            out["speaker"] = "assistant"  # the assistant's own words: the answer says "you said"
+        if not self.by_user:
+            out["speaker"] = self.speaker  # the assistant's words ("you said") or another participant's
         if self.valid_until is not None:
             out["valid_until"] = as_aware(self.valid_until).isoformat()
         if self.polarity is not None:

@@ -82,22 +82,37 @@ def check_length(text: str, limit: int) -> str:
 
 @dataclass
 class Exchange:
-    """One exchange: the user's message and the assistant's reply (if any)."""
+    """One exchange: a person's message and the assistant's reply (if any). The person is the user,
+    or - ``speaker`` set - another participant of the conversation (a friend in an imported chat),
+    whose words are theirs: ``user`` then holds that participant's message."""
 
     number: int
     user: str
     assistant: str
     time: datetime | None
     user_id: str | None = None
+    speaker: str = ""
+
+    @property
+    def by_user(self) -> bool:
+        """The person of this exchange is the user (not another participant)."""
+        return not self.speaker
 
 
 def turns(messages: list[AnyMessage]) -> list[Exchange]:
-    """The exchanges of a session, in order: each user message opens one (numbered from 1), and the
-    first assistant message after it is its reply; other messages are left out."""
+    """The exchanges of a session, in order: each person's message opens one (numbered from 1) - the
+    user's, or a named participant's (a ``HumanMessage`` with a ``name``) - and the first assistant
+    message after it is its reply; other messages are left out.
+
+    >>> from langchain_core.messages import AIMessage, HumanMessage
+    >>> [(t.number, t.speaker, t.assistant) for t in turns([HumanMessage("hi"), AIMessage("hello"),
+    ...                                                        HumanMessage("hey", name="Sam")])]
+    [(1, '', 'hello'), (2, 'Sam', '')]
+    """
     out: list[Exchange] = []
     for m in messages:
         if isinstance(m, HumanMessage):
-            out.append(Exchange(len(out) + 1, str(m.content), "", message_time(m), m.id))
+            out.append(Exchange(len(out) + 1, str(m.content), "", message_time(m), m.id, m.name or ""))
         elif isinstance(m, AIMessage) and out and not out[-1].assistant:
             out[-1].assistant = str(m.content)
     return out
@@ -111,11 +126,11 @@ def clip(text: str, limit: int) -> str:
 
 
 def transcript(messages: list[AnyMessage], per_message: int = 600) -> str:
-    """The messages as ``User: ...`` lines (the user's) and ``Assistant: ...`` lines (any other),
-    each clipped to ``per_message`` characters."""
+    """The messages as ``User: ...`` lines (the user's), ``<name>: ...`` lines (a named participant's)
+    and ``Assistant: ...`` lines (any other), each clipped to ``per_message`` characters."""
     lines = []
     for m in messages:
-        who = "User" if isinstance(m, HumanMessage) else "Assistant"
+        who = (m.name or "User") if isinstance(m, HumanMessage) else "Assistant"
         lines.append(f"{who}: {clip(str(m.content), per_message)}")
     return "\n".join(lines)
 

@@ -82,6 +82,7 @@ def test_the_assistants_chatter_is_not_memory_but_what_it_gave_is(agent, scripte
     script["respond"] = {"cycle": [RAMBLING, "I'd recommend Praia do Cabedelo, a sheltered beach for beginners."]}
     agent.chat(MARTA, user_id="marta")
     agent.chat("What's a good beginner surf spot?", user_id="marta")
+    agent.chat("Thanks, I'll try Cabedelo on Sunday!", user_id="marta")  # the user takes it up
     agent.end_session(user_id="marta")
     stored = _stored(agent, "marta")
     assert MARTA in stored

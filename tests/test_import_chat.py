@@ -93,16 +93,46 @@ def test_a_whatsapp_export_becomes_memories_dated_by_its_messages_and_a_second_i
     assert "imported 2 sessions" in first.stdout and "+2 memories" in first.stdout
     assert memories(cli, "marta") == WHATSAPP_THOUGHTS
     records = json.loads(cli("memories", "list", "--user", "marta", "--json").stdout)
-    # the user's own words; the other side's named, their omitted image left out
-    assert [(s["role"], s["text"]) for s in records[0]["sources"]] == [
-        ("user", "I went hiking in Sintra with my brother Luis\nthe views were lovely"),
-        ("assistant", "Ana: Nice! Send photos"),
+    # the user's own words, spoken by the user: Ana's "Nice! Send photos" is hers, not a reply of an assistant
+    assert [(r["speaker"], [(s["role"], s["speaker"], s["text"]) for s in r["sources"]]) for r in records[:1]] == [
+        ("user", [("user", "", "I went hiking in Sintra with my brother Luis\nthe views were lovely")])
     ]
 
     again = cli("memories", "import-chat", "--format", "whatsapp", str(export), "--user", "marta", "--me", "Marta")
     assert again.exit_code == 0, again.output
     assert "(2 remembered before, skipped)" in again.stdout and "+0 memories, 2 in all" in again.stdout
     assert json.loads(cli("memories", "list", "--user", "marta", "--json").stdout) == records
+
+
+# A group chat: Noor is the user; Sam and Lea are her friends, each speaking for themselves.
+GROUP = (
+    "[02/06/2024, 18:00:00] Sam: I started a new job in Harrogate, at the hospital\n"
+    "[02/06/2024, 18:01:00] Lea: I adopted a cat called Pixel\n"
+    "[02/06/2024, 18:02:00] Noor: I teach chemistry at a school in Leeds now\n"
+    "[02/06/2024, 18:03:00] Sam: See you there.\n"
+    "[02/06/2024, 18:04:00] Lea: I love jazz\n"
+)
+
+
+def test_a_group_chat_keeps_each_friend_as_themselves_never_as_the_user_or_an_assistant(cli, tmp_path):
+    export = tmp_path / "_chat.txt"
+    export.write_text(GROUP, encoding="utf-8")
+    result = cli("memories", "import-chat", "-f", "whatsapp", str(export), "-u", "noor", "--me", "Noor", "--day-first")
+    assert result.exit_code == 0, result.output
+    records = json.loads(cli("memories", "list", "--user", "noor", "--json").stdout)
+    said = {r["thought"]: r["speaker"] for r in records}
+    assert said == {
+        "I started a new job in Harrogate, at the hospital": "Sam",
+        "I adopted a cat called Pixel": "Lea",
+        "I teach chemistry at a school in Leeds now": "user",
+        "I love jazz": "Lea",
+    }  # "See you there." is small talk: nothing
+    assert all(s["speaker"] == (r["speaker"] if r["speaker"] != "user" else "") for r in records for s in r["sources"])
+    jazz = next(r for r in records if r["thought"] == "I love jazz")
+    assert jazz["polarity"] == "like"  # Lea's preference, on Lea's record
+    profile = json.loads(cli("memories", "profile", "--user", "noor", "--json").stdout)
+    shown = json.dumps(profile)
+    assert "Leeds" in shown and not any(w in shown for w in ("Harrogate", "Pixel", "jazz"))
 
 
 def test_the_gap_decides_where_a_session_ends(cli, tmp_path):

@@ -107,7 +107,8 @@ def test_code_wins_where_it_found_a_cue_and_the_model_fills_in_where_it_found_no
     assert preference(draft(BEACHES, polarity="like")) == ("dislike", "too noisy")
     assert preference(draft("Sushi night is the best.", polarity="like")) == ("like", None)
     assert preference(draft("Sushi night is the best.")) == (None, None)
-    assert preference(draft(BEACHES, assistant=True)) == (None, None)  # the assistant's words
+    assert preference(draft(BEACHES, speaker="assistant")) == (None, None)  # the assistant's words
+    assert preference(draft(BEACHES, speaker="Sam")) == ("dislike", "too noisy")  # Sam's, on Sam's record
 
 
 def test_a_model_reason_is_kept_only_when_its_source_holds_it():

@@ -163,6 +163,16 @@ SIGNALS = Signals(
         """ich empfehle; empfehle dir; empfehle ihnen; ich schlage vor; schlage dir; ich rate dir; ich habe gebucht;
         ich habe reserviert; ich erinnere dich; ich schicke dir"""
     ),
+    accepting=phrases(
+        """danke; dankeschön; vielen dank; ok; okay; gut; gute idee; super idee; klingt gut; klingt toll; mach ich;
+        werde ich; probiere ich; versuche ich; das probiere ich; ich probiere; ich versuche; ich werde; ja; gerne;
+        gern; perfekt; prima; alles klar; genau; passt; toll; super; cool"""
+    ),
+    refusing=phrases("nein; nee; nein danke; lieber nicht; eher nicht; danke, aber; kein interesse; nicht wirklich"),
+    claims=phrases(
+        """du hast erwähnt; du hast gesagt; du hast mir erzählt; wie du sagtest; wie du erwähnt hast; du bist;
+        du wohnst; du arbeitest; deine; dein; deinen; deinem"""
+    ),
     wishes=phrases(
         """viel spaß; viel glück; schönen tag; bis bald; bis dann; bis morgen; gute reise; genieß; genieße;
         hab einen schönen; habe einen schönen"""

@@ -155,6 +155,16 @@ SIGNALS = Signals(
         """te recomiendo; le recomiendo; os recomiendo; recomiendo; te sugiero; sugiero; te aconsejo; propongo;
         he reservado; reservé; te envié; te mando"""
     ),
+    accepting=phrases(
+        """gracias; muchas gracias; ok; vale; de acuerdo; buena idea; gran idea; me parece bien; suena bien; perfecto;
+        genial; estupendo; lo probaré; lo intentaré; voy a probar; voy a intentar; sí; claro; por supuesto;
+        excelente; me gusta la idea"""
+    ),
+    refusing=phrases("no; no gracias; mejor no; prefiero no; no mucho; gracias, pero; no me interesa"),
+    claims=phrases(
+        """mencionaste; me dijiste; dijiste; como decías; me contaste; usted mencionó; eres; vives; trabajas; tu;
+        tus; su hermana; su hermano"""
+    ),
     wishes=phrases(
         """que te diviertas; que lo pases bien; buena suerte; que tengas; disfruta; disfrutad; buen viaje;
         hasta pronto; nos vemos; feliz"""

@@ -150,6 +150,16 @@ SIGNALS = Signals(
         je suggère; je te suggère; je vous suggère; je propose; j'ai réservé; je t'ai envoyé;
         je vais te rappeler"""
     ),
+    accepting=phrases(
+        """merci; merci beaucoup; ok; d'accord; bonne idée; super idée; ça marche; ça me va; parfait; génial; super;
+        je vais essayer; je vais le faire; je vais tester; j'essaierai; volontiers; oui; avec plaisir; top;
+        excellent; bien vu; entendu"""
+    ),
+    refusing=phrases("non; non merci; plutôt pas; pas vraiment; merci, mais; sans façon; pas intéressé"),
+    claims=phrases(
+        """tu as mentionné; tu m'as dit; tu as dit; comme tu disais; vous avez mentionné; vous m'avez dit; tu es;
+        tu habites; tu travailles; ta; ton; tes; votre"""
+    ),
     wishes=phrases(
         """bonne journée; bonne soirée; bon courage; bonne chance; à bientôt; amuse-toi bien; amusez-vous bien;
         profite; profitez; bon week-end; bonnes vacances"""

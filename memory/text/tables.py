@@ -104,6 +104,9 @@ class Signals:
         quotes: Characters that open a quoted title.
         titles: Pairs of brackets that hold a title ("《", "》").
         giving: The assistant giving something ("ich empfehle").
+        accepting: The user taking up what they were given ("danke", "gute idee", "probiere ich").
+        refusing: ... or turning it down ("nein danke", "lieber nicht").
+        claims: The assistant telling the user what they said or are ("du hast erwähnt", "deine").
         wishes: Wishes and parting lines ("viel Spaß", "bis bald").
         time: Time expressions.
     """
@@ -135,6 +138,9 @@ class Signals:
     quotes: str = '"\u201c'
     titles: tuple[tuple[str, str], ...] = ()
     giving: Words = ()
+    accepting: Words = ()
+    refusing: Words = ()
+    claims: Words = ()
     wishes: Words = ()
     time: TimeWords = field(default_factory=TimeWords)
 
