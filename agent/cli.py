@@ -570,9 +570,10 @@ def memories_export(
 
     user = check_user(user)
     with _records(_settings(data_dir)) as db:
-        records = db.iter_user(user) if db is not None else iter(())
+        records = db.iter_vectors(user) if db is not None else iter(())
         profile = parse_profile(db.get_meta(profile_key(user)), user) if db else None
-        lines = export_lines(records, user, profile, terms=TermBook(db).terms(user) if db else ())
+        terms = TermBook(db).terms(user) if db else ()
+        lines = export_lines(records, user, profile, db.get_meta("embedder") if db else None, terms=terms)
         if to is None:
             for piece in lines:
                 sys.stdout.write(piece)
@@ -588,15 +589,16 @@ def memories_import(
     user: str = typer.Option(..., "--user", "-u", help="Whose memories they become."),
     data_dir: Path | None = DataDir,
 ) -> None:
-    """Import an export: ids, times, validity, links and history are kept; importing twice adds nothing."""
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read {file}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise InputError(f"{file} is not JSON: {exc}") from None
-    with _agent(_settings(data_dir)) as agent:
-        out.print(f"imported {agent.import_user(user, data)} records into {user}.")
+    """Import an export: ids, times, validity, links and history are kept; importing twice adds nothing
+    (an import stopped half way is finished by running it again). Its vectors are reused when this
+    data dir embeds with the same model."""
+    from caim.agent.progress import ingest_progress
+    from caim.memory.transfer import read_export
+
+    data = read_export(file)
+    with _agent(_settings(data_dir)) as agent, ingest_progress(out, "importing", data.total, "records") as shown:
+        n = agent.memory.import_(data, user_id=user, progress=shown)
+    out.print(f"imported {n} records into {user}.")
 
 
 #: Chat exports ``memories import-chat`` reads (each through langchain-community's chat loader), and
@@ -831,10 +833,8 @@ def memories_import_chat(
     if counts and me not in counts:
         raise InputError(f"no messages from {me!r} in {file}; senders: {found}{more}")
 
-    from rich.progress import Progress
-
     from caim.agent.memory import MAX_MESSAGES, Memory
-    from caim.agent.messages import session_key
+    from caim.agent.progress import ingest_progress
 
     settings = _settings(data_dir)
     sessions = _chat_sessions(chats, me, timedelta(hours=gap_hours), MAX_MESSAGES, settings.max_message_chars)
@@ -843,19 +843,8 @@ def memories_import_chat(
     with Memory(settings, background=False) as memory:
         store = memory.services.store
         before = store.count(user)
-        # sessions that stored or changed a record (post-thinking is not run for them again)
-        seen = store.session_ids(user)
-        skipped = 0
-        with Progress(console=out) as bar:
-            task = bar.add_task("post-thinking", total=len(sessions))
-            for msgs in sessions:
-                key = session_key(user, msgs)
-                bar.update(task, description=f"session of {str(msgs[0].additional_kwargs['caim_time'])[:10]}")
-                if key in seen:
-                    skipped += 1
-                else:
-                    memory.remember(msgs, user_id=user, background=False, session_id=key)
-                bar.advance(task)
+        with ingest_progress(out, "post-thinking", sum(map(len, sessions)), "messages") as shown:
+            skipped = memory.remember_sessions(sessions, user_id=user, progress=shown)
         after = store.count(user)
     first, last = (str(sessions[i][j].additional_kwargs["caim_time"])[:10] for i, j in ((0, 0), (-1, -1)))
     again = f" ({skipped} remembered before, skipped)" if skipped else ""
@@ -880,13 +869,12 @@ def memories_reindex(data_dir: Path | None = DataDir) -> None:
 @memories_app.command("reembed")
 def memories_reembed(data_dir: Path | None = DataDir) -> None:
     """Embed every record again with the configured embedding model (after switching models)."""
-    from rich.progress import Progress
+    from caim.agent.progress import ingest_progress
 
     store = _store(_settings(data_dir))
     try:
-        with Progress(transient=False) as bar:
-            task = bar.add_task("re-embedding", total=None)
-            n = store.reembed(lambda done, total: bar.update(task, completed=done, total=total))
+        with ingest_progress(out, "re-embedding", None, "records") as shown:
+            n = store.reembed(shown)
     finally:
         store.close()
     out.print(f"re-embedded {n} records with {store.embedder.name}.")

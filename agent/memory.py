@@ -67,7 +67,7 @@ from caim.memory.records import (
 )
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
-from caim.memory.transfer import export_lines, import_records, import_terms, imported_profile
+from caim.memory.transfer import Export, as_export, export_lines, import_records, import_terms, imported_profile
 from caim.ontology import Ontology, Proposal
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
@@ -79,6 +79,8 @@ MAX_PAGE = 1_000_000
 MAX_TERM = 64
 #: Users whose ``overview`` is kept (the most recently computed).
 OVERVIEWS_KEPT = 64
+#: The meta key (then the user id) naming the session ``remember_sessions`` is post-thinking.
+INGESTING = "ingesting:"
 
 
 @dataclass
@@ -352,6 +354,37 @@ class Memory:
             return self.queue(Job(f"{user_id}:{session}", user_id, "", session, ctx.policy, when), msgs)
         with self.lock(user_id):
             return self.post_think(msgs, ctx, session, when)
+
+    def remember_sessions(
+        self,
+        sessions: Sequence[Sequence[Any]],
+        *,
+        user_id: str,
+        progress: Callable[[int, int | None], None] | None = None,
+    ) -> int:
+        """Post-thinking now over each of ``sessions`` (a history cut into sessions: ``caim memories
+        import-chat``), in order. A session already remembered (a record of it stored or changed) is
+        skipped; one begun and not finished (the process was stopped) is post-thought again, which
+        stores nothing twice. ``progress(done, total)`` counts messages. Returns how many were skipped."""
+        user = check_user(user_id)
+        store = self.services.store
+        batches = [self._messages(msgs) for msgs in sessions]
+        keys = [session_key(user, msgs) for msgs in batches]
+        marker = f"{INGESTING}{user}"
+        seen = store.session_ids(user) - {store.get_meta(marker) or ""}
+        total, done, skipped = sum(map(len, batches)), 0, 0
+        for msgs, key in zip(batches, keys, strict=True):
+            if key in seen or not msgs:
+                skipped += 1
+            else:
+                store.set_meta(marker, key)
+                self.remember(msgs, user_id=user, background=False, session_id=key)
+                seen.add(key)
+            done += len(msgs)
+            if progress is not None:
+                progress(done, total)
+        store.set_meta(marker, "")
+        return skipped
 
     def add(self, text: str, *, user_id: str, at: datetime | str | None = None) -> SessionSummary:
         """Store a fact stated directly (``text``, said at ``at``): tagged, grounded and maintained
@@ -641,29 +674,41 @@ class Memory:
         words - as one JSON-ready dict (``export_lines`` streams it)."""
         user = check_user(user_id)
         store = self.services.store
-        lines = export_lines(store.iter(user), user, store.profile(user), terms=store.terms.terms(user))
+        lines = export_lines(
+            store.iter_vectors(user), user, store.profile(user), store.embedder.name, terms=store.terms.terms(user)
+        )
         return json.loads("".join(lines))
 
-    def import_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], *, user_id: str) -> int:
+    def import_(
+        self,
+        data: dict[str, Any] | builtins.list[dict[str, Any]] | Export,
+        *,
+        user_id: str,
+        progress: Callable[[int, int | None], None] | None = None,
+    ) -> int:
         """Restore an export (ids, times, validity, links, history and learned terms kept; importing
-        twice adds nothing), all or nothing: a record whose ids or tags break the rules, an id of
-        another user's record, more records than ``max_import_records`` or a write past the user's
-        quota is a one-line ``InputError`` and stores nothing (``caim.memory.transfer``). Records
-        outside the privacy bounds (``within_bounds``) are left out; a record the store holds a newer
-        version of stays closed; the export's profile is kept where the records written hold it
+        twice adds nothing, and a record stored as the export has it is not written again), checked
+        whole before anything is written: a record whose ids or tags break the rules, an id of
+        another user's record, more records than ``max_import_records`` or records past the user's
+        quota is a one-line ``InputError`` and stores nothing (``caim.memory.transfer``). Its vectors
+        are reused when this store embeds with the embedder that made them. Records outside the
+        privacy bounds (``within_bounds``) are left out; a record the store holds a newer version of
+        stays closed; the export's profile is kept where the records written hold it
         (``caim.graph.profile.settle``: what draws on a record left out is rebuilt from those
-        written). Returns how many records were written."""
+        written). ``data``: the export's JSON, or a file read by ``caim.memory.transfer.read_export``;
+        ``progress(done, total)`` is called after each batch. Returns how many records were imported."""
         user = check_user(user_id)
-        terms = import_terms(data)
+        export = as_export(data)
         store = self.services.store
         limit = self.settings.max_import_records or None
         with self.lock(user):
             within = self._bounds(user)
-            n = import_records(store, user, data, lambda rec: within(rec.tags), limit=limit)
+            n = import_records(store, user, export, lambda rec: within(rec.tags), progress, limit=limit)
+            terms = import_terms(export.head)  # a streamed export's, once its records were read
             if terms:
                 proposals = [Proposal(parent, term) for parent, term in terms]
                 self.services.ontology.extend(proposals, user=user, most=len(proposals))
-            profile = imported_profile(store, user, data)
+            profile = imported_profile(store, user, export)
             if profile is not None:
                 with store.user_lock(user):
                     settle(store, user, self.services.ontology.of(user), self.services.embedder, profile)

@@ -17,7 +17,9 @@ embed; every query is embedded for real with the configured embedder) - for one 
 ``--vectors words`` (the default) gives each record the normalised sum of fixed random vectors of
 its content words, so records that share words are near each other as with text embeddings;
 ``--vectors random`` gives independent random vectors, which have no near neighbours - a worst case
-for the vector index's graph that no embedder produces.
+for the vector index's graph that no embedder produces; ``--vectors embedder`` has the store embed
+every record with the configured embedder as it writes it (ingestion as a real memory pays for it:
+the insert rate is then the embedder's).
 
 Usage::
 
@@ -172,9 +174,9 @@ def fill(store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, ba
                     speaker="user",
                 )
             )
-        vecs = vectors.of([r.thought for r in recs])
+        vecs = vectors.of([r.thought for r in recs]) if vectors.kind != "embedder" else None
         t = time.perf_counter()
-        store.add(recs, vectors=vecs)
+        store.add(recs, vectors=vecs)  # no vectors: the store embeds the records
         spent.append(time.perf_counter() - t)
         bar.advance(task, len(recs))
     return spent
@@ -266,7 +268,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--per-user", type=int, default=1000, help="records of each further user")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--batch", type=int, default=500)
-    ap.add_argument("--vectors", dest="synthetic", choices=("words", "random"), default="words", help="record vectors")
+    ap.add_argument(
+        "--vectors", dest="synthetic", choices=("words", "random", "embedder"), default="words", help="record vectors"
+    )
     ap.add_argument("--hnsw", type=int, default=0, help="instead: compare the vector graph's settings on N vectors")
     ap.add_argument("--data-dir", type=Path, default=None, help="default: a temporary directory")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -343,7 +347,10 @@ def measure(args: argparse.Namespace, text: Text, vectors: Vectors, embedder: Mi
     """Fill a store, then query, list and export it: the figures, with the wall seconds of each phase."""
     root = args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-"))
     store = MemoryStore(root, embedder)
-    figures = {"records_u0": args.records, "users": 1 + args.users, "vectors": args.synthetic}
+    kind = (
+        f"{embedder.name} (each record embedded as it is written)" if args.synthetic == "embedder" else args.synthetic
+    )
+    figures = {"records_u0": args.records, "users": 1 + args.users, "vectors": kind}
     figures |= fill_all(store, args, text, vectors)
     phases = {"fill": figures["fill_s"], "vector index catching up": round(figures["indexed_s"] - figures["fill_s"], 1)}
     with timed(phases, "queries"):
@@ -378,6 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     scope = f"{args.records} records" + (f" (+{args.users} users x {args.per_user})" if args.users else "")
+    scope += ", embedded as written" if args.synthetic == "embedder" else ""
     if args.doc:
         write_doc(args.doc, scope, section(figures, scope, run))
     f = figures
@@ -441,7 +449,9 @@ DOC_INTRO = (
     "memory grows); *vector index caught up*: records/s from the start of the fill until the vector index "
     "(Chroma, filled in the background, writes first) holds every record. *Retrieval*: `Retriever.search`, "
     "k=20, the query's embedding included, over the queries after the first five. *Whole run*: the fill, "
-    "the vector index catching up, the queries, the list, the export and the two export processes."
+    "the vector index catching up, the queries, the list, the export and the two export processes. "
+    "The section *Ingestion* is written by `benchmarks/ingest.py --doc docs/scale.md`: remembering "
+    "conversations, exporting and importing them, importing a chat history (its docstring says how)."
 )
 #: Everything under this line in an existing doc is kept when ``--doc`` writes it again.
 NOTES = "<!-- notes: written by hand; benchmarks/store_scale.py --doc keeps everything below this line -->"

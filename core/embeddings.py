@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 
@@ -28,6 +30,8 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 
 _TOKENIZER = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 MAX_TOKENS = 256
+#: Distinct texts whose vectors ``Embedder.vectors_of`` keeps (about 1.5 MB per thousand 384-dimensional vectors).
+REMEMBERED = 4096
 
 
 class Embedder(ABC):
@@ -41,6 +45,10 @@ class Embedder(ABC):
     """
 
     name: str
+    #: What else decides the vectors a text gets besides ``name`` (weights' release, truncation,
+    #: pooling): an export carries name and version, and an import reuses its vectors only when both
+    #: are the store's embedder's.
+    version: str = ""
     languages: frozenset[str] | None = None
 
     @abstractmethod
@@ -54,24 +62,64 @@ class Embedder(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         """One text's vector, remembered for a while: a turn's message is embedded once although
         the controller (tag shortlist) and the search both need it."""
-        return self.embed_queries([text])[0]
+        return self.vectors_of([text])[0]
 
     def embed_queries(self, texts: list[str]) -> list[np.ndarray]:
         """``embed_query`` for several texts, those not remembered embedded in one batch."""
-        cache: dict[str, np.ndarray] = self.__dict__.setdefault("_query_cache", {})
-        todo = [t for t in dict.fromkeys(texts) if t not in cache]
-        for text, vec in zip(todo, self.embed(todo), strict=True):
-            if len(cache) >= 256:
-                cache.pop(next(iter(cache)))
-            cache[text] = np.asarray(vec, dtype=np.float32)
-        return [cache[t] if t in cache else np.asarray(self.embed([t])[0], dtype=np.float32) for t in texts]
+        return list(self.vectors_of(texts))
+
+    def vectors_of(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of ``texts`` (one float32 row each), the same text embedded once: texts embedded
+        lately (the last ``REMEMBERED`` distinct ones) are not embedded again, and the others go in one
+        batch. Post-thinking embeds a session's words for several checks (tags, grounding, copies,
+        related records) through it, and a search's question the controller embedded too."""
+        cache = self.__dict__.get("_remembered")
+        if cache is None:
+            cache = self.__dict__.setdefault("_remembered", _Remembered(REMEMBERED))
+        found = dict(zip(texts, cache.get(texts), strict=True))
+        todo = [t for t, v in found.items() if v is None]
+        if todo:
+            fresh = np.asarray(self.embed(todo), dtype=np.float32)
+            cache.put(todo, fresh)
+            found.update(zip(todo, fresh, strict=True))
+        return np.vstack([found[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
 
     def similarity(self, texts: list[str]) -> np.ndarray:
-        """Cosine similarity of every pair of ``texts`` (an n x n matrix), one embedding batch."""
+        """Cosine similarity of every pair of ``texts`` (an n x n matrix), the texts' vectors from
+        ``vectors_of``."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        vecs = np.asarray(self.embed(texts), dtype=np.float32)
+        vecs = self.vectors_of(texts)
         return vecs @ vecs.T
+
+
+class _Remembered:
+    """The vectors of the last ``size`` distinct texts embedded through ``Embedder.vectors_of``, shared by
+    the threads using one embedder."""
+
+    def __init__(self, size: int):
+        self.size = max(size, 0)
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __contains__(self, text: object) -> bool:
+        return text in self._vectors
+
+    def put(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        with self._lock:
+            for text, vec in zip(texts, vectors, strict=True):
+                self._vectors[text] = vec
+                self._vectors.move_to_end(text)
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+
+    def get(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        with self._lock:
+            out = [self._vectors.get(t) for t in texts]
+            for t, v in zip(texts, out, strict=True):
+                if v is not None:
+                    self._vectors.move_to_end(t)
+            return out
 
 
 class _ChromaAdapter(EmbeddingFunction[Documents]):
@@ -116,6 +164,7 @@ class MiniLMEmbedder(Embedder):
     """
 
     name = "all-MiniLM-L6-v2-int8"
+    version = f"1 (mean pooling, first {MAX_TOKENS} tokens)"
     dims = 384
     languages = frozenset({"en"})
     BATCH_SIZE = 16
@@ -200,6 +249,7 @@ class MultilingualEmbedder(Embedder):
     """
 
     name = "use-multilingual-v3"
+    version = "1 (first 2000 characters)"
     dims = 512
     #: every language with tables, and scripts without ("und": Russian, Arabic, Korean, Thai... read, others not)
     languages = frozenset({"en", "de", "fr", "es", "zh", "ja", "und"})
@@ -261,6 +311,16 @@ def local_embedder(name: str | None) -> Embedder | None:
         if key in (short, cls.name.lower()):
             return cls.shared()
     return None
+
+
+def embedder_version(name: str) -> str:
+    """The ``version`` of the embedder called ``name`` when it is a bundled one (its model not loaded),
+    else ``""`` (an endpoint's model: its name is all that is known of it).
+
+    >>> embedder_version("all-MiniLM-L6-v2-int8") == MiniLMEmbedder.version
+    True
+    """
+    return next((cls.version for cls in LOCAL_EMBEDDERS.values() if cls.name == name), "")
 
 
 class OpenAIEmbedder(Embedder):

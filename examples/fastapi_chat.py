@@ -200,8 +200,9 @@ def create_app(
     def export(request: Request, user: User) -> StreamingResponse:
         store = _agent(request).services.store
         filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user)
-        return StreamingResponse(  # streamed record by record: constant memory for any size
-            export_lines(store.iter(user), user, store.profile(user), terms=store.terms.terms(user)),
+        terms = store.terms.terms(user)
+        return StreamingResponse(  # streamed record by record, with their vectors: constant memory for any size
+            export_lines(store.iter_vectors(user), user, store.profile(user), store.embedder.name, terms=terms),
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="caim-{filename}.json"'},
         )

@@ -100,7 +100,7 @@ def _by_meaning(env: Env, exchanges: list[Exchange]) -> list[str]:
     past), the turns embedded in one batch."""
     asks = [not (memory_signals(t.user).past_reference or asks_about_past(t.user)) for t in exchanges]
     texts = [t.user for t, a in zip(exchanges, asks, strict=True) if a]
-    vectors: Iterator[np.ndarray] = iter(np.asarray(env.svc.embedder.embed(texts), dtype=np.float32) if texts else [])
+    vectors: Iterator[np.ndarray] = iter(env.svc.embedder.vectors_of(texts) if texts else [])
     embed = env.svc.embedder.embed
     return [env.svc.intents.by_meaning(next(vectors), embed) if a else "" for a in asks]
 

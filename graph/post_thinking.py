@@ -39,7 +39,6 @@ session afterwards is the chat graph's ``close_session``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -451,15 +450,18 @@ def _related(
     also_same: dict[str, list[MemoryRecord]] = {}
     also_moved: dict[str, list[MemoryRecord]] = {}
     k = env.settings.maintain_k
-    for rec in new:
-        hits = env.svc.retriever.search(
-            env.user_id, Query(text=rec.thought, now=env.now, past=True), k + len(new) + COPIES
-        )
-        others = [h.record for h in hits if h.record.id not in new_ids]
-        sims: Sequence[float] | np.ndarray = (
-            env.svc.embedder.similarity([rec.thought] + [o.thought for o in others])[0, 1:] if others else []
-        )
-        scored = [(o, float(sim)) for o, sim in zip(others, sims, strict=True)]
+    embedder = env.svc.embedder
+    found: list[list[MemoryRecord]] = []
+    for rec, vec in zip(new, embedder.vectors_of([r.thought for r in new]) if new else [], strict=True):
+        query = Query(text=rec.thought, now=env.now, past=True, vector=vec)
+        hits = env.svc.retriever.search(env.user_id, query, k + len(new) + COPIES)
+        found.append([h.record for h in hits if h.record.id not in new_ids])
+    # every thought compared, new and stored, embedded once (one batch for those not embedded lately)
+    texts = list(dict.fromkeys([r.thought for r in new] + [o.thought for others in found for o in others]))
+    vectors = dict(zip(texts, embedder.vectors_of(texts), strict=True)) if texts else {}
+    for rec, others in zip(new, found, strict=True):
+        sims = [float(vectors[rec.thought] @ vectors[o.thought]) for o in others]
+        scored = list(zip(others, sims, strict=True))
         related[rec.id] = scored[:k]
         same = [other for other, sim in scored if duplicate(rec.thought, other.thought, sim)]
         moved = [] if same else _displaced(rec, scored, env, new_ids)

@@ -157,7 +157,7 @@ def _principles(
     prefs = _preferences(env.svc.store, env.user_id, profile, new)
     if not prefs:
         return [], 0
-    vectors = np.asarray(env.svc.embedder.embed([r.thought for r in prefs]), dtype=np.float32)
+    vectors = env.svc.embedder.vectors_of([r.thought for r in prefs])
     labels = clusters(vectors)
     groups = [np.flatnonzero(labels == k) for k in sorted(set(labels.tolist()))]
     found = [principle([prefs[i] for i in g], vectors[g], requirement_of([prefs[i] for i in g])) for g in groups]
@@ -214,7 +214,7 @@ def settle(
         if len(have) == len(p.members) and holds(f"{p.requirement}. {p.summary} {principle_line(p)}", have):
             kept.append(p)
         elif have:
-            vectors = np.asarray(embedder.embed([r.thought for r in have]), dtype=np.float32)
+            vectors = embedder.vectors_of([r.thought for r in have])
             kept.append(principle(have, vectors, requirement_of(have)))
     profile.principles = kept
     profile.updated_at = utcnow()

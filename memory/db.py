@@ -424,6 +424,24 @@ class RecordDB:
         row = self._read("SELECT user_id FROM records WHERE id = ?", (record_id,))
         return row[0][0] if row else None
 
+    def owners(self, ids: Sequence[str]) -> dict[str, str]:
+        """Which user each of ``ids`` that names a record belongs to (one read per 500 ids)."""
+        out: dict[str, str] = {}
+        for part in _chunks(list(dict.fromkeys(ids)), 500):
+            out.update(self._read(f"SELECT id, user_id FROM records WHERE id IN ({_marks(part)})", part))
+        return out
+
+    def bodies(self, user_id: str, ids: Sequence[str]) -> dict[str, str]:
+        """The stored JSON of this user's records among ``ids``, by id (one read per 500 ids)."""
+        out: dict[str, str] = {}
+        for part in _chunks(list(dict.fromkeys(ids)), 500):
+            out.update(
+                self._read(
+                    f"SELECT id, body FROM records WHERE +user_id = ? AND id IN ({_marks(part)})", (user_id, *part)
+                )
+            )
+        return out
+
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
         """This user's records among ``ids``, in the order of ``ids`` (missing ones left out, each once)."""
         if not ids:
@@ -479,17 +497,26 @@ class RecordDB:
         """Every record of the user, oldest event first, one page at a time (constant memory); each
         page starts where the last ended in the index ``records_user_time`` (a row-value bound: no
         page reads the rows before it)."""
+        for body, _ in self._pages(user_id, page, "NULL"):
+            yield MemoryRecord.model_validate_json(body)
+
+    def iter_vectors(self, user_id: str, page: int = PAGE) -> Iterator[tuple[MemoryRecord, np.ndarray | None]]:
+        """``iter_user`` with each record's vector as stored (``None`` for a record without one)."""
+        for body, vec in self._pages(user_id, page, "vec"):
+            yield MemoryRecord.model_validate_json(body), unpack(vec)
+
+    def _pages(self, user_id: str, page: int, vec: Literal["vec", "NULL"]) -> Iterator[tuple[str, bytes | None]]:
         last: tuple[float, int] = (float("-inf"), -1)
         while True:
             rows = self._read(
-                "SELECT event_ts, rid, body FROM records"
+                f"SELECT event_ts, rid, body, {vec} FROM records"
                 " WHERE user_id = ? AND (event_ts, rid) > (?, ?) ORDER BY event_ts, rid LIMIT ?",
                 (user_id, last[0], last[1], page),
             )
             if not rows:
                 return
-            for _ts, _rid, body in rows:
-                yield MemoryRecord.model_validate_json(body)
+            for _ts, _rid, body, blob in rows:
+                yield body, blob
             last = (rows[-1][0], rows[-1][1])
 
     def count(self, user_id: str) -> int:

@@ -15,7 +15,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Literal, NotRequired, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 from typing_extensions import TypedDict
 
 from caim.core.errors import InputError
@@ -209,6 +209,7 @@ class MemoryRecord(BaseModel):
     reason: str | None = Field(default=None, max_length=MAX_REASON)
     #: For a task the user worked on (``caim.memory.intents``): its intent unit; ``None`` otherwise.
     intent: IntentUnit | None = None
+    _uncovered: tuple[tuple, tuple[str, ...]] | None = PrivateAttr(default=None)
 
     @property
     def current(self) -> bool:
@@ -253,7 +254,16 @@ class MemoryRecord(BaseModel):
 
     def uncovered(self, share: float = UNCOVERED_SHARE) -> list[str]:
         """The texts of the record's own source turns (not context turns) of which the thought holds
-        less than ``share`` of the content words."""
+        less than ``share`` of the content words (kept until the thought or the sources change: a
+        write reads them for the vector's text and for the lexical index)."""
+        key = (share, self.thought, tuple((s.text, s.context) for s in self.sources))
+        if self._uncovered is not None and self._uncovered[0] == key:
+            return list(self._uncovered[1])
+        out = self._find_uncovered(share)
+        self._uncovered = (key, tuple(out))
+        return out
+
+    def _find_uncovered(self, share: float) -> list[str]:
         have = set(tokenize(self.thought))
         out = []
         for s in self.sources:

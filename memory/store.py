@@ -252,41 +252,62 @@ class MemoryStore:
 
     # ---- writes -----------------------------------------------------------------------------------
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """The store's embedder's vectors for ``texts``, one row per text."""
-        return np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        """The store's embedder's vectors for ``texts``, one row per text (``Embedder.vectors_of``: a text
+        embedded lately is not embedded again)."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return self.embedder.vectors_of(texts)
 
     def add(
-        self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]] | np.ndarray | None = None
+        self,
+        records: Sequence[MemoryRecord],
+        vectors: Sequence[Sequence[float] | np.ndarray | None] | np.ndarray | None = None,
     ) -> None:
-        """Insert or replace records (same id: replaced, never duplicated). A record whose embedded
-        text and validity did not change keeps its vector: no embedding, no vector-index write."""
+        """Insert or replace records (same id: replaced, never duplicated), with their ``vectors``
+        when given (per record; ``None`` where a record has none). A record without a given vector
+        whose embedded text and validity did not change keeps its vector: no embedding, no
+        vector-index write; the others are embedded, in one batch."""
         if not records:
             return
-        before = self.db.indexed_state([r.id for r in records]) if vectors is None else {}
+        given: list[np.ndarray | None] = (
+            [None if v is None else np.asarray(v, dtype=np.float32) for v in vectors]
+            if vectors is not None
+            else [None] * len(records)
+        )
+        if len(given) != len(records):
+            raise ValueError(f"{len(records)} records but {len(given)} vectors")
+        before = self.db.indexed_state([r.id for r, v in zip(records, given, strict=True) if v is None])
         unchanged = [
-            r.id in before
+            v is None
+            and r.id in before
             and before[r.id][0] == r.embedded_text()
             and before[r.id][1] == (r.valid_until is None)
             and before[r.id][2] is not None
-            for r in records
+            for r, v in zip(records, given, strict=True)
         ]
-        if vectors is not None:
-            vecs = np.asarray(vectors, dtype=np.float32)
-        else:
-            todo = [r.embedded_text() for r, same in zip(records, unchanged, strict=True) if not same]
-            fresh = iter(self.embed(todo)) if todo else iter(())
-            # ``same`` only where the database holds the record's vector
-            vecs = np.vstack(
-                [
-                    cast(np.ndarray, before[r.id][2]) if same else next(fresh)
-                    for r, same in zip(records, unchanged, strict=True)
-                ]
-            )
+        todo = [
+            r.embedded_text() for r, v, same in zip(records, given, unchanged, strict=True) if v is None and not same
+        ]
+        fresh = iter(self.embed(todo)) if todo else iter(())
+        # ``same`` only where the database holds the record's vector
+        vecs = np.vstack(
+            [
+                v if v is not None else cast(np.ndarray, before[r.id][2]) if same else next(fresh)
+                for r, v, same in zip(records, given, unchanged, strict=True)
+            ]
+        )
         indexed = [same and before[r.id][3] for r, same in zip(records, unchanged, strict=True)]
         with self._writes.running():
             self.db.upsert(records, vecs, indexed)
         if not all(indexed):
             self._kick()
+
+    def dims(self) -> int:
+        """The length of the embedder's vectors (one text embedded, once, when the embedder does not say)."""
+        found = getattr(self.embedder, "dims", None) or self.__dict__.get("_dims")
+        if not isinstance(found, int):
+            found = self.__dict__["_dims"] = len(self.embed(["dimensions"])[0])
+        return found
 
     def replace(self, keep: MemoryRecord, remove_ids: Iterable[str]) -> None:
         """Write ``keep`` and delete ``remove_ids`` of the same user (merges)."""
@@ -421,6 +442,10 @@ class MemoryStore:
     def iter(self, user_id: str) -> Iterator[MemoryRecord]:
         """Every record of the user, oldest first, paged (constant memory)."""
         return self.db.iter_user(user_id)
+
+    def iter_vectors(self, user_id: str) -> Iterator[tuple[MemoryRecord, np.ndarray | None]]:
+        """``iter`` with each record's vector as the database holds it (float16 precision)."""
+        return self.db.iter_vectors(user_id)
 
     def list(self, user_id: str) -> list[MemoryRecord]:
         """Every record of the user, oldest first, in one list (``iter`` pages instead)."""

@@ -339,3 +339,33 @@ def test_latency_benchmark_keeps_the_memory_browser_section_of_its_doc(tmp_path)
     doc.write_text("# Latency\n\nold\n\n## `caim serve`\n\nold serve\n\n## Memory browser\n\nui figures\n")
     assert bench.kept_sections(doc) == "\n## Memory browser\n\nui figures\n"
     assert bench.kept_sections(tmp_path / "none.md") == ""
+
+
+def test_ingest_benchmark_writes_its_section(tmp_path, capsys):
+    from tests.test_eval import write_locomo
+
+    bench = load("ingest")
+    doc = tmp_path / "scale.md"
+    doc.write_text(f"# Store scale\n\n## 100 records\n\nkept\n\n{load('store_scale').NOTES}\nnotes kept\n")
+    data = write_locomo(tmp_path / "locomo.json")
+    assert bench.main(["--data", str(data), "--no-model", "--doc", str(doc), "--json", str(tmp_path / "i.json")]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("remember ") and " turns/s, import " in last and last.endswith(" records/s")
+    figures = json.loads((tmp_path / "i.json").read_text())
+    assert figures["remember"]["turns"] == 5 and figures["remember"]["records"] > 0  # a speaker's turns in a row: one
+    assert figures["import"]["records"] > 0 and figures["import"]["spent_s"]["embedding"] == 0  # vectors reused
+    assert figures["import without vectors"]["spent_s"]["embedding"] > 0
+    assert figures["import-chat"]["messages"] == 6 and "sessions" in figures["import-chat"]["first_said"]
+    text = doc.read_text()
+    assert "## Ingestion" in text and "benchmarks/ingest.py" in text and "turns/s" in text
+    assert "## 100 records\n\nkept" in text and text.endswith("notes kept\n")
+
+
+def test_store_scale_fills_with_the_embedder(tmp_path, capsys):
+    bench = load("store_scale")
+    args = ["--records", "40", "--queries", "6", "--vectors", "embedder", "--json", str(tmp_path / "s.json")]
+    assert bench.main([*args, "--data-dir", str(tmp_path / "d"), "--doc", str(tmp_path / "scale.md")]) == 0
+    assert capsys.readouterr().out.strip().endswith("ms at 40 records, embedded as written")
+    figures = json.loads((tmp_path / "s.json").read_text())
+    assert figures["listed"] == 40 and "embedded as it is written" in figures["vectors"]
+    assert "## 40 records, embedded as written" in (tmp_path / "scale.md").read_text()
