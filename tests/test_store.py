@@ -2,6 +2,8 @@
 
 from datetime import UTC, datetime, timedelta
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -57,7 +59,7 @@ class CountingEmbedder(Embedder):
         for t in texts:
             v = np.zeros(32, dtype=np.float32)
             for w in t.lower().split():
-                v[hash(w) % 32] += 1
+                v[zlib.crc32(w.encode()) % 32] += 1
             out.append((v / max(np.linalg.norm(v), 1e-9)).tolist())
         return out
 
