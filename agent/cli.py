@@ -54,11 +54,21 @@ class CaimGroup(TyperGroup):
     when invoked: the agent layer never imports them, and help stays fast."""
 
     def invoke(self, ctx: Context) -> Any:
-        """Run the command; a ``CaimError`` becomes one red line and exit code 2."""
+        """Run the command; a ``CaimError`` or an argument the command does not take (a missing
+        option, a value of the wrong kind, an unknown command) becomes one red line and exit code 2."""
+        from typer._click.exceptions import NoArgsIsHelpError, UsageError
+
         try:
             return super().invoke(ctx)
         except CaimError as exc:
             err.print(f"caim: {exc}", style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from None
+        except NoArgsIsHelpError:
+            raise
+        except UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            line = " ".join(exc.format_message().split())
+            err.print(f"caim: {line} ('{where} --help' says what it takes)", style="red", markup=False, highlight=False)
             raise typer.Exit(2) from None
 
     def _plugins(self) -> dict[str, EntryPoint]:

@@ -528,6 +528,24 @@ def test_a_langchain_tool_answers_the_model_an_argument_error_in_one_line(memory
     assert one_line(answer).startswith(words) and "http" not in answer, answer
 
 
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["memories", "list"], "Missing option '--user'"),
+        (["memories", "list", "--user", "alice", "--bogus"], "No such option: --bogus"),
+        (["memories", "search", "--user", "alice"], "No such command 'search'"),
+        (["serve", "--port", "ten"], "Invalid value for '--port'"),
+    ],
+)
+def test_a_cli_argument_error_is_one_line_saying_where_help_is(args, words):
+    from typer.testing import CliRunner
+
+    from caim.agent.cli import app
+
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and words in one_line(result.output) and "--help' says what it takes" in result.output
+
+
 def test_caim_ontology_show_adds_a_users_learned_terms_only_for_that_user(settings, scripted):
     from typer.testing import CliRunner
 

@@ -1,8 +1,7 @@
 """The memory store: persistence, no caps, per-user isolation, crash repair, merges, ranked retrieval."""
 
-from datetime import UTC, datetime, timedelta
-
 import zlib
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
