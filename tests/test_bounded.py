@@ -453,6 +453,15 @@ def test_an_export_comes_back_exactly_with_its_learned_terms(settings, scripted,
         assert {r.id: r.model_dump(mode="json") for r in restored.list(user_id="alice")} == before
         assert TERM in restored.ontology(user_id="alice") and TERM not in restored.ontology(user_id="bob")
         assert restored.export(user_id="alice")["terms"] == export["terms"]
+    from caim.memory.transfer import read_export
+
+    path = tmp_path / "alice.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    streamed = settings.model_copy(update={"data_dir": tmp_path / "streamed"})
+    with Memory(streamed, models=models, background=False) as restored:  # terms follow the records in the file
+        assert restored.import_(read_export(path, stream_from=0), user_id="alice") == len(before)
+        assert {r.id: r.model_dump(mode="json") for r in restored.list(user_id="alice")} == before
+        assert TERM in restored.ontology(user_id="alice")
 
 
 # ---- every argument error is one line ---------------------------------------------------------------------
