@@ -420,8 +420,9 @@ class _Batch:
 
 @dataclass
 class _Checked:
-    """What checking an export found: its records (kept for the writing pass unless the export is
-    streamed), how many there are, the ids of their records, and the newer versions the file holds."""
+    """What checking an export found: its records (kept for the writing pass unless the export can
+    be read again from its file), how many there are, the ids of their records, the newer versions
+    the file holds, and the bytes of its records."""
 
     records: list[tuple[MemoryRecord, Any]] = field(default_factory=list)
     count: int = 0
@@ -457,7 +458,7 @@ def import_records(
     newer = _newer_versions(store.iter(user_id)) if checked.count else {}
     for old, found in checked.newer.items():
         newer.setdefault(old, found)
-    if export.streamed and export.reopen is not None:
+    if export.reopen is not None:
         again = export.reopen()
         items: Iterable[tuple[MemoryRecord, Any]] = (
             (_checked(i, item, user_id, new), item) for i, item in enumerate(again.memories)
@@ -487,7 +488,7 @@ def import_records(
 
 
 def _check(store: MemoryStore, user_id: str, export: Export, new: Callable[[str], str], limit: int | None) -> _Checked:
-    """Every record of ``export`` checked (kept unless it is streamed), then the learned terms, the
+    """Every record of ``export`` checked (kept unless it can be read again), then the learned terms, the
     foreign ids and the user's quota; the first refusal raised."""
     found = _Checked()
     try:
@@ -503,7 +504,7 @@ def _check(store: MemoryStore, user_id: str, export: Export, new: Callable[[str]
             found.bytes += len(rec.model_dump_json().encode())
             for old, newer in _newer_versions([rec]).items():
                 found.newer.setdefault(old, newer)
-            if not export.streamed:
+            if export.reopen is None:
                 found.records.append((rec, item))
     finally:
         if export.streamed:
