@@ -38,10 +38,8 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from caim.core.errors import ConfigError, InputError
-from caim.graph.policies import POLICIES
-from caim.graph.state import TIME_CHARS, Context, context_refused, message_limit
-from caim.memory.stm import check_length, parse_time
+from caim.agent import run_checks
+from caim.core.errors import ConfigError
 
 auth = Auth()
 
@@ -103,59 +101,19 @@ def verify(token: str) -> str | None:
 
 
 def check_run_context(context: Any) -> None:
-    """Refuse (400, one line) a run context a client may not send: a key ``Context`` does not have
-    (the deployment's settings among them), a value out of range, or an unregistered policy."""
-    if not context:
-        return
+    """Refuse (400, one line) a run context a client may not send (``caim.agent.run_checks``)."""
     try:
-        if not isinstance(context, dict):
-            raise context_refused("the run context must be a JSON object")
-        ctx = Context(**context)
-        if ctx.policy is not None and ctx.policy not in POLICIES:
-            raise context_refused(
-                f"context policy {ctx.policy[:64]!r} is no memory policy; choose one of: {', '.join(sorted(POLICIES))}"
-            )
-    except InputError as exc:
-        raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
-
-
-#: Most messages one run's input may carry.
-MAX_INPUT_MESSAGES = 200
-
-
-def _text(message: Any) -> str:
-    """The text of a message as a client sends it (a dict, a [role, text] pair or a string)."""
-    if isinstance(message, dict):
-        content = message.get("content", "")
-    elif isinstance(message, list | tuple) and len(message) == 2:
-        content = message[1]
-    else:
-        content = message
-    if isinstance(content, list):  # content blocks
-        return "".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
-    return str(content)
+        run_checks.check_run_context(context)
+    except run_checks.RunRefused as exc:
+        raise Auth.exceptions.HTTPException(status_code=exc.status, detail=str(exc)) from None
 
 
 def check_run_input(payload: Any) -> None:
-    """Refuse a run's input before the server stores it: more than ``MAX_INPUT_MESSAGES`` messages or
-    a message over ``CAIM_MAX_MESSAGE_CHARS`` (413), a turn time that is no ISO time within 1900-2199
-    (422) - one line each."""
-    if not isinstance(payload, dict):
-        return
-    messages = payload.get("messages") or []
-    messages = messages if isinstance(messages, list) else [messages]
+    """Refuse a run's input before the server stores it (413 or 422, one line; ``caim.agent.run_checks``)."""
     try:
-        if len(messages) > MAX_INPUT_MESSAGES:
-            raise InputError(f"{len(messages)} messages in one run; at most {MAX_INPUT_MESSAGES} are accepted")
-        for m in messages:
-            check_length(_text(m), message_limit())
-    except InputError as exc:
-        raise Auth.exceptions.HTTPException(status_code=413, detail=str(exc)) from None
-    try:
-        if payload.get("turn_time"):
-            parse_time(str(payload["turn_time"])[:TIME_CHARS])
-    except InputError as exc:
-        raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
+        run_checks.check_run_input(payload)
+    except run_checks.RunRefused as exc:
+        raise Auth.exceptions.HTTPException(status_code=exc.status, detail=str(exc)) from None
 
 
 def check_size(what: str, value: Any, limit: int) -> None:

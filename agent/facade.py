@@ -43,6 +43,7 @@ from caim.memory.records import MemoryBrief, MemoryRecord
 from caim.memory.stm import TIME_KEY, parse_time
 from caim.memory.text import storable
 from caim.memory.timeref import TimeSpan
+from caim.memory.transfer import Imported
 
 __all__ = ["CaimAgent", "Reply", "SessionSummary", "Turn", "check_user", "open_checkpointer"]
 
@@ -435,8 +436,9 @@ class CaimAgent:
         """Everything stored about the user, as one JSON-ready dict (``Memory.export``)."""
         return self.memory.export(user_id=user_id)
 
-    def import_user(self, user_id: str, data: dict[str, Any] | list[dict[str, Any]]) -> int:
-        """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing)."""
+    def import_user(self, user_id: str, data: dict[str, Any] | list[dict[str, Any]]) -> Imported:
+        """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing):
+        how many records were added, updated, found unchanged and left out."""
         return self.memory.import_(data, user_id=user_id)
 
     def close(self, timeout: float = 60.0) -> None:

@@ -67,7 +67,15 @@ from caim.memory.records import (
 )
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
-from caim.memory.transfer import Export, as_export, export_lines, import_records, import_terms, imported_profile
+from caim.memory.transfer import (
+    Export,
+    Imported,
+    as_export,
+    export_lines,
+    import_records,
+    import_terms,
+    imported_profile,
+)
 from caim.ontology import Ontology, Proposal
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
@@ -685,18 +693,19 @@ class Memory:
         *,
         user_id: str,
         progress: Callable[[int, int | None], None] | None = None,
-    ) -> int:
+    ) -> Imported:
         """Restore an export (ids, times, validity, links, history and learned terms kept; importing
         twice adds nothing, and a record stored as the export has it is not written again), checked
-        whole before anything is written: a record whose ids or tags break the rules, an id of
-        another user's record, more records than ``max_import_records`` or records past the user's
+        whole before anything is written: a record whose ids, tags or speakers break the rules, an id
+        of another user's record, more records than ``max_import_records`` or records past the user's
         quota is a one-line ``InputError`` and stores nothing (``caim.memory.transfer``). Its vectors
         are reused when this store embeds with the embedder that made them. Records outside the
         privacy bounds (``within_bounds``) are left out; a record the store holds a newer version of
         stays closed; the export's profile is kept where the records written hold it
         (``caim.graph.profile.settle``: what draws on a record left out is rebuilt from those
         written). ``data``: the export's JSON, or a file read by ``caim.memory.transfer.read_export``;
-        ``progress(done, total)`` is called after each batch. Returns how many records were imported."""
+        ``progress(done, total)`` is called after each batch. Returns how many records were added,
+        updated, found unchanged and left out (``caim.memory.transfer.Imported``)."""
         user = check_user(user_id)
         export = as_export(data)
         store = self.services.store
@@ -769,7 +778,7 @@ class Memory:
         """``profile`` in a worker thread."""
         return await asyncio.to_thread(partial(self.profile, **kw))
 
-    async def aimport_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], **kw: Any) -> int:
+    async def aimport_(self, data: dict[str, Any] | builtins.list[dict[str, Any]], **kw: Any) -> Imported:
         """``import_`` in a worker thread."""
         return await asyncio.to_thread(partial(self.import_, data, **kw))
 

@@ -21,6 +21,7 @@ from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.graph.state import Context
 from caim.memory.intents import Catalogue, LearnedTasks
+from caim.memory.reading import Reader
 from caim.memory.retrieval import Retriever
 from caim.memory.store import MemoryStore
 from caim.ontology import OntologyStore, TagIndex
@@ -119,6 +120,12 @@ class Services:
         return cls(
             settings, models, LLM.of(models), embedder, store, retriever, ontology, TagIndex(embedder), intents=intents
         )
+
+    @property
+    def reader(self) -> Reader:
+        """The reader of messages (``caim.memory.reading``): worth remembering, categories, likes and
+        dislikes; the process's one reader of the shipped model, loaded on first use."""
+        return Reader.shared()
 
     def tuned(self, ctx: Context) -> Settings:
         """The settings with the run's budgets and caps applied (what ``Context`` lets a client

@@ -35,7 +35,7 @@ import binascii
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import IO, Any
@@ -279,6 +279,32 @@ def _renamed(rec: MemoryRecord, new: Callable[[str], str]) -> MemoryRecord:
     )
 
 
+@dataclass(frozen=True)
+class Imported:
+    """What an import did with the export's records: ``added`` (no record of that id before),
+    ``updated`` (a record of that id replaced by the export's different one), ``unchanged`` (stored
+    as the export has it already: not written again) and ``refused`` (left out by the import's
+    ``keep``: outside the user's privacy bounds)."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    refused: int = 0
+
+    @property
+    def written(self) -> int:
+        """Records written: added or updated."""
+        return self.added + self.updated
+
+    @property
+    def total(self) -> int:
+        """Records of the export the import went through: written, left alone or refused."""
+        return self.added + self.updated + self.unchanged + self.refused
+
+    def __add__(self, other: Imported) -> Imported:
+        return Imported(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+
 def _reusable(store: MemoryStore, head: dict[str, Any]) -> bool:
     """Whether the export's vectors were made by the store's embedder (same name and version)."""
     made = head.get("embedder")
@@ -439,10 +465,10 @@ def import_records(
     progress: Progress | None = None,
     *,
     limit: int | None = None,
-) -> int:
+) -> Imported:
     """Check every record of the export (see the module docstring), then write them under
     ``user_id`` (replacing records with the same id) ``BATCH`` at a time; returns how many were
-    imported (written now, or already stored as the export has them and left alone).
+    added, updated, already stored as the export has them (left alone) and refused (``Imported``).
 
     ``keep``: records it refuses (e.g. outside the user's privacy bounds) are left out. ``limit``: the
     most records one import may hold (``None``: no limit). ``progress(done, total)`` is called after
@@ -466,25 +492,26 @@ def import_records(
     else:
         again, items = export, checked.records
     dims = store.dims() if _reusable(store, export.head) else 0
-    n = seen = 0
+    done, seen = Imported(), 0
     batch = _Batch()
     try:
         for seen, (rec, item) in enumerate(items, 1):
             if keep is not None and not keep(rec):
+                done += Imported(refused=1)
                 continue
             batch.records.append(_kept_closed(rec, newer))
             batch.vectors.append(_vector(item, rec, dims) if dims and isinstance(item, dict) else None)
             if len(batch.records) >= BATCH:
-                n += _write(store, user_id, batch)
+                done += _write(store, user_id, batch)
                 batch = _Batch()
                 if progress is not None:
                     progress(seen, export.total)
-        n += _write(store, user_id, batch)
+        done += _write(store, user_id, batch)
     finally:
         again.close()
     if progress is not None:
         progress(seen, seen)
-    return n
+    return done
 
 
 def _check(store: MemoryStore, user_id: str, export: Export, new: Callable[[str], str], limit: int | None) -> _Checked:
@@ -550,10 +577,11 @@ def _check_room(store: MemoryStore, user_id: str, found: _Checked) -> None:
         )
 
 
-def _write(store: MemoryStore, user_id: str, batch: _Batch) -> int:
-    """Write a batch's records that the store does not hold as they are; how many the batch has."""
+def _write(store: MemoryStore, user_id: str, batch: _Batch) -> Imported:
+    """Write a batch's records that the store does not hold as they are; say how many were added,
+    updated and left alone (stored as they are, or given again later in the batch)."""
     if not batch.records:
-        return 0
+        return Imported()
     ids = [r.id for r in batch.records]
     stored = store.db.bodies(user_id, ids)
     last = {r.id: i for i, r in enumerate(batch.records)}  # an id given twice: its last record counts
@@ -564,7 +592,8 @@ def _write(store: MemoryStore, user_id: str, batch: _Batch) -> int:
     ]
     if todo:
         store.add([r for r, _ in todo], [v for _, v in todo])
-    return len(batch.records)
+    added = sum(rec.id not in stored for rec, _ in todo)
+    return Imported(added=added, updated=len(todo) - added, unchanged=len(batch.records) - len(todo))
 
 
 def imported_profile(store: MemoryStore, user_id: str, data: dict[str, Any] | list[Any] | Export) -> Profile | None:

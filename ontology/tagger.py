@@ -6,14 +6,15 @@ single word means here. ``TagIndex`` serves two purposes: it tags records that n
 so the model sees a few candidates instead of the whole ontology. It is rebuilt when the ontology
 grows. Each view of the ontology (the shared one, a user's with their learned terms) has its own
 matrix, kept by its fingerprint (the last ``VIEWS_KEPT``); a term's vector is embedded once. ``discard``
-drops a forgotten user's terms from both.
+drops a forgotten user's terms from both. ``tags_of`` chooses a record's tags once its categories are
+known (the category first, then the term its words name).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
 
@@ -78,3 +79,24 @@ class TagIndex:
             return []
         vecs = np.asarray(self.embedder.embed(texts), dtype=np.float32)
         return [[t for t, _ in row] for row in self.nearest(ontology, vecs, k)]
+
+
+def tags_of(ontology: Ontology, categories: Sequence[str], found: Collection[str], *, most: int = 3) -> list[str]:
+    """A record's tags from the top-level categories it is about (likeliest first): under each
+    category the most specific term the message's words name (``found``, the lexicon's terms; ties in
+    the ontology's order), else the category itself; at most ``most``, none for no category (no tag
+    rather than a wrong one). Categories and terms the ontology lacks are left out.
+
+    >>> o = Ontology.default()
+    >>> tags_of(o, ["sports", "health"], {"running", "cats"}), tags_of(o, ["family"], set())
+    (['sports', 'running'], ['family'])
+    >>> tags_of(o, [], {"running"})
+    []
+    """
+    out: list[str] = []
+    for category in categories:
+        if category not in ontology.tree:
+            continue
+        under = [t for t in ontology.subtree(category) if t in found and t != category]
+        out.append(under[0] if under else category)
+    return list(dict.fromkeys(out))[:most]

@@ -255,7 +255,7 @@ def test_an_imported_records_speaker_is_kept_and_a_file_from_before_speakers_is_
     legacy.pop("speaker", None)
     said = _record("alice", "Sam moved to Leeds.", ["friends"], speaker="Sam")
     empty = _record("alice", "My cat is called Miso.", ["pets"], speaker="")
-    assert memory.import_({"user_id": "alice", "memories": [legacy, said, empty]}, user_id="alice") == 3
+    assert memory.import_({"user_id": "alice", "memories": [legacy, said, empty]}, user_id="alice").added == 3
     speakers = {r.thought: (r.speaker, r.by_user) for r in memory.list(user_id="alice")}
     assert speakers == {
         "My sister Ana lives in Lisbon.": ("", True),
@@ -276,7 +276,7 @@ def test_a_streamed_import_is_checked_whole_before_its_first_batch_is_written(me
         memory.import_(transfer.read_export(path, stream_from=0), user_id="alice")
     assert memory.list(user_id="alice") == []
     path.write_text(json.dumps({"format": 2, "user_id": "alice", "memories": good}), encoding="utf-8")
-    assert memory.import_(transfer.read_export(path, stream_from=0), user_id="alice") == 5
+    assert memory.import_(transfer.read_export(path, stream_from=0), user_id="alice").added == 5
     assert len(memory.list(user_id="alice")) == 5
 
 
@@ -347,7 +347,7 @@ def _bounded(settings, scripted, **limits) -> Memory:
 def test_a_write_past_the_users_record_limit_is_refused_in_one_line_and_stores_nothing(settings, scripted):
     with _bounded(settings, scripted, max_user_records=3) as memory:
         first = [_record("alice", f"My locker number is {i}07.", ["work"]) for i in range(3)]
-        assert memory.import_({"memories": first}, user_id="alice") == 3
+        assert memory.import_({"memories": first}, user_id="alice").added == 3
         more = [_record("alice", f"My desk number is {i}09.", ["work"]) for i in range(2)]
         with pytest.raises(QuotaError) as refused:
             memory.import_({"memories": more}, user_id="alice")
@@ -356,16 +356,16 @@ def test_a_write_past_the_users_record_limit_is_refused_in_one_line_and_stores_n
         with pytest.raises(QuotaError):
             memory.add("My favourite food is pizza.", user_id="alice")
         assert len(memory.list(user_id="alice")) == 3
-        assert memory.import_({"memories": first}, user_id="alice") == 3  # rewriting grows nothing: allowed
+        assert memory.import_({"memories": first}, user_id="alice").total == 3  # rewriting grows nothing: allowed
         bobs = [_record("bob", f"My desk number is {i}09.", ["work"]) for i in range(3)]
-        assert memory.import_({"memories": bobs}, user_id="bob") == 3  # every user has a limit of their own
+        assert memory.import_({"memories": bobs}, user_id="bob").added == 3  # every user has a limit of their own
         memory.forget(first[0]["id"], user_id="alice")
-        assert memory.import_({"memories": more[:1]}, user_id="alice") == 1
+        assert memory.import_({"memories": more[:1]}, user_id="alice").added == 1
 
 
 def test_a_write_past_the_users_byte_limit_or_an_import_past_its_limit_is_refused(settings, scripted):
     with _bounded(settings, scripted, max_user_bytes=4000, max_import_records=5) as memory:
-        assert memory.import_({"memories": [_record("alice", "Short.", ["work"])]}, user_id="alice") == 1
+        assert memory.import_({"memories": [_record("alice", "Short.", ["work"])]}, user_id="alice").added == 1
         big = _record("alice", "My notes: " + "x" * 5000, ["work"])
         with pytest.raises(QuotaError, match="CAIM_MAX_USER_BYTES"):
             memory.import_({"memories": [big]}, user_id="alice")
@@ -422,7 +422,7 @@ def test_reimporting_an_older_export_never_makes_a_corrected_memory_current_agai
     old_export = memory.export(user_id="alice")
     [old] = memory.list(user_id="alice")
     new = memory.correct(old.id, "I live in Lyon.", user_id="alice")
-    assert memory.import_(old_export, user_id="alice") == 1
+    assert memory.import_(old_export, user_id="alice").total == 1
     current = [r for r in memory.list(user_id="alice") if r.current]
     assert [r.id for r in current] == [new.id]
     closed = memory.get(old.id, user_id="alice")
@@ -449,7 +449,7 @@ def test_an_export_comes_back_exactly_with_its_learned_terms(settings, scripted,
     assert export["terms"] and export["terms"][0]["term"] == TERM
     elsewhere = settings.model_copy(update={"data_dir": tmp_path / "elsewhere"})
     with Memory(elsewhere, models=models, background=False) as restored:
-        assert restored.import_(json.loads(json.dumps(export)), user_id="alice") == len(before)
+        assert restored.import_(json.loads(json.dumps(export)), user_id="alice").added == len(before)
         assert {r.id: r.model_dump(mode="json") for r in restored.list(user_id="alice")} == before
         assert TERM in restored.ontology(user_id="alice") and TERM not in restored.ontology(user_id="bob")
         assert restored.export(user_id="alice")["terms"] == export["terms"]
@@ -459,7 +459,7 @@ def test_an_export_comes_back_exactly_with_its_learned_terms(settings, scripted,
     path.write_text(json.dumps(export), encoding="utf-8")
     streamed = settings.model_copy(update={"data_dir": tmp_path / "streamed"})
     with Memory(streamed, models=models, background=False) as restored:  # terms follow the records in the file
-        assert restored.import_(read_export(path, stream_from=0), user_id="alice") == len(before)
+        assert restored.import_(read_export(path, stream_from=0), user_id="alice").added == len(before)
         assert {r.id: r.model_dump(mode="json") for r in restored.list(user_id="alice")} == before
         assert TERM in restored.ontology(user_id="alice")
 

@@ -69,6 +69,23 @@ SIGNAL_GROUPS: dict[str, tuple[str, ...]] = {
     "time": ("date", "range", "timex", "recency", "decay"),
     "tag": ("tag",),
 }
+#: Each signal of the ranked search in words a person reads: what it measures. A part above zero
+#: raised a memory's rank, below zero lowered it.
+SIGNAL_WORDS: dict[str, str] = {
+    "bm25": "words it shares with your search",
+    "dense": "how close its meaning is to your search",
+    "neighbour": "the turns said just before or after it match your search too",
+    "speaker": "said by the person your search names",
+    "name": "it names someone or something your search names",
+    "timex": "your search asks when, and it holds a time",
+    "date": "said on a date your search names",
+    "range": "said in the period your search speaks of",
+    "tag": "filed under a topic of your search",
+    "prior": "how much it says (names, numbers and details count)",
+    "recency": "how recent it is",
+    "session": "from a conversation that matches your search well",
+    "decay": "its age (your search asks about recent things)",
+}
 #: What an action did, shown on the page it leads to (``?done=<key>&n=<count>``).
 NOTICES = {
     "corrected": "Corrected: this is the new version; the old one is kept in its history.",
@@ -76,7 +93,8 @@ NOTICES = {
     "forgot-all": "Forgot {n} memories.",
     "denied": "Denied: {n} memories under it were forgotten, and nothing under it will be stored for you.",
     "allowed": "Allowed again: memories under it may be stored from now on.",
-    "imported": "Imported {n} memories.",
+    "imported": "Imported: {n} added, {updated} updated, {unchanged} unchanged (already there), {refused} left out "
+    "(their categories are outside your privacy bounds).",
 }
 #: Security headers of every answer (no script runs, nothing is framed or loaded from elsewhere).
 HEADERS = (
@@ -182,7 +200,9 @@ def templates() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(when=_when, day=_day, segment=_segment, score=lambda x: f"{float(x):.3f}")
+    env.filters.update(
+        when=_when, day=_day, segment=_segment, score=lambda x: f"{float(x):.3f}", signed=lambda x: f"{float(x):+.3f}"
+    )
     return env
 
 
@@ -197,6 +217,19 @@ def signal_groups(scores: Mapping[str, float]) -> dict[str, float]:
     grouped["other"] = sum(float(v) for k, v in scores.items() if k not in known)
     grouped["total"] = float(scores.get("total", sum(grouped.values())))
     return {k: round(v, 3) for k, v in grouped.items()}
+
+
+def reasons(scores: Mapping[str, float]) -> list[tuple[str, float]]:
+    """A hit's score parts in words (``SIGNAL_WORDS``), the largest first, parts of zero left out.
+
+    >>> for words, part in reasons({"total": 1.1, "bm25": -0.4, "dense": 1.2, "prior": 0.3, "tag": 0.0}):
+    ...     print(f"{part:+.1f} {words}")
+    +1.2 how close its meaning is to your search
+    -0.4 words it shares with your search
+    +0.3 how much it says (names, numbers and details count)
+    """
+    parts = [(SIGNAL_WORDS.get(name, name), round(float(v), 3)) for name, v in scores.items() if name != "total"]
+    return sorted((p for p in parts if p[1]), key=lambda p: -abs(p[1]))
 
 
 def by_day(records: Iterable[MemoryRecord]) -> list[tuple[str, list[MemoryRecord]]]:
@@ -232,11 +265,13 @@ def record_id(raw: str) -> str:
     return found
 
 
-def notice(done: str, n: str) -> str:
-    """The line an action's ``?done=<key>&n=<count>`` stands for ("" for an unknown key)."""
-    text = NOTICES.get(done, "")
-    count = n if n.isdigit() and len(n) <= 9 else "some"
-    return text.format(n=count)
+def notice(done: str, n: str, **counts: str) -> str:
+    """The line an action's ``?done=<key>&n=<count>`` (and more ``counts``) stands for ("" for an unknown key)."""
+
+    def count(v: str) -> str:
+        return v if v.isdigit() and len(v) <= 9 else "some"
+
+    return NOTICES.get(done, "").format(n=count(n), **{k: count(v) for k, v in counts.items()})
 
 
 def term_tree(
@@ -561,7 +596,7 @@ def _page_routes(app: FastAPI, browser: Browser) -> None:
         hits: list[MemoryBrief] = (
             browser.memory.search(q, user_id=caller.user, k=SEARCH_K, polarity=wanted) if q.strip() else []
         )
-        rows = [(h, signal_groups(h.get("scores", {}))) for h in hits]
+        rows = [(h, signal_groups(h.get("scores", {})), reasons(h.get("scores", {}))) for h in hits]
         return browser.render(
             request,
             caller,
@@ -569,7 +604,6 @@ def _page_routes(app: FastAPI, browser: Browser) -> None:
             title="Search",
             q=q,
             rows=rows,
-            groups=SIGNAL_GROUPS,
             polarity=polarity,
             polarities=POLARITIES,
         )
@@ -727,11 +761,12 @@ def _data_routes(app: FastAPI, browser: Browser) -> None:
         )
 
     @app.get("/import")
-    def import_page(request: Request, done: str = "", n: str = "") -> Response:
+    def import_page(
+        request: Request, done: str = "", n: str = "", updated: str = "0", unchanged: str = "0", refused: str = "0"
+    ) -> Response:
         caller = browser.page_caller(request)
-        return browser.render(
-            request, caller, "data.html", title="Your data", notice=notice(done, n), max_bytes=browser.max_body
-        )
+        said = notice(done, n, updated=updated, unchanged=unchanged, refused=refused)
+        return browser.render(request, caller, "data.html", title="Your data", notice=said, max_bytes=browser.max_body)
 
     @app.post("/import")
     def import_(request: Request, file: UploadFile | None = File(None), csrf: str = Form("")) -> Response:
@@ -748,9 +783,17 @@ def _data_routes(app: FastAPI, browser: Browser) -> None:
         if not isinstance(data, dict | list):
             raise UIError(400, "the file is not a caim export (a JSON object with memories)")
         try:
-            n = browser.memory.import_(data, user_id=caller.user)
+            did = browser.memory.import_(data, user_id=caller.user)
         except CaimError as exc:
             if type(exc) is not CaimError:  # storage or configuration failing: not the file's fault
                 raise
             raise UIError(400, str(exc)) from None  # not an export, a malformed record, another user's id
-        return browser.redirect(request, "/import", done="imported", n=n)
+        return browser.redirect(
+            request,
+            "/import",
+            done="imported",
+            n=did.added,
+            updated=did.updated,
+            unchanged=did.unchanged,
+            refused=did.refused,
+        )

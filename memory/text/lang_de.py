@@ -182,38 +182,104 @@ SIGNALS = Signals(
 
 #: Preference cues (``caim.memory.text.polarity``).
 POLARITY = PolarityWords(
-    likes=(
-        "mag",
-        "mögen",
-        "liebe",
-        "lieben",
-        "gerne",
-        "gern",
-        "genieße",
-        "bevorzuge",
-        "stehe auf",
-        "steh auf",
-        "finde toll",
-        "begeistert von",
-        "lieblings",
-        "großer fan",
+    likes=phrases(
+        """liebt; lieben; liebst; mögen; magst; mögt; genieße; genießt; genieße es; bevorzuge; bevorzugt; stehe auf;
+        steh auf; steht auf; stehst auf; finde toll; find ich toll; finde ich toll; find ich gut; finde ich gut;
+        finde ich super; find ich super; finde ich klasse; fand ich toll; fand ich super; fand ich gut;
+        begeistert von; bin begeistert; großer fan; riesiger fan; bin fan; fan von; süchtig nach; verliebt in;
+        hat es mir angetan; ins herz geschlossen; macht mir spaß; macht mir riesig spaß; macht mir viel spaß;
+        macht richtig spaß; macht spaß; macht so viel spaß; macht mir so viel spaß; gerne; gern; am liebsten;
+        interessiere mich für; kann nicht genug bekommen; freue mich jedes mal; unverzichtbar;
+        nicht wegzudenken; nicht mehr wegzudenken; schwärme für; vergöttere; gefällt mir; gefallen mir;
+        hat mir gefallen; hat mir gut gefallen; hat mir sehr gut gefallen; haben mir gefallen; gefiel mir;
+        schmeckt mir; schmecken mir; hat mir geschmeckt; fasziniert mich; faszinieren mich; interessiert mich;
+        interessieren mich; bin ein großer fan; liebe es; mach ich gern; mache ich gern; mache ich gerne"""
     ),
-    dislikes=(
-        "hasse",
-        "hassen",
-        "nicht ausstehen",
-        "nicht leiden",
-        "nicht ertragen",
-        "verabscheue",
-        "kein fan",
-        "nervt mich",
-        "nerven mich",
-        "satt",
+    dislikes=phrases(
+        """hasse; hasst; hassen; nicht ausstehen; nicht leiden; nicht ertragen; nicht aushalten; verabscheue; kein fan;
+        nervt mich; nerven mich; nervt; nerven; geht mir auf die nerven; geht mir auf den keks; auf den geist;
+        habe es satt; hab es satt; habe das satt; hab das satt; hab die nase voll; habe die nase voll; bin es leid;
+        bin das leid; keine lust mehr; kann nicht mehr; graut mir; graust mir; ekelt mich; stört mich;
+        stören mich; ärgert mich; regt mich auf; nie wieder; keine lust auf; stresst mich; macht mir angst;
+        langweilt mich; langweilen mich"""
     ),
-    neutral=("egal", "ist mir gleich", "geht so", "ganz okay", "nicht schlimm"),
-    negations=("nicht", "kein", "keine", "keinen", "nie", "niemals", "nicht mehr"),
-    reasons=("weil", "denn", "da es", "da sie", "—", "–"),
-    reason_openers=("zu", "viel zu", "so", "es ist", "sie sind", "das ist", "immer"),
+    neutral=phrases("egal; ist mir gleich; geht so; ganz okay; nicht schlimm; ist okay; passt schon"),
+    bare=words("mag liebe"),
+    before_bare=words("ich wir auch echt total einfach wirklich so sehr schon immer noch eigentlich voll"),
+    after_bare=words("ich wir er sie"),
+    stems=words("lieblings"),
+    praise=phrases(
+        """toll; super; wunderbar; großartig; genial; fantastisch; lecker; köstlich; herrlich; traumhaft;
+        himmlisch; der hammer; ein traum; spitze; perfekt; wunderschön; legendär; bester; beste; besten;
+        genau das richtige; macht mich glücklich; macht mich froh; entspannt mich; beruhigt mich; tut mir gut; tut mir so gut;
+        tut so gut; wie eine zweite familie; wie meditation; entspannend;
+        beruhigend; erholsam; wirkt wunder; entspannt an; gemütlich; spannend; ein genuss; ein gedicht;
+        empfehlenswert; unschlagbar; ein muss; bester kauf"""
+    ),
+    scorn=phrases(
+        """langweilig; schrecklich; furchtbar; grässlich; ekelhaft; eklig; nervig; öde; mies; grauenhaft;
+        katastrophal; eine katastrophe; ätzend; doof; blöd; stressig; anstrengend; nervtötend; die hölle;
+        zum kotzen; rappelvoll; überfüllt; zu düster; zu vertraulich; zu laut; zu voll; zu süß; zu scharf;
+        zu teuer; zu kalt; zu heiß; unerträglich; stinkt; schlimm; fürchterlich; grausam; enttäuschend;
+        eine qual; qual; albtraum; ein albtraum; nervenaufreibend; unmöglich; zu lang; zu langsam"""
+    ),
+    reactions=phrases(
+        """das ist; das klingt; klingt; das war; das wäre; wäre; du; dein; deine; deinen; deinem; ihr; euer;
+        er ist; sie ist; wie; was für; glückwunsch; herzlichen; sieht; aussieht; hört sich; wird; werden;
+        hoffe; sie sind; sind sie; danke; dankeschön; vielen dank; es war; war es"""
+    ),
+    events=phrases(
+        """party; feier; reise; urlaub; wochenende; abend; tag; nacht; hochzeit; geburtstag; fest; ausflug;
+        nachricht; nachrichten; neuigkeit; neuigkeiten; idee; zeit; tipp; vorschlag"""
+    ),
+    trail=words(
+        "aber und auch für an am im in bei mit ehrlich echt finde find fand ich wir oder so doch ja eigentlich"
+        " übrigens gewesen geworden ist sind war heute jetzt immer noch"
+    ),
+    ever=phrases("ever; aller zeiten; meines lebens; seit jahren; der welt; überhaupt; je"),
+    nouns=(
+        *words("leidenschaft"),
+        *phrases(
+            """mein ventil; mein ding; meine leidenschaft; mein ganzer stolz; mein highlight; meine therapie;
+            mein ausgleich; mein lieblingsort; mein glück; meine auszeit; mein rückzugsort"""
+        ),
+    ),
+    owners=words(
+        "mein meine meinen meinem meiner unser unsere unseren unserem sein seine seinen seinem ihr ihre ihren ihrem"
+        " dein deine deinen deinem der die das den dem ein eine einen einem"
+    ),
+    negations=phrases(
+        "nicht; kein; keine; keinen; keinem; keiner; nie; niemals; nicht mehr; gar nicht; überhaupt nicht; nicht so"
+    ),
+    once=phrases("fand ich toll; fand ich super; fand ich gut"),
+    blocks=phrases(
+        """würde gerne; würde gern; würd gern; würde ich gerne; würde ich gern; möchte gerne; möchte gern;
+        möchte ich gerne; hätte gerne; hätte gern; gerne geschehen; gern geschehen; sehr gerne; ja gerne;
+        ja, gerne; gerne!; gerne mal; gern mal; liebe grüße; lieben gruß; liebe grüsse; hab dich lieb;
+        ich liebe dich; liebe dich; mag sein; viel spaß; schönes wochenende; schönen abend; schönen tag;
+        schöne grüße; super, danke; danke, super; toll, danke; klingt toll; klingt gut; klingt super;
+        genieß; genieße den; genieße die; genießt; macht nichts; super idee; tolle idee; gute idee;
+        klasse idee; super tipp; toller tipp; super, dass; toll, dass; schön, dass; perfekt, danke;
+        gerne wieder; bin gerne; gern geschehen; kannst du gerne; können gerne; darfst gerne; gerne doch;
+        lieber nicht; so gut wie"""
+    ),
+    selves=words("ich wir mein meine meinen meinem meiner meins unser unsere unseren unserem mir mich uns"),
+    holders=words("er sie"),
+    others=words(
+        "du dich dir ihr euch dein deine deinen deinem ihnen wer man leute alle jeder die der das den dem des ein"
+        " eine einen einem zur zum"
+    ),
+    addressee=words("du dich dir dein deine deinen deinem euch euer eure"),
+    fillers=phrases(
+        """auch; sehr; echt; total; wirklich; einfach; schon; immer; immer noch; noch; so; richtig; voll; mega;
+        ganz; besonders; eigentlich; halt; ja; doch; mal; gerade; inzwischen; mittlerweile; ehrlich gesagt;
+        ehrlich; übrigens; jetzt; heute; ist; sind; war; waren; bin; bist; finde; find; fand; ziemlich;
+        unglaublich; wahnsinnig; so richtig; also; oh; ach; wow; haha; ok; okay; hallo; hi; hey; na; nun; eh;
+        eh schon; schon immer; ganz schön; einfach nur; wirklich sehr; das; es"""
+    ),
+    joins=words("und aber oder dann zu um"),
+    reasons=phrases("weil; denn; da es; da sie; —; –"),
+    reason_openers=phrases("zu; viel zu; so; es ist; sie sind; das ist; immer"),
 )
 
 LANGUAGE = Language(

@@ -174,37 +174,79 @@ SIGNALS = Signals(
 
 #: Preference cues (``caim.memory.text.polarity``).
 POLARITY = PolarityWords(
-    likes=(
-        "me gusta",
-        "me gustan",
-        "me encanta",
-        "me encantan",
-        "amo",
-        "adoro",
-        "disfruto",
-        "prefiero",
-        "soy fan",
-        "me fascina",
-        "me fascinan",
-        "favorito",
-        "favorita",
+    likes=phrases(
+        """me gusta; me gustan; me gustó; me gustaron; me encanta; me encantan; me encantó; me encantaron; amo;
+        adoro; disfruto; disfruté; prefiero; soy fan; soy muy fan; fan de; me fascina; me fascinan; me chifla;
+        me chiflan; me flipa; me flipan; me mola; me molan; me vuelve loco; me vuelve loca; me vuelven loco;
+        me vuelven loca; estoy enganchado; estoy enganchada; enganchado a; enganchada a; obsesionado con;
+        obsesionada con; me apasiona; me apasionan; apasionado de; apasionada de; loco por; loca por;
+        me hace feliz; me hacen feliz; me relaja; me relajan; me calma; me da paz; me despeja; me salvó la vida;
+        me sentí increíble; lo vuelvo a ver; la vuelvo a ver; no me canso; nunca me canso;
+        le gusta; le gustan; le encanta; le encantan; les gusta; les gustan; les encanta; les encantan;
+        me quedo con; me divierte; me divierten; me entretiene; me interesa; me interesan; me llama la atención;
+        me pirra; me pirran; lo disfruto; la disfruto"""
     ),
-    dislikes=(
-        "odio",
-        "detesto",
-        "no soporto",
-        "no aguanto",
-        "me molesta",
-        "me molestan",
-        "me fastidia",
-        "no me va",
-        "harto de",
-        "harta de",
+    dislikes=phrases(
+        """odio; detesto; no soporto; no aguanto; me molesta; me molestan; me fastidia; me fastidian; no me va;
+        harto de; harta de; hartos de; me aburre; me aburren; me cansa; me cansan; me harta; me hartan;
+        me tiene harto; me tiene harta; me tiene paranoica; me tiene paranoico; me da asco; me dan asco;
+        me pone de mal humor; me saca de quicio; me sacan de quicio; me da pereza; me da flojera; nunca más;
+        no es lo mío; no es para mí; no me convence; me agobia; me agobian; me estresa; me estresan;
+        le molesta; le da miedo; me cae mal; me da miedo; me dan miedo; me pone nervioso; me pone nerviosa"""
     ),
-    neutral=("me da igual", "me es indiferente", "ni fu ni fa", "no me importa"),
-    negations=("no", "nunca", "ya no", "jamás", "tampoco"),
-    reasons=("porque", "ya que", "pues", "—", "–"),
-    reason_openers=("demasiado", "es", "son", "muy", "siempre", "tan"),
+    neutral=phrases("me da igual; me es indiferente; ni fu ni fa; no me importa; me da lo mismo"),
+    praise=phrases(
+        """genial; increíble; buenísimo; buenísima; riquísimo; riquísima; delicioso; deliciosa; una pasada;
+        una maravilla; maravilloso; maravillosa; espectacular; lo mejor; el mejor; la mejor; los mejores;
+        las mejores; perfecto; perfecta; precioso; preciosa; brutal; lo máximo; excelente; fantástico;
+        fantástica; lo más rico; una delicia; divino; divina; lo mío; una joya; una obra maestra; muy rico; muy rica;
+        súper rico; súper rica; relajante; me encantó; adictivo; adictiva"""
+    ),
+    scorn=phrases(
+        """aburrido; aburrida; horrible; asqueroso; asquerosa; un asco; fatal; pésimo; pésima; lo peor; el peor;
+        la peor; insoportable; un rollo; un coñazo; agotador; agotadora; malísimo; malísima; horroroso;
+        horrorosa; espantoso; espantosa; una pesadilla; un infierno; decepcionante; demasiado caro;
+        demasiado lento; demasiado dulce; demasiado picante"""
+    ),
+    reactions=phrases(
+        """qué; que bien; suena; suenan; tú; tu; tus; te; ti; usted; ustedes; su; vosotros; felicidades;
+        enhorabuena; gracias; será; sería; ojalá; espero; él es; ella es; fue"""
+    ),
+    events=phrases(
+        """fiesta; viaje; vacaciones; fin de semana; finde; noche; día; boda; cumpleaños; noticia; noticias;
+        idea; momento; tiempo; plan"""
+    ),
+    trail=words(
+        "pero y también para en con de del por la el lo sin muy todavía siempre ahora hoy jaja jajaja es son"
+        " era fue está"
+    ),
+    ever=phrases("de mi vida; del mundo; de toda la vida; de todos los tiempos; en años; jamás"),
+    nouns=(
+        *words("favorito favorita favoritos favoritas preferido preferida pasión debilidad"),
+        *phrases("mi pasión; mi escape; mi terapia; mi refugio; mi momento favorito; mi cable a tierra"),
+    ),
+    owners=words("mi mis nuestro nuestra nuestros nuestras su sus tu tus el la los las un una"),
+    negations=words("no nunca jamás tampoco ni"),
+    once=phrases("me gustó; me gustaron; me encantó; me encantaron; disfruté"),
+    blocks=phrases(
+        """me gustaría; me encantaría; nos gustaría; nos encantaría; te quiero; te amo; te adoro; te gusta;
+        te encanta; te gustan; te encantan; le gustaría; disfruta; disfrutad; disfrutá; que disfrutes;
+        buen provecho; qué bien; qué padre; qué guay; que bien; genial, gracias; perfecto, gracias;
+        gracias, genial; buena idea; muy buena idea; excelente idea; mi vida!; me muero por; tengo ganas"""
+    ),
+    selves=words("yo me mí mi mis nosotros nosotras nos nuestro nuestra nuestros nuestras"),
+    holders=words("él ella ellos ellas le les"),
+    others=words("tú te ti usted ustedes vosotros os quien quienes todos todo gente el la los las un una lo"),
+    addressee=words("tú te ti tu tus usted ustedes vosotros os vuestro vuestra"),
+    fillers=phrases(
+        """muchísimo; mucho; muy; tanto; también; siempre; todavía; ya; realmente; de verdad; la verdad;
+        sinceramente; la neta; súper; super; bastante; totalmente; completamente; absolutamente; es que; es;
+        son; era; fue; está; están; estoy; soy; oh; ah; uy; wow; jaja; jajaja; vale; bueno; pues; oye; hola;
+        lo; la; ha sido; a"""
+    ),
+    joins=words("y pero o luego e"),
+    reasons=phrases("porque; ya que; pues; —; –"),
+    reason_openers=phrases("demasiado; es; son; muy; siempre; tan"),
 )
 
 LANGUAGE = Language(

@@ -169,37 +169,87 @@ SIGNALS = Signals(
 
 #: Preference cues (``caim.memory.text.polarity``).
 POLARITY = PolarityWords(
-    likes=(
-        "aime",
-        "aimes",
-        "aimons",
-        "adore",
-        "adorons",
-        "préfère",
-        "kiffe",
-        "apprécie",
-        "fan de",
-        "raffole",
-        "passionné",
-        "passionnée",
-        "préféré",
-        "préférée",
+    likes=phrases(
+        """aime; aimes; aimons; aiment; aimé; adore; adores; adorons; adorent; adoré; préfère; préfères; préférons;
+        kiffe; kiffes; kiffé; apprécie; apprécies; fan de; fan absolue; fan absolu; grand fan; grande fan; raffole;
+        raffoles; passionné; passionnée; passionnés; passionné de; passionnée de; passionné par; passionnée par;
+        accro à; accro aux; accro au; fou de; folle de; dingue de; à fond dans; me passionne; me passionnent;
+        je collectionne; les collectionne; m'éclate; me régale; me régalent; j'en raffole; fais toujours plaisir; fait du bien;
+        me fait du bien; me fait un bien fou; me détend; me détendent; me calme; me vide la tête; me ressource;
+        me rend heureux; me rend heureuse; me rend dingue de joie; m'apaise; me fait vibrer; tombé amoureux;
+        tombée amoureuse; amoureux de; amoureuse de; m'a donné envie; me donne envie; me plaît; me plait;
+        me plaisent; m'a plu; m'ont plu; suis fan; un faible pour; mon péché mignon; prends plaisir;
+        m'intéresse; m'intéressent; m'amuse; me fascine; me fascinent"""
     ),
-    dislikes=(
-        "déteste",
-        "détestons",
-        "supporte pas",
-        "supporte plus",
-        "horreur",
-        "pas fan",
-        "exècre",
-        "ai marre",
-        "en ai marre",
+    dislikes=phrases(
+        """déteste; détestes; détestons; détestent; détesté; supporte pas; supporte plus; supportes pas; horreur;
+        pas fan; exècre; ai marre; en ai marre; marre de; ras le bol; ras-le-bol; me saoule; me soûle; me gonfle;
+        m'énerve; m'énervent; m'ennuie; m'ennuient; me fatigue; me fatiguent; me dégoûte; me dégoûtent;
+        j'en peux plus; en peux plus; insupportable; me casse les pieds; me tape sur les nerfs; plus jamais;
+        peux pas voir; pas mon truc; pas pour moi; pas trop mon truc; me stresse; m'angoisse; me fait peur;
+        me font peur"""
     ),
-    neutral=("m'est égal", "bof", "indifférent", "indifférente", "ça va", "pas mal"),
-    negations=("ne", "n", "pas", "plus", "jamais", "guère"),
-    reasons=("parce que", "parce qu'", "car", "puisque", "—", "–"),
-    reason_openers=("trop", "c'est", "c'était", "si", "tellement", "toujours"),
+    neutral=phrases("m'est égal; indifférent; indifférente; ça va; pas mal; ça dépend; comme tu veux"),
+    praise=phrases(
+        """génial; géniale; géniaux; excellent; excellente; délicieux; délicieuse; incroyable; magnifique; sublime;
+        parfait; parfaite; top; trop bien; trop bon; trop bonne; une tuerie; une merveille; un régal; magique;
+        merveilleux; merveilleuse; fantastique; extra; le meilleur; la meilleure; les meilleurs; génialissime;
+        ouf; le pied; au top; canon; super bon; super bonne;
+        hyper bon; vraiment bon; vraiment bien; trop cool; trop beau; trop belle; réconfortant; apaisant;
+        relaxant; reposant; un délice; délicieusement; seul moment où; déconnecter"""
+    ),
+    scorn=phrases(
+        """nul; nulle; ennuyeux; ennuyeuse; chiant; chiante; horrible; affreux; affreuse; dégoûtant; dégoûtante;
+        dégueu; dégueulasse; pénible; barbant; barbante; le pire; la pire; relou; gonflant; gonflante; infect;
+        infecte; immonde; épuisant; épuisante; lourd; lourde; trop cher; trop long; trop lent; trop sucré;
+        trop épicé; un cauchemar; l'enfer; insipide; fade; décevant; décevante; bondé; bondée; bof"""
+    ),
+    reactions=phrases(
+        """ça a l'air; a l'air; t'as; tu; toi; ton; ta; tes; vous; votre; vos; quel; quelle; quels; quelles;
+        comme c'est; félicitations; bravo; merci; il est; elle est; ça sera; ce sera; sera; serait; j'espère;
+        on dirait; c'était; ce serait"""
+    ),
+    events=phrases(
+        """soirée; fête; voyage; vacances; week-end; week end; weekend; journée; nuit; mariage; anniversaire; nouvelle;
+        nouvelles; sortie; idée; moment; temps"""
+    ),
+    trail=words(
+        "mais et aussi pour en au à dans avec vraiment franchement honnêtement quand même d'ailleurs bref non"
+        " c'est était est sont pour moi encore toujours"
+    ),
+    ever=phrases("de tous les temps; de ma vie; du monde; depuis des années; jamais"),
+    nouns=(
+        *words("préféré préférée préférés préférées passion truc kif"),
+        *phrases(
+            """ma passion; mon truc; mon rayon de soleil; ma bouffée d'oxygène; ma thérapie; ma soupape;
+            mon échappatoire; mon moment à moi; mon refuge; mon plaisir"""
+        ),
+    ),
+    bad_nouns=phrases("bête noire"),
+    owners=words("mon ma mes notre nos son sa ses leur leurs ton ta tes votre vos le la les un une l"),
+    negations=words("ne n pas plus jamais guère rien"),
+    once=words("aimé adoré kiffé détesté"),
+    blocks=phrases(
+        """j'aimerais; aimerais; aimerait; aimerions; voudrais; je t'aime; t'aime; vous aime; je vous adore;
+        je t'adore; t'adore; bisous; bon appétit; bonne soirée; bonne journée; amuse-toi; amusez-vous; profite;
+        profitez; d'horreur; film d'horreur; films d'horreur; aime bien que tu; super idée; bonne idée;
+        excellente idée; génial, merci; super, merci; parfait, merci; top, merci; avec plaisir; ça marche;
+        pas mal de; trop de; bien sûr; j'ai hâte; hâte de"""
+    ),
+    selves=words("je j moi nous mon ma mes notre nos me m"),
+    holders=words("il elle ils elles"),
+    others=words("tu t toi vous qui on les le la l un une des ton ta tes votre vos tout tous gens"),
+    addressee=words("tu te t toi ton ta tes vous votre vos"),
+    fillers=phrases(
+        """vraiment; trop; tellement; beaucoup; bien; aussi; toujours; encore; déjà; grave; franchement;
+        honnêtement; vraiment beaucoup; énormément; carrément; complètement; totalement; absolument; juste;
+        surtout; en fait; en vrai; du coup; sincèrement; ne; n; y; en; l; le; la; les; j'; c'est; c; est; était;
+        ai; as; a; avoir; suis; es; été; oh; ah; waouh; wow; haha; ok; bon; bah; ben; eh; ouais; oui; salut;
+        coucou; super; hyper"""
+    ),
+    joins=words("et mais ou puis à de pour"),
+    reasons=phrases("parce que; parce qu'; car; puisque; —; –"),
+    reason_openers=phrases("trop; c'est; c'était; si; tellement; toujours"),
 )
 
 LANGUAGE = Language(

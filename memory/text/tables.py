@@ -243,19 +243,58 @@ def vote_words(*groups: Iterable[str]) -> frozenset[str]:
 
 @dataclass(frozen=True, eq=False)
 class PolarityWords:
-    """How a speaker says they like or dislike something (``caim.memory.text.polarity``).
+    """How a speaker says they (or someone they name) like or dislike something
+    (``caim.memory.text.polarity``). Phrases are lowercase; a phrase that holds its own negation
+    ("can't stand") is listed whole.
 
-    ``likes``, ``dislikes`` and ``neutral``: cue phrases of each polarity (lowercase; a phrase that
-    holds its own negation, "can't stand", is listed whole). ``bare``: cue words that count only
-    right after a word of ``before_bare`` ("I like tea", never "looks like rain"). ``negations``:
-    words that, shortly before a cue in its clause, turn a like into a dislike and a dislike into
-    neutral ("I don't love it anymore"). ``reasons``: markers after which the rest of the sentence
-    is the reason ("because", "weil", "因为"). ``reason_openers``: words that open a clause after
-    the cue's clause which is then the reason, opener included ("..., too noisy").
-    ``reasons_before``: markers that end a reason told before them in their clause ("うるさいから").
-    ``others``: words that, as the word right before a cue in its clause (past ``fillers`` such as
-    "must", "really"), make the cue another person's attitude or a noun ("you must love it", "their
-    love and support", "fell in love"): no preference of the speaker.
+    Cues whose subject holds the attitude:
+
+    - ``likes``, ``dislikes``, ``neutral``: cue phrases of each polarity ("love", "hate", "don't mind").
+    - ``bare``: like cues that count only right after a word of ``before_bare`` ("I like tea", never
+      "looks like rain") or right before a word of ``after_bare`` ("Jazz mag ich").
+    - ``stems``: like cues matched at a word's start ("lieblings" in "Lieblingsbuch").
+
+    Cues naming what pleases or displeases, whose holder is always the speaker:
+
+    - ``praise``, ``scorn``: a verdict ("the film was amazing", "that book was boring", "X makes me
+      happy", "is my escape"). A verdict counts only with a subject before it in its clause (an
+      exclamation, "Amazing!", is a reaction; unless its sentence holds a word of ``ever``: "best
+      pasta of my life"), and not where a word of ``reactions`` precedes it in its clause ("that's
+      amazing", "sounds fun", "he's amazing": a reaction or praise of a person), nor where its clause
+      opens with one of ``pointers`` and holds one of ``present`` ("this painting is gorgeous": what
+      the other side shows; "that book was boring" is a verdict), nor where one of
+      ``events`` is next to it (a one-off: "the party was so fun"). A one-word verdict before a noun
+      describes it: it counts before one of ``works`` ("such a beautiful film", "dreadful food"), or
+      before one of ``trail`` ("amazing though"), never before another noun ("a lovely couple").
+    - ``nouns``, ``bad_nouns``: like and dislike nouns ("favourite", "passion", "pet peeve") that count
+      only after one of ``owners`` within three words in their clause ("my favourite", "mon dessert
+      préféré"): a first-person owner (one of ``selves``) makes it the speaker's, a word of
+      ``others`` ("your") no preference, any other (or a name with "'s") its holder.
+
+    What turns or rules out a cue:
+
+    - ``negations``: words that, shortly before a cue in its clause (or just after it), turn a like
+      into a dislike and a dislike into neutral ("I don't love it anymore").
+    - ``once``: cues of a one-off reaction ("loved", "enjoyed"): the speaker's verdict on a thing, but
+      no lasting preference of someone else's ("my sister tried it and loved it").
+    - ``blocks``: phrases holding a cue that state no preference - a wish, a plan, affection, an
+      order ("would love to", "love you", "enjoy your trip"); they win over a cue they overlap.
+    - ``orders``: cues that, with no subject before them in their clause, are an order or a wish
+      ("Enjoy!", "enjoy the rest of your trip").
+    - Whose it is (written with spaces): the subject before the cue in its clause, past
+      ``fillers`` ("really", "kind of", "is"): one of ``selves`` (or no subject) is the speaker; one
+      of ``others`` ("you", "who", "their", "the") makes it no preference of anyone's ("you must love
+      it", "their love and support"); one of ``holders`` ("he", "she"), a capitalised name or a
+      noun after one of ``owners`` ("my son") is the holder; after one of ``joins`` ("and", "to")
+      the sentence's earlier subject is. One of ``addressee`` just after the cue makes it a
+      reaction to the other side ("I love your painting", "love how you did it"). Written without spaces: one of ``holders`` in the cue's
+      clause before it names the holder ("我儿子喜欢", "妹はジャズが好き"), unless one of ``selves``
+      follows it there.
+
+    The reason: ``reasons``: markers after which the rest of the sentence is the reason ("because",
+    "weil", "因为"). ``reason_openers``: words that open a clause after the cue's clause which is
+    then the reason, opener included ("..., too noisy"). ``reasons_before``: markers that end a
+    reason told before them in their clause ("うるさいから").
     """
 
     likes: Words = ()
@@ -263,12 +302,33 @@ class PolarityWords:
     neutral: Words = ()
     bare: Words = ()
     before_bare: Words = ()
+    after_bare: Words = ()
+    stems: Words = ()
+    praise: Words = ()
+    scorn: Words = ()
+    reactions: Words = ()
+    pointers: Words = ()
+    present: Words = ()
+    events: Words = ()
+    works: Words = ()
+    trail: Words = ()
+    ever: Words = ()
+    nouns: Words = ()
+    bad_nouns: Words = ()
+    owners: Words = ()
     negations: Words = ()
+    once: Words = ()
+    orders: Words = ()
+    blocks: Words = ()
+    selves: Words = ()
+    holders: Words = ()
+    others: Words = ()
+    addressee: Words = ()
+    fillers: Words = ()
+    joins: Words = ()
     reasons: Words = ()
     reason_openers: Words = ()
     reasons_before: Words = ()
-    others: Words = ()
-    fillers: Words = ()
 
 
 @dataclass(frozen=True, eq=False)
