@@ -131,8 +131,8 @@ def labelled(written: Path, shared_labels: Path, shared: Path, train: Path | Non
 
 
 def found_and_precision(rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
-    """Per group and "all" (the training sets left out): [turns, gold likes and dislikes, of those read the same, likes and dislikes
-    read, of those matching gold]."""
+    """Per group and "all" (the training sets left out): [turns, gold likes and dislikes, of those
+    read the same, likes and dislikes read, of those matching gold]."""
     per: dict[str, list[int]] = {}
     for row in rows:
         got, gold = read(row["text"]), row["polarity"]
@@ -253,7 +253,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--shared", type=Path, default=SHARED, help="the shared data dir the references point into")
     ap.add_argument("--labels-written", type=Path, default=LABELS_WRITTEN)
     ap.add_argument("--labels-shared", type=Path, default=LABELS_SHARED)
-    ap.add_argument("--train", type=Path, default=None, help="a folder of labelled conversations the rules were written from")
+    ap.add_argument(
+        "--train", type=Path, default=None, help="a folder of labelled conversations the rules were written from"
+    )
     ap.add_argument("--no-recall", action="store_true", help="skip the dislikes recalled (the polarity only)")
     ap.add_argument("--doc", type=Path, default=None)
     args = ap.parse_args(argv)

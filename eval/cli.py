@@ -381,7 +381,11 @@ def labels(
         "shared", "--set", help="shared: LoCoMo dev and GVD (tests/data/labels_shared.jsonl); written: the written set."
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="At most this many turns (and replies)."),
+    replies_only: bool = typer.Option(
+        False, "--replies-only", help="Only the assistant's labelled replies (kept when the user took them up?)."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Write the figures as JSON here."),
+    doc: Path | None = typer.Option(None, "--doc", help="Write the figures into this Markdown file."),
     provider: str | None = typer.Option(None, "--provider", help="openai, local or scripted (default: the settings')."),
     quiet: bool = QUIET,
 ) -> None:
@@ -403,7 +407,7 @@ def labels(
         turns, replies = sets.shared_turns(shared)
     else:
         turns, replies = sets.written_turns(), []
-    turns, replies = turns[:limit], replies[:limit]
+    turns, replies = ([] if replies_only else turns[:limit]), replies[:limit]
     settings = _settings(provider, None, None, None).model_copy(update={"data_dir": Path(tempfile.mkdtemp())})
     with Memory(settings, background=False) as memory, Progress(console=console, disable=quiet) as bar:
         task = bar.add_task("remembering", total=len(turns) + len(replies))
@@ -417,6 +421,20 @@ def labels(
     Console(soft_wrap=True).print(table)
     if out is not None:
         out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    if doc is not None:
+        from caim.eval import reading as fitting
+
+        what = f"{which}{' replies' if replies_only else ''}"
+        command = f"caim eval labels --set {which}{' --replies-only' if replies_only else ''}" + (
+            f" --limit {limit}" if limit else ""
+        )
+        rows = "".join(
+            f"| {k} | {v:.3f} |\n" if isinstance(v, float) else f"| {k} | {v} |\n" for k, v in figures.items()
+        )
+        table = f"| {what} | |\n|---|---:|\n{rows}\nCommand: `{command} --doc {doc}`.\n"
+        fitting.write_doc(
+            doc, table, begin=f"<!-- labels figures: {what}: begin -->", end=f"<!-- labels figures: {what}: end -->"
+        )
 
 
 @eval_app.command("agreement")

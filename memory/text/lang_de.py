@@ -211,7 +211,8 @@ POLARITY = PolarityWords(
     praise=phrases(
         """toll; super; wunderbar; großartig; genial; fantastisch; lecker; köstlich; herrlich; traumhaft;
         himmlisch; der hammer; ein traum; spitze; perfekt; wunderschön; legendär; bester; beste; besten;
-        genau das richtige; macht mich glücklich; macht mich froh; entspannt mich; beruhigt mich; tut mir gut; tut mir so gut;
+        genau das richtige; macht mich glücklich; macht mich froh; entspannt mich; beruhigt mich; tut mir gut;
+        tut mir so gut;
         tut so gut; wie eine zweite familie; wie meditation; entspannend;
         beruhigend; erholsam; wirkt wunder; entspannt an; gemütlich; spannend; ein genuss; ein gedicht;
         empfehlenswert; unschlagbar; ein muss; bester kauf"""

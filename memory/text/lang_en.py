@@ -230,7 +230,9 @@ POLARITY = PolarityWords(
     ),
     praise=(
         *spelled(("makes", "make"), _ME, ("happy", "happier", "smile", "feel good", "feel better", "feel alive")),
-        *spelled(("helps", "help"), ("me",), ("relax", "unwind", "de-stress", "destress", "switch off", "clear my head")),
+        *spelled(
+            ("helps", "help"), ("me",), ("relax", "unwind", "de-stress", "destress", "switch off", "clear my head")
+        ),
         *spelled(("calms", "calm", "relaxes", "relax", "soothes", "grounds", "centers", "centres"), ("me",)),
         *spelled(("keeps", "keep"), ("me",), ("sane", "grounded", "going", "calm", "alive")),
         *spelled(("brings", "bring", "gives", "give"), _ME, ("joy", "so much joy", "peace", "comfort", "happiness")),
@@ -241,42 +243,48 @@ POLARITY = PolarityWords(
         *phrases(
             """an escape; like meditation; like therapy; so fulfilling; really fulfilling; fulfilling;
             a great escape; an outlet; a creative outlet; a form of self-expression; a great stress reliever;
-            stress reliever; stress relief; helps me cope; helps me focus; clears my mind; clear my mind; quiets my mind; quiet my mind; escape from; keeps me motivated;
+            stress reliever; stress relief; helps me cope; helps me focus; clears my mind; clear my mind;
+            quiets my mind; quiet my mind; escape from; keeps me motivated;
             motivates me; gives me strength; fills me with joy; makes me feel happy; makes me feel good;
             keeps me happy; keeps me healthy; keeps me fit; great way to; fun way to; awesome way to; perfect way to;
             best way to; good way to; nice way to; lovely way to; amazing way to; great outlet; a great outlet;
-            lifts my spirits; lift my spirits; recharges me; recharge me; energizes me; energises me; speaks to me; means a lot to me; means so much to me; means the world to me; close to my heart;
+            lifts my spirits; lift my spirits; recharges me; recharge me; energizes me; energises me; speaks to me;
+            means a lot to me; means so much to me; means the world to me; close to my heart;
             a special place in my heart; special place in my heart; puts me in a good mood;
             cheers me up; cheer me up; puts a smile on my face; brightens my day; brighten my day;
             gives me a sense of; give me a sense of; gives me energy; gives me life; gives me purpose;
             makes me feel alive; makes me feel free; makes me feel at peace; makes me feel calm;
             makes me feel relaxed; makes me feel connected; makes me feel grounded; makes me feel at home;
-            makes me feel so alive; makes me feel so good; makes me feel so free; make me feel alive; the highlight of my; highlight of my week;
-            highlight of my day; best part of my day; best part of my week; best part of the day; the best part; amazing; awesome; incredible; brilliant; fantastic; wonderful;
+            makes me feel so alive; makes me feel so good; makes me feel so free; make me feel alive;
+            the highlight of my; highlight of my week;
+            highlight of my day; best part of my day; best part of my week; best part of the day; the best part;
+            amazing; awesome; incredible; brilliant; fantastic; wonderful;
             excellent; superb; outstanding; gorgeous; perfect; phenomenal; exquisite; divine; heavenly; to die for;
             unreal; legendary; a legend; a masterpiece; a gem; a classic; a banger; a vibe; the best;
             best; the goat; underrated; worth every penny; best money; a must; a treat; lovely; adorable; stunning;
             breathtaking; magical;
             the real reason; so satisfying; satisfying; mind-blowing; top notch; top-notch; stole my heart;
-            stolen my heart; switches my brain off; switch my brain off; my brain goes quiet; clears my head; very helpful; so helpful; really helpful; only lure worth"""
+            stolen my heart; switches my brain off; switch my brain off; my brain goes quiet; clears my head;
+            very helpful; so helpful; really helpful; only lure worth"""
         ),
     ),
     scorn=(
         *spelled(("", "so", "really", "very", "super", "incredibly", "pretty"), ("boring",)),
         *phrases(
-        """dull; tedious; awful; terrible; horrible; horrendous; dreadful;
+            """dull; tedious; awful; terrible; horrible; horrendous; dreadful;
         disgusting; gross; revolting; the worst; worst; annoying; so annoying; irritating; overrated; a waste of time;
         waste of time; waste of money; soul destroying; soul-destroying; a nightmare; hell; tax hell; miserable;
         bland; tasteless; too depressing; too sweet; too much for me; too loud; too noisy; too clever; a scam;
         tastes like death; unbearable; exhausting; a drag; a pain; the pits; rubbish; garbage; trash; sucks;
         stinks; painful; frustrating; infuriating; maddening; insane; a joke; the bane of my; a human rights
         violation; nauseating; depressing; grim; ugh"""
-    ),
+        ),
     ),
     reactions=phrases(
         """that's; that is; that was; that'll; this is; thats; sounds; sound; sounded; looks like; what a; how;
         you; you're; your; u; ur; youre; you'll; you'd; he; she; he's; she's; hes; shes; will be;
-        'll be; gonna be; going to be; would be; could be; must be; might be; hope; wish; congrats; i'm; im; i am; it was; that was; this was; looks; look; looked; seems;
+        'll be; gonna be; going to be; would be; could be; must be; might be; hope; wish; congrats; i'm; im; i am;
+        it was; that was; this was; looks; look; looked; seems;
         being; been being;
         congratulations; news; seems; seem; they're going; everything; everyone; everybody; all the"""
     ),
@@ -328,23 +336,60 @@ POLARITY = PolarityWords(
     orders=words("enjoy love"),
     blocks=(
         *spelled(
-            ("i'd", "id", "we'd", "you'd", "youd", "he'd", "she'd", "they'd", "would", "would've", "will", "i'll",
-             "you'll", "he'll", "she'll", "they'll", "we'll", "gonna", "going to", "might", "may"),
+            (
+                "i'd",
+                "id",
+                "we'd",
+                "you'd",
+                "youd",
+                "he'd",
+                "she'd",
+                "they'd",
+                "would",
+                "would've",
+                "will",
+                "i'll",
+                "you'll",
+                "he'll",
+                "she'll",
+                "they'll",
+                "we'll",
+                "gonna",
+                "going to",
+                "might",
+                "may",
+            ),
             ("", "really", "so", "absolutely", "totally", "just"),
             ("love", "like", "enjoy", "adore", "hate"),
         ),
         *spelled(
             ("love", "luv", "loves", "loving"),
-            ("you", "u", "ya", "yall", "y'all", "youuu", "youuuu", "you all", "to you", "to all", "to dev", "that for",
-             "this for", "it for"),
+            (
+                "you",
+                "u",
+                "ya",
+                "yall",
+                "y'all",
+                "youuu",
+                "youuuu",
+                "you all",
+                "to you",
+                "to all",
+                "to dev",
+                "that for",
+                "this for",
+                "it for",
+            ),
         ),
         *phrases(
             """my love; much love; lots of love; so much love; sending love; sending you love; send love; with love;
             give her my love; give him my love; give them my love; give my love; thanks love; thank you love;
             love to the; love to hamish; love to greg; enjoy your; enjoy yourself; hope you enjoy;
             hope you like; hope they like; hope they love; hope you love; hope she loves; hope he loves;
-            hope she likes; hope he likes; want to like; want to love; love this; love that; love these; love the idea; like the idea; love the photo; love the pic; love the picture; love the colors;
-            love the colours; love the look of; love the sound of; love the vibe; love the energy; love the name; love to see;
+            hope she likes; hope he likes; want to like; want to love; love this; love that; love these;
+            love the idea; like the idea; love the photo; love the pic; love the picture; love the colors;
+            love the colours; love the look of; love the sound of; love the vibe; love the energy; love the name;
+            love to see;
             love to hear; love to know; love to go; love to try; love to come; love to visit; love to meet;
             would love; would like; love that idea; like that idea; the best part is; all the best; best wishes;
             best of luck; the best of; best friend; best friends; bestie; best mate; do your best; did my best;
@@ -357,7 +402,8 @@ POLARITY = PolarityWords(
             thing is; the only thing; one thing; a thing; same thing; first thing; last thing; the whole thing;
             other thing; things; any thing; good thing; funny thing; thing about; in love; sounds like; looks like;
             feels like; felt like; seems like; just like; personal best; best buy;
-            best friend's; lovely to hear; lovely to see; lovely to meet; falls in love; fall in love; hell yeah; hell yes; what the hell;
+            best friend's; lovely to hear; lovely to see; lovely to meet; falls in love; fall in love; hell yeah;
+            hell yes; what the hell;
             the hell; like hell; a hell of; hell of a; oh my god; omg; perfect for; perfect fit; fits perfectly;
             is perfect for; great for; good for you; a great; pain in; a pain in"""
         ),
@@ -386,9 +432,7 @@ POLARITY = PolarityWords(
     ),
     joins=words("and but or then so to n yet plus"),
     reasons=phrases("because; cause; 'cause; coz; since; due to; —; –"),
-    reason_openers=phrases(
-        "too; so; way too; it's; it is; they're; they are; it was; they were; always; very; really"
-    ),
+    reason_openers=phrases("too; so; way too; it's; it is; they're; they are; it was; they were; always; very; really"),
 )
 
 LANGUAGE = Language(

@@ -174,7 +174,8 @@ POLARITY = PolarityWords(
         kiffe; kiffes; kiffé; apprécie; apprécies; fan de; fan absolue; fan absolu; grand fan; grande fan; raffole;
         raffoles; passionné; passionnée; passionnés; passionné de; passionnée de; passionné par; passionnée par;
         accro à; accro aux; accro au; fou de; folle de; dingue de; à fond dans; me passionne; me passionnent;
-        je collectionne; les collectionne; m'éclate; me régale; me régalent; j'en raffole; fais toujours plaisir; fait du bien;
+        je collectionne; les collectionne; m'éclate; me régale; me régalent; j'en raffole; fais toujours plaisir;
+        fait du bien;
         me fait du bien; me fait un bien fou; me détend; me détendent; me calme; me vide la tête; me ressource;
         me rend heureux; me rend heureuse; me rend dingue de joie; m'apaise; me fait vibrer; tombé amoureux;
         tombée amoureuse; amoureux de; amoureuse de; m'a donné envie; me donne envie; me plaît; me plait;

@@ -66,7 +66,9 @@ _FLIP: dict[Polarity, Polarity] = {"like": "dislike", "dislike": "neutral", "neu
 #: A clause ends at a punctuation mark, a dash, a line break, or a space between two characters of a language
 #: written without spaces (chat in Chinese spaces its clauses: "还行 同事人都挺好的").
 _CJK = "\u3000-\u9fff\uff00-\uffef"
-_CLAUSE_END = re.compile(rf"[,;:.!?\u2014\u2013\u3001\u3002\uff0c\uff1b\uff01\uff1f\uff5e~]|\s-\s|\n|(?<=[{_CJK}])\s+(?=[{_CJK}])")
+_CLAUSE_END = re.compile(
+    rf"[,;:.!?\u2014\u2013\u3001\u3002\uff0c\uff1b\uff01\uff1f\uff5e~]|\s-\s|\n|(?<=[{_CJK}])\s+(?=[{_CJK}])"
+)
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f\n]")
 _TRIM = " \t\n,;:.!?-\u2014\u2013\u3001\u3002\uff0c\uff1b\uff01\uff1f\"'"
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")

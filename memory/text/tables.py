@@ -287,9 +287,9 @@ class PolarityWords:
       it", "their love and support"); one of ``holders`` ("he", "she"), a capitalised name or a
       noun after one of ``owners`` ("my son") is the holder; after one of ``joins`` ("and", "to")
       the sentence's earlier subject is. One of ``addressee`` just after the cue makes it a
-      reaction to the other side ("I love your painting", "love how you did it"). Written without spaces: one of ``holders`` in the cue's
-      clause before it names the holder ("我儿子喜欢", "妹はジャズが好き"), unless one of ``selves``
-      follows it there.
+      reaction to the other side ("I love your painting", "love how you did it"). Written without
+      spaces: one of ``holders`` in the cue's clause before it names the holder ("我儿子喜欢",
+      "妹はジャズが好き"), unless one of ``selves`` follows it there.
 
     The reason: ``reasons``: markers after which the rest of the sentence is the reason ("because",
     "weil", "因为"). ``reason_openers``: words that open a clause after the cue's clause which is
