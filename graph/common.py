@@ -106,7 +106,7 @@ def profile_lines(env: Env, memories: list[MemoryBrief], message: str) -> list[s
     profile = env.svc.store.profile(env.user_id)
     if profile.empty:
         return []
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     aspects = {aspect_of(ontology.path(t).split("/")[0]) for m in memories for t in m["tags"][:1] if t in ontology}
     ids = [m["id"] for m in memories]
     return profile.lines(aspects, ids, everything=about_user(message), limit=ANSWER_CHARS)
