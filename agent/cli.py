@@ -299,13 +299,15 @@ def _data(*values: object) -> tuple[Text, ...]:
 def _show_records(records: Sequence[MemoryBrief], title: str) -> None:
     table = Table(title=title, show_lines=False)
     table.add_column("date")
+    table.add_column("said by")
     table.add_column("tags")
     table.add_column("thought")
     table.add_column("preference")
     table.add_column("id", style="dim")
     for r in records:
         pref = " \u2014 ".join(x for x in (r.get("polarity", ""), r.get("reason", "")) if x)
-        table.add_row(*_data(str(r["event_time"])[:10], ", ".join(r["tags"]), r["thought"], pref, r["id"][:8]))
+        who = r.get("speaker") or "you"  # a brief names its speaker when it is not the user
+        table.add_row(*_data(str(r["event_time"])[:10], who, ", ".join(r["tags"]), r["thought"], pref, r["id"][:8]))
     out.print(table)
 
 
