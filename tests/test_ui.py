@@ -664,3 +664,19 @@ def test_a_session_ends_when_the_deployment_tokens_change(memory, ann, monkeypat
     changed = TestClient(create_ui_app(memory, secret=secret), base_url=BASE, cookies=cookie)
     r = changed.get("/ui/", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"].endswith("/ui/signin")
+
+
+def test_the_timeline_says_who_said_a_memory_that_is_not_the_users(memory, app):
+    seed(
+        memory,
+        "ann",
+        [
+            record("ann", "I started a new job in Harrogate.", ["work"], START, speaker="Sam <b>"),
+            record("ann", "Try 'Dune' by Frank Herbert.", ["books"], START + timedelta(days=1), speaker="assistant"),
+            record("ann", LISBON, ["siblings"], START + timedelta(days=2)),
+        ],
+    )
+    c, _ = sign_in(app)
+    page = c.get("/ui/").text
+    assert "Sam &lt;b&gt; said:" in page and "the assistant said:" in page
+    assert page.count('class="speaker"') == 2  # the user's own memory is not introduced
