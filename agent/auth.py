@@ -18,6 +18,13 @@ Then:
 - the LangGraph store is per user: every item lives under a namespace whose first label is the
   user's id; put, get and delete elsewhere are refused (403), search and list_namespaces see only
   the user's own namespaces;
+- what a client stores beside its runs is bounded: metadata of a thread, run or cron over
+  ``MAX_METADATA_BYTES`` and a store item's value over ``MAX_STORE_VALUE_BYTES`` (as JSON) are
+  refused with a 413 naming the limit;
+- the hosts served and one-line refusals are the deployment's HTTP middleware
+  (``caim.agent.langgraph_app``, ``http.app`` in ``deploy/langgraph.json``): with ``CAIM_ALLOWED_HOSTS``
+  set, a request for another ``Host`` is a 421, one from another site's page a 403 - the same guard
+  as every server caim starts;
 - assistants (the deployed graph) can be read by every authenticated user, changed by none.
 """
 
@@ -31,10 +38,8 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from caim.core.errors import ConfigError, InputError
-from caim.graph.policies import POLICIES
-from caim.graph.state import TIME_CHARS, Context, context_refused, message_limit
-from caim.memory.stm import check_length, parse_time
+from caim.agent import run_checks
+from caim.core.errors import ConfigError
 
 auth = Auth()
 
@@ -67,6 +72,10 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+#: Largest metadata (as JSON) a thread, run or cron may carry, and largest store item value.
+MAX_METADATA_BYTES = 16 * 1024
+MAX_STORE_VALUE_BYTES = 64 * 1024
+
 #: Token digests -> user ids, read once when the server loads this module.
 _TOKENS: dict[bytes, str] = {_digest(k): v for k, v in parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).items()}
 
@@ -92,59 +101,31 @@ def verify(token: str) -> str | None:
 
 
 def check_run_context(context: Any) -> None:
-    """Refuse (400, one line) a run context a client may not send: a key ``Context`` does not have
-    (the deployment's settings among them), a value out of range, or an unregistered policy."""
-    if not context:
-        return
+    """Refuse (400, one line) a run context a client may not send (``caim.agent.run_checks``)."""
     try:
-        if not isinstance(context, dict):
-            raise context_refused("the run context must be a JSON object")
-        ctx = Context(**context)
-        if ctx.policy is not None and ctx.policy not in POLICIES:
-            raise context_refused(
-                f"context policy {ctx.policy[:64]!r} is no memory policy; choose one of: {', '.join(sorted(POLICIES))}"
-            )
-    except InputError as exc:
-        raise Auth.exceptions.HTTPException(status_code=400, detail=str(exc)) from None
-
-
-#: Most messages one run's input may carry.
-MAX_INPUT_MESSAGES = 200
-
-
-def _text(message: Any) -> str:
-    """The text of a message as a client sends it (a dict, a [role, text] pair or a string)."""
-    if isinstance(message, dict):
-        content = message.get("content", "")
-    elif isinstance(message, list | tuple) and len(message) == 2:
-        content = message[1]
-    else:
-        content = message
-    if isinstance(content, list):  # content blocks
-        return "".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
-    return str(content)
+        run_checks.check_run_context(context)
+    except run_checks.RunRefused as exc:
+        raise Auth.exceptions.HTTPException(status_code=exc.status, detail=str(exc)) from None
 
 
 def check_run_input(payload: Any) -> None:
-    """Refuse a run's input before the server stores it: more than ``MAX_INPUT_MESSAGES`` messages or
-    a message over ``CAIM_MAX_MESSAGE_CHARS`` (413), a turn time that is no ISO time within 1900-2199
-    (422) - one line each."""
-    if not isinstance(payload, dict):
-        return
-    messages = payload.get("messages") or []
-    messages = messages if isinstance(messages, list) else [messages]
+    """Refuse a run's input before the server stores it (413 or 422, one line; ``caim.agent.run_checks``)."""
     try:
-        if len(messages) > MAX_INPUT_MESSAGES:
-            raise InputError(f"{len(messages)} messages in one run; at most {MAX_INPUT_MESSAGES} are accepted")
-        for m in messages:
-            check_length(_text(m), message_limit())
-    except InputError as exc:
-        raise Auth.exceptions.HTTPException(status_code=413, detail=str(exc)) from None
+        run_checks.check_run_input(payload)
+    except run_checks.RunRefused as exc:
+        raise Auth.exceptions.HTTPException(status_code=exc.status, detail=str(exc)) from None
+
+
+def check_size(what: str, value: Any, limit: int) -> None:
+    """Refuse (413, one line) ``value`` when its JSON is over ``limit`` bytes (or is no JSON at all)."""
     try:
-        if payload.get("turn_time"):
-            parse_time(str(payload["turn_time"])[:TIME_CHARS])
-    except InputError as exc:
-        raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
+        size = len(json.dumps(value, default=str).encode())
+    except (TypeError, ValueError, RecursionError):
+        raise Auth.exceptions.HTTPException(status_code=422, detail=f"{what} must be JSON data") from None
+    if size > limit:
+        raise Auth.exceptions.HTTPException(
+            status_code=413, detail=f"{what} of {size:,} bytes; at most {limit:,} are kept (as JSON)"
+        )
 
 
 @auth.authenticate
@@ -159,8 +140,11 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
 
 @auth.on
 async def owner_only(ctx: Auth.types.AuthContext, value: dict) -> dict:
-    """Stamp what a user creates with their identity and let them see only that."""
+    """Stamp what a user creates with their identity and let them see only that; metadata over
+    ``MAX_METADATA_BYTES`` is refused."""
     metadata = value.get("metadata") if isinstance(value, dict) else None
+    if metadata is not None:
+        check_size("metadata", metadata, MAX_METADATA_BYTES)
     if isinstance(metadata, dict):
         metadata["owner"] = ctx.user.identity
     return {"owner": ctx.user.identity}
@@ -194,9 +178,12 @@ async def crons(ctx: Auth.types.AuthContext, value: dict) -> dict:
 @auth.on.store
 async def own_namespace(ctx: Auth.types.AuthContext, value: dict) -> None:
     """Store items live under ``(<user id>, ...)``. put/get/delete elsewhere are refused; search and
-    list_namespaces without a prefix are scoped to the user's namespaces, with another's refused."""
+    list_namespaces without a prefix are scoped to the user's namespaces, with another's refused; a
+    value over ``MAX_STORE_VALUE_BYTES`` is refused."""
     user = ctx.user.identity
     namespace = tuple(value.get("namespace") or ())
+    if ctx.action == "put" and value.get("value") is not None:
+        check_size("a store item's value", value.get("value"), MAX_STORE_VALUE_BYTES)
     if not namespace and ctx.action in ("search", "list_namespaces"):
         value["namespace"] = (user,)
         return

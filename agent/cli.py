@@ -15,16 +15,20 @@ import logging
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
+from caim.agent.chat_exports import ASSISTANT_FORMATS
+from caim.agent.chat_exports import Said as _Said
 from caim.core.errors import CaimError, ConfigError, InputError, StorageError
 
 if TYPE_CHECKING:
@@ -47,17 +51,92 @@ out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 
+def _flags_plain(params: list[Any]) -> list[Any]:
+    """``params``, each flag (``--json``, ``--help``) shown in help as its name alone, not as an
+    option taking a ``<bool>`` value."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+def _plain_flags(command: Command, ctx: Context) -> None:
+    """``_flags_plain`` for ``command`` and every command under it."""
+    _flags_plain(command.get_params(ctx))
+    for sub in getattr(command, "commands", {}).values():
+        _plain_flags(sub, ctx)
+
+
+def _source_of(module: str) -> Path | None:
+    """The source file of ``module``, found as the import system would find it but importing
+    nothing (not even its parent packages); ``None`` when it has none."""
+    path: list[str] | None = None
+    origin: str | None = None
+    parts = module.split(".")
+    for i in range(len(parts)):
+        name = ".".join(parts[: i + 1])
+        loaded = sys.modules.get(name)
+        spec = getattr(loaded, "__spec__", None) if loaded is not None else None
+        for finder in sys.meta_path if spec is None else ():
+            find = getattr(finder, "find_spec", None)
+            if find is not None and (spec := find(name, path)) is not None:
+                break
+        if spec is None:
+            return None
+        path, origin = spec.submodule_search_locations, spec.origin
+    return Path(origin) if origin and origin.endswith(".py") else None
+
+
+def _plugin_help(ep: EntryPoint) -> str:
+    """A plugin group's one-line help without importing it (importing ``caim models`` takes seconds):
+    the ``help=`` its module gives the ``typer.Typer`` the entry point names, else the first line of
+    the module's docstring, read from the source."""
+    import ast
+
+    module, _, attr = ep.value.partition(":")
+    fallback = f"More commands ({ep.name}; `caim {ep.name} --help` lists them)."
+    try:
+        source = _source_of(module.strip())
+        tree = ast.parse(source.read_text(encoding="utf-8")) if source is not None else None
+    except (ImportError, OSError, SyntaxError, ValueError):
+        return fallback
+    if tree is None:
+        return fallback
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in node.targets):
+            for kw in node.value.keywords if isinstance(node.value, ast.Call) else []:
+                if kw.arg == "help" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    return kw.value.value
+    doc = ast.get_docstring(tree)
+    return doc.strip().splitlines()[0] if doc and doc.strip() else fallback
+
+
 class CaimGroup(TyperGroup):
     """The top command group. A ``CaimError`` from any command is one line on standard error and
     exit code 2. Plugin groups (entry points in ``caim.cli``) are listed by name and imported only
-    when invoked: the agent layer never imports them, and help stays fast."""
+    when invoked: the agent layer never imports them, and help stays fast. Help shows flags as
+    their names alone (``_plain_flags``)."""
+
+    def get_params(self, ctx: Context) -> list[Any]:
+        """The group's options, flags shown without a value."""
+        return _flags_plain(super().get_params(ctx))
 
     def invoke(self, ctx: Context) -> Any:
-        """Run the command; a ``CaimError`` becomes one red line and exit code 2."""
+        """Run the command; a ``CaimError`` or an argument the command does not take (a missing
+        option, a value of the wrong kind, an unknown command) becomes one red line and exit code 2."""
+        from typer._click.exceptions import NoArgsIsHelpError, UsageError
+
         try:
             return super().invoke(ctx)
         except CaimError as exc:
             err.print(f"caim: {exc}", style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from None
+        except NoArgsIsHelpError:
+            raise
+        except UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            line = " ".join(exc.format_message().split())
+            err.print(f"caim: {line} ('{where} --help' says what it takes)", style="red", markup=False, highlight=False)
             raise typer.Exit(2) from None
 
     def _plugins(self) -> dict[str, EntryPoint]:
@@ -78,7 +157,7 @@ class CaimGroup(TyperGroup):
         if ep is None:
             return None
         # listed in help without importing it; ``resolve_command`` loads it to run it
-        return TyperCommand(cmd_name, help=f"Commands from {ep.value.split(':')[0]}.")
+        return TyperCommand(cmd_name, help=_plugin_help(ep))
 
     def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         """Load the plugin named by ``args[0]`` (if it is one) before resolving the command.
@@ -92,23 +171,40 @@ class CaimGroup(TyperGroup):
             except ImportError as exc:  # an optional extra that is not installed
                 raise ConfigError(f"caim {ep.name} is not available: {exc}") from None
             self.add_command(typer.main.get_command(sub) if isinstance(sub, typer.Typer) else sub, ep.name)
-        return super().resolve_command(ctx, args)
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            _plain_flags(command, ctx)
+        return name, command, rest
 
 
 app = typer.Typer(
     cls=CaimGroup,
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode="markdown",  # a help text's lines are one paragraph, wrapped to the terminal
     help="caim: a LangGraph agent with a cognitive long-term memory.",
 )
-memories_app = typer.Typer(no_args_is_help=True, help="Inspect and manage stored memories.")
-ontology_app = typer.Typer(no_args_is_help=True, help="Show the tag ontology.")
+memories_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help="See, export, import and forget stored memories; import chat histories.",
+)
+ontology_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode="markdown", help="Show the ontology (the tags memories are filed under)."
+)
 app.add_typer(memories_app, name="memories")
 app.add_typer(ontology_app, name="ontology")
 
 DataDir = typer.Option(
     None, "--data-dir", help="Where memories live (default: CAIM_DATA_DIR or the per-user data folder)."
 )
+#: The user a memory command reads or changes.
+UserOption = typer.Option(..., "--user", "-u", help="Whose memories (the user id, as `caim chat --user` gave it).")
+
+
+def _count(n: int, noun: str, plural: str = "") -> str:
+    """``n`` and the noun, singular for one: "1 record", "3 records", "2 memories" (``plural``)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _settings(data_dir: Path | None = None, **over: Any) -> Settings:
@@ -192,16 +288,26 @@ def _check_policy(name: str) -> None:
         )
 
 
+def _data(*values: object) -> tuple[Text, ...]:
+    """Table cells of stored text, as data: no Rich markup read from them, control characters (a
+    terminal's escape sequences, line breaks) shown as ``\\x..`` escapes."""
+    return tuple(
+        Text("".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in str(v))) for v in values
+    )
+
+
 def _show_records(records: Sequence[MemoryBrief], title: str) -> None:
     table = Table(title=title, show_lines=False)
     table.add_column("date")
+    table.add_column("said by")
     table.add_column("tags")
     table.add_column("thought")
     table.add_column("preference")
     table.add_column("id", style="dim")
     for r in records:
         pref = " \u2014 ".join(x for x in (r.get("polarity", ""), r.get("reason", "")) if x)
-        table.add_row(str(r["event_time"])[:10], ", ".join(r["tags"]), r["thought"], pref, r["id"][:8])
+        who = r.get("speaker") or "you"  # a brief names its speaker when it is not the user
+        table.add_row(*_data(str(r["event_time"])[:10], who, ", ".join(r["tags"]), r["thought"], pref, r["id"][:8]))
     out.print(table)
 
 
@@ -344,6 +450,21 @@ def chat(
         agent.close()
 
 
+def _url(host: str, port: int, path: str) -> str:
+    """The address a serving command listens at, as a browser or client takes it."""
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}{path}"
+
+
+def _token_users() -> str:
+    """Who may use a server that authenticates each request: the users ``CAIM_AUTH_TOKENS`` names."""
+    import os
+
+    from caim.agent.auth import parse_tokens
+
+    users = set(parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).values())
+    return f"for the {_count(len(users), 'user')} CAIM_AUTH_TOKENS names (a bearer token each)"
+
+
 def _check_access(command: str, host: str, no_auth: bool, *, open_to: str) -> None:
     """A serving command's access, checked before anything starts: ``--no-auth`` on a loopback host
     only (``open_to``: what anyone who can connect would get), else the deployment's tokens are set.
@@ -398,12 +519,10 @@ def serve(
     idle = idle_minutes * 60 if idle_minutes > 0 else None
     agent = CaimAgent(settings)
     try:
-        app = create_app(agent, auth=not no_auth, idle_seconds=idle, turn_timeout=turn_timeout)
-        shown = f"[{host}]" if ":" in host else host
-        who = "the request's `user` field (no auth)" if no_auth else "bearer tokens (CAIM_AUTH_TOKENS)"
+        app = create_app(agent, auth=not no_auth, idle_seconds=idle, turn_timeout=turn_timeout, bind=host)
+        who = "for the user each request's `user` field names (no auth)" if no_auth else _token_users()
         out.print(
-            f"[bold]caim serve[/bold] - http://{shown}:{port}/v1, model {agent.services.models.describe()}, "
-            f"users by {who}",
+            f"[bold]caim serve[/bold] - {_url(host, port, '/v1')}, model {agent.services.models.describe()}, {who}",
             highlight=False,
         )
         uvicorn.run(app, host=host, port=port, log_level="info")
@@ -437,10 +556,9 @@ def ui(
 
     settings = _settings(data_dir)
     with Memory(settings, background=False) as memory:  # queued sessions stay for the chat's worker
-        app = create_ui_app(memory, auth=not no_auth, user=user)
-        shown = f"[{host}]" if ":" in host else host
-        who = f"the local user {user!r} (no sign-in)" if no_auth else "sign-in with a token (CAIM_AUTH_TOKENS)"
-        out.print(f"[bold]caim ui[/bold] - http://{shown}:{port}/ui/, {who}", highlight=False)
+        app = create_ui_app(memory, auth=not no_auth, user=user, bind=host)
+        who = f"the memories of the local user {user!r} (no sign-in)" if no_auth else _token_users()
+        out.print(f"[bold]caim ui[/bold] - {_url(host, port, '/ui/')}, {who}", highlight=False)
         uvicorn.run(app, host=host, port=port, log_level="info")
 
 
@@ -469,7 +587,7 @@ def _verbose_turn(trace: list[dict], route: str, seconds: float | None, first: f
 
 @memories_app.command("list")
 def memories_list(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     as_json: bool = typer.Option(False, "--json", help="Full records as a JSON list (with sources and history)."),
     polarity: str | None = typer.Option(
         None, "--polarity", help="Only preferences of this polarity: like, dislike or neutral."
@@ -499,7 +617,7 @@ def memories_list(
 
 @memories_app.command("profile")
 def memories_profile(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     as_json: bool = typer.Option(False, "--json", help="The whole profile as JSON (members and earlier versions)."),
     data_dir: Path | None = DataDir,
 ) -> None:
@@ -520,29 +638,62 @@ def memories_profile(
     for col in ("aspect", "what is known", "memories", "by"):
         table.add_column(col)
     for b in sorted(profile.backgrounds.values(), key=lambda b: b.aspect):
-        table.add_row(b.aspect, b.text, str(len(b.members)), b.source)
+        table.add_row(*_data(b.aspect, b.text, len(b.members), b.source))
     for p in profile.principles:
-        table.add_row(f"prefers: {p.requirement}", principle_line(p), str(len(p.members)), p.source)
+        table.add_row(*_data(f"prefers: {p.requirement}", principle_line(p), len(p.members), p.source))
     out.print(table)
+
+
+def _on_terminal() -> bool:
+    """Whether a person at a terminal can answer a question (standard input is a terminal)."""
+    return sys.stdin.isatty()
+
+
+def _confirm_forget_all(agent: CaimAgent, user: str, yes: bool) -> None:
+    """Go on only when ``yes`` or when the person at the terminal confirms forgetting all of ``user``.
+
+    Raises:
+        InputError: Not confirmed: the input is not a terminal and ``--yes`` was not given.
+        typer.Exit: The person at the terminal said no (exit code 1, nothing forgotten).
+    """
+    if yes:
+        return
+    count = agent.services.store.count(user)
+    if not _on_terminal():
+        raise InputError(
+            f"forget --all deletes all {count} memories of {user} and their open and pending sessions: "
+            "add --yes to confirm (the input is not a terminal to ask on)"
+        )
+    asked = f"Forget all {count} memories of {user}, and their open and pending sessions? This cannot be undone."
+    if not typer.confirm(asked, default=False):
+        out.print("nothing forgotten.")
+        raise typer.Exit(1)
 
 
 @memories_app.command("forget")
 def memories_forget(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     record_id: str | None = typer.Option(
         None, "--id", help="Forget one record (its id, or a unique prefix as listed)."
     ),
     everything: bool = typer.Option(
         False, "--all", help="Forget every record, open session and pending session of the user."
     ),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="--all: do not ask for confirmation (needed when the input is not a terminal)."
+    ),
     data_dir: Path | None = DataDir,
 ) -> None:
-    """Forget one record (--id) or everything of a user (--all), leaving no trace in the data dir."""
+    """Forget one record (--id) or everything of a user (--all), leaving no trace in the data dir.
+
+    --all asks for confirmation on a terminal; in a script, add --yes.
+    """
     if not everything and not record_id:
         raise InputError("say what to forget: --id RECORD_ID or --all")
     with _agent(_settings(data_dir)) as agent:
         if everything:
-            out.print(f"forgot {agent.forget_user(user)} records of {user}.")
+            _confirm_forget_all(agent, user, yes)
+            out.print(f"forgot {_count(agent.forget_user(user), 'memory', 'memories')} of {user}.")
             return
         assert record_id is not None
         full = _one_id(agent.services.store.matching_ids(user, record_id), user, record_id)
@@ -553,9 +704,9 @@ def memories_forget(
 
 @memories_app.command("history")
 def memories_history(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     record_id: str = typer.Option(..., "--id", help="The record (its id, or a unique prefix)."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="The chain as JSON."),
     data_dir: Path | None = DataDir,
 ) -> None:
     """Show a record's chain: what it superseded, merged or extended, when, from which session."""
@@ -571,32 +722,36 @@ def memories_history(
         table.add_column(col)
     for e in chain:
         table.add_row(
-            str(e["at"])[:19],
-            str(e["change"]),
-            str(e["record"])[:8],
-            str(e["thought"]),
-            ", ".join(str(o)[:8] for o in cast("list[str]", e["others"])),  # a history entry's record ids
-            str(e["session_id"]),
+            *_data(
+                str(e["at"])[:19],
+                e["change"],
+                str(e["record"])[:8],
+                e["thought"],
+                ", ".join(str(o)[:8] for o in cast("list[str]", e["others"])),  # a history entry's record ids
+                e["session_id"],
+            )
         )
     out.print(table)
 
 
 @memories_app.command("export")
 def memories_export(
-    user: str = typer.Option(..., "--user", "-u"),
+    user: str = UserOption,
     to: Path | None = typer.Option(None, "--out", "-o", help="Write to this file instead of standard output."),
     data_dir: Path | None = DataDir,
 ) -> None:
     """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
     from caim.core.checks import check_user
     from caim.memory.profile import parse_profile, profile_key
+    from caim.memory.terms import TermBook
     from caim.memory.transfer import export_lines
 
     user = check_user(user)
     with _records(_settings(data_dir)) as db:
         records = db.iter_vectors(user) if db is not None else iter(())
         profile = parse_profile(db.get_meta(profile_key(user)), user) if db else None
-        lines = export_lines(records, user, profile, db.get_meta("embedder") if db else None)
+        terms = TermBook(db).terms(user) if db else ()
+        lines = export_lines(records, user, profile, db.get_meta("embedder") if db else None, terms=terms)
         if to is None:
             for piece in lines:
                 sys.stdout.write(piece)
@@ -614,23 +769,29 @@ def memories_import(
 ) -> None:
     """Import an export: ids, times, validity, links and history are kept; importing twice adds nothing
     (an import stopped half way is finished by running it again). Its vectors are reused when this
-    data dir embeds with the same model."""
+    data dir embeds with the same model. It says how many records it added, updated, found unchanged
+    and left out."""
     from caim.agent.progress import ingest_progress
     from caim.memory.transfer import read_export
 
     data = read_export(file)
     with _agent(_settings(data_dir)) as agent, ingest_progress(out, "importing", data.total, "records") as shown:
-        n = agent.memory.import_(data, user_id=user, progress=shown)
-    out.print(f"imported {n} records into {user}.")
+        done = agent.memory.import_(data, user_id=user, progress=shown)
+    parts = [f"{done.added} added", f"{done.updated} updated", f"{done.unchanged} unchanged (already there)"]
+    if done.refused:
+        parts.append(f"{done.refused} left out (their categories are outside {user}'s privacy bounds)")
+    out.print(f"{_count(done.total, 'record')} in {file} for {user}: {', '.join(parts)}.")
 
 
-#: Chat exports ``memories import-chat`` reads (each through langchain-community's chat loader), and
-#: what each takes. Facebook Messenger is not among them: its loader drops the messages' times.
+#: Chat exports ``memories import-chat`` reads (the chat apps' through langchain-community's chat
+#: loaders, the assistants' through ``caim.agent.chat_exports``), and what each takes. Facebook
+#: Messenger is not among them: its loader drops the messages' times.
 CHAT_FORMATS = {
     "whatsapp": "a chat's .txt export (iOS or Android lines), its .zip, or a folder of .txt exports",
     "telegram": "Telegram Desktop's 'Machine-readable JSON' export: result.json, its folder or a .zip",
     "slack": "a Slack workspace export .zip (senders are user ids, U...)",
     "imessage": "a copy of macOS's ~/Library/Messages/chat.db (your messages are those sent from it; no --me)",
+    **ASSISTANT_FORMATS,  # caim.agent.chat_exports: each conversation one session; no --me
 }
 #: A WhatsApp line's time as the loader reads it: ``[31/12/2023, 22:15:03]`` or ``[1/2/24, 9:05:00 PM]``.
 _WA_TIME = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{2,4}), (\d{1,2}):(\d{2}):(\d{2})(?: ([AP]M))?", re.IGNORECASE)
@@ -638,17 +799,9 @@ _WA_TIME = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{2,4}), (\d{1,2}):(\d{2}):(\d{2})
 _WA_ANDROID = re.compile(
     r"^\u200e?(\d{1,2}/\d{1,2}/\d{2,4}), (\d{1,2}:\d{2})( [AP]M)? - ", re.MULTILINE | re.IGNORECASE
 )
+#: The start of a WhatsApp line that begins a message or a notice, as the loader reads lines (iOS form).
+_WA_LINE = re.compile(r"\u200e*\[?\d{1,2}/\d{1,2}/\d{2,4}, \d{1,2}:\d{2}:\d{2}(?: [AP]M)?\]?[ \u200e]*", re.IGNORECASE)
 _APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
-
-
-class _Said(NamedTuple):
-    """One message of an export: who sent it, its text, when, and whether it is the user's own
-    (``None``: decided by ``--me``)."""
-
-    sender: str
-    text: str
-    when: datetime
-    mine: bool | None = None
 
 
 def _loader_text(message: BaseMessage) -> str:
@@ -671,10 +824,33 @@ def _whatsapp_sources(path: Path) -> list[str]:
     return [path.read_text(encoding="utf-8")]
 
 
-def _whatsapp(path: Path, day_first: bool | None) -> list[list[_Said]]:
+def _whatsapp_lines(text: str, seen: Counter[str]) -> str:
+    """A chat's text as the loader reads it (iOS lines), its notices without a sender ("Ana added
+    Luis") taken out - the loader would append them to the message before; counts its lines in
+    ``seen``: ``lines`` (not blank), ``messages`` (lines that start one), ``continued`` (lines that
+    continue the message before them) and ``notices``."""
+    # newer exports put a narrow no-break space before AM/PM; Android lines have no seconds
+    text = text.replace("\r\n", "\n").replace("\u202f", " ").replace("\u00a0", " ")
+    kept = []
+    for line in _WA_ANDROID.sub(r"[\1, \2:00\3] ", text).split("\n"):
+        start = _WA_LINE.match(line)
+        seen["lines"] += bool(line.strip())
+        if start is None:
+            seen["continued"] += bool(line.strip())
+        elif ": " not in line[start.end() :]:
+            seen["notices"] += 1
+            continue
+        else:
+            seen["messages"] += 1
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _whatsapp(path: Path, day_first: bool | None, seen: Counter[str]) -> list[list[_Said]]:
     """WhatsApp chats, each message dated. Exports write dates day-first or month-first as the
     phone's locale has it: the order is read from the dates (a first number above 12 is a day)
-    unless ``day_first`` says it."""
+    unless ``day_first`` says it. ``seen`` counts the lines read (``_whatsapp_lines``) and the
+    messages the loader leaves out (``omitted``: omitted media, deleted messages, the encryption notice)."""
     import tempfile
 
     from langchain_community.chat_loaders.whatsapp import WhatsAppChatLoader
@@ -682,10 +858,8 @@ def _whatsapp(path: Path, day_first: bool | None) -> list[list[_Said]]:
     loaded: list[list[tuple[str, str, re.Match[str]]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, text in enumerate(_whatsapp_sources(path)):
-            # newer exports put a narrow no-break space before AM/PM; Android lines have no seconds
-            text = text.replace("\r\n", "\n").replace("\u202f", " ").replace("\u00a0", " ")
             copy = Path(tmp) / f"chat{i}.txt"
-            copy.write_text(_WA_ANDROID.sub(r"[\1, \2:00\3] ", text), encoding="utf-8")
+            copy.write_text(_whatsapp_lines(text, seen), encoding="utf-8")
             for session in WhatsAppChatLoader(str(copy)).lazy_load():
                 chat = []
                 for m in session["messages"]:
@@ -695,6 +869,7 @@ def _whatsapp(path: Path, day_first: bool | None) -> list[list[_Said]]:
                         raise InputError(f"{path}: WhatsApp time {stamp!r} not understood")
                     chat.append((str(m.additional_kwargs["sender"]).strip(), _loader_text(m), found))
                 loaded.append(chat)
+    seen["omitted"] = seen["messages"] - sum(map(len, loaded))
     stamps = [found for chat in loaded for _, _, found in chat]
     if day_first is None and stamps:
         firsts, seconds = max(int(f[1]) for f in stamps), max(int(f[2]) for f in stamps)
@@ -717,9 +892,9 @@ def _whatsapp(path: Path, day_first: bool | None) -> list[list[_Said]]:
     return [[_Said(sender, text, when(f)) for sender, text, f in chat] for chat in loaded]
 
 
-def _read_chats(fmt: str, path: Path, day_first: bool | None) -> list[list[_Said]]:
+def _read_chats(fmt: str, path: Path, day_first: bool | None, seen: Counter[str]) -> list[list[_Said]]:
     """The chats of an export, in order, each a list of dated messages; a file that is not such an
-    export is a one-line ``InputError``."""
+    export is a one-line ``InputError``. ``seen``: what the reader counted (``_whatsapp``)."""
     import sqlite3
     import warnings
     import zipfile
@@ -731,11 +906,15 @@ def _read_chats(fmt: str, path: Path, day_first: bool | None) -> list[list[_Said
     if not path.exists():
         raise InputError(f"no such file or folder: {path}")
     try:
+        if fmt in ASSISTANT_FORMATS:
+            from caim.agent.chat_exports import read_assistant_export
+
+            return read_assistant_export(fmt, path, seen)
         with warnings.catch_warnings():  # langchain-community announces its sunset on import
             warnings.simplefilter("ignore", DeprecationWarning)
             import langchain_community.chat_loaders  # noqa: F401
         if fmt == "whatsapp":
-            return _whatsapp(path, day_first)
+            return _whatsapp(path, day_first, seen)
         if fmt == "telegram":
             from langchain_community.chat_loaders.telegram import TelegramChatLoader
 
@@ -782,66 +961,112 @@ def _read_chats(fmt: str, path: Path, day_first: bool | None) -> list[list[_Said
         raise InputError(f"cannot read {path} as a {fmt} export: {why}") from None
 
 
+def _mine(said: _Said, me: str | None) -> bool:
+    """Whether a message is the user's: as the export says, else sent by ``me``."""
+    return said.mine if said.mine is not None else said.sender == me
+
+
+def _voice(said: _Said, me: str | None) -> tuple[str, str | None]:
+    """Whose words a message holds: the user's (``("user", None)``), an AI assistant's in an
+    assistant's export (``("assistant", None)``), or a participant's, named after them
+    (``("person", name)``, ``caim.agent.messages.participant_name``: never the user nor an assistant)."""
+    from caim.agent.messages import participant_name
+
+    if _mine(said, me):
+        return "user", None
+    if said.assistant:
+        return "assistant", None
+    return "person", participant_name(said.sender)
+
+
+def _cut(chat: list[_Said], me: str | None, gap: timedelta, max_turns: int, max_chars: int) -> list[list[_Said]]:
+    """A chat's messages with text, cut into sessions: a silence longer than ``gap`` (or ``max_turns``
+    turns) starts a new one. Consecutive messages of one voice (``_voice``) are one turn while they
+    fit in ``max_chars``."""
+    sessions: list[list[_Said]] = []
+    current: list[_Said] = []
+    turns, chars = 0, 0
+    last: tuple[str, str | None] | None = None
+    for said in chat:
+        if not said.text:
+            continue
+        if current and (said.when - current[-1].when > gap or turns >= max_turns):
+            sessions.append(current)
+            current, turns, last = [], 0, None
+        voice = _voice(said, me)
+        if voice == last and chars + 1 + len(said.text) <= max_chars:
+            chars += 1 + len(said.text)
+        else:
+            turns, chars = turns + 1, len(said.text)
+        current.append(said)
+        last = voice
+    return [*sessions, current] if current else sessions
+
+
 def _chat_sessions(
     chats: list[list[_Said]], me: str | None, gap: timedelta, max_messages: int, max_chars: int
 ) -> list[list[BaseMessage]]:
-    """The chats cut into sessions: a silence longer than ``gap`` (or ``max_messages`` messages)
-    starts a new one. Every message is a person's ``HumanMessage``: the user's without a name, every
-    other sender's named after them (``caim.agent.messages``: their words are theirs, never the
-    user's nor an assistant's); consecutive messages of one sender are one turn, stamped with its
-    first message's time. Sessions without a message of the user are left out: they hold no turn of
-    theirs."""
-    from langchain_core.messages import HumanMessage
-
-    from caim.agent.messages import participant_name
+    """The chats cut into sessions (``_cut``). A person's message is a ``HumanMessage``: the user's
+    without a name, every other sender's named after them (``caim.agent.messages``: their words are
+    theirs, never the user's nor an assistant's); an AI assistant's, in an assistant's export, is an
+    ``AIMessage``. Consecutive messages of one voice are one turn, stamped with its first message's
+    time. Sessions without a message of the user are left out: they hold no turn of theirs."""
+    from langchain_core.messages import AIMessage, HumanMessage
 
     sessions: list[list[BaseMessage]] = []
     for chat in chats:
-        current: list[BaseMessage] = []
-        last_time: datetime | None = None
-        for said in chat:
-            if not said.text:
-                continue
-            if current and last_time is not None and (said.when - last_time > gap or len(current) >= max_messages):
-                sessions.append(current)
-                current = []
-            last_time = said.when
-            mine = said.mine if said.mine is not None else said.sender == me
-            name = None if mine else participant_name(said.sender)
-            prev = current[-1] if current else None
-            if prev is not None and prev.name == name and len(prev.text) + 1 + len(said.text) <= max_chars:
-                prev.content = f"{prev.text}\n{said.text}"
-            else:
-                when = said.when if said.when.tzinfo else said.when.replace(tzinfo=UTC)  # caim's reading
-                current.append(
-                    HumanMessage(said.text[:max_chars], name=name, additional_kwargs={"caim_time": when.isoformat()})
-                )
-        sessions.append(current)
-    return [s for s in sessions if any(m.name is None for m in s)]
+        for cut in _cut(chat, me, gap, max_messages, max_chars):
+            current: list[BaseMessage] = []
+            last: tuple[str, str | None] | None = None
+            for said in cut:
+                role, name = voice = _voice(said, me)
+                prev = current[-1] if current else None
+                if prev is not None and voice == last and len(prev.text) + 1 + len(said.text) <= max_chars:
+                    prev.content = f"{prev.text}\n{said.text}"
+                else:
+                    when = said.when if said.when.tzinfo else said.when.replace(tzinfo=UTC)  # caim's reading
+                    stamp = {"caim_time": when.isoformat()}
+                    text = said.text[:max_chars]
+                    current.append(
+                        AIMessage(text, additional_kwargs=stamp)
+                        if role == "assistant"
+                        else HumanMessage(text, name=name, additional_kwargs=stamp)
+                    )
+                last = voice
+            sessions.append(current)
+    return [s for s in sessions if any(isinstance(m, HumanMessage) and m.name is None for m in s)]
 
 
 @memories_app.command("import-chat")
 def memories_import_chat(
     file: Path = typer.Argument(..., help="The export (file, folder or .zip, as the format takes)."),
-    fmt: str = typer.Option(..., "--format", "-f", help="whatsapp, telegram, slack or imessage."),
+    fmt: str = typer.Option(
+        ..., "--format", "-f", help="whatsapp, telegram, slack, imessage, chatgpt or claude (their data exports)."
+    ),
     user: str = typer.Option(..., "--user", "-u", help="Whose memories they become."),
     me: str | None = typer.Option(
-        None, "--me", help="The sender whose messages are the user's (as the export names them)."
+        None, "--me", help="The sender whose messages are the user's (as the export names them; chat apps only)."
     ),
-    gap_hours: float = typer.Option(6.0, "--gap-hours", min=0.0, help="A longer silence starts a new session."),
+    gap_hours: float = typer.Option(
+        6.0, "--gap-hours", min=0.0, help="A longer silence starts a new session (chat apps; a conversation is one)."
+    ),
     day_first: bool | None = typer.Option(
         None, "--day-first/--month-first", help="WhatsApp: how its dates are written (default: read from them)."
     ),
     data_dir: Path | None = DataDir,
 ) -> None:
-    """Remember a chat history (WhatsApp, Telegram, Slack or iMessage export): it is cut into sessions
-    and each is post-thought now, the messages' dates becoming the memories' dates. A session already
-    remembered (same messages, same --me and --gap-hours) is skipped, so importing the same export
-    again stores nothing twice. Times without a zone (WhatsApp, Telegram) are read as UTC."""
+    """Remember a chat history: a chat app's export (WhatsApp, Telegram, Slack, iMessage) or another
+    assistant's data export (ChatGPT, Claude).
+
+    It is cut into sessions (an assistant's conversation is one) and each is post-thought now, the
+    messages' dates becoming the memories' dates. It says what it read, what it left out and why. A
+    session already remembered (same messages, same --me and --gap-hours) is skipped, so importing the
+    same export again stores nothing twice. Times without a zone (WhatsApp, Telegram) are read as UTC."""
     from caim.core.checks import check_user
 
     user = check_user(user)
-    chats = _read_chats(fmt, file, day_first)
+    seen: Counter[str] = Counter()
+    chats = _read_chats(fmt, file, day_first, seen)
     counts: dict[str, int] = {}
     for chat in chats:
         for said in chat:
@@ -860,21 +1085,54 @@ def memories_import_chat(
     from caim.agent.progress import ingest_progress
 
     settings = _settings(data_dir)
-    sessions = _chat_sessions(chats, me, timedelta(hours=gap_hours), MAX_MESSAGES, settings.max_message_chars)
+    gap = timedelta.max if fmt in ASSISTANT_FORMATS else timedelta(hours=gap_hours)  # a conversation is a session
+    sessions = _chat_sessions(chats, me, gap, MAX_MESSAGES, settings.max_message_chars)
     if not sessions:
         raise InputError(f"no session in {file} has a message of {me or 'yours'}")
+    cuts = [cut for chat in chats for cut in _cut(chat, me, gap, MAX_MESSAGES, settings.max_message_chars)]
+    others = [cut for cut in cuts if not any(_mine(said, me) for said in cut)]
+    seen.update(empty=sum(not said.text for chat in chats for said in chat), others=sum(map(len, others)))
+    out.print(_chat_read(file, chats, me or user, seen, len(others)), highlight=False)
     with Memory(settings, background=False) as memory:
         store = memory.services.store
         before = store.count(user)
         with ingest_progress(out, "post-thinking", sum(map(len, sessions)), "messages") as shown:
             skipped = memory.remember_sessions(sessions, user_id=user, progress=shown)
         after = store.count(user)
-    first, last = (str(sessions[i][j].additional_kwargs["caim_time"])[:10] for i, j in ((0, 0), (-1, -1)))
-    again = f" ({skipped} remembered before, skipped)" if skipped else ""
+    change = f"{after - before:+d} memories" if after != before else "no memory added"
     out.print(
-        f"imported {len(sessions)} sessions{again}, {sum(map(len, sessions))} messages from {first} to {last}, "
-        f"from {file}: {after - before:+d} memories, {after} in all for {user}."
+        f"{_count(len(sessions), 'session')} with a message of {me or user}: "
+        f"{len(sessions) - skipped} post-thought now, {skipped} remembered before (skipped): "
+        f"{change}, {after} in all for {user}.",
+        highlight=False,
     )
+
+
+def _chat_read(file: Path, chats: list[list[_Said]], me: str, seen: Counter[str], others: int) -> str:
+    """What ``memories import-chat`` read of an export and what it leaves out, and why: the
+    messages with text and their dates, the reader's counts (``seen``: ``_whatsapp``'s lines and
+    omitted messages; ``empty``: messages without text; ``others``: messages of sessions where
+    ``me`` wrote nothing, in ``others`` sessions)."""
+    said = sorted((s for chat in chats for s in chat if s.text), key=lambda s: s.when)
+    days = f" from {said[0].when:%Y-%m-%d} to {said[-1].when:%Y-%m-%d}" if said else ""
+    lines = f"{_count(seen['lines'], 'line')}, " if seen["lines"] else ""
+    why = {
+        "continued": "continuing a message",
+        "omitted": "left out: media omitted, deleted messages or WhatsApp's notice",
+        "notices": "left out: notices without a sender (added, left, changed the subject)",
+        "empty": "left out: without text (media, stickers, calls, service messages)",
+        "branches": "left out: on branches the conversation left (edited questions, regenerated answers)",
+        "parts": "left out: hidden, system and tool messages, tool calls and results, code runs, reasoning",
+        "instructions": "left out: custom instructions",
+        "attachments": "left out: attached files",
+    }
+    notes = "; ".join(f"{seen[k]} {reason}" for k, reason in why.items() if seen[k])
+    text = f"{file}: {lines}{_count(len(said), 'message')}{days}" + (f" ({notes})." if notes else ".")
+    if seen["others"]:
+        text += (
+            f" {_count(seen['others'], 'message')} in {_count(others, 'session')} without a message of {me}: left out."
+        )
+    return text
 
 
 @memories_app.command("reindex")
@@ -1017,13 +1275,20 @@ def mcp(
         raise ConfigError(
             'caim mcp --http authenticates every request: set CAIM_AUTH_TOKENS=\'{"<token>": "<user id>"}\''
         )
+    settings = _settings(data_dir)
+    if http:  # said at once: loading the memory stack takes seconds, then uvicorn says it is running
+        out.print(
+            f"[bold]caim mcp[/bold] - streamable HTTP at {_url(host, port, '/mcp')}, {_token_users()}; starting…",
+            highlight=False,
+        )
+    else:  # standard output is the protocol's; MCP hosts log standard error
+        err.print(f"caim mcp - stdio: every tool reads and changes the memory of {user!r}", highlight=False)
     try:
         from caim.agent import mcp_server
     except ImportError as exc:
         raise ConfigError(f"caim mcp needs the MCP SDK: pip install 'caim[server]' ({exc})") from None
     from caim.agent.memory import Memory
 
-    settings = _settings(data_dir)
     if http:
         import uvicorn
 
@@ -1033,7 +1298,7 @@ def mcp(
         body_limit()  # a bad CAIM_MAX_BODY_BYTES stops the server before it starts
         with Memory(settings) as memory:
             app = mcp_server.create_http_app(memory, verify=verify, host=host)
-            uvicorn.run(app, host=host, port=port, log_level="warning")
+            uvicorn.run(app, host=host, port=port, log_level="info")  # its address, then a line per request
         return
     import anyio
 
@@ -1056,15 +1321,27 @@ def _role_uses(settings: Settings, models: Models) -> str:
 
 
 @ontology_app.command("show")
-def ontology_show(as_json: bool = typer.Option(False, "--json"), data_dir: Path | None = DataDir) -> None:
-    """Show the current ontology (the default plus any extensions in the data dir)."""
+def ontology_show(
+    as_json: bool = typer.Option(False, "--json", help="The ontology as JSON (its version, tree and learned terms)."),
+    user: str | None = typer.Option(None, "--user", "-u", help="Add the terms learned from this user's words."),
+    data_dir: Path | None = DataDir,
+) -> None:
+    """Show the current ontology (the default plus any extensions in the data dir; with --user, that
+    user's view, with the terms learned from their words)."""
+    from caim.core.checks import check_user
+    from caim.memory.terms import TermBook
     from caim.ontology import OntologyStore
 
-    onto = OntologyStore(_settings(data_dir).data_dir).current
+    settings = _settings(data_dir)
+    onto = OntologyStore(settings.data_dir).current
+    if user is not None:
+        with _records(settings) as db:
+            onto = onto.with_learned(TermBook(db).terms(check_user(user)) if db is not None else [])
     if as_json:
-        typer.echo(json.dumps({"version": onto.version, "ontology": onto.tree}, indent=2))
+        typer.echo(json.dumps({"version": onto.version, "ontology": onto.tree, "learned": onto.learned}, indent=2))
         return
-    out.print(f"ontology version {onto.version}, {len(onto.tags)} tags")
+    learned = f"; learned from {user}'s words: {', '.join(onto.learned)}" if onto.learned else ""
+    out.print(f"ontology version {onto.version}, {len(onto.tags)} tags{learned}", markup=False)
     for cat, subs in onto.tree.items():
         out.print(f"[bold]{cat}[/bold]")
         for sub, attrs in subs.items():

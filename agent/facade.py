@@ -43,6 +43,7 @@ from caim.memory.records import MemoryBrief, MemoryRecord
 from caim.memory.stm import TIME_KEY, parse_time
 from caim.memory.text import storable
 from caim.memory.timeref import TimeSpan
+from caim.memory.transfer import Imported
 
 __all__ = ["CaimAgent", "Reply", "SessionSummary", "Turn", "Used", "check_user", "open_checkpointer"]
 
@@ -443,10 +444,11 @@ class CaimAgent:
         return self.memory.forget(record_id, user_id=user_id)
 
     def forget_user(self, user_id: str) -> int:
-        """Delete every record of the user, their pending sessions and their conversation checkpoints."""
+        """Delete every record of the user, their pending sessions, the ontology terms learned from their
+        words (``Memory.forget_all``) and their conversation checkpoints."""
         with self._lock(user_id):
             legacy = [Job.decode(j) for j in self.services.store.queue.pending(user_id)]
-            n = self.services.store.forget_user(check_user(user_id))  # under the user's lock already
+            n = self.memory.forget_all(user_id=check_user(user_id))  # records, jobs, learned terms
             for tid in [self.thread_id(user_id)] + [j.thread_id for j in legacy if j.thread_id]:
                 with contextlib.suppress(NotImplementedError):
                     self.checkpointer.delete_thread(tid)
@@ -461,8 +463,9 @@ class CaimAgent:
         """Everything stored about the user, as one JSON-ready dict (``Memory.export``)."""
         return self.memory.export(user_id=user_id)
 
-    def import_user(self, user_id: str, data: dict[str, Any] | list[dict[str, Any]]) -> int:
-        """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing)."""
+    def import_user(self, user_id: str, data: dict[str, Any] | list[dict[str, Any]]) -> Imported:
+        """Restore an export (ids, times, validity, links and history kept; importing twice adds nothing):
+        how many records were added, updated, found unchanged and left out."""
         return self.memory.import_(data, user_id=user_id)
 
     def close(self, timeout: float = 60.0) -> None:

@@ -57,8 +57,10 @@ def participant_name(sender: str) -> str:
 
     >>> participant_name("  Sam  Lee "), participant_name("assistant"), participant_name("")
     ('Sam Lee', 'assistant (chat)', 'someone')
+    >>> check_speaker(participant_name("x" * 56 + " Lee")) == "x" * 56
+    True
     """
-    name = "".join(c for c in " ".join(sender.split()) if c.isprintable())[: MAX_SPEAKER - 7] or "someone"
+    name = "".join(c for c in " ".join(sender.split()) if c.isprintable())[: MAX_SPEAKER - 7].rstrip() or "someone"
     return f"{name} (chat)" if name.casefold() in (USER, ASSISTANT) else name
 
 

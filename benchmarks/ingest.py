@@ -230,7 +230,7 @@ def phase_import(root: str, strip_vectors: bool) -> dict:
         def mark(done: int, _: int | None, before: int = n) -> None:
             marks.append((time.perf_counter() - start, before + done))
 
-        n += memory.import_(read_export(source, stream_from=0), user_id=f"{USER}{c}", progress=mark)
+        n += memory.import_(read_export(source, stream_from=0), user_id=f"{USER}{c}", progress=mark).total
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     t = time.perf_counter()
     memory.services.store.flush()

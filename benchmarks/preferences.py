@@ -53,6 +53,10 @@ SHARED_DATA = ROOT / "tests" / "data" / "preferences_shared.jsonl"
 SHARED = ROOT.parent / "shared" / "data"
 LANGUAGES = ("en", "de", "fr", "es", "zh", "ja")
 SOURCES = ("locomo-dev", "gvd")
+LABELS_WRITTEN = ROOT / "tests" / "data" / "labels_written.jsonl"
+LABELS_SHARED = ROOT / "tests" / "data" / "labels_shared.jsonl"
+#: The polarities found and precision count: a lasting like or dislike.
+STATED = ("like", "dislike")
 
 
 def load(path: Path) -> list[dict[str, str]]:
@@ -69,22 +73,24 @@ def _locomo_sessions(sample: dict[str, Any]) -> list[tuple[str, list[dict[str, A
 
 def resolve(rows: Sequence[dict[str, Any]], shared: Path) -> list[dict[str, Any]]:
     """The shared set's references with their texts read from ``shared`` (``lang``, ``text``,
-    ``polarity``, ``source``, ``ref``; ``thing`` and ``speaker`` where given)."""
-    locomo = {s["sample_id"]: s for s in json.loads((shared / "locomo-dev" / "locomo_dev.json").read_text())}
+    ``polarity``, ``source``, ``ref``; ``thing`` and ``speaker`` where given). A GVD turn is its
+    user, day and index (``day`` and ``turn``, or ``turn`` as "DAY#INDEX")."""
+    locomo = {
+        (s["sample_id"], t["dia_id"]): t
+        for s in json.loads((shared / "locomo-dev" / "locomo_dev.json").read_text())
+        for _, turns in _locomo_sessions(s)
+        for t in turns
+    }
     gvd = {k.strip(): v for k, v in json.loads((shared / "gvd" / "memory_bank_en.json").read_text()).items()}
     out = []
     for row in rows:
         if row["source"] == "locomo-dev":
-            turn = next(
-                t
-                for _, turns in _locomo_sessions(locomo[row["conversation"]])
-                for t in turns
-                if t["dia_id"] == row["turn"]
-            )
+            turn = locomo[(row["conversation"], row["turn"])]
             text, ref, speaker = turn["text"], f"{row['conversation']} {row['turn']}", turn["speaker"]
         else:
-            text = gvd[row["user"]]["history"][row["day"]][row["turn"]]["query"]
-            ref, speaker = f"{row['user']} {row['day']} #{row['turn']}", row["user"]
+            day, index = (row["day"], int(row["turn"])) if "day" in row else row["turn"].split("#")
+            text = gvd[row["user"]]["history"][day][int(index)]["query"]
+            ref, speaker = f"{row['user']} {day} #{index}", row["user"]
         out.append({**row, "lang": "en", "text": " ".join(text.split()), "ref": ref, "speaker": speaker})
     return out
 
@@ -110,6 +116,46 @@ def score(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if not hit:
             misses.append((row.get("ref") or repr(row["text"]), row["polarity"], got))
     return {"per": per, "misses": misses}
+
+
+def labelled(written: Path, shared_labels: Path, shared: Path, train: Path | None = None) -> list[dict[str, Any]]:
+    """Every person's turn of the label sets (the assistant's lines left out), with its ``group`` (the
+    written set's language, the shared set's source, "train <lang>" for ``train``'s files) and gold
+    ``polarity`` ("none" where the label is empty)."""
+    rows = [{**r, "group": r["lang"]} for r in load(written) if r.get("role") != "assistant"]
+    refs = [r for r in load(shared_labels) if "polarity" in r]  # a GVD reply carries no polarity
+    rows += [{**r, "group": r["source"]} for r in resolve(refs, shared)]
+    for path in sorted(train.glob("*.jsonl")) if train is not None else []:
+        rows += [{**r, "group": f"train {r['lang']}"} for r in load(path) if r.get("role") != "assistant"]
+    return [{**r, "polarity": r["polarity"] or "none"} for r in rows]
+
+
+def found_and_precision(rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
+    """Per group and "all" (the training sets left out): [turns, gold likes and dislikes, of those
+    read the same, likes and dislikes read, of those matching gold]."""
+    per: dict[str, list[int]] = {}
+    for row in rows:
+        got, gold = read(row["text"]), row["polarity"]
+        counts = (1, gold in STATED, gold in STATED and got == gold, got in STATED, got in STATED and got == gold)
+        for key in (row["group"], *(() if row["group"].startswith("train ") else ("all",))):
+            per[key] = [a + int(b) for a, b in zip(per.get(key, [0] * 5), counts, strict=True)]
+    return per
+
+
+def labels_table(per: dict[str, list[int]]) -> str:
+    """Found and precision as Markdown: the written set per language, the shared sources, the
+    training sets where read, overall last."""
+    lines = [
+        "| turns of | turns | likes and dislikes | found | found share | read as one | right | precision |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    train = sorted(k for k in per if k.startswith("train "))
+    for key in [*(k for k in (*LANGUAGES, *SOURCES) if k in per), "all", *train]:
+        n, gold, found, said, right = per[key]
+        share = f"{found / gold:.3f}" if gold else "-"
+        precision = f"{right / said:.3f}" if said else "-"
+        lines.append(f"| {key} | {n} | {gold} | {found} | {share} | {said} | {right} | {precision} |")
+    return "\n".join(lines)
 
 
 def _said(text: str, when: str, user: bool) -> dict[str, str]:
@@ -205,13 +251,19 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--shared-data", type=Path, default=SHARED_DATA)
     ap.add_argument("--shared", type=Path, default=SHARED, help="the shared data dir the references point into")
+    ap.add_argument("--labels-written", type=Path, default=LABELS_WRITTEN)
+    ap.add_argument("--labels-shared", type=Path, default=LABELS_SHARED)
+    ap.add_argument(
+        "--train", type=Path, default=None, help="a folder of labelled conversations the rules were written from"
+    )
     ap.add_argument("--no-recall", action="store_true", help="skip the dislikes recalled (the polarity only)")
     ap.add_argument("--doc", type=Path, default=None)
     args = ap.parse_args(argv)
     shared = resolve(load(args.shared_data), args.shared)
     result = score([*load(args.data), *shared])
+    result["labels"] = found_and_precision(labelled(args.labels_written, args.labels_shared, args.shared, args.train))
     result["recalled"] = None if args.no_recall else dislikes_recalled(shared, args.shared)
-    text = table(result)
+    text = labels_table(result["labels"]) + "\n\n" + table(result)
     print(text)
     if args.doc is not None:
         args.doc.write_text(DOC_HEAD + text + "\n", encoding="utf-8")

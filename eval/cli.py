@@ -20,6 +20,8 @@ from caim.core.errors import ConfigError
 
 eval_app = typer.Typer(
     no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="markdown",
     help="Reproducible memory benchmarks (GVD, LoCoMo): systems side by side, resumable, with a report.",
 )
 console = Console(stderr=True, soft_wrap=True)
@@ -347,6 +349,123 @@ def retrieval(
             cv_table.add_row(*row)
         Console(soft_wrap=True).print(cv_table)
     console.print(f"report: {out / 'report.md'}", style="dim")
+
+
+@eval_app.command("reading")
+def reading(
+    shared: Path = typer.Option(Path("../shared/data"), "--shared", help="The shared data folder (LoCoMo dev, GVD)."),
+    fit: bool = typer.Option(False, "--fit", help="Write the fitted weights to caim's reader (memory/reading)."),
+    doc: Path | None = typer.Option(None, "--doc", help="Write the figures into this Markdown file's table."),
+    quiet: bool = QUIET,
+) -> None:
+    """Fit the reader (worth remembering, categories, likes and dislikes) on the labelled sets, and
+    print how it reads conversations it was not fitted on: LoCoMo dev left out one at a time, and
+    the written multilingual set."""
+    from caim.eval import reading as fitting
+
+    run = fitting.cross_validate(shared, progress=(lambda _: None) if quiet else console.print)
+    table = Table(title="The reader on conversations it was not fitted on")
+    for col in fitting.HEADER:
+        table.add_column(col, justify="left" if col == "set" else "right")
+    for row in fitting.rows(run):
+        table.add_row(*row)
+    Console(soft_wrap=True).print(table)
+    if fit:
+        run.model.save(fitting.WEIGHTS)
+        console.print(f"weights: {fitting.WEIGHTS}", style="dim")
+    if doc is not None:
+        fitting.write_doc(
+            doc, fitting.markdown(run, "caim eval reading --shared ../shared/data --fit --doc " + str(doc))
+        )
+        console.print(f"figures: {doc}", style="dim")
+
+
+@eval_app.command("labels")
+def labels(
+    shared: Path = typer.Option(Path("../shared/data"), "--shared", help="The shared data folder (LoCoMo dev, GVD)."),
+    which: str = typer.Option(
+        "shared", "--set", help="shared: LoCoMo dev and GVD (tests/data/labels_shared.jsonl); written: the written set."
+    ),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="At most this many turns (and replies)."),
+    replies_only: bool = typer.Option(
+        False, "--replies-only", help="Only the assistant's labelled replies (kept when the user took them up?)."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Write the figures as JSON here."),
+    doc: Path | None = typer.Option(None, "--doc", help="Write the figures into this Markdown file."),
+    provider: str | None = typer.Option(None, "--provider", help="openai, local or scripted (default: the settings')."),
+    quiet: bool = QUIET,
+) -> None:
+    """Remember each labelled turn alone through caim.Memory (and each labelled reply's session whole)
+    and score what was stored against careful readers' labels: capture precision and recall, the
+    stored tags' top-level categories (precision, recall, F1, share of stored turns with a wrong one),
+    likes and dislikes found, records by speaker, and the assistant's replies kept and taken up."""
+    import json
+    import tempfile
+
+    from rich.progress import Progress
+
+    from caim.agent.memory import Memory
+    from caim.eval import labels as sets
+
+    if which not in ("shared", "written"):
+        raise typer.BadParameter("--set is shared or written")
+    if which == "shared":
+        turns, replies = sets.shared_turns(shared)
+    else:
+        turns, replies = sets.written_turns(), []
+    turns, replies = ([] if replies_only else turns[:limit]), replies[:limit]
+    settings = _settings(provider, None, None, None).model_copy(update={"data_dir": Path(tempfile.mkdtemp())})
+    with Memory(settings, background=False) as memory, Progress(console=console, disable=quiet) as bar:
+        task = bar.add_task("remembering", total=len(turns) + len(replies))
+        got = sets.remember_labelled(memory, turns, replies, progress=lambda d, n: bar.update(task, completed=d))
+    figures = got.figures()
+    table = Table(title=f"{which} labels: {figures['turns']} turns, {figures['replies']} replies")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for key, value in figures.items():
+        table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+    Console(soft_wrap=True).print(table)
+    if out is not None:
+        out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    if doc is not None:
+        from caim.eval import reading as fitting
+
+        what = f"{which}{' replies' if replies_only else ''}"
+        command = f"caim eval labels --set {which}{' --replies-only' if replies_only else ''}" + (
+            f" --limit {limit}" if limit else ""
+        )
+        reply_keys = ("replies", "replies_kept", "kept_taken_up", "taken_up_kept", "kept_contradicting")
+        shown = {
+            k: v for k, v in figures.items() if (k in reply_keys) == replies_only or (replies and not replies_only)
+        }
+        rows = "".join(f"| {k} | {v:.3f} |\n" if isinstance(v, float) else f"| {k} | {v} |\n" for k, v in shown.items())
+        block = f"| {what} | |\n|---|---:|\n{rows}\nCommand: `{command} --doc {doc}`.\n"
+        fitting.write_doc(
+            doc, block, begin=f"<!-- labels figures: {what}: begin -->", end=f"<!-- labels figures: {what}: end -->"
+        )
+
+
+@eval_app.command("agreement")
+def agreement(
+    shared: Path = typer.Option(Path("../shared/data"), "--shared", help="The shared data folder."),
+    doc: Path | None = typer.Option(None, "--doc", help="Write the figures into this Markdown file."),
+) -> None:
+    """How caim's labels of LoCoMo dev and GVD (tests/data/labels_shared.jsonl) agree with the
+    reference labels of the same turns (labels/tags_dev.jsonl), outside the calibration turns."""
+    from caim.eval import reading as fitting
+    from caim.eval.labels import reference_agreement
+
+    got = reference_agreement(shared)
+    line = (
+        f"On the reference's {got['turns']} turns outside the calibration ones: the same store decision on "
+        f"{got['stores']:.3f} of them; top-level categories precision {got['categories P']:.3f}, recall "
+        f"{got['categories R']:.3f}, F1 {got['categories F1']:.3f} (the reference as gold); "
+        f"{got['alike']} of its {got['likes and dislikes']} likes and dislikes labelled alike. "
+        "Command: `caim eval agreement --shared ../shared/data --doc docs/reading.md`.\n"
+    )
+    Console(soft_wrap=True).print(line)
+    if doc is not None:
+        fitting.write_doc(doc, line, begin="<!-- label agreement: begin -->", end="<!-- label agreement: end -->")
 
 
 @eval_app.command("report")

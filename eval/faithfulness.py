@@ -6,6 +6,8 @@
 - ``chatter``: share of stored memories that are the assistant's words but nothing it gave the user
   (``caim.memory.capture.reply_worth_keeping`` says no: small talk, praise, tales of itself - unless
   the benchmark's other side is a person);
+- ``by_speaker``: how many stored memories each speaker's words are (the user, the assistant, a
+  named participant);
 - HaluMem-style extraction figures against the data set's evidence: ``evidence_coverage`` - the
   share of the conversation's evidence turns that a stored memory stems from (recall) - and
   ``grounded_share`` - the share of stored memories that stem from an evidence turn or from a turn
@@ -64,8 +66,13 @@ def faithfulness(
     made_up = [r for r in recs if invented(r)]
     talk = [r for r in recs if chatter(r, persona)]
     covered = covered_turns(recs, turn_text) & wanted
+    speakers: dict[str, int] = {}
+    for r in recs:
+        who = str(r.get("speaker") or "user")
+        speakers[who] = speakers.get(who, 0) + 1
     return {
         "memories": n,
+        "by_speaker": speakers,
         "invented": len(made_up) / n if n else None,
         "chatter": len(talk) / n if n else None,
         "evidence_coverage": len(covered) / len(wanted) if wanted else None,

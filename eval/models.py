@@ -353,7 +353,12 @@ def table(run: ProbeRun) -> list[str]:
     return markdown_table(headers, rows)
 
 
-models_app = typer.Typer(no_args_is_help=True, help="Measure the configured model's judgement against code.")
+models_app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="markdown",
+    help="Measure the configured model's judgement against code.",
+)
 
 
 @models_app.command("probe")

@@ -220,12 +220,24 @@ def _faithfulness(per_user: list[dict]) -> dict:
         return sum(v * w for v, w in got) / n if got and n else None
 
     coverage = [f["evidence_coverage"] for f in per_user if f.get("evidence_coverage") is not None]
+    speakers: dict[str, int] = {}
+    for f in per_user:
+        for who, k in (f.get("by_speaker") or {}).items():
+            speakers[who] = speakers.get(who, 0) + k
     return {
+        "by_speaker": speakers,
         "invented": share("invented"),
         "chatter": share("chatter"),
         "grounded_share": share("grounded_share"),
         "evidence_coverage": sum(coverage) / len(coverage) if coverage else None,
     }
+
+
+def _speakers(counts: dict[str, int] | None) -> str:
+    """Memories per speaker, the most first ("user 120, assistant 4")."""
+    if not counts:
+        return "–"
+    return ", ".join(f"{who} {n:,}" for who, n in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def _memory_share(routes: dict) -> str:
@@ -432,6 +444,7 @@ def _memory_section(summary: dict) -> list[str]:
                 [label, *(_num((mem[s].get("faithfulness") or {}).get(key), 3) for s in msys)]
                 for label, key in FAITHFULNESS_ROWS
             ),
+            ["memories by speaker", *(_speakers((mem[s].get("faithfulness") or {}).get("by_speaker")) for s in msys)],
         ]
         out += [_table(["", *msys], rows), ""]
         users = sorted({u for s in msys for u in mem[s]["per_user"]})

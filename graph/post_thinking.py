@@ -70,11 +70,13 @@ from caim.memory.maintenance import (
     record_slots,
 )
 from caim.memory.merge import Merge
+from caim.memory.reading import Reading
 from caim.memory.records import ASSISTANT, USER, MemoryRecord, as_aware
 from caim.memory.retrieval import Query
 from caim.memory.stm import Exchange, clip, turns
 from caim.memory.text import names, unsupported
 from caim.ontology import Ontology, Proposal
+from caim.ontology.tagger import tags_of
 from caim.prompts.thoughts import NewTerm, Thought
 from caim.testing import faultpoints
 
@@ -142,15 +144,17 @@ def _spoken(event: KeyEvent, speaker: str) -> KeyEvent:
     return out
 
 
-def _capture_event(c: Capture, t: Exchange, env: Env) -> KeyEvent:
-    """The event of a side of an exchange worth keeping in its own words."""
+def _capture_event(c: Capture, t: Exchange, env: Env, reading: Reading | None) -> KeyEvent:
+    """The event of a side of an exchange worth keeping in its own words, with the reader's reading of
+    a person's words (the assistant's are read with the other events' later)."""
     event: KeyEvent = {
         "turn": c.turn,
         "event": clip(c.text, 600),
         "time": (t.time or env.now).isoformat(),
         "origin": "capture",
     }
-    return _spoken(event, c.speaker)
+    event = _spoken(event, c.speaker)
+    return event if reading is None else _with_reading(event, reading, env)
 
 
 def _refine_event(r: MemoryRecord) -> KeyEvent:
@@ -201,8 +205,19 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     events = judged.events
     covered = {e["turn"] for e in events}
     by_number = {t.number: t for t in all_turns}
-    kept = captures(all_turns, skip=covered, explicit=bool(state.get("explicit")), persona=env.settings.persona)
-    events += [_capture_event(c, by_number[c.turn], env) for c in kept]
+    # the reader decides which person's turns are worth remembering (one batch: every turn's words)
+    read = dict(zip([t.number for t in all_turns], env.svc.reader.read([t.user for t in all_turns]), strict=True))
+    worth = env.svc.reader.model.worth
+    kept = captures(
+        all_turns,
+        skip=covered,
+        explicit=bool(state.get("explicit")),
+        persona=env.settings.persona,
+        worth=lambda t: worth(read[t.number]),
+    )
+    events += [
+        _capture_event(c, by_number[c.turn], env, read[c.turn] if c.speaker != ASSISTANT else None) for c in kept
+    ]
     captured = len(kept)
     refine = [r for r in env.svc.store.iter(env.user_id) if r.kind == "raw" and r.session_id != state.get("session_id")]
     events += [_refine_event(r) for r in refine[:REFINE_PER_SESSION]]
@@ -246,7 +261,7 @@ def _accept_terms(proposals: list[NewTerm], events: list[KeyEvent], env: Env) ->
             ok.append(Proposal(p.parent, term))
         else:
             refused.append(f"{term!r}: neither in the events nor close to them ({sim:.2f})")
-    accepted, rejected = env.svc.ontology.extend(ok) if ok else ([], [])
+    accepted, rejected = env.svc.ontology.extend(ok, user=env.user_id) if ok else ([], [])
     if refused or rejected or accepted:
         env.note(OntologyStep(ontology_added=[p.term for p in accepted], ontology_refused=refused + rejected))
     return [f"{p.parent}/{p.term}" for p in accepted]
@@ -268,13 +283,18 @@ def write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, An
         return _write_thoughts(state, env, policy)
 
 
-def _ask_thoughts(
-    events: list[KeyEvent], nearest: list[list[tuple[str, float]]], env: Env, policy: MemoryPolicy
-) -> tuple[dict[int, Thought], list[str]]:
-    """The policy's sentence per event index (one call per chunk) and the ontology terms accepted."""
-    ontology = env.svc.ontology.current
+def _ask_thoughts(events: list[KeyEvent], env: Env, policy: MemoryPolicy) -> tuple[dict[int, Thought], list[str]]:
+    """The policy's sentence per event index (one call per chunk), offered the events' tags and their
+    nearest terms by meaning of the user's view of the ontology, and the ontology terms accepted;
+    nothing when code serves the role."""
+    ontology = env.ontology
     answers: dict[int, Thought] = {}
     added: list[str] = []
+    if env.on_code("thoughts"):
+        return answers, added
+    nearest = env.svc.tagger.nearest(ontology, env.svc.store.embed([e["event"] for e in events]), 4)
+    own = [tags_of(ontology, e.get("categories", []), e.get("found", [])) for e in events]
+    nearest = [[(t, 1.0) for t in mine] + row for mine, row in zip(own, nearest, strict=True)]
     for start in range(0, len(events), CHUNK):
         chunk = events[start : start + CHUNK]
         tags = list(dict.fromkeys(t for row in nearest[start : start + CHUNK] for t, _ in row))
@@ -322,6 +342,7 @@ def _drafts(
                 raw,
                 polarity=model.polarity if model is not None else None,
                 reason=(model.reason or "") if model is not None else "",
+                liking=e.get("liking"),
             )
         )
     return out
@@ -340,10 +361,41 @@ def _similarities(drafts: list[ThoughtDraft], env: Env) -> list[float]:
     return out
 
 
-def _tags(answer: Thought | None, nearest: list[tuple[str, float]], ontology: Ontology) -> list[str]:
-    """The model's tags that the ontology knows, else the event's nearest terms; at most three."""
+def _tags(answer: Thought | None, event: KeyEvent, ontology: Ontology) -> list[str]:
+    """The model's tags that the ontology knows, else those of the categories the reader chose for the
+    event's words (``tags_of``: the category, then the term they name); at most three, none when the
+    reader was unsure (no tag rather than a wrong one)."""
     model_tags = [t for t in (answer.tags if answer is not None else []) if t in ontology]
-    return list(dict.fromkeys(model_tags or [t for t, _ in nearest]))[:3] or ["personal"]
+    return list(dict.fromkeys(model_tags))[:3] or tags_of(ontology, event.get("categories", []), event.get("found", []))
+
+
+def _read(events: list[KeyEvent], env: Env) -> list[KeyEvent]:
+    """The events, each with what the reader takes from its words (``_with_reading``) where the
+    reading is not there yet (events of the model's, of the assistant's words, of earlier sessions):
+    one reader batch."""
+    todo = [i for i, e in enumerate(events) if "categories" not in e]
+    if not todo:
+        return events
+    out = list(events)
+    readings = env.svc.reader.read([_said(events[i]) for i in todo])
+    for i, r in zip(todo, readings, strict=True):
+        out[i] = _with_reading(events[i], r, env)
+    return out
+
+
+def _said(event: KeyEvent) -> str:
+    """The words of an event, without the "The assistant said: " it is shown to the model with."""
+    return event["event"].removeprefix(said_by(event.get("speaker", USER)))
+
+
+def _with_reading(event: KeyEvent, r: Reading, env: Env) -> KeyEvent:
+    """The event with the reader's categories, terms and - for a person's words - like or dislike."""
+    model = env.svc.reader.model
+    out: KeyEvent = {**event, "categories": model.chosen(r), "found": sorted(r.found)}
+    liking = model.liking(r)
+    if liking is not None and event.get("speaker") != ASSISTANT:
+        out["liking"] = liking
+    return out
 
 
 def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
@@ -353,9 +405,9 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
     store = env.svc.store
     by_number = {t.number: t for t in turns(state.get("messages", []))}
     refined = {r.id: r for r in store.get_many(env.user_id, [e["record"] for e in events if e.get("record")])}
-    nearest = env.svc.tagger.nearest(env.svc.ontology.current, store.embed([e["event"] for e in events]), 4)
-    answers, added = _ask_thoughts(events, nearest, env, policy)
-    ontology = env.svc.ontology.current
+    events = _read(events, env)
+    answers, added = _ask_thoughts(events, env, policy)
+    ontology = env.ontology
     drafts = _drafts(events, answers, refined, by_number)
     s = env.settings
     grounding = Grounding(s.ground_overlap, s.ground_similarity, s.capture_keep)
@@ -368,7 +420,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         settled = settle(draft, sim, grounding)
         if settled.invented:
             refused.append(InventedThought(thought=draft.thought, invented=settled.invented))
-        tags = _tags(answers.get(i), nearest[i], ontology)
+        tags = _tags(answers.get(i), events[i], ontology)
         if not within_bounds(ontology, tags, env.settings, user_denied):
             denied += 1
         elif (rec := builder.build(settled, tags)) is not None:
@@ -425,7 +477,7 @@ def _displaced(
     """Current stored records to which ``rec`` gives a single-value attribute another value: among the
     search hits and the newest records tagged with the attribute (an old home city shares few words
     with "I moved to Lyon")."""
-    single = env.svc.ontology.current.single_valued
+    single = env.ontology.single_valued
     attributes = [a for a in record_slots(rec) if single(a)]
     if not attributes:
         return []
@@ -506,7 +558,7 @@ def _ask_maintain(
 
 def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tuple[list[Merge], list[Change]]:
     store = env.svc.store
-    single = env.svc.ontology.current.single_valued
+    single = env.ontology.single_valued
     run = Maintenance(store, env.user_id, session, env.settings.merge_min_similarity, single=single)
     new = store.get_many(env.user_id, [r["id"] for r in stored])
     if len(new) >= 2:

@@ -21,6 +21,7 @@ from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.graph.state import Context
 from caim.memory.intents import Catalogue, LearnedTasks
+from caim.memory.reading import Reader
 from caim.memory.retrieval import Retriever
 from caim.memory.store import MemoryStore
 from caim.ontology import OntologyStore, TagIndex
@@ -105,18 +106,26 @@ class Services:
             chroma_headers=settings.chroma_headers,
             database_url=settings.database_url,
             namespace=settings.namespace,
+            quota=settings.quota(),
         )
         shared = persist and settings.database_url is not None  # workers share the ontology too
         ontology = OntologyStore(
             settings.data_dir if persist else None,
             shared=store if shared else None,
             lock=store.lock if shared else None,
+            terms=store.terms,
         )
         retriever = Retriever(store, full_scan=settings.full_scan)
         intents = _intents(settings.data_dir if persist else None)
         return cls(
             settings, models, LLM.of(models), embedder, store, retriever, ontology, TagIndex(embedder), intents=intents
         )
+
+    @property
+    def reader(self) -> Reader:
+        """The reader of messages (``caim.memory.reading``): worth remembering, categories, likes and
+        dislikes; the process's one reader of the shipped model, loaded on first use."""
+        return Reader.shared()
 
     def tuned(self, ctx: Context) -> Settings:
         """The settings with the run's budgets and caps applied (what ``Context`` lets a client

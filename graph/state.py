@@ -89,7 +89,10 @@ class KeyEvent(TypedDict):
     ``origin``: ``model`` (extracted and grounded), ``capture`` (a side of an exchange no grounded
     event covered, worth keeping: its words), ``refine`` (a raw record of an earlier session,
     ``record`` its id). ``speaker``: ``assistant`` when the words are the assistant's (a capture of
-    its reply, or the refinement of one), a participant's name for theirs; absent for the user's."""
+    its reply, or the refinement of one), a participant's name for theirs; absent for the user's.
+    ``categories``, ``found`` and ``liking``: what the reader (``caim.memory.reading``) took from a
+    person's words - their top-level categories (likeliest first; empty when unsure), the ontology
+    terms their words name, a lasting like or dislike."""
 
     turn: int
     event: str
@@ -97,6 +100,9 @@ class KeyEvent(TypedDict):
     origin: NotRequired[Literal["model", "capture", "refine"]]
     record: NotRequired[str]
     speaker: NotRequired[str]
+    categories: NotRequired[list[str]]
+    found: NotRequired[list[str]]
+    liking: NotRequired[Literal["like", "dislike"]]
 
 
 class Plan(TypedDict):

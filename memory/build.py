@@ -12,11 +12,13 @@ they said (``keeps``). ``RecordBuilder.build`` then makes the record of the even
 
 Ids come from (user, session, turn, event), so building the same session again writes the same records.
 
-Every record of the user's words gets the preference it states (``preference``): polarity and reason
-from the code signal (``caim.memory.text.polarity``) and from the thoughts model, by one rule - code
-wins where it found an explicit cue (the bundled model is weak; a cue is not), the model fills in
-where code found none; a reason is the code's span of the turn, else the model's when its specifics
-are grounded in the source (``reason_grounded``). The assistant's words state no user preference.
+Every record of a person's words gets the preference it states (``preference``): polarity and reason
+from the code signal (``caim.memory.text.polarity``), from the thoughts model and from the reader
+(``caim.memory.reading``), by one rule - code wins where it found an explicit cue (the bundled model is
+weak; a cue is not), the model fills in where code found none, the reader where neither did; a reason
+is the code's span of the turn, else the model's when its specifics are grounded in the source
+(``reason_grounded``). The assistant's words state no user preference, nor does a preference the code
+finds is someone else's ("my son loves dinosaurs": ``Preference.holder``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from datetime import datetime
 from typing import Literal
 
 from caim.memory.capture import raw_record
+from caim.memory.entities import as_names, with_entities
 from caim.memory.maintenance import content_overlap, grounded, keeps
 from caim.memory.records import (
     ASSISTANT,
@@ -72,6 +75,7 @@ class ThoughtDraft:
     ``raw`` the raw record of an earlier session a ``refine`` event rewrites. ``polarity`` and
     ``reason``: the preference the thoughts model read in the event (none when it read none).
     ``speaker``: whose words the event is (``USER``, ``ASSISTANT`` or a participant's name).
+    ``liking``: the lasting like or dislike the reader (``caim.memory.reading``) found in its words.
     """
 
     turn: int
@@ -84,6 +88,7 @@ class ThoughtDraft:
     raw: MemoryRecord | None = None
     polarity: Polarity | None = None
     reason: str = ""
+    liking: Polarity | None = None
 
     @property
     def assistant(self) -> bool:
@@ -253,7 +258,7 @@ def model_record(
     Returns:
         The thought record.
     """
-    return MemoryRecord(
+    rec = MemoryRecord(
         id=stable_id(user_id, session_id, draft.turn, index),
         user_id=user_id,
         thought=clip(text, 500),
@@ -262,10 +267,11 @@ def model_record(
         session_id=session_id,
         turn=draft.turn,
         speaker=draft.speaker,
-        entities=names(draft.event),
+        entities=as_names(names(draft.event)),
         sources=turn_sources(turns.get(draft.turn), turns.get(draft.turn - 1)),
         history=[HistoryEntry(change="created", session_id=session_id)],
     )
+    return with_entities(rec)  # typed from the speaker's own words, then the event's other names
 
 
 #: Share of a model's reason's content words its source must hold for the reason to be kept.
@@ -288,16 +294,18 @@ def preference(draft: ThoughtDraft) -> tuple[Polarity | None, str | None]:
     Returns:
         ``(polarity, reason)``; ``(None, None)`` for a memory that states no preference.
     """
-    if draft.assistant:  # a participant's preference is theirs, kept on their record
+    if draft.assistant:  # the assistant's words state no preference; a participant's is theirs, on their record
         return None, None
     said = draft.raw.thought if draft.raw is not None else draft.event
     code = polarity(said)
+    if code is not None and code.holder:  # someone else's preference, told by the speaker: not theirs
+        return None, None
     model_reason = draft.reason if reason_grounded(draft.reason, draft.source or said) else ""
     if code is not None:
         return code.polarity, (code.reason or model_reason)[:MAX_REASON] or None
-    if draft.polarity is None:
-        return None, None
-    return draft.polarity, model_reason[:MAX_REASON] or None
+    if draft.polarity is not None:
+        return draft.polarity, model_reason[:MAX_REASON] or None
+    return draft.liking, None
 
 
 @dataclass

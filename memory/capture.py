@@ -25,6 +25,7 @@ from datetime import datetime
 from functools import cache
 from typing import Literal
 
+from caim.memory.entities import with_entities
 from caim.memory.records import ASSISTANT, USER, MemoryRecord, SourceTurn, as_aware, stable_id
 from caim.memory.stm import Exchange
 from caim.memory.text import (
@@ -354,12 +355,17 @@ class Capture:
 
 
 def captures(
-    turns: Sequence[Exchange], *, skip: Collection[int] = (), explicit: bool = False, persona: bool = False
+    turns: Sequence[Exchange],
+    *,
+    skip: Collection[int] = (),
+    explicit: bool = False,
+    persona: bool = False,
+    worth: Callable[[Exchange], bool] | None = None,
 ) -> list[Capture]:
-    """What code keeps of a session without a model: each person's turn that ``states_fact`` (every
-    one of the user's when they asked to be remembered: ``explicit``) - the user's, or a named
-    participant's as theirs - and each reply ``reply_worth_keeping`` given what the user had said up
-    to it, when the user took it up later in the session (``caim.memory.uptake.taken_up``) and it
+    """What code keeps of a session without a model: each person's turn ``worth`` keeping (by default
+    one that ``states_fact``; every one of the user's when they asked to be remembered: ``explicit``) -
+    the user's, or a named participant's as theirs - and each reply ``reply_worth_keeping`` given what
+    the user had said up to it, when the user took it up later in the session (``caim.memory.uptake.taken_up``) and it
     tells them nothing of themselves their words do not hold (``misstates``); with a ``persona`` (the
     other side a person: a replayed conversation) a reply is kept as a person's turn, taken up or
     not. Turns in ``skip`` (covered otherwise) give nothing.
@@ -376,10 +382,11 @@ def captures(
     [(1, 'user'), (2, 'assistant'), (3, 'user'), (5, 'Sam')]
     """
     out: list[Capture] = []
+    keep = worth or (lambda t: states_fact(t.user))
     for i, t in enumerate(turns):
         if t.number in skip:
             continue
-        if (explicit and t.by_user) or states_fact(t.user):
+        if (explicit and t.by_user) or keep(t):
             out.append(Capture(t.number, " ".join(t.user.split()), t.speaker or USER))
         kept = t.assistant and reply_worth_keeping(t.assistant, asked=heard_by(turns, i), persona=persona)
         if kept and (persona or reply_taken_up(turns, i)):
@@ -458,12 +465,12 @@ def raw_record(
     )
     if reply:
         sources.append(SourceTurn(role=other, text=reply, time=when, turn=turn))
-    return MemoryRecord(
+    rec = MemoryRecord(
         id=stable_id(user_id, session_id, turn, "raw-assistant" if assistant else "raw"),
         user_id=user_id,
         thought=words if len(words) <= RAW_CHARS else words[:RAW_CHARS] + " …",
         kind="raw",
-        tags=(tags or ["personal"])[:3],
+        tags=list(tags)[:3],
         event_time=as_aware(when),
         speaker=speaker,
         session_id=session_id,
@@ -471,3 +478,4 @@ def raw_record(
         sources=sources,
         history=[],
     )
+    return with_entities(rec)  # what the speaker's words name of their life

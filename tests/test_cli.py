@@ -145,9 +145,10 @@ def test_export_import_history_reindex_and_doctor(cli, tmp_path):
     [rec] = data["memories"]
     res = cli(["memories", "history", "--user", "x", "--id", rec["id"][:8], "--json"])
     assert [e["change"] for e in json.loads(res.stdout)] == ["created"]
-    for _ in range(2):  # importing twice adds nothing
-        res = cli(["memories", "import", str(dump), "--user", "y"])
-        assert "imported 1 records into y" in res.stdout, res.output
+    first = cli(["memories", "import", str(dump), "--user", "y"])
+    assert f"1 record in {dump} for y: 1 added, 0 updated, 0 unchanged" in first.stdout, first.output
+    again = cli(["memories", "import", str(dump), "--user", "y"])  # importing twice adds nothing
+    assert f"1 record in {dump} for y: 0 added, 0 updated, 1 unchanged (already there)." in again.stdout
     assert len(json.loads(cli(["memories", "list", "--user", "y", "--json"]).stdout)) == 1
     assert "reindexed 2 records" in cli(["memories", "reindex"]).stdout
     doctor = cli(["doctor"])
@@ -382,3 +383,60 @@ print(json.dumps([after_import, after_help, "eval" in help_out, listed, loaded()
 def test_a_plugin_group_runs_when_invoked(cli):
     res = cli(["eval", "--help"])
     assert res.exit_code == 0 and "benchmarks" in res.stdout
+
+
+def _commands(command, path=()):
+    """Every command under ``command``, with the words that run it."""
+    yield path, command
+    for name, sub in sorted(getattr(command, "commands", {}).items()):
+        yield from _commands(sub, (*path, name))
+
+
+def test_help_describes_every_command_and_option_in_words(cli):
+    """Each command and option has a description; plugin groups are described, not named by module;
+    flags are shown as flags (no ``<bool>`` value); help texts are paragraphs, not broken lines."""
+    from importlib.metadata import entry_points
+
+    import typer
+
+    from caim.agent.cli import app
+
+    top = cli(["--help"]).stdout
+    assert "Commands from" not in top and "<bool>" not in top
+    assert "Reproducible memory benchmarks" in top and "judgement against code" in top
+    for group in ("eval", "models"):  # load the plugins, as running them does
+        assert cli([group, "--help"]).exit_code == 0
+    root = typer.main.get_command(app)
+    for ep in entry_points(group="caim.cli"):
+        root.add_command(typer.main.get_command(ep.load()), ep.name)
+    undescribed = []
+    for path, command in _commands(root):
+        if path and not (command.help or "").strip():
+            undescribed.append(" ".join(path))
+        for param in command.params:
+            if not (getattr(param, "help", None) or "").strip():
+                undescribed.append(f"{' '.join(path)} {param.opts[0]}")
+        if path and not getattr(command, "commands", None):
+            text = cli([*path, "--help"]).stdout
+            assert "<bool>" not in text and "--install-completion" not in text, path
+    assert undescribed == [], undescribed
+
+
+def test_forget_all_asks_on_a_terminal_and_takes_yes_in_scripts(cli, monkeypatch):
+    from caim.agent import cli as cli_module
+
+    assert cli(["chat", "--user", "x"], "my favourite food is pizza\n/end\n").exit_code == 0
+    count = lambda: len(json.loads(cli(["memories", "list", "--user", "x", "--json"]).stdout))  # noqa: E731
+    refused = cli(["memories", "forget", "--user", "x", "--all"])  # a script: no terminal to ask on
+    assert refused.exit_code == 2 and "add --yes" in refused.stderr and "all 1 memories of x" in refused.stderr
+    assert count() == 1
+    monkeypatch.setattr(cli_module, "_on_terminal", lambda: True)
+    kept = cli(["memories", "forget", "--user", "x", "--all"], "n\n")
+    assert kept.exit_code == 1 and "Forget all 1 memories of x" in kept.stdout and "nothing forgotten" in kept.stdout
+    assert count() == 1
+    asked = cli(["memories", "forget", "--user", "x", "--all"], "y\n")
+    assert asked.exit_code == 0 and "forgot 1 memory of x" in asked.stdout and count() == 0
+    monkeypatch.setattr(cli_module, "_on_terminal", lambda: False)
+    assert cli(["chat", "--user", "x"], "my favourite food is pizza\n/end\n").exit_code == 0
+    scripted = cli(["memories", "forget", "--user", "x", "--all", "--yes"])
+    assert scripted.exit_code == 0 and "forgot 1 memory of x" in scripted.stdout and count() == 0

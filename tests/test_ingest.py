@@ -100,7 +100,7 @@ def test_an_export_carries_each_vector_and_its_embedder(exported):
 def test_import_reuses_the_vectors_of_the_same_embedder(tmp_path, exported):
     counting = Counting()
     with memory_at(tmp_path / "b", counting) as memory:
-        assert memory.import_(exported, user_id="ann") == len(FACTS)
+        assert memory.import_(exported, user_id="ann").added == len(FACTS)
         got = stored_vectors(memory, "ann")
         memory.services.store.flush()
         assert [m["thought"] for m in memory.search("Where does Ana live?", user_id="ann", k=1)] == [FACTS[0]]
@@ -159,12 +159,14 @@ def test_importing_again_writes_nothing_and_a_stopped_import_finishes(tmp_path, 
         assert store.count("ann") == 2
         stop_after[0] = 100
         written.clear()
-        assert memory.import_(exported, user_id="ann") == len(FACTS)
+        finished = memory.import_(exported, user_id="ann")
+        assert (finished.added, finished.unchanged, finished.updated) == (len(FACTS) - 2, 2, 0)
         ids = [m["id"] for m in exported["memories"]]
         assert written == ids[2:]  # the first batch was there as exported: not written again
         assert sorted(r.id for r in store.iter("ann")) == sorted(ids)
         written.clear()
-        assert memory.import_(exported, user_id="ann") == len(FACTS)
+        again = memory.import_(exported, user_id="ann")
+        assert (again.unchanged, again.written, again.total) == (len(FACTS), 0, len(FACTS))
         assert written == []
 
 
@@ -188,7 +190,7 @@ def test_a_large_export_is_read_as_a_stream(tmp_path, exported):
     bare.write_text(json.dumps(exported["memories"]), encoding="utf-8")
     assert [m["id"] for m in read_export(bare, stream_from=0).memories] == [m["id"] for m in exported["memories"]]
     with memory_at(tmp_path / "b") as memory:
-        assert memory.import_(read_export(path, stream_from=0), user_id="ann") == len(FACTS)
+        assert memory.import_(read_export(path, stream_from=0), user_id="ann").added == len(FACTS)
         assert memory.services.store.count("ann") == len(FACTS)
 
 

@@ -333,9 +333,9 @@ def test_http_session_opened_with_one_token_is_refused_to_another(url):
 
 async def test_cli_http_server_authenticates_with_caim_auth_tokens(tmp_path):
     port = free_port()
-    env = child_env(tmp_path, CAIM_AUTH_TOKENS=json.dumps(TOKENS))
+    env = child_env(tmp_path, CAIM_AUTH_TOKENS=json.dumps(TOKENS), PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "caim.agent.cli", "mcp", "--http", "--port", str(port)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         deadline = time.monotonic() + 180
@@ -354,4 +354,9 @@ async def test_cli_http_server_authenticates_with_caim_auth_tokens(tmp_path):
             assert (await bob.call_tool("list_memories", {})).structured_content["memories"] == []
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        said, logged = proc.communicate(timeout=30)
+    # where it listens and who may use it, then a line per request (as caim serve and caim ui)
+    users = len(set(TOKENS.values()))
+    assert f"caim mcp - streamable HTTP at {url}, for the {users} users CAIM_AUTH_TOKENS names" in said, said
+    assert f"Uvicorn running on http://127.0.0.1:{port}" in logged, logged
+    assert '"POST /mcp HTTP/1.1" 401' in said + logged and '"POST /mcp HTTP/1.1" 200' in said + logged

@@ -275,8 +275,10 @@ def test_export_and_import_round_trip_is_idempotent(agent, scripted, settings):
     before = {r["id"]: r for r in exported["memories"]}
     json.dumps(exported)  # plain JSON
     agent.forget_user("ann")
-    assert agent.import_user("ann", exported) == len(before)
-    assert agent.import_user("ann", exported) == len(before)  # twice: nothing added
+    first = agent.import_user("ann", exported)
+    assert (first.added, first.updated, first.unchanged) == (len(before), 0, 0)
+    again = agent.import_user("ann", exported)  # twice: nothing added, nothing written
+    assert (again.added, again.updated, again.unchanged) == (0, 0, len(before))
     after = {r.id: r.model_dump(mode="json") for r in agent.memories("ann")}
     assert set(after) == set(before)
     for rid, rec in before.items():
@@ -310,7 +312,7 @@ def test_moving_from_an_embedded_store_keeps_every_record_time_validity_and_link
     assert any(m["valid_until"] for m in exported["ann"]["memories"])
     with CaimAgent(settings, models=models) as new:
         for user, dump in exported.items():
-            assert new.import_user(user, dump) == len(dump["memories"])
+            assert new.import_user(user, dump).added == len(dump["memories"])
             after = {r.id: r.model_dump(mode="json") for r in new.memories(user)}
             before = {m["id"]: m for m in dump["memories"]}
             assert set(after) == set(before)

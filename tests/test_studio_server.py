@@ -306,6 +306,39 @@ TOKENS = {"token-alice": "alice", "token-bob": "bob"}
 DEPLOY = ROOT / "deploy" / "langgraph.json"
 
 
+def test_the_local_dev_server_refuses_a_run_it_would_not_serve_with_one_line_naming_the_field(dev_server):
+    """Plain ``langgraph dev`` (no authentication) checks runs as the deployment does: without
+    langgraph.json's HTTP app it would drop unknown keys silently and answer a value out of range
+    with "An internal error occurred" after storing the run."""
+    from langgraph_sdk import get_sync_client
+
+    client = get_sync_client(url=dev_server.url, api_key=None)
+    tid = client.threads.create()["thread_id"]
+    turn = {"messages": [{"role": "user", "content": "I love hiking in the mountains."}], "turn_time": T0}
+    cases = [
+        ({"max_kept": 1000}, "context max_kept must be a whole number from 1 to 100, not 1000"),
+        ({"model": "gpt-x"}, "'model' is set by the deployment (CAIM_MODEL"),
+        ({"user_id": "alice", "data_dir": "/tmp/elsewhere"}, "'data_dir' is set by the deployment"),
+        ({"colour": "blue"}, "unknown context key 'colour'"),
+    ]
+    for context, why in cases:
+        assert why in _refused(400, client.runs.wait, tid, "caim", input=turn, context=context)
+    configured = {"configurable": {"max_kept": 1000}}
+    assert "max_kept" in _refused(400, client.runs.wait, tid, "caim", input=turn, config=configured)
+    assert "CAIM_MODEL" in _refused(400, client.runs.wait, None, "caim", input=turn, context={"model": "gpt-x"})
+    cron = _refused(
+        400, client.crons.create_for_thread, tid, "caim", schedule="0 0 * * *", input=turn, context=cases[0][0]
+    )
+    assert "max_kept" in cron
+    assistant = _refused(400, client.assistants.create, "caim", context={"candidate_cap": 0})
+    assert "candidate_cap must be a whole number from 1 to 100" in assistant
+    many = {"messages": [{"role": "user", "content": "hi"}] * 201}
+    assert "201 messages" in _refused(413, client.runs.wait, tid, "caim", input=many)
+    assert client.runs.list(tid) == []  # nothing was stored
+    client.runs.wait(tid, "caim", input=turn, context={"user_id": "alice", "max_kept": 3})
+    assert [r["status"] for r in client.runs.list(tid)] == ["success"]
+
+
 def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_it(tmp_path):
     """deploy/langgraph.json with caim's auth: two users, each trying to reach the other's memory."""
     exe = _langgraph_cli()

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from caim import Memory
 from caim.agent.ui import create_ui_app
-from caim.agent.ui.app import signal_groups
+from caim.agent.ui.app import SIGNAL_WORDS, signal_groups
 from caim.agent.ui.session import COOKIE
 from caim.memory.records import stable_id
 
@@ -216,6 +216,46 @@ def test_the_timeline_is_paged_by_date_with_weekly_and_category_charts(app, memo
     assert "<svg" in first and "Memories per week" in first and "Memories per category" in first
     assert "<title>week of 4 Mar 2024: 8</title>" in first and "<title>week of 11 Mar 2024: 7</title>" in first
     assert "<title>personal: 60</title>" in first and "<title>family: 1</title>" in first
+    # the weekly chart spans the user's own weeks, from the first memory to the newest, not a year
+    weeks = re.findall(r"<title>week of ([^<]+): \d+</title>", first)
+    assert len(weeks) == 9 and weeks[0] == "4 Mar 2024" and weeks[-1] == "29 Apr 2024"
+    assert "61 memories in the 9 weeks from 4 Mar 2024 to 29 Apr 2024" in first
+
+
+def test_the_timeline_says_in_words_what_its_labels_mean(app, memory):
+    said = record("ann", "I can't stand crowded beaches.", ["travel"], START, kind="raw")
+    old = record("ann", "I live in Porto.", ["location"], START, valid_until=(START + timedelta(days=1)).isoformat())
+    seed(memory, "ann", [said, old])
+    c, _ = sign_in(app)
+    page = c.get("/ui/").text
+    assert "verbatim" not in page and "superseded" not in page
+    assert re.search(
+        r"crowded beaches.</a>.*?<span class=\"badge\" title=\"The words as they were said[^>]*>as said</span>",
+        page,
+        re.S,
+    )
+    assert re.search(
+        r"Porto.</a>.*?<span class=\"badge\" title=\"A newer memory replaced it[^>]*>replaced</span>", page, re.S
+    )
+    legend = " ".join(page.split('<p class="legend">')[1].split("</p>")[0].split())
+    assert "keeps the words themselves, as they were said" in legend and "replaced by a newer memory" in legend
+
+
+def test_the_weekly_chart_fits_a_new_users_span_and_says_what_it_leaves_out():
+    from datetime import date
+
+    from caim.agent.ui.charts import MIN_SLOTS, WEEKS, weekly
+
+    one = weekly([(date(2024, 3, 4), 3)])
+    assert [b.label for b in one.bars] == ["week of 4 Mar 2024"] and one.bars[0].width <= one.width / MIN_SLOTS
+    assert one.description == "3 memories, all in the week of 4 Mar 2024." and one.ticks == [
+        (0.0, "week of 4 Mar 2024")
+    ]
+    two = weekly([(date(2024, 3, 4), 3), (date(2024, 3, 18), 1)])
+    assert [b.value for b in two.bars] == [3, 0, 1] and two.bars[0].x < 2  # drawn from the left, not the right edge
+    assert two.ticks == [(0.0, "4 Mar 2024 to 18 Mar 2024")]  # one label where two would overlap
+    years = weekly([(date(2022, 1, 3), 5), (date(2024, 3, 4), 2)])
+    assert len(years.bars) == WEEKS and "5 older memories are not shown" in years.description
 
 
 def test_the_ontology_tree_counts_memories_per_term_and_a_term_lists_them(app, ann):
@@ -247,13 +287,19 @@ def test_search_shows_why_each_hit_ranked(app, memory, ann):
     assert '<label for="q">Search</label>' in page and 'id="q" name="q"' in page
     hits = memory.search("Where does my sister Ana live? Lisbon", user_id="ann", k=20)
     assert hits[0]["id"] == ann["lisbon"]
-    first = page.split('<ol class="hits">')[1].split("</li>")[0]
+    first = page.split('<ol class="hits">')[1].split("</table>")[0]  # the first hit
     assert f'href="/ui/memories/{ann["lisbon"]}">{LISBON}</a>' in first
     expected = signal_groups(hits[0]["scores"])
     assert expected["lexical"] > 0 and expected["dense"] != 0
     for name in ("lexical", "dense", "time", "tag", "other", "total"):
         assert f'<td data-signal="{name}">{expected[name]:.3f}</td>' in first, name
-    assert "bm25" in first  # every signal by name, too
+    # every part in words a person reads, the largest first, with its sign; no internal names
+    parts = sorted(((k, v) for k, v in hits[0]["scores"].items() if k != "total" and v), key=lambda kv: -abs(kv[1]))
+    said = re.findall(r'<li><span class="part">([-+][\d.]+)</span> ([^<]+)</li>', first)
+    assert said == [(f"{v:+.3f}", SIGNAL_WORDS[k]) for k, v in parts]
+    assert "words it shares with your search" in first and "how close its meaning is to your search" in first
+    for internal in ("bm25", "dense ", "prior", "timex", "informativeness"):
+        assert internal not in page.split("<main", 1)[1], internal
 
 
 def test_search_lists_only_relevant_memories_each_with_its_relevance(app, ann):
@@ -277,6 +323,15 @@ def test_a_memory_page_shows_dates_tags_sources_links_and_history(app, ann):
     assert "Source turns" in page and page.count(DOCTOR) >= 2  # thought and source turn
     assert "<td>created</td>" in page
     assert '<label for="thought">Correction</label>' in page and 'id="thought" name="thought"' in page
+
+
+def test_a_memory_page_shows_what_the_memory_names(app, memory):
+    people = [{"kind": "person", "value": "Ana", "relation": "sister"}, {"kind": "place", "value": "<Lisbon>"}]
+    (rid,) = seed(memory, "ann", [record("ann", LISBON, ["siblings"], START, entities=people)])
+    c, _ = sign_in(app)
+    page = c.get(f"/ui/memories/{rid}").text
+    assert "<dt>Names</dt>" in page
+    assert "<li>person: Ana (sister)</li>" in page and "<li>place: &lt;Lisbon&gt;</li>" in page
 
 
 def test_templates_escape_what_was_said(app, memory):
@@ -388,11 +443,13 @@ def test_deny_forgets_what_is_under_the_term_and_stores_nothing_under_it_later(a
     summary = memory.add(RUNNING, user_id="ann", at=START.isoformat())
     assert summary.stored == [] and summary.denied == 1 and thoughts(memory) == {LISBON}
     assert memory.add(RUNNING, user_id="bob", at=START.isoformat()).stored
-    assert memory.import_(export, user_id="ann") == 1 and thoughts(memory) == {LISBON}
+    refused = memory.import_(export, user_id="ann")
+    assert (refused.refused, refused.written) == (2, 0) and thoughts(memory) == {LISBON}
     # allowing again lets them in from now on
     r = c.post("/ui/ontology/health/allow", data={"csrf": csrf}, follow_redirects=False)
     assert r.status_code == 303 and memory.denied(user_id="ann") == []
-    assert memory.import_(export, user_id="ann") == 3 and len(thoughts(memory)) == 3
+    allowed = memory.import_(export, user_id="ann")
+    assert (allowed.added, allowed.unchanged, allowed.refused) == (2, 1, 0) and len(thoughts(memory)) == 3
     again = c.post("/ui/ontology/health/allow", data={"csrf": csrf})
     assert again.status_code == 400 and "not among the terms you denied" in alert(again.text)
 
@@ -409,7 +466,7 @@ def test_export_and_import_round_trip(app, memory, ann):
     r = c.get("/ui/export")
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
     assert r.headers["content-disposition"].startswith("attachment")
-    data = r.json()
+    data, exported = r.json(), r.content
     assert {m["id"] for m in data["memories"]} == set(ann.values())
     before = {rec.id: rec.model_dump(mode="json") for rec in memory.list(user_id="ann")}
     memory.forget_all(user_id="ann")
@@ -418,12 +475,19 @@ def test_export_and_import_round_trip(app, memory, ann):
     r = c.post(
         "/ui/import",
         data={"csrf": csrf},
-        files={"file": ("caim-memories.json", r.content, "application/json")},
+        files={"file": ("caim-memories.json", exported, "application/json")},
         follow_redirects=False,
     )
-    assert r.status_code == 303 and r.headers["location"] == "/ui/import?done=imported&n=3"
+    assert r.status_code == 303
+    assert r.headers["location"] == "/ui/import?done=imported&n=3&updated=0&unchanged=0&refused=0"
     assert {rec.id: rec.model_dump(mode="json") for rec in memory.list(user_id="ann")} == before
-    assert "Imported 3 memories." in c.get(r.headers["location"]).text
+    assert "Imported: 3 added, 0 updated, 0 unchanged (already there), 0 left out" in c.get(r.headers["location"]).text
+    again = c.post(
+        "/ui/import",
+        data={"csrf": csrf},
+        files={"file": ("caim-memories.json", exported, "application/json")},
+    )
+    assert "Imported: 0 added, 0 updated, 3 unchanged (already there)" in again.text
 
 
 def test_an_import_over_the_body_limit_is_413_and_stores_nothing(memory):
@@ -467,15 +531,15 @@ def test_a_second_users_token_sees_and_changes_none_of_the_first_users_memories(
         ("get", "/ui/?page=123456789012", None, 400, "page must be"),
         ("get", "/ui/?page=2", None, 404, "no page 2"),
         ("get", "/ui/ontology/health?page=-1", None, 400, "page must be"),
-        ("get", "/ui/memories/a%20b", None, 400, "memory id"),
-        ("get", "/ui/memories/" + "a" * 129, None, 400, "memory id"),
+        ("get", "/ui/memories/a%20b", None, 404, "no such memory"),
+        ("get", "/ui/memories/" + "a" * 129, None, 404, "no such memory"),
         ("get", "/ui/memories/" + "a" * 32, None, 404, "no such memory"),
         ("get", "/ui/ontology/%3Cscript%3E", None, 404, "no ontology term"),
         ("get", "/ui/search?q=" + "x" * 16_001, None, 400, "at most 16000"),
         ("post", "/ui/memories/LISBON/correct", {"thought": "  "}, 400, "needs the words"),
         ("post", "/ui/memories/LISBON/correct", {"thought": "x" * 16_001}, 400, "at most 16000"),
         ("post", "/ui/memories/LISBON/correct", {"thought": LISBON}, 400, "already says"),
-        ("post", "/ui/memories/bad%20id/forget", {}, 400, "memory id"),
+        ("post", "/ui/memories/bad%20id/forget", {}, 404, "no such memory"),
         ("post", "/ui/ontology/nosuchterm/deny", {}, 404, "no ontology term"),
         ("post", "/ui/forget-all", {"confirm": "YES"}, 400, "confirm=yes"),
         ("post", "/ui/import", {}, 400, "choose an export file"),
@@ -631,3 +695,19 @@ def test_a_session_page_shows_each_answer_with_the_memories_it_used(app, memory,
     other, _ = sign_in(app, "tok-bob")
     assert other.get(link).status_code == 404  # nobody sees another's session
     assert "runs beside no chat" in c.get("/ui/session").text
+
+
+def test_the_timeline_says_who_said_a_memory_that_is_not_the_users(memory, app):
+    seed(
+        memory,
+        "ann",
+        [
+            record("ann", "I started a new job in Harrogate.", ["work"], START, speaker="Sam <b>"),
+            record("ann", "Try 'Dune' by Frank Herbert.", ["books"], START + timedelta(days=1), speaker="assistant"),
+            record("ann", LISBON, ["siblings"], START + timedelta(days=2)),
+        ],
+    )
+    c, _ = sign_in(app)
+    page = c.get("/ui/").text
+    assert "Sam &lt;b&gt; said:" in page and "the assistant said:" in page
+    assert page.count('class="speaker"') == 2  # the user's own memory is not introduced

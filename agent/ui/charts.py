@@ -1,8 +1,9 @@
 """The memory browser's charts as plain geometry: bars a template draws as inline SVG (no script, no library).
 
-``weekly`` gives one bar per week (the last ``WEEKS`` weeks up to the newest memory, empty weeks
-included); ``categories`` one horizontal bar per top-level ontology category, largest first. Each bar
-carries its label and value, for its SVG ``<title>`` and the data table beside the chart.
+``weekly`` gives one bar per week over the user's own span (first to newest memory, at most the last
+``WEEKS`` weeks, empty weeks included); ``categories`` one horizontal bar per top-level ontology
+category, largest first. Each bar carries its label and value, for its SVG ``<title>`` and the data
+table beside the chart.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-#: Weeks the weekly chart spans.
+#: Most weeks the weekly chart spans (the newest).
 WEEKS = 52
+#: The weekly chart's narrowest division: a bar takes at most this fraction of its width.
+MIN_SLOTS = 12
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,13 @@ def _day(d: date) -> str:
 
 
 def weekly(per_week: Sequence[tuple[date, int]], weeks: int = WEEKS, width: int = 640, height: int = 160) -> Chart:
-    """Memories per week: the ``weeks`` weeks up to the newest week with memories.
+    """Memories per week, over the user's own span: from the week of their first memory to the week of
+    their newest (at most the last ``weeks`` weeks), empty weeks included. A bar is never wider than
+    a ``MIN_SLOTS``-th of the chart, so a few weeks do not make a few wide blocks.
 
     Args:
         per_week: (Monday of the week, memories) of the weeks with memories, any order.
-        weeks: How many weeks to show.
+        weeks: Most weeks to show (the newest).
         width: The chart's width.
         height: The chart's height (the bars' area; labels go below).
 
@@ -58,20 +63,31 @@ def weekly(per_week: Sequence[tuple[date, int]], weeks: int = WEEKS, width: int 
     counts = dict(per_week)
     if not counts:
         return Chart("Memories per week", width, height, "No memories yet.")
-    last = max(counts)
-    days = [last - timedelta(weeks=weeks - 1 - i) for i in range(weeks)]
+    first, last = min(counts), max(counts)
+    shown_weeks = min((last - first).days // 7 + 1, weeks)
+    days = [last - timedelta(weeks=shown_weeks - 1 - i) for i in range(shown_weeks)]
     top = max(counts.get(d, 0) for d in days) or 1
-    step = width / weeks
+    step = width / max(shown_weeks, MIN_SLOTS)
     bars = []
     for i, d in enumerate(days):
         n = counts.get(d, 0)
         h = (height - 4) * n / top
         bars.append(Bar(f"week of {_day(d)}", n, i * step + 1, height - h, max(step - 2, 1), h))
     shown = sum(b.value for b in bars)
-    ticks = [(0.0, _day(days[0])), (float(width), _day(days[-1]))]
-    description = (
-        f"{shown} memories in the {weeks} weeks from {_day(days[0])} to {_day(days[-1])}; at most {top} in a week."
-    )
+    older = sum(counts.values()) - shown
+    if shown_weeks == 1:
+        ticks = [(0.0, f"week of {_day(days[0])}")]
+        description = f"{shown} memories, all in the week of {_day(days[0])}."
+    else:
+        span = shown_weeks * step  # a short span has one label, that two would overlap
+        ends = [(0.0, _day(days[0])), (span, _day(days[-1]))]
+        ticks = ends if span >= width / 2 else [(0.0, f"{_day(days[0])} to {_day(days[-1])}")]
+        description = (
+            f"{shown} memories in the {shown_weeks} weeks from {_day(days[0])} to {_day(days[-1])}; "
+            f"at most {top} in a week."
+        )
+    if older:
+        description += f" {older} older memories are not shown."
     return Chart("Memories per week", width, height, description, bars, ticks)
 
 

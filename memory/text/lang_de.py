@@ -1,13 +1,16 @@
 """German: stopwords (after Snowball's list), Snowball stems, and the code signals' words.
 
 German capitalises every noun, so a capitalised word is a name only when no determiner precedes it
-and it has no noun ending (``Signals.noun_capitals``).
+and it has no noun ending (``Signals.noun_capitals``). ``ENTITIES``: the work, places, people and pets
+of the speaker's life (``caim.memory.text.entities``).
 """
 
 from __future__ import annotations
 
+from caim.memory.text import intents_de
 from caim.memory.text.tables import (
     DAYS,
+    EntityWords,
     Language,
     PastTense,
     PolarityWords,
@@ -182,38 +185,105 @@ SIGNALS = Signals(
 
 #: Preference cues (``caim.memory.text.polarity``).
 POLARITY = PolarityWords(
-    likes=(
-        "mag",
-        "mögen",
-        "liebe",
-        "lieben",
-        "gerne",
-        "gern",
-        "genieße",
-        "bevorzuge",
-        "stehe auf",
-        "steh auf",
-        "finde toll",
-        "begeistert von",
-        "lieblings",
-        "großer fan",
+    likes=phrases(
+        """liebt; lieben; liebst; mögen; magst; mögt; genieße; genießt; genieße es; bevorzuge; bevorzugt; stehe auf;
+        steh auf; steht auf; stehst auf; finde toll; find ich toll; finde ich toll; find ich gut; finde ich gut;
+        finde ich super; find ich super; finde ich klasse; fand ich toll; fand ich super; fand ich gut;
+        begeistert von; bin begeistert; großer fan; riesiger fan; bin fan; fan von; süchtig nach; verliebt in;
+        hat es mir angetan; ins herz geschlossen; macht mir spaß; macht mir riesig spaß; macht mir viel spaß;
+        macht richtig spaß; macht spaß; macht so viel spaß; macht mir so viel spaß; gerne; gern; am liebsten;
+        interessiere mich für; kann nicht genug bekommen; freue mich jedes mal; unverzichtbar;
+        nicht wegzudenken; nicht mehr wegzudenken; schwärme für; vergöttere; gefällt mir; gefallen mir;
+        hat mir gefallen; hat mir gut gefallen; hat mir sehr gut gefallen; haben mir gefallen; gefiel mir;
+        schmeckt mir; schmecken mir; hat mir geschmeckt; fasziniert mich; faszinieren mich; interessiert mich;
+        interessieren mich; bin ein großer fan; liebe es; mach ich gern; mache ich gern; mache ich gerne"""
     ),
-    dislikes=(
-        "hasse",
-        "hassen",
-        "nicht ausstehen",
-        "nicht leiden",
-        "nicht ertragen",
-        "verabscheue",
-        "kein fan",
-        "nervt mich",
-        "nerven mich",
-        "satt",
+    dislikes=phrases(
+        """hasse; hasst; hassen; nicht ausstehen; nicht leiden; nicht ertragen; nicht aushalten; verabscheue; kein fan;
+        nervt mich; nerven mich; nervt; nerven; geht mir auf die nerven; geht mir auf den keks; auf den geist;
+        habe es satt; hab es satt; habe das satt; hab das satt; hab die nase voll; habe die nase voll; bin es leid;
+        bin das leid; keine lust mehr; kann nicht mehr; graut mir; graust mir; ekelt mich; stört mich;
+        stören mich; ärgert mich; regt mich auf; nie wieder; keine lust auf; stresst mich; macht mir angst;
+        langweilt mich; langweilen mich"""
     ),
-    neutral=("egal", "ist mir gleich", "geht so", "ganz okay", "nicht schlimm"),
-    negations=("nicht", "kein", "keine", "keinen", "nie", "niemals", "nicht mehr"),
-    reasons=("weil", "denn", "da es", "da sie", "—", "–"),
-    reason_openers=("zu", "viel zu", "so", "es ist", "sie sind", "das ist", "immer"),
+    neutral=phrases("egal; ist mir gleich; geht so; ganz okay; nicht schlimm; ist okay; passt schon"),
+    bare=words("mag liebe"),
+    before_bare=words("ich wir auch echt total einfach wirklich so sehr schon immer noch eigentlich voll"),
+    after_bare=words("ich wir er sie"),
+    stems=words("lieblings"),
+    praise=phrases(
+        """toll; super; wunderbar; großartig; genial; fantastisch; lecker; köstlich; herrlich; traumhaft;
+        himmlisch; der hammer; ein traum; spitze; perfekt; wunderschön; legendär; bester; beste; besten;
+        genau das richtige; macht mich glücklich; macht mich froh; entspannt mich; beruhigt mich; tut mir gut;
+        tut mir so gut;
+        tut so gut; wie eine zweite familie; wie meditation; entspannend;
+        beruhigend; erholsam; wirkt wunder; entspannt an; gemütlich; spannend; ein genuss; ein gedicht;
+        empfehlenswert; unschlagbar; ein muss; bester kauf"""
+    ),
+    scorn=phrases(
+        """langweilig; schrecklich; furchtbar; grässlich; ekelhaft; eklig; nervig; öde; mies; grauenhaft;
+        katastrophal; eine katastrophe; ätzend; doof; blöd; stressig; anstrengend; nervtötend; die hölle;
+        zum kotzen; rappelvoll; überfüllt; zu düster; zu vertraulich; zu laut; zu voll; zu süß; zu scharf;
+        zu teuer; zu kalt; zu heiß; unerträglich; stinkt; schlimm; fürchterlich; grausam; enttäuschend;
+        eine qual; qual; albtraum; ein albtraum; nervenaufreibend; unmöglich; zu lang; zu langsam"""
+    ),
+    reactions=phrases(
+        """das ist; das klingt; klingt; das war; das wäre; wäre; du; dein; deine; deinen; deinem; ihr; euer;
+        er ist; sie ist; wie; was für; glückwunsch; herzlichen; sieht; aussieht; hört sich; wird; werden;
+        hoffe; sie sind; sind sie; danke; dankeschön; vielen dank; es war; war es"""
+    ),
+    events=phrases(
+        """party; feier; reise; urlaub; wochenende; abend; tag; nacht; hochzeit; geburtstag; fest; ausflug;
+        nachricht; nachrichten; neuigkeit; neuigkeiten; idee; zeit; tipp; vorschlag"""
+    ),
+    trail=words(
+        "aber und auch für an am im in bei mit ehrlich echt finde find fand ich wir oder so doch ja eigentlich"
+        " übrigens gewesen geworden ist sind war heute jetzt immer noch"
+    ),
+    ever=phrases("ever; aller zeiten; meines lebens; seit jahren; der welt; überhaupt; je"),
+    nouns=(
+        *words("leidenschaft"),
+        *phrases(
+            """mein ventil; mein ding; meine leidenschaft; mein ganzer stolz; mein highlight; meine therapie;
+            mein ausgleich; mein lieblingsort; mein glück; meine auszeit; mein rückzugsort"""
+        ),
+    ),
+    owners=words(
+        "mein meine meinen meinem meiner unser unsere unseren unserem sein seine seinen seinem ihr ihre ihren ihrem"
+        " dein deine deinen deinem der die das den dem ein eine einen einem"
+    ),
+    negations=phrases(
+        "nicht; kein; keine; keinen; keinem; keiner; nie; niemals; nicht mehr; gar nicht; überhaupt nicht; nicht so"
+    ),
+    once=phrases("fand ich toll; fand ich super; fand ich gut"),
+    blocks=phrases(
+        """würde gerne; würde gern; würd gern; würde ich gerne; würde ich gern; möchte gerne; möchte gern;
+        möchte ich gerne; hätte gerne; hätte gern; gerne geschehen; gern geschehen; sehr gerne; ja gerne;
+        ja, gerne; gerne!; gerne mal; gern mal; liebe grüße; lieben gruß; liebe grüsse; hab dich lieb;
+        ich liebe dich; liebe dich; mag sein; viel spaß; schönes wochenende; schönen abend; schönen tag;
+        schöne grüße; super, danke; danke, super; toll, danke; klingt toll; klingt gut; klingt super;
+        genieß; genieße den; genieße die; genießt; macht nichts; super idee; tolle idee; gute idee;
+        klasse idee; super tipp; toller tipp; super, dass; toll, dass; schön, dass; perfekt, danke;
+        gerne wieder; bin gerne; gern geschehen; kannst du gerne; können gerne; darfst gerne; gerne doch;
+        lieber nicht; so gut wie"""
+    ),
+    selves=words("ich wir mein meine meinen meinem meiner meins unser unsere unseren unserem mir mich uns"),
+    holders=words("er sie"),
+    others=words(
+        "du dich dir ihr euch dein deine deinen deinem ihnen wer man leute alle jeder die der das den dem des ein"
+        " eine einen einem zur zum"
+    ),
+    addressee=words("du dich dir dein deine deinen deinem euch euer eure"),
+    fillers=phrases(
+        """auch; sehr; echt; total; wirklich; einfach; schon; immer; immer noch; noch; so; richtig; voll; mega;
+        ganz; besonders; eigentlich; halt; ja; doch; mal; gerade; inzwischen; mittlerweile; ehrlich gesagt;
+        ehrlich; übrigens; jetzt; heute; ist; sind; war; waren; bin; bist; finde; find; fand; ziemlich;
+        unglaublich; wahnsinnig; so richtig; also; oh; ach; wow; haha; ok; okay; hallo; hi; hey; na; nun; eh;
+        eh schon; schon immer; ganz schön; einfach nur; wirklich sehr; das; es"""
+    ),
+    joins=words("und aber oder dann zu um"),
+    reasons=phrases("weil; denn; da es; da sie; —; –"),
+    reason_openers=phrases("zu; viel zu; so; es ist; sie sind; das ist; immer"),
 )
 
 LANGUAGE = Language(
@@ -226,6 +296,8 @@ LANGUAGE = Language(
 )
 
 _ICH_BIN = r"\bich bin (?:jetzt |inzwischen |nun |seit \w+ |schon )?"
+#: Since when, or now ("seit drei Jahren", "jetzt"), between a verb and its value.
+_SINCE = r"(?:jetzt |inzwischen |nun |seit kurzem |seit (?:\w+ ){1,2})?"
 SLOTS = SlotWords(
     patterns=(
         ("name", r"\bmein name ist {v}"),
@@ -234,17 +306,18 @@ SLOTS = SlotWords(
         ("age", r"\b(?:ich|und) bin (?:jetzt |gerade )?{n}(?= jahre\b|\s*[,.;!]|\s*$| und\b)"),
         ("age", r"\bich bin (?:jetzt |gerade )?{n} geworden"),
         ("age", r"\bich werde (?:heute )?{n}(?= jahre\b|\s*[,.;!]|\s*$)"),
-        ("location", r"\b(?:ich wohne|ich lebe|wir wohnen|wir leben) (?:jetzt |inzwischen |nun |seit kurzem )?in {v}"),
+        ("location", r"\b(?:ich wohne|ich lebe|wir wohnen|wir leben) " + _SINCE + "in {v}"),
+        ("location", r"\b(?:wohne|lebe) ich " + _SINCE + "in {v}"),
         (
             "location",
             r"\b(?:ich bin|wir sind) (?:jetzt |gerade |letzten monat |letztes jahr )?(?:nach|in) {v}"
             r"(?= (?:um)?gezogen)",
         ),
-        ("job", r"\bich arbeite (?:jetzt |inzwischen |nun )?als {v}"),
+        ("job", r"\b(?:ich arbeite|arbeite ich) " + _SINCE + "als {v}"),
         ("job", r"\bich bin (?:jetzt |inzwischen |nun )?von beruf {v}"),
         ("job", r"\bmein beruf ist {v}"),
         ("job", r"\bich bin (?:jetzt|inzwischen|nun) (?-i:(?P<value>[A-ZÄÖÜ]\w+))"),
-        ("employer", r"\bich arbeite (?:jetzt |inzwischen |nun )?(?:bei|für) {v}"),
+        ("employer", r"\b(?:ich arbeite|arbeite ich) " + _SINCE + "(?:bei|für) {v}"),
         ("employer", r"\bich bin (?:jetzt )?bei {v}(?= angestellt)"),
     ),
     values=(
@@ -260,4 +333,115 @@ SLOTS = SlotWords(
     ),
     not_values=words("ein eine einer einem einen mein meine meinem meinen meiner unser unsere unserem"),
     articles=words("der die das dem den"),
+)
+
+#: German nominative possessives of the speaker's ("meine Schwester", "unser Hund").
+_MEIN = r"\b(?:mein|meine|unser|unsere)"
+#: ... in any case ("mit meinem Hund").
+_MEINE_ANY = r"\b(?:meine?[mnrs]?|unsere?[mnrs]?)"
+_NOT_THE = r"(?!(?:der|dem|den|die|das|einer|einem|eine|ein) )"
+ENTITIES = EntityWords(
+    mine=(
+        (
+            "job",
+            "",
+            r"\bich bin (?:jetzt |inzwischen |nun |seit \w+ |schon |auch )?"
+            r"(?:gelernte[rs]? |ausgebildete[rs]? |selbstständige[rs]? |freiberufliche[rs]? )?(?:ein |eine )?{job}",
+        ),
+        ("place", "origin", r"\bich (?:komme|stamme) (?:ursprünglich |eigentlich )?aus {v}"),
+        ("place", "origin", r"\bich bin in (?P<value>[^,.;:!?]{1,60}?) (?:aufgewachsen|geboren)"),
+        ("place", "work", r"\bich arbeite (?:jetzt |inzwischen |nun )?in " + _NOT_THE + "{v}"),
+        ("place", "travel", r"\b(?:ich|wir) (?:fahre|fliege|reise|fahren|fliegen|reisen) (?:\w+ ){0,3}?nach {v}"),
+        ("place", "travel", r"\b(?:fahre|fliege|reise) ich (?:\w+ ){0,3}?nach {v}"),
+        ("place", "travel", r"\b(?:fahren|fliegen|reisen) wir (?:\w+ ){0,3}?nach {v}"),
+        (
+            "place",
+            "travel",
+            r"\b(?:ich|wir) (?:bin|sind|war|waren) (?:\w+ ){0,3}?nach (?P<value>[^,.;:!?]{1,60}?)"
+            r" (?:gefahren|geflogen|gereist)",
+        ),
+        ("place", "travel", r"\b(?:urlaub|reise|ferien|trip) (?:in|nach) " + _NOT_THE + "{v}"),
+    ),
+    holder=_MEIN + r"\s+{adj}{rel}(?:\s+{name})?(?:,\s+(?:die|der))?",
+    theirs=(
+        (
+            "job",
+            "",
+            r"\s+(?:ist|wird) (?:jetzt |inzwischen |auch |seit \w+ )?(?:gelernte[rs]? |ausgebildete[rs]? )?"
+            r"(?:ein |eine )?{job}",
+        ),
+        ("job", "", r"\s+arbeitet (?:jetzt |inzwischen |auch )?als {v}"),
+        ("employer", "", r"\s+arbeitet (?:jetzt |inzwischen |auch )?(?:bei|für) {v}"),
+        ("place", "home", r"\s+(?:wohnt|lebt) (?:jetzt |inzwischen |seit \w+ )?in " + _NOT_THE + "{v}"),
+        ("place", "home", r"\s+(?:ist|sind) (?:\w+ ){0,3}?nach (?P<value>[^,.;:!?]{1,60}?) (?:um)?gezogen"),
+        ("place", "origin", r"\s+(?:kommt|stammt) (?:ursprünglich )?aus {v}"),
+    ),
+    job_verbs=((r"\bich unterrichte(?:\s+{v})?", "Lehrkraft für {v}", "Lehrkraft"),),
+    their_job_verbs=((r"\s+unterrichtet(?:\s+{v})?", "Lehrkraft für {v}", "Lehrkraft"),),
+    tails=(("employer", "", r"\bbei {v}"), ("place", "work", r"\bin " + _NOT_THE + "{v}"), ("job", "", r"\bals {v}")),
+    people=(
+        _MEINE_ANY + r"\s+{adj}{rel}\s+{name}",
+        _MEIN + r"\s+{adj}{rel} hei(?:ß|ss)t {name}",
+        r"(?:^|(?<=\s)){name} ist (?:meine?|unsere?) {adj}{rel}\b",
+    ),
+    animals=(
+        _MEINE_ANY + r"\s+{adj}{pet}\s+{name}",
+        r"\b(?:ein|eine|einen|zwei|drei)\s+{adj}{pet},? (?:namens|mit namen) {name}",
+        _MEIN + r"\s+{adj}{pet} hei(?:ß|ss)t {name}",
+        r"\b(?:ein|eine|einen)\s+{adj}{pet}, (?:der|die|das) {name} hei(?:ß|ss)t",
+        r"\b(?:ich|wir) (?:habe|haben|hab|hatte) (?:jetzt |seit \w+ |auch )?(?:einen|eine|ein|zwei|drei|vier)"
+        r"\s+{adj}{pet}",
+        _MEINE_ANY + r"\s+{adj}{pet}(?![^\W_])",
+    ),
+    jobs=words(
+        """lehrer lehrerin lehrkraft krankenpfleger krankenpflegerin krankenschwester pflegekraft pfleger
+        pflegerin arzt ärztin ingenieur ingenieurin entwickler entwicklerin programmierer programmiererin
+        designer designerin anwalt anwältin architekt architektin koch köchin bäcker bäckerin apotheker
+        apothekerin wissenschaftler wissenschaftlerin forscher forscherin professor professorin dozent
+        dozentin manager managerin berater beraterin journalist journalistin redakteur redakteurin fotograf
+        fotografin künstler künstlerin musiker musikerin elektriker elektrikerin klempner installateur
+        schreiner schreinerin tischler tischlerin mechaniker mechanikerin mechatroniker busfahrer
+        busfahrerin taxifahrer taxifahrerin lkw-fahrer pilot pilotin feuerwehrmann feuerwehrfrau polizist
+        polizistin soldat soldatin landwirt landwirtin bibliothekar bibliothekarin übersetzer übersetzerin
+        dolmetscher dolmetscherin therapeut therapeutin psychologe psychologin sozialarbeiter
+        sozialarbeiterin chirurg chirurgin hebamme kellner kellnerin verkäufer verkäuferin kassierer
+        kassiererin sekretärin buchhalter buchhalterin steuerberater steuerberaterin erzieher erzieherin
+        friseur friseurin informatiker informatikerin analyst analystin physiotherapeut physiotherapeutin
+        zahnarzt zahnärztin tierarzt tierärztin altenpfleger altenpflegerin beamter beamtin"""
+    ),
+    compounds=True,
+    not_jobs=words(
+        """nicht kein keine keinen nie gut guter gute schlecht schlechter schlechte großer große riesiger fan
+        ehemaliger ehemalige angehender angehende hobby"""
+    ),
+    adjectives=words(
+        """kleine kleinen kleiner kleines große großen großer jüngere jüngeren jüngerer ältere älteren älterer
+        beste besten bester alte alten alter neue neuen neuer liebe lieben"""
+    ),
+    being=r"\bich bin\b",
+    relatives={
+        **intents_de.TABLE.relatives,
+        **{"cousine": "cousin", "cousin": "cousin", "tante": "aunt", "onkel": "uncle", "partner": "partner"},
+        **{"partnerin": "partner", "ehemann": "husband", "ehefrau": "wife", "verlobte": "fiancée"},
+        **{"verlobter": "fiancé", "mitbewohner": "roommate", "mitbewohnerin": "roommate", "nachbar": "neighbour"},
+        **{"nachbarin": "neighbour", "chef": "boss", "chefin": "boss", "enkel": "grandson", "enkelin": "granddaughter"},
+    },
+    pets={
+        **{"hund": "dog", "hündin": "dog", "katze": "cat", "kater": "cat", "kätzchen": "kitten"},
+        **{"welpe": "puppy", "papagei": "parrot", "wellensittich": "budgie", "hamster": "hamster"},
+        **{"kaninchen": "rabbit", "hase": "rabbit", "meerschweinchen": "guinea pig", "pferd": "horse"},
+        **{"pony": "pony", "schildkröte": "tortoise", "goldfisch": "goldfish", "frettchen": "ferret"},
+    },
+    hypothetical=phrases(
+        """wenn; falls; würde; würden; wäre; wären; hätte; hätten; möchte; möchten; will; wollen; träume;
+        vielleicht; irgendwann; eines tages; könnte; könnten; sollte; plane; überlege"""
+    ),
+    joins=words("und aber weil denn während da wo"),
+    stops=words("an am auf zu ab"),
+    connectors=words("am an der ob im"),
+    not_values=words(
+        """IT EDV Nähe Stadt Innenstadt Gegend Hause Ausland Wohnung Haus Zentrum Urlaub Ferien Zukunft Rente
+        Homeoffice Teilzeit Vollzeit mein meine meinen meinem meiner unser unsere ihn sie ihm ihr mich
+        kinder schüler schülerin schülern erwachsene erwachsenen"""
+    ),
 )

@@ -1,13 +1,17 @@
 """Spanish: stopwords (after Snowball's list), Snowball stems, and the code signals' words.
 
 Spanish drops the subject pronoun: the first person shows in the verb ("tengo", "compré"), so common
-first-person verb forms count as the first person, and a past action needs no subject.
+first-person verb forms count as the first person, and a past action needs no subject. ``SLOTS``:
+single-value facts the speaker states of themselves; ``ENTITIES``: the work, places, people and pets
+of their life ("trabajo en ..." names an employer or a place, so only its words tell which).
 """
 
 from __future__ import annotations
 
+from caim.memory.text import intents_es
 from caim.memory.text.tables import (
     DAYS,
+    EntityWords,
     Language,
     PastTense,
     PolarityWords,
@@ -174,37 +178,79 @@ SIGNALS = Signals(
 
 #: Preference cues (``caim.memory.text.polarity``).
 POLARITY = PolarityWords(
-    likes=(
-        "me gusta",
-        "me gustan",
-        "me encanta",
-        "me encantan",
-        "amo",
-        "adoro",
-        "disfruto",
-        "prefiero",
-        "soy fan",
-        "me fascina",
-        "me fascinan",
-        "favorito",
-        "favorita",
+    likes=phrases(
+        """me gusta; me gustan; me gustó; me gustaron; me encanta; me encantan; me encantó; me encantaron; amo;
+        adoro; disfruto; disfruté; prefiero; soy fan; soy muy fan; fan de; me fascina; me fascinan; me chifla;
+        me chiflan; me flipa; me flipan; me mola; me molan; me vuelve loco; me vuelve loca; me vuelven loco;
+        me vuelven loca; estoy enganchado; estoy enganchada; enganchado a; enganchada a; obsesionado con;
+        obsesionada con; me apasiona; me apasionan; apasionado de; apasionada de; loco por; loca por;
+        me hace feliz; me hacen feliz; me relaja; me relajan; me calma; me da paz; me despeja; me salvó la vida;
+        me sentí increíble; lo vuelvo a ver; la vuelvo a ver; no me canso; nunca me canso;
+        le gusta; le gustan; le encanta; le encantan; les gusta; les gustan; les encanta; les encantan;
+        me quedo con; me divierte; me divierten; me entretiene; me interesa; me interesan; me llama la atención;
+        me pirra; me pirran; lo disfruto; la disfruto"""
     ),
-    dislikes=(
-        "odio",
-        "detesto",
-        "no soporto",
-        "no aguanto",
-        "me molesta",
-        "me molestan",
-        "me fastidia",
-        "no me va",
-        "harto de",
-        "harta de",
+    dislikes=phrases(
+        """odio; detesto; no soporto; no aguanto; me molesta; me molestan; me fastidia; me fastidian; no me va;
+        harto de; harta de; hartos de; me aburre; me aburren; me cansa; me cansan; me harta; me hartan;
+        me tiene harto; me tiene harta; me tiene paranoica; me tiene paranoico; me da asco; me dan asco;
+        me pone de mal humor; me saca de quicio; me sacan de quicio; me da pereza; me da flojera; nunca más;
+        no es lo mío; no es para mí; no me convence; me agobia; me agobian; me estresa; me estresan;
+        le molesta; le da miedo; me cae mal; me da miedo; me dan miedo; me pone nervioso; me pone nerviosa"""
     ),
-    neutral=("me da igual", "me es indiferente", "ni fu ni fa", "no me importa"),
-    negations=("no", "nunca", "ya no", "jamás", "tampoco"),
-    reasons=("porque", "ya que", "pues", "—", "–"),
-    reason_openers=("demasiado", "es", "son", "muy", "siempre", "tan"),
+    neutral=phrases("me da igual; me es indiferente; ni fu ni fa; no me importa; me da lo mismo"),
+    praise=phrases(
+        """genial; increíble; buenísimo; buenísima; riquísimo; riquísima; delicioso; deliciosa; una pasada;
+        una maravilla; maravilloso; maravillosa; espectacular; lo mejor; el mejor; la mejor; los mejores;
+        las mejores; perfecto; perfecta; precioso; preciosa; brutal; lo máximo; excelente; fantástico;
+        fantástica; lo más rico; una delicia; divino; divina; lo mío; una joya; una obra maestra; muy rico; muy rica;
+        súper rico; súper rica; relajante; me encantó; adictivo; adictiva"""
+    ),
+    scorn=phrases(
+        """aburrido; aburrida; horrible; asqueroso; asquerosa; un asco; fatal; pésimo; pésima; lo peor; el peor;
+        la peor; insoportable; un rollo; un coñazo; agotador; agotadora; malísimo; malísima; horroroso;
+        horrorosa; espantoso; espantosa; una pesadilla; un infierno; decepcionante; demasiado caro;
+        demasiado lento; demasiado dulce; demasiado picante"""
+    ),
+    reactions=phrases(
+        """qué; que bien; suena; suenan; tú; tu; tus; te; ti; usted; ustedes; su; vosotros; felicidades;
+        enhorabuena; gracias; será; sería; ojalá; espero; él es; ella es; fue"""
+    ),
+    events=phrases(
+        """fiesta; viaje; vacaciones; fin de semana; finde; noche; día; boda; cumpleaños; noticia; noticias;
+        idea; momento; tiempo; plan"""
+    ),
+    trail=words(
+        "pero y también para en con de del por la el lo sin muy todavía siempre ahora hoy jaja jajaja es son"
+        " era fue está"
+    ),
+    ever=phrases("de mi vida; del mundo; de toda la vida; de todos los tiempos; en años; jamás"),
+    nouns=(
+        *words("favorito favorita favoritos favoritas preferido preferida pasión debilidad"),
+        *phrases("mi pasión; mi escape; mi terapia; mi refugio; mi momento favorito; mi cable a tierra"),
+    ),
+    owners=words("mi mis nuestro nuestra nuestros nuestras su sus tu tus el la los las un una"),
+    negations=words("no nunca jamás tampoco ni"),
+    once=phrases("me gustó; me gustaron; me encantó; me encantaron; disfruté"),
+    blocks=phrases(
+        """me gustaría; me encantaría; nos gustaría; nos encantaría; te quiero; te amo; te adoro; te gusta;
+        te encanta; te gustan; te encantan; le gustaría; disfruta; disfrutad; disfrutá; que disfrutes;
+        buen provecho; qué bien; qué padre; qué guay; que bien; genial, gracias; perfecto, gracias;
+        gracias, genial; buena idea; muy buena idea; excelente idea; mi vida!; me muero por; tengo ganas"""
+    ),
+    selves=words("yo me mí mi mis nosotros nosotras nos nuestro nuestra nuestros nuestras"),
+    holders=words("él ella ellos ellas le les"),
+    others=words("tú te ti usted ustedes vosotros os quien quienes todos todo gente el la los las un una lo"),
+    addressee=words("tú te ti tu tus usted ustedes vosotros os vuestro vuestra"),
+    fillers=phrases(
+        """muchísimo; mucho; muy; tanto; también; siempre; todavía; ya; realmente; de verdad; la verdad;
+        sinceramente; la neta; súper; super; bastante; totalmente; completamente; absolutamente; es que; es;
+        son; era; fue; está; están; estoy; soy; oh; ah; uy; wow; jaja; jajaja; vale; bueno; pues; oye; hola;
+        lo; la; ha sido; a"""
+    ),
+    joins=words("y pero o luego e"),
+    reasons=phrases("porque; ya que; pues; —; –"),
+    reason_openers=phrases("demasiado; es; son; muy; siempre; tan"),
 )
 
 LANGUAGE = Language(
@@ -226,9 +272,9 @@ SLOTS = SlotWords(
         ("location", r"\b(?:ahora )?(?:vivo|vivimos) (?:ahora |actualmente )?en {v}"),
         ("location", r"\b(?:me|nos) (?:he |hemos )?(?:mudé|mudamos|mudado) a {v}"),
         ("location", r"\bacabo de mudarme a {v}"),
-        ("job", r"\btrabajo (?:ahora )?(?:como|de) {v}"),
+        ("job", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:como|de) {v}"),
         ("job", r"\bmi (?:trabajo|profesión) es {v}"),
-        ("employer", r"\btrabajo (?:ahora )?(?:en|para) {v}"),
+        ("employer", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:en|para) {v}"),
     ),
     values=(
         ("diet", "vegan", _SOY + r"vegan[oa]\b"),
@@ -244,4 +290,90 @@ SLOTS = SlotWords(
     ),
     not_values=words("un una mi mis nuestro nuestra su sus casa"),
     articles=words("el la los las"),
+)
+
+_MI = r"\b(?:mi|nuestr[oa])"
+_MIS = r"\b(?:mis?|nuestr[oa]s?)"
+#: An adjective after a relation ("mi hermana mayor Clara").
+_AFTER = r"(?:\s+(?:mayor|menor|pequeñ[oa]|mayores|menores))?"
+ENTITIES = EntityWords(
+    mine=(
+        ("job", "", r"(?<!no )\bsoy (?:ahora |actualmente |también )?(?:un |una )?{job}"),
+        ("place", "origin", r"(?<!no )\bsoy (?:originari[oa] )?de {v}"),
+        ("place", "origin", r"\b(?:vengo|procedo) de {v}"),
+        ("place", "origin", r"\b(?:crecí|nací) en {v}"),
+        (
+            "place",
+            "travel",
+            r"\b(?:me voy|nos vamos|voy|vamos|fui|fuimos|viajé|viajamos|viajo|volé|volamos|vuelo) "
+            r"(?:\w+ ){0,2}?(?:de vacaciones |de viaje )?(?:a|para) {v}",
+        ),
+        ("place", "travel", r"\b(?:estuve|estuvimos) (?:\w+ ){0,2}?en {v}"),
+        ("place", "travel", r"\b(?:acabo|acabamos) de volver de {v}"),
+    ),
+    holder=_MI + r"\s+{adj}{rel}" + _AFTER + r"(?:\s+{name})?(?:,?\s+que)?",
+    theirs=(
+        ("job", "", r"\s+es (?:ahora |también )?(?:un |una )?{job}"),
+        ("job", "", r"\s+trabaja (?:ahora )?(?:como|de) {v}"),
+        ("employer", "", r"\s+trabaja (?:ahora )?para {v}"),
+        ("site", "", r"\s+trabaja (?:ahora )?en {v}"),
+        ("place", "home", r"\s+vive (?:ahora )?en {v}"),
+        ("place", "home", r"\s+se (?:ha )?mud(?:ó|ado) a {v}"),
+        ("place", "origin", r"\s+es de {v}"),
+    ),
+    job_verbs=((r"\b(?:enseño|doy clases(?: de)?)(?:\s+{v})?", "docente de {v}", "docente"),),
+    their_job_verbs=((r"\s+(?:enseña|da clases(?: de)?)(?:\s+{v})?", "docente de {v}", "docente"),),
+    tails=(("employer", "", r"\bpara {v}"), ("site", "", r"\ben {v}"), ("job", "", r"\bcomo {v}")),
+    people=(
+        _MIS + r"\s+{adj}{rel}" + _AFTER + r",?\s+{name}",
+        _MI + r"\s+{adj}{rel}" + _AFTER + r" se llama {name}",
+        r"(?:^|(?<=\s)){name} es " + _MI + r" {adj}{rel}\b",
+    ),
+    animals=(
+        _MIS + r"\s+{adj}{pet}\s+{name}",
+        r"\b(?:un|una|dos|tres)\s+{adj}{pet},? (?:que se llama|llamad[oa]) {name}",
+        _MI + r"\s+{adj}{pet} se llama {name}",
+        r"\b(?:tengo|tenemos|adopté|adoptamos) (?:también |ahora )?(?:un|una|dos|tres) {adj}{pet}",
+        _MIS + r"\s+{adj}{pet}(?![^\W_])",
+    ),
+    jobs=words(
+        """enfermero enfermera médico médica doctor doctora ingeniero ingeniera desarrollador desarrolladora
+        programador programadora diseñador diseñadora abogado abogada contador contadora contable arquitecto
+        arquitecta cocinero cocinera chef panadero panadera farmacéutico farmacéutica dentista veterinario
+        veterinaria investigador investigadora científico científica profesor profesora maestro maestra
+        docente consultor consultora periodista redactor redactora fotógrafo fotógrafa artista músico música
+        electricista fontanero fontanera plomero mecánico mecánica conductor conductora taxista camionero
+        piloto bombero bombera policía soldado agricultor agricultora bibliotecario bibliotecaria traductor
+        traductora intérprete terapeuta psicólogo psicóloga cirujano cirujana matrona camarero camarera
+        mesero mesera vendedor vendedora cajero cajera secretaria peluquero peluquera director directora
+        analista funcionario funcionaria fisioterapeuta educador educadora economista"""
+    ),
+    job_after=r"(?:\s+de\s+[^\W\d_]+)?",
+    not_jobs=words("no buen buena mal mala gran fan ex futuro futura"),
+    adjectives=words("mejor pequeño pequeña querido querida nuevo nueva viejo vieja"),
+    being=r"\bsoy\b",
+    relatives={
+        **intents_es.TABLE.relatives,
+        **{"primo": "cousin", "prima": "cousin", "tía": "aunt", "tío": "uncle", "pareja": "partner"},
+        **{"jefe": "boss", "jefa": "boss", "vecino": "neighbour", "vecina": "neighbour", "nieto": "grandson"},
+        **{"nieta": "granddaughter", "prometido": "fiancé", "prometida": "fiancée"},
+    },
+    pets={
+        **{"perro": "dog", "perra": "dog", "perrito": "dog", "perrita": "dog", "gato": "cat", "gata": "cat"},
+        **{"gatito": "kitten", "gatita": "kitten", "cachorro": "puppy", "loro": "parrot", "periquito": "budgie"},
+        **{"conejo": "rabbit", "hámster": "hamster", "tortuga": "tortoise", "caballo": "horse"},
+        **{"hurón": "ferret", "cobaya": "guinea pig", "pez": "fish"},
+    },
+    sites=r"\btrabaj\w* (?:ahora )?en\b",
+    org_words=words(
+        "banco hospital universidad empresa colegio instituto clínica ayuntamiento escuela fundación ministerio"
+    ),
+    hypothetical=phrases(
+        """si; ojalá; me gustaría; quisiera; quiero; algún día; podría; debería; sueño; espero; tal vez; quizás;
+        quizá; pienso"""
+    ),
+    joins=words("y pero porque aunque mientras donde que"),
+    stops=words("niños adultos alumnos"),
+    connectors=words("de del la las los"),
+    not_values=words("mi mis su sus tu nuestro nuestra les le casa niños adultos alumnos"),
 )

@@ -1,10 +1,13 @@
 """French: stopwords (after Snowball's list, with the elided "l'", "j'", "qu'"...), Snowball stems,
-and the code signals' words. An apostrophe splits a word ("j'ai" is "j" and "ai")."""
+and the code signals' words. An apostrophe splits a word ("j'ai" is "j" and "ai"). ``SLOTS``: single-value
+facts the speaker states of themselves; ``ENTITIES``: the work, places, people and pets of their life."""
 
 from __future__ import annotations
 
+from caim.memory.text import intents_fr
 from caim.memory.text.tables import (
     DAYS,
+    EntityWords,
     Language,
     PastTense,
     PolarityWords,
@@ -169,37 +172,88 @@ SIGNALS = Signals(
 
 #: Preference cues (``caim.memory.text.polarity``).
 POLARITY = PolarityWords(
-    likes=(
-        "aime",
-        "aimes",
-        "aimons",
-        "adore",
-        "adorons",
-        "préfère",
-        "kiffe",
-        "apprécie",
-        "fan de",
-        "raffole",
-        "passionné",
-        "passionnée",
-        "préféré",
-        "préférée",
+    likes=phrases(
+        """aime; aimes; aimons; aiment; aimé; adore; adores; adorons; adorent; adoré; préfère; préfères; préférons;
+        kiffe; kiffes; kiffé; apprécie; apprécies; fan de; fan absolue; fan absolu; grand fan; grande fan; raffole;
+        raffoles; passionné; passionnée; passionnés; passionné de; passionnée de; passionné par; passionnée par;
+        accro à; accro aux; accro au; fou de; folle de; dingue de; à fond dans; me passionne; me passionnent;
+        je collectionne; les collectionne; m'éclate; me régale; me régalent; j'en raffole; fais toujours plaisir;
+        fait du bien;
+        me fait du bien; me fait un bien fou; me détend; me détendent; me calme; me vide la tête; me ressource;
+        me rend heureux; me rend heureuse; me rend dingue de joie; m'apaise; me fait vibrer; tombé amoureux;
+        tombée amoureuse; amoureux de; amoureuse de; m'a donné envie; me donne envie; me plaît; me plait;
+        me plaisent; m'a plu; m'ont plu; suis fan; un faible pour; mon péché mignon; prends plaisir;
+        m'intéresse; m'intéressent; m'amuse; me fascine; me fascinent"""
     ),
-    dislikes=(
-        "déteste",
-        "détestons",
-        "supporte pas",
-        "supporte plus",
-        "horreur",
-        "pas fan",
-        "exècre",
-        "ai marre",
-        "en ai marre",
+    dislikes=phrases(
+        """déteste; détestes; détestons; détestent; détesté; supporte pas; supporte plus; supportes pas; horreur;
+        pas fan; exècre; ai marre; en ai marre; marre de; ras le bol; ras-le-bol; me saoule; me soûle; me gonfle;
+        m'énerve; m'énervent; m'ennuie; m'ennuient; me fatigue; me fatiguent; me dégoûte; me dégoûtent;
+        j'en peux plus; en peux plus; insupportable; me casse les pieds; me tape sur les nerfs; plus jamais;
+        peux pas voir; pas mon truc; pas pour moi; pas trop mon truc; me stresse; m'angoisse; me fait peur;
+        me font peur"""
     ),
-    neutral=("m'est égal", "bof", "indifférent", "indifférente", "ça va", "pas mal"),
-    negations=("ne", "n", "pas", "plus", "jamais", "guère"),
-    reasons=("parce que", "parce qu'", "car", "puisque", "—", "–"),
-    reason_openers=("trop", "c'est", "c'était", "si", "tellement", "toujours"),
+    neutral=phrases("m'est égal; indifférent; indifférente; ça va; pas mal; ça dépend; comme tu veux"),
+    praise=phrases(
+        """génial; géniale; géniaux; excellent; excellente; délicieux; délicieuse; incroyable; magnifique; sublime;
+        parfait; parfaite; top; trop bien; trop bon; trop bonne; une tuerie; une merveille; un régal; magique;
+        merveilleux; merveilleuse; fantastique; extra; le meilleur; la meilleure; les meilleurs; génialissime;
+        ouf; le pied; au top; canon; super bon; super bonne;
+        hyper bon; vraiment bon; vraiment bien; trop cool; trop beau; trop belle; réconfortant; apaisant;
+        relaxant; reposant; un délice; délicieusement; seul moment où; déconnecter"""
+    ),
+    scorn=phrases(
+        """nul; nulle; ennuyeux; ennuyeuse; chiant; chiante; horrible; affreux; affreuse; dégoûtant; dégoûtante;
+        dégueu; dégueulasse; pénible; barbant; barbante; le pire; la pire; relou; gonflant; gonflante; infect;
+        infecte; immonde; épuisant; épuisante; lourd; lourde; trop cher; trop long; trop lent; trop sucré;
+        trop épicé; un cauchemar; l'enfer; insipide; fade; décevant; décevante; bondé; bondée; bof"""
+    ),
+    reactions=phrases(
+        """ça a l'air; a l'air; t'as; tu; toi; ton; ta; tes; vous; votre; vos; quel; quelle; quels; quelles;
+        comme c'est; félicitations; bravo; merci; il est; elle est; ça sera; ce sera; sera; serait; j'espère;
+        on dirait; c'était; ce serait"""
+    ),
+    events=phrases(
+        """soirée; fête; voyage; vacances; week-end; week end; weekend; journée; nuit; mariage; anniversaire; nouvelle;
+        nouvelles; sortie; idée; moment; temps"""
+    ),
+    trail=words(
+        "mais et aussi pour en au à dans avec vraiment franchement honnêtement quand même d'ailleurs bref non"
+        " c'est était est sont pour moi encore toujours"
+    ),
+    ever=phrases("de tous les temps; de ma vie; du monde; depuis des années; jamais"),
+    nouns=(
+        *words("préféré préférée préférés préférées passion truc kif"),
+        *phrases(
+            """ma passion; mon truc; mon rayon de soleil; ma bouffée d'oxygène; ma thérapie; ma soupape;
+            mon échappatoire; mon moment à moi; mon refuge; mon plaisir"""
+        ),
+    ),
+    bad_nouns=phrases("bête noire"),
+    owners=words("mon ma mes notre nos son sa ses leur leurs ton ta tes votre vos le la les un une l"),
+    negations=words("ne n pas plus jamais guère rien"),
+    once=words("aimé adoré kiffé détesté"),
+    blocks=phrases(
+        """j'aimerais; aimerais; aimerait; aimerions; voudrais; je t'aime; t'aime; vous aime; je vous adore;
+        je t'adore; t'adore; bisous; bon appétit; bonne soirée; bonne journée; amuse-toi; amusez-vous; profite;
+        profitez; d'horreur; film d'horreur; films d'horreur; aime bien que tu; super idée; bonne idée;
+        excellente idée; génial, merci; super, merci; parfait, merci; top, merci; avec plaisir; ça marche;
+        pas mal de; trop de; bien sûr; j'ai hâte; hâte de"""
+    ),
+    selves=words("je j moi nous mon ma mes notre nos me m"),
+    holders=words("il elle ils elles"),
+    others=words("tu t toi vous qui on les le la l un une des ton ta tes votre vos tout tous gens"),
+    addressee=words("tu te t toi ton ta tes vous votre vos"),
+    fillers=phrases(
+        """vraiment; trop; tellement; beaucoup; bien; aussi; toujours; encore; déjà; grave; franchement;
+        honnêtement; vraiment beaucoup; énormément; carrément; complètement; totalement; absolument; juste;
+        surtout; en fait; en vrai; du coup; sincèrement; ne; n; y; en; l; le; la; les; j'; c'est; c; est; était;
+        ai; as; a; avoir; suis; es; été; oh; ah; waouh; wow; haha; ok; bon; bah; ben; eh; ouais; oui; salut;
+        coucou; super; hyper"""
+    ),
+    joins=words("et mais ou puis à de pour"),
+    reasons=phrases("parce que; parce qu'; car; puisque; —; –"),
+    reason_openers=phrases("trop; c'est; c'était; si; tellement; toujours"),
 )
 
 LANGUAGE = Language(
@@ -222,12 +276,12 @@ SLOTS = SlotWords(
         ("location", _J + r"habite (?:maintenant |désormais |à présent )?(?:à|a|en|au) {v}"),
         ("location", r"\b(?:je vis|nous vivons|nous habitons) (?:maintenant |désormais )?(?:à|en|au) {v}"),
         ("location", _J + r"ai déménagé (?:à|en|au) {v}"),
-        ("location", r"\bnous avons déménagé (?:à|en|au) {v}"),
+        ("location", r"\b(?:nous avons|on a) déménagé (?:à|en|au) {v}"),
         ("location", r"\bje (?:viens de déménager|me suis installée?|suis installée?) (?:à|en|au) {v}"),
-        ("job", r"\bje travaille (?:maintenant |désormais )?comme {v}"),
+        ("job", r"\bje (?:travaille|bosse) (?:maintenant |désormais )?comme {v}"),
         ("job", r"\bje suis devenue? {v}"),
         ("job", r"\bmon métier est {v}"),
-        ("employer", r"\bje travaille (?:maintenant |désormais )?(?:chez|pour) {v}"),
+        ("employer", r"\bje (?:travaille|bosse) (?:maintenant |désormais )?(?:chez|pour) {v}"),
     ),
     values=(
         ("diet", "vegan", _JE_SUIS + r"(?:végane?|vegane?|végétalienne?)\b"),
@@ -244,4 +298,96 @@ SLOTS = SlotWords(
         "un une mon ma mes notre nos son sa ses végétarien végétarienne végane vegane végan vegan végétalien"
     ),
     articles=("le", "la", "les", "l'", "l\u2019"),
+)
+
+_NOT_THE_FR = r"(?!(?:la|le|les|l'|l’|un|une) )(?!l['’])"
+ENTITIES = EntityWords(
+    mine=(
+        ("job", "", r"\bje suis (?:maintenant |désormais |actuellement |aussi )?(?:devenue? )?(?:un |une )?{job}"),
+        ("place", "origin", r"\bje (?:suis|viens) (?:originaire )?(?:de |d['’]|du |des ){v}"),
+        ("place", "origin", r"\bj['’]ai grandi (?:à|a|en|au) {v}"),
+        ("place", "origin", r"\bje suis née? (?:à|a|en|au) {v}"),
+        ("place", "work", r"\bje travaille (?:maintenant |actuellement )?(?:à|a|en) " + _NOT_THE_FR + "{v}"),
+        (
+            "place",
+            "travel",
+            r"\b(?:je|nous|on) (?:pars|partons|part|vais|allons|va|suis allée?|sommes allée?s|suis partie?|"
+            r"sommes partie?s|voyage|voyageons|rentre|rentrons) (?:\w+ ){0,2}?(?:en vacances |en voyage )?"
+            r"(?:à|a|en|au|aux|pour) " + _NOT_THE_FR + "{v}",
+        ),
+        ("place", "travel", r"\b(?:je|nous) (?:reviens|revenons|rentre|rentrons) (?:tout juste )?(?:de |d['’]|du ){v}"),
+    ),
+    holder=r"\b(?:ma|mon|notre)\s+{adj}{rel}(?:\s+{name})?(?:,?\s+qui)?",
+    theirs=(
+        ("job", "", r"\s+est (?:maintenant |aussi |devenue? |désormais )?(?:un |une )?{job}"),
+        ("job", "", r"\s+travaille (?:maintenant |désormais )?comme {v}"),
+        ("employer", "", r"\s+travaille (?:maintenant |désormais )?(?:chez|pour) {v}"),
+        ("place", "home", r"\s+(?:habite|vit) (?:maintenant |désormais )?(?:à|a|en|au) {v}"),
+        ("place", "home", r"\s+a déménagé (?:à|a|en|au) {v}"),
+        ("place", "origin", r"\s+(?:vient|est originaire) (?:de |d['’]|du ){v}"),
+        ("place", "work", r"\s+travaille (?:à|a|en) " + _NOT_THE_FR + "{v}"),
+    ),
+    job_verbs=(
+        (r"\bj['’]enseigne(?:\s+{v})?", "professeur de {v}", "professeur"),
+        (r"\bje donne des cours(?: de| d['’])?(?:\s*{v})?", "professeur de {v}", "professeur"),
+    ),
+    their_job_verbs=((r"\s+enseigne(?:\s+{v})?", "professeur de {v}", "professeur"),),
+    elisions=((r"\bde l['’]", "d'"), (r"\bde (?=[aeiouyhéèêàâîôû])", "d'")),
+    tails=(
+        ("employer", "", r"\bchez {v}"),
+        ("place", "work", r"\b(?:à|a|en) " + _NOT_THE_FR + "{v}"),
+        ("job", "", r"\bcomme {v}"),
+    ),
+    people=(
+        r"\b(?:ma|mon|mes|notre|nos)\s+{adj}{rel}\s+{name}",
+        r"\b(?:ma|mon|notre)\s+{adj}{rel} s['’]appelle {name}",
+        r"(?:^|(?<=\s)){name} (?:est|c['’]est) (?:ma|mon|notre) {adj}{rel}\b",
+    ),
+    animals=(
+        r"\b(?:ma|mon|mes|notre|nos)\s+{adj}{pet}\s+{name}",
+        r"\b(?:un|une|deux|trois)\s+{adj}{pet},? (?:qui s['’]appelle|nommée?|appelée?) {name}",
+        r"\b(?:ma|mon|notre)\s+{adj}{pet} s['’]appelle {name}",
+        r"\b(?:j['’]ai|nous avons|on a) (?:adopté |aussi |maintenant )?(?:un|une|deux|trois) {adj}{pet}",
+        r"\b(?:ma|mon|mes|notre|nos)\s+{adj}{pet}(?![^\W_])",
+    ),
+    jobs=words(
+        """infirmier infirmière médecin docteur ingénieur ingénieure développeur développeuse programmeur
+        programmeuse designer graphiste avocat avocate comptable architecte chef cuisinier cuisinière
+        boulanger boulangère pharmacien pharmacienne dentiste vétérinaire chercheur chercheuse scientifique
+        professeur professeure prof enseignant enseignante instituteur institutrice consultant consultante
+        journaliste rédacteur rédactrice photographe artiste musicien musicienne électricien électricienne
+        plombier menuisier mécanicien mécanicienne chauffeur pilote pompier policier policière militaire
+        agriculteur agricultrice bibliothécaire traducteur traductrice interprète thérapeute psychologue
+        chirurgien chirurgienne sage-femme serveur serveuse vendeur vendeuse caissier caissière secrétaire
+        kiné kinésithérapeute coiffeur coiffeuse directeur directrice analyste fonctionnaire aide-soignant
+        aide-soignante éducateur éducatrice"""
+    ),
+    job_after=r"(?:\s+(?:de|du|des|en)\s+[^\W\d_]+|\s+d['’][^\W\d_]+)?",
+    not_jobs=words("pas plus jamais bon bonne mauvais mauvaise grand grande fan ancien ancienne futur future"),
+    adjectives=words("petit petite meilleur meilleure grand grande jeune vieux vieille nouveau nouvelle cher chère"),
+    being=r"\bje suis\b",
+    relatives={
+        **intents_fr.TABLE.relatives,
+        **{"cousin": "cousin", "cousine": "cousin", "tante": "aunt", "oncle": "uncle", "compagnon": "partner"},
+        **{"compagne": "partner", "conjoint": "partner", "conjointe": "partner", "coloc": "roommate"},
+        **{"colocataire": "roommate", "voisin": "neighbour", "voisine": "neighbour", "patron": "boss"},
+        **{"patronne": "boss", "fiancé": "fiancé", "fiancée": "fiancée"},
+    },
+    pets={
+        **{"chien": "dog", "chienne": "dog", "chat": "cat", "chatte": "cat", "chaton": "kitten", "chiot": "puppy"},
+        **{"perroquet": "parrot", "perruche": "budgie", "lapin": "rabbit", "hamster": "hamster"},
+        **{"tortue": "tortoise", "poisson rouge": "goldfish", "cheval": "horse", "furet": "ferret"},
+        "cochon d'inde": "guinea pig",
+    },
+    hypothetical=phrases(
+        """si; s'il; aimerais; voudrais; rêve; rêverais; peut-être; un jour; pourrais; devrais; souhaite;
+        espère; envisage; imagine"""
+    ),
+    joins=words("et mais parce car pendant où qui"),
+    stops=words("enfants élèves adultes depuis dans sur"),
+    connectors=words("de du des la le sur en"),
+    not_values=words(
+        """IT mon ma mes notre nos son sa ses lui leur moi eux enfants élèves adultes maison ville campagne
+        vacances"""
+    ),
 )

@@ -243,19 +243,58 @@ def vote_words(*groups: Iterable[str]) -> frozenset[str]:
 
 @dataclass(frozen=True, eq=False)
 class PolarityWords:
-    """How a speaker says they like or dislike something (``caim.memory.text.polarity``).
+    """How a speaker says they (or someone they name) like or dislike something
+    (``caim.memory.text.polarity``). Phrases are lowercase; a phrase that holds its own negation
+    ("can't stand") is listed whole.
 
-    ``likes``, ``dislikes`` and ``neutral``: cue phrases of each polarity (lowercase; a phrase that
-    holds its own negation, "can't stand", is listed whole). ``bare``: cue words that count only
-    right after a word of ``before_bare`` ("I like tea", never "looks like rain"). ``negations``:
-    words that, shortly before a cue in its clause, turn a like into a dislike and a dislike into
-    neutral ("I don't love it anymore"). ``reasons``: markers after which the rest of the sentence
-    is the reason ("because", "weil", "因为"). ``reason_openers``: words that open a clause after
-    the cue's clause which is then the reason, opener included ("..., too noisy").
-    ``reasons_before``: markers that end a reason told before them in their clause ("うるさいから").
-    ``others``: words that, as the word right before a cue in its clause (past ``fillers`` such as
-    "must", "really"), make the cue another person's attitude or a noun ("you must love it", "their
-    love and support", "fell in love"): no preference of the speaker.
+    Cues whose subject holds the attitude:
+
+    - ``likes``, ``dislikes``, ``neutral``: cue phrases of each polarity ("love", "hate", "don't mind").
+    - ``bare``: like cues that count only right after a word of ``before_bare`` ("I like tea", never
+      "looks like rain") or right before a word of ``after_bare`` ("Jazz mag ich").
+    - ``stems``: like cues matched at a word's start ("lieblings" in "Lieblingsbuch").
+
+    Cues naming what pleases or displeases, whose holder is always the speaker:
+
+    - ``praise``, ``scorn``: a verdict ("the film was amazing", "that book was boring", "X makes me
+      happy", "is my escape"). A verdict counts only with a subject before it in its clause (an
+      exclamation, "Amazing!", is a reaction; unless its sentence holds a word of ``ever``: "best
+      pasta of my life"), and not where a word of ``reactions`` precedes it in its clause ("that's
+      amazing", "sounds fun", "he's amazing": a reaction or praise of a person), nor where its clause
+      opens with one of ``pointers`` and holds one of ``present`` ("this painting is gorgeous": what
+      the other side shows; "that book was boring" is a verdict), nor where one of
+      ``events`` is next to it (a one-off: "the party was so fun"). A one-word verdict before a noun
+      describes it: it counts before one of ``works`` ("such a beautiful film", "dreadful food"), or
+      before one of ``trail`` ("amazing though"), never before another noun ("a lovely couple").
+    - ``nouns``, ``bad_nouns``: like and dislike nouns ("favourite", "passion", "pet peeve") that count
+      only after one of ``owners`` within three words in their clause ("my favourite", "mon dessert
+      préféré"): a first-person owner (one of ``selves``) makes it the speaker's, a word of
+      ``others`` ("your") no preference, any other (or a name with "'s") its holder.
+
+    What turns or rules out a cue:
+
+    - ``negations``: words that, shortly before a cue in its clause (or just after it), turn a like
+      into a dislike and a dislike into neutral ("I don't love it anymore").
+    - ``once``: cues of a one-off reaction ("loved", "enjoyed"): the speaker's verdict on a thing, but
+      no lasting preference of someone else's ("my sister tried it and loved it").
+    - ``blocks``: phrases holding a cue that state no preference - a wish, a plan, affection, an
+      order ("would love to", "love you", "enjoy your trip"); they win over a cue they overlap.
+    - ``orders``: cues that, with no subject before them in their clause, are an order or a wish
+      ("Enjoy!", "enjoy the rest of your trip").
+    - Whose it is (written with spaces): the subject before the cue in its clause, past
+      ``fillers`` ("really", "kind of", "is"): one of ``selves`` (or no subject) is the speaker; one
+      of ``others`` ("you", "who", "their", "the") makes it no preference of anyone's ("you must love
+      it", "their love and support"); one of ``holders`` ("he", "she"), a capitalised name or a
+      noun after one of ``owners`` ("my son") is the holder; after one of ``joins`` ("and", "to")
+      the sentence's earlier subject is. One of ``addressee`` just after the cue makes it a
+      reaction to the other side ("I love your painting", "love how you did it"). Written without
+      spaces: one of ``holders`` in the cue's clause before it names the holder ("我儿子喜欢",
+      "妹はジャズが好き"), unless one of ``selves`` follows it there.
+
+    The reason: ``reasons``: markers after which the rest of the sentence is the reason ("because",
+    "weil", "因为"). ``reason_openers``: words that open a clause after the cue's clause which is
+    then the reason, opener included ("..., too noisy"). ``reasons_before``: markers that end a
+    reason told before them in their clause ("うるさいから").
     """
 
     likes: Words = ()
@@ -263,12 +302,33 @@ class PolarityWords:
     neutral: Words = ()
     bare: Words = ()
     before_bare: Words = ()
+    after_bare: Words = ()
+    stems: Words = ()
+    praise: Words = ()
+    scorn: Words = ()
+    reactions: Words = ()
+    pointers: Words = ()
+    present: Words = ()
+    events: Words = ()
+    works: Words = ()
+    trail: Words = ()
+    ever: Words = ()
+    nouns: Words = ()
+    bad_nouns: Words = ()
+    owners: Words = ()
     negations: Words = ()
+    once: Words = ()
+    orders: Words = ()
+    blocks: Words = ()
+    selves: Words = ()
+    holders: Words = ()
+    others: Words = ()
+    addressee: Words = ()
+    fillers: Words = ()
+    joins: Words = ()
     reasons: Words = ()
     reason_openers: Words = ()
     reasons_before: Words = ()
-    others: Words = ()
-    fillers: Words = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,3 +354,78 @@ class SlotWords:
     not_values: Words = ()
     articles: Words = ()
     others: str = ""
+
+
+#: (kind, relation, pattern) rows of an ``EntityWords`` table.
+EntityPatterns = tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class EntityWords:
+    """How a speaker names the work, places, people and pets of their life (``caim.memory.text.entities``).
+
+    Patterns are regular expressions matched without regard to case in one sentence. Where a value
+    stands a pattern holds ``{v}`` (a span cut as ``SlotWords`` cut a value: at a stop word, never
+    starting with a word of ``not_values``), ``{job}`` (a job's words, ending in a word of ``jobs``),
+    ``{name}`` (capitalised words; in a language written without spaces, ``name``), or a group
+    ``value`` of its own; ``{jobs}`` is a job noun without a group, ``{rel}`` a word of ``relatives``
+    (group ``rel``), ``{pet}`` a word of ``pets`` (group ``pet``), ``{adj}`` an optional word of
+    ``adjectives``. A row's kind is ``job``, ``employer``, ``place``, ``site`` (a workplace that is
+    an employer or a place by its words: ``org_words``, ``place_words``), ``person`` or ``pet``; its
+    relation a place's (``home``, ``work``, ``origin``, ``travel``), else "".
+
+    - ``mine``: statements of the speaker beyond the single-value ones ``SlotWords`` read ("I'm a
+      nurse", "I'm from Lyon").
+    - ``holder``: another person of the speaker's as a subject ("my sister Clara, who"): ``{rel}``
+      and an optional ``{name}``; ``theirs``: statements of theirs, matched right after it.
+    - ``job_verbs`` and ``their_job_verbs``: (pattern, template, bare) of a job told as what the
+      speaker (or a holder) does ("I teach {v}"): the job is ``template`` with ``{v}`` its object
+      ("{v} teacher"), or ``bare`` without one; ``elisions``: (pattern, replacement) applied to it
+      ("de anglais" to "d'anglais").
+    - ``tails``: statements after a job or employer in its clause ("in {v}": where they work).
+    - ``people`` and ``animals``: patterns of a named person (``{rel}``, ``{name}``) and of a pet
+      (``{pet}``, with ``{name}`` or none: "I have a dog") of the speaker's.
+    - ``jobs``: job nouns (lowercase); ``compounds``: a job noun may end a longer word
+      ("Grundschullehrerin"); ``job_after`` and ``job_before``: patterns of the words that may follow
+      or precede a job noun as part of it ("de chimie", "小学校の"); ``adjectives``: words that may
+      stand before a relation or an animal ("best": "my best friend Sam"). ``not_jobs``: words that,
+      before a job noun, make it no job ("good": "a good cook", "fan of": "a fan of teachers").
+    - ``relatives``: a relation's word to the English relation; ``pets``: an animal's to the English animal.
+    - ``being``: a pattern of a statement of being ("I'm", "ich bin"): a job ``SlotWords`` read in one
+      must end in a word of ``jobs`` ("I'm an expert hiker now" states no job).
+    - ``sites``: a pattern of a slot statement whose employer may be a place ("trabajo en", "在").
+    - ``hypothetical``: words after which a sentence states nothing ("if", "would", "如果").
+    - ``joins``: words that start another clause ("and", "but"): a tail stops there.
+    - ``stops``: words a value ends before, beside ``SlotWords.stops`` ("to": "I teach English to adults").
+    - ``connectors``: lowercase words inside a name ("of": "University of Leeds").
+    - ``not_values``: words no name or value starts with ("IT", "Nähe").
+    - ``name``: a name in a language written without spaces (a regular expression, group ``value``).
+    """
+
+    mine: EntityPatterns = ()
+    holder: str = ""
+    theirs: EntityPatterns = ()
+    job_verbs: tuple[tuple[str, str, str], ...] = ()
+    their_job_verbs: tuple[tuple[str, str, str], ...] = ()
+    elisions: tuple[tuple[str, str], ...] = ()
+    tails: EntityPatterns = ()
+    people: Words = ()
+    animals: Words = ()
+    jobs: Words = ()
+    compounds: bool = False
+    job_after: str = ""
+    job_before: str = ""
+    not_jobs: Words = ()
+    adjectives: Words = ()
+    relatives: dict[str, str] = field(default_factory=dict)
+    pets: dict[str, str] = field(default_factory=dict)
+    being: str = ""
+    sites: str = ""
+    org_words: Words = ()
+    place_words: Words = ()
+    hypothetical: Words = ()
+    joins: Words = ()
+    stops: Words = ()
+    connectors: Words = ()
+    not_values: Words = ()
+    name: str = ""
