@@ -677,8 +677,6 @@ def test_a_session_ends_when_the_deployment_tokens_change(memory, ann, monkeypat
 
 
 def test_a_session_page_shows_each_answer_with_the_memories_it_used(app, memory, ann):
-    from urllib.parse import quote
-
     from caim.agent import CaimAgent
 
     with CaimAgent(memory=memory) as agent:
@@ -686,7 +684,7 @@ def test_a_session_page_shows_each_answer_with_the_memories_it_used(app, memory,
         job = agent.end_session(user_id="ann", background=True).job
     c, _ = sign_in(app)
     pending = c.get("/ui/pending").text
-    link = f"/ui/pending/{quote(job, safe='')}"
+    link = f"/ui/pending/{job}"
     assert f'href="{link}"' in pending
     page = c.get(link).text
     assert "Where does my sister Ana live?" in page and 'aria-label="Memories this answer used"' in page

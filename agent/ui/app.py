@@ -262,16 +262,22 @@ def page_number(raw: str) -> int:
     return int(raw)
 
 
+def from_segment(raw: str) -> str | None:
+    """The value a URL path segment holds (as ``_segment`` wrote it), or None when it is no such segment."""
+    if not raw.startswith("~"):
+        return raw
+    try:
+        return base64.urlsafe_b64decode(raw[1:] + "=" * (-len(raw[1:]) % 4)).decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
 def record_id(raw: str) -> str:
     """A record id from a URL (as ``_segment`` wrote it), or a 404 ``UIError`` "no such memory" when it
     can name none (``caim.core.checks.lookup_id``) - the answer for another user's id, and for an id
     that exists nowhere."""
-    if raw.startswith("~"):
-        try:
-            raw = base64.urlsafe_b64decode(raw[1:] + "=" * (-len(raw[1:]) % 4)).decode()
-        except (ValueError, UnicodeDecodeError):
-            raise UIError(404, NO_SUCH) from None
-    found = lookup_id(raw)
+    text = from_segment(raw)
+    found = lookup_id(text) if text is not None else None
     if found is None:
         raise UIError(404, NO_SUCH)
     return found
@@ -642,7 +648,8 @@ def _page_routes(app: FastAPI, browser: Browser) -> None:
     @app.get("/pending/{job}")
     def pending_session(request: Request, job: str) -> Response:
         caller = browser.page_caller(request)
-        turns = browser.memory.pending_turns(job[:MAX_JOB], user_id=caller.user)
+        job_id = from_segment(job[: 2 * MAX_JOB])
+        turns = browser.memory.pending_turns(job_id[:MAX_JOB], user_id=caller.user) if job_id is not None else None
         if turns is None:
             raise UIError(404, "no such pending session")
         intro = "A session waiting for post-thinking; under each answer, the memories it used."
