@@ -133,7 +133,7 @@ def test_the_context_budgets_reach_the_run_and_the_deployment_keeps_the_rest(age
 
 
 def test_the_module_graph_builds_one_set_of_services_from_the_environment(tmp_path, monkeypatch):
-    from caim.graph import builder, services
+    from caim.graph import services, studio
 
     script = tmp_path / "script.json"
     script.write_text(
@@ -154,7 +154,7 @@ def test_the_module_graph_builds_one_set_of_services_from_the_environment(tmp_pa
 
     monkeypatch.setattr(services.Services, "create", classmethod(counting_create))
     for context in ({"user_id": "ann", "max_kept": 2}, {"user_id": "bob", "candidate_cap": 3, "policy": "always"}):
-        out = builder.graph.invoke({"messages": [HumanMessage("hello")]}, context=context)
+        out = studio.graph.invoke({"messages": [HumanMessage("hello")]}, context=context)
         assert out["messages"][-1].type == "ai"
     assert len(built) == 1 and services.services_for() is built[0]
     assert built[0].settings.data_dir == tmp_path / "data" and built[0].settings.provider == "scripted"
