@@ -70,6 +70,18 @@ def test_a_value_out_of_range_is_refused_in_one_line_naming_the_field(field, val
     assert [r.name for r in caplog.records] == ["caim.server"]
 
 
+@pytest.mark.parametrize("user", ["", "   ", "a\x00b", "x" * 257])
+def test_a_context_user_is_checked_as_every_surface_checks_a_user(user):
+    """The one check of a user id (``caim.core.checks.check_user``), its words in the refusal."""
+    from caim.core.checks import check_user
+
+    with pytest.raises(InputError) as shared:
+        check_user(user)
+    with pytest.raises(InputError) as refused:
+        Context(user_id=user)
+    assert str(shared.value) in str(refused.value) and "\n" not in str(refused.value)
+
+
 def test_the_bounds_themselves_are_accepted():
     low = Context(
         user_id="ann", policy="always", speculative_answer=False, **{k: lo for k, (lo, _) in CONTEXT_BOUNDS.items()}
