@@ -428,12 +428,14 @@ def labels(
         command = f"caim eval labels --set {which}{' --replies-only' if replies_only else ''}" + (
             f" --limit {limit}" if limit else ""
         )
-        rows = "".join(
-            f"| {k} | {v:.3f} |\n" if isinstance(v, float) else f"| {k} | {v} |\n" for k, v in figures.items()
-        )
-        table = f"| {what} | |\n|---|---:|\n{rows}\nCommand: `{command} --doc {doc}`.\n"
+        reply_keys = ("replies", "replies_kept", "kept_taken_up", "taken_up_kept", "kept_contradicting")
+        shown = {
+            k: v for k, v in figures.items() if (k in reply_keys) == replies_only or (replies and not replies_only)
+        }
+        rows = "".join(f"| {k} | {v:.3f} |\n" if isinstance(v, float) else f"| {k} | {v} |\n" for k, v in shown.items())
+        block = f"| {what} | |\n|---|---:|\n{rows}\nCommand: `{command} --doc {doc}`.\n"
         fitting.write_doc(
-            doc, table, begin=f"<!-- labels figures: {what}: begin -->", end=f"<!-- labels figures: {what}: end -->"
+            doc, block, begin=f"<!-- labels figures: {what}: begin -->", end=f"<!-- labels figures: {what}: end -->"
         )
 
 
