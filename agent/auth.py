@@ -18,6 +18,13 @@ Then:
 - the LangGraph store is per user: every item lives under a namespace whose first label is the
   user's id; put, get and delete elsewhere are refused (403), search and list_namespaces see only
   the user's own namespaces;
+- what a client stores beside its runs is bounded: metadata of a thread, run or cron over
+  ``MAX_METADATA_BYTES`` and a store item's value over ``MAX_STORE_VALUE_BYTES`` (as JSON) are
+  refused with a 413 naming the limit;
+- the hosts served and one-line refusals are the deployment's HTTP middleware
+  (``caim.agent.langgraph_app``, ``http.app`` in ``deploy/langgraph.json``): with ``CAIM_ALLOWED_HOSTS``
+  set, a request for another ``Host`` is a 421, one from another site's page a 403 - the same guard
+  as every server caim starts;
 - assistants (the deployed graph) can be read by every authenticated user, changed by none.
 """
 
@@ -65,6 +72,10 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+#: Largest metadata (as JSON) a thread, run or cron may carry, and largest store item value.
+MAX_METADATA_BYTES = 16 * 1024
+MAX_STORE_VALUE_BYTES = 64 * 1024
+
 #: Token digests -> user ids, read once when the server loads this module.
 _TOKENS: dict[bytes, str] = {_digest(k): v for k, v in parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).items()}
 
@@ -105,6 +116,18 @@ def check_run_input(payload: Any) -> None:
         raise Auth.exceptions.HTTPException(status_code=exc.status, detail=str(exc)) from None
 
 
+def check_size(what: str, value: Any, limit: int) -> None:
+    """Refuse (413, one line) ``value`` when its JSON is over ``limit`` bytes (or is no JSON at all)."""
+    try:
+        size = len(json.dumps(value, default=str).encode())
+    except (TypeError, ValueError, RecursionError):
+        raise Auth.exceptions.HTTPException(status_code=422, detail=f"{what} must be JSON data") from None
+    if size > limit:
+        raise Auth.exceptions.HTTPException(
+            status_code=413, detail=f"{what} of {size:,} bytes; at most {limit:,} are kept (as JSON)"
+        )
+
+
 @auth.authenticate
 async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
     """The user a request's ``Authorization: Bearer <token>`` names (``verify``); 401 without one."""
@@ -117,8 +140,11 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
 
 @auth.on
 async def owner_only(ctx: Auth.types.AuthContext, value: dict) -> dict:
-    """Stamp what a user creates with their identity and let them see only that."""
+    """Stamp what a user creates with their identity and let them see only that; metadata over
+    ``MAX_METADATA_BYTES`` is refused."""
     metadata = value.get("metadata") if isinstance(value, dict) else None
+    if metadata is not None:
+        check_size("metadata", metadata, MAX_METADATA_BYTES)
     if isinstance(metadata, dict):
         metadata["owner"] = ctx.user.identity
     return {"owner": ctx.user.identity}
@@ -152,9 +178,12 @@ async def crons(ctx: Auth.types.AuthContext, value: dict) -> dict:
 @auth.on.store
 async def own_namespace(ctx: Auth.types.AuthContext, value: dict) -> None:
     """Store items live under ``(<user id>, ...)``. put/get/delete elsewhere are refused; search and
-    list_namespaces without a prefix are scoped to the user's namespaces, with another's refused."""
+    list_namespaces without a prefix are scoped to the user's namespaces, with another's refused; a
+    value over ``MAX_STORE_VALUE_BYTES`` is refused."""
     user = ctx.user.identity
     namespace = tuple(value.get("namespace") or ())
+    if ctx.action == "put" and value.get("value") is not None:
+        check_size("a store item's value", value.get("value"), MAX_STORE_VALUE_BYTES)
     if not namespace and ctx.action in ("search", "list_namespaces"):
         value["namespace"] = (user,)
         return

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
 from caim.core.errors import CaimError, ConfigError, InputError, StorageError
@@ -118,11 +119,21 @@ class CaimGroup(TyperGroup):
         return _flags_plain(super().get_params(ctx))
 
     def invoke(self, ctx: Context) -> Any:
-        """Run the command; a ``CaimError`` becomes one red line and exit code 2."""
+        """Run the command; a ``CaimError`` or an argument the command does not take (a missing
+        option, a value of the wrong kind, an unknown command) becomes one red line and exit code 2."""
+        from typer._click.exceptions import NoArgsIsHelpError, UsageError
+
         try:
             return super().invoke(ctx)
         except CaimError as exc:
             err.print(f"caim: {exc}", style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from None
+        except NoArgsIsHelpError:
+            raise
+        except UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            line = " ".join(exc.format_message().split())
+            err.print(f"caim: {line} ('{where} --help' says what it takes)", style="red", markup=False, highlight=False)
             raise typer.Exit(2) from None
 
     def _plugins(self) -> dict[str, EntryPoint]:
@@ -274,16 +285,26 @@ def _check_policy(name: str) -> None:
         )
 
 
+def _data(*values: object) -> tuple[Text, ...]:
+    """Table cells of stored text, as data: no Rich markup read from them, control characters (a
+    terminal's escape sequences, line breaks) shown as ``\\x..`` escapes."""
+    return tuple(
+        Text("".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in str(v))) for v in values
+    )
+
+
 def _show_records(records: Sequence[MemoryBrief], title: str) -> None:
     table = Table(title=title, show_lines=False)
     table.add_column("date")
+    table.add_column("said by")
     table.add_column("tags")
     table.add_column("thought")
     table.add_column("preference")
     table.add_column("id", style="dim")
     for r in records:
         pref = " \u2014 ".join(x for x in (r.get("polarity", ""), r.get("reason", "")) if x)
-        table.add_row(str(r["event_time"])[:10], ", ".join(r["tags"]), r["thought"], pref, r["id"][:8])
+        who = r.get("speaker") or "you"  # a brief names its speaker when it is not the user
+        table.add_row(*_data(str(r["event_time"])[:10], who, ", ".join(r["tags"]), r["thought"], pref, r["id"][:8]))
     out.print(table)
 
 
@@ -465,7 +486,7 @@ def serve(
     idle = idle_minutes * 60 if idle_minutes > 0 else None
     agent = CaimAgent(settings)
     try:
-        app = create_app(agent, auth=not no_auth, idle_seconds=idle, turn_timeout=turn_timeout)
+        app = create_app(agent, auth=not no_auth, idle_seconds=idle, turn_timeout=turn_timeout, bind=host)
         who = "for the user each request's `user` field names (no auth)" if no_auth else _token_users()
         out.print(
             f"[bold]caim serve[/bold] - {_url(host, port, '/v1')}, model {agent.services.models.describe()}, {who}",
@@ -502,7 +523,7 @@ def ui(
 
     settings = _settings(data_dir)
     with Memory(settings, background=False) as memory:  # queued sessions stay for the chat's worker
-        app = create_ui_app(memory, auth=not no_auth, user=user)
+        app = create_ui_app(memory, auth=not no_auth, user=user, bind=host)
         who = f"the memories of the local user {user!r} (no sign-in)" if no_auth else _token_users()
         out.print(f"[bold]caim ui[/bold] - {_url(host, port, '/ui/')}, {who}", highlight=False)
         uvicorn.run(app, host=host, port=port, log_level="info")
@@ -578,9 +599,9 @@ def memories_profile(
     for col in ("aspect", "what is known", "memories", "by"):
         table.add_column(col)
     for b in sorted(profile.backgrounds.values(), key=lambda b: b.aspect):
-        table.add_row(b.aspect, b.text, str(len(b.members)), b.source)
+        table.add_row(*_data(b.aspect, b.text, len(b.members), b.source))
     for p in profile.principles:
-        table.add_row(f"prefers: {p.requirement}", principle_line(p), str(len(p.members)), p.source)
+        table.add_row(*_data(f"prefers: {p.requirement}", principle_line(p), len(p.members), p.source))
     out.print(table)
 
 
@@ -662,12 +683,14 @@ def memories_history(
         table.add_column(col)
     for e in chain:
         table.add_row(
-            str(e["at"])[:19],
-            str(e["change"]),
-            str(e["record"])[:8],
-            str(e["thought"]),
-            ", ".join(str(o)[:8] for o in cast("list[str]", e["others"])),  # a history entry's record ids
-            str(e["session_id"]),
+            *_data(
+                str(e["at"])[:19],
+                e["change"],
+                str(e["record"])[:8],
+                e["thought"],
+                ", ".join(str(o)[:8] for o in cast("list[str]", e["others"])),  # a history entry's record ids
+                e["session_id"],
+            )
         )
     out.print(table)
 
@@ -681,13 +704,15 @@ def memories_export(
     """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
     from caim.core.checks import check_user
     from caim.memory.profile import parse_profile, profile_key
+    from caim.memory.terms import TermBook
     from caim.memory.transfer import export_lines
 
     user = check_user(user)
     with _records(_settings(data_dir)) as db:
         records = db.iter_vectors(user) if db is not None else iter(())
         profile = parse_profile(db.get_meta(profile_key(user)), user) if db else None
-        lines = export_lines(records, user, profile, db.get_meta("embedder") if db else None)
+        terms = TermBook(db).terms(user) if db else ()
+        lines = export_lines(records, user, profile, db.get_meta("embedder") if db else None, terms=terms)
         if to is None:
             for piece in lines:
                 sys.stdout.write(piece)
@@ -1005,17 +1030,26 @@ def _role_uses(settings: Settings, models: Models) -> str:
 
 @ontology_app.command("show")
 def ontology_show(
-    as_json: bool = typer.Option(False, "--json", help="The ontology as JSON (its version and tree)."),
+    as_json: bool = typer.Option(False, "--json", help="The ontology as JSON (its version, tree and learned terms)."),
+    user: str | None = typer.Option(None, "--user", "-u", help="Add the terms learned from this user's words."),
     data_dir: Path | None = DataDir,
 ) -> None:
-    """Show the current ontology (the default plus any extensions in the data dir)."""
+    """Show the current ontology (the default plus any extensions in the data dir; with --user, that
+    user's view, with the terms learned from their words)."""
+    from caim.core.checks import check_user
+    from caim.memory.terms import TermBook
     from caim.ontology import OntologyStore
 
-    onto = OntologyStore(_settings(data_dir).data_dir).current
+    settings = _settings(data_dir)
+    onto = OntologyStore(settings.data_dir).current
+    if user is not None:
+        with _records(settings) as db:
+            onto = onto.with_learned(TermBook(db).terms(check_user(user)) if db is not None else [])
     if as_json:
-        typer.echo(json.dumps({"version": onto.version, "ontology": onto.tree}, indent=2))
+        typer.echo(json.dumps({"version": onto.version, "ontology": onto.tree, "learned": onto.learned}, indent=2))
         return
-    out.print(f"ontology version {onto.version}, {len(onto.tags)} tags")
+    learned = f"; learned from {user}'s words: {', '.join(onto.learned)}" if onto.learned else ""
+    out.print(f"ontology version {onto.version}, {len(onto.tags)} tags{learned}", markup=False)
     for cat, subs in onto.tree.items():
         out.print(f"[bold]{cat}[/bold]")
         for sub, attrs in subs.items():

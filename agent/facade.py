@@ -417,10 +417,11 @@ class CaimAgent:
         return self.memory.forget(record_id, user_id=user_id)
 
     def forget_user(self, user_id: str) -> int:
-        """Delete every record of the user, their pending sessions and their conversation checkpoints."""
+        """Delete every record of the user, their pending sessions, the ontology terms learned from their
+        words (``Memory.forget_all``) and their conversation checkpoints."""
         with self._lock(user_id):
             legacy = [Job.decode(j) for j in self.services.store.queue.pending(user_id)]
-            n = self.services.store.forget_user(check_user(user_id))  # under the user's lock already
+            n = self.memory.forget_all(user_id=check_user(user_id))  # records, jobs, learned terms
             for tid in [self.thread_id(user_id)] + [j.thread_id for j in legacy if j.thread_id]:
                 with contextlib.suppress(NotImplementedError):
                     self.checkpointer.delete_thread(tid)

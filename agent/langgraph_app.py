@@ -1,14 +1,22 @@
-"""The HTTP app ``langgraph.json`` gives the local ``langgraph dev`` server: no routes of its own, one
-middleware that checks each run before the server stores it, as the authenticated deployment's
-auth handlers do (``caim.agent.run_checks``).
+"""The HTTP app both LangGraph configurations give the server (``http.app`` in ``langgraph.json`` for
+the local ``langgraph dev`` server and in ``deploy/langgraph.json`` for the authenticated
+deployment): no routes of its own, middleware the server puts around every route, its own API included.
 
-A request that creates or changes runs, crons or assistants (``POST``, ``PUT`` or ``PATCH`` under
-``/runs``, ``/crons`` or ``/assistants``) is read whole - at most ``max_run_bytes()``, else a 413 - and
-a context key no run may set, a value out of range, an unknown policy, too many or too long messages
-or a bad turn time is answered 400, 413 or 422 with ``{"detail": "<one line naming the field>"}``;
-anything else goes on to the server, body unchanged. The server has no authentication: the user is
-the run context's ``user_id`` (a local, single-user server; ``deploy/langgraph.json`` is the
-authenticated one).
+- The hosts served: ``caim.agent.web.HostGuard``, the guard of every server caim starts - with
+  ``CAIM_ALLOWED_HOSTS`` set, a request for another ``Host`` is a 421 and one from another site's page
+  (``Origin``) a 403 (LangGraph Studio's page is another site: list its host to use Studio with the
+  server); unset, any host. ``/ok`` and ``/health`` (the server's health) pass.
+- One-line refusals: the server's own 4xx answers (its request validation) are cut to their first
+  paragraph on one line (``caim.agent.web.OneLineErrors``).
+- Runs checked before the server stores them, as the deployment's auth handlers do
+  (``caim.agent.run_checks``): a request that creates or changes runs, crons or assistants (``POST``,
+  ``PUT`` or ``PATCH`` under ``/runs``, ``/crons`` or ``/assistants``) is read whole - at most
+  ``max_run_bytes()``, else a 413 - and a context key no run may set, a value out of range, an
+  unknown policy, too many or too long messages or a bad turn time is answered 400, 413 or 422 with
+  ``{"detail": "<one line naming the field>"}``; anything else goes on to the server, body unchanged.
+
+Without authentication (``langgraph.json``) the user is the run context's ``user_id`` (a local,
+single-user server); who may do what on the deployment is ``caim.agent.auth``'s (the auth handlers).
 """
 
 from __future__ import annotations
@@ -20,7 +28,18 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
 from caim.agent.run_checks import MAX_INPUT_MESSAGES, RunRefused, check_run
-from caim.agent.web import ASGIApp, Message, Receive, Scope, Send, detail_body, send_json
+from caim.agent.web import (
+    ASGIApp,
+    HostGuard,
+    Message,
+    OneLineErrors,
+    Receive,
+    Scope,
+    Send,
+    detail_body,
+    send_json,
+    served_hosts,
+)
 from caim.graph.state import message_limit
 
 #: Paths of the requests whose bodies carry a run's context or input.
@@ -90,5 +109,17 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return again
 
 
-#: What ``langgraph.json``'s ``http.app`` names.
-app = Starlette(middleware=[Middleware(RunChecks)])
+def create_app() -> Starlette:
+    """The app the LangGraph server takes its middleware from: the host check outermost, then
+    one-line refusals, then the run checks."""
+    return Starlette(
+        middleware=[
+            Middleware(HostGuard, hosts=served_hosts(auth=True), public=frozenset({"/ok", "/health"})),
+            Middleware(OneLineErrors),
+            Middleware(RunChecks),
+        ]
+    )
+
+
+#: What ``http.app`` names in both configurations; built when the server loads this module.
+app = create_app()

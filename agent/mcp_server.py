@@ -19,10 +19,15 @@ Contracts:
 - What a caller sends wrong (an over-long message, an unknown role, a bad time, ``k`` out of range)
   is a tool error of one line (``is_error``) and nothing is stored; a fault of the server (model
   endpoint down, storage failing) too. Anything else is the SDK's "Error executing tool <name>".
+- Over HTTP a request for a host the server does not serve is a 421, one from another site's page a
+  403 (``caim.agent.web.HostGuard``, as every server caim starts). Arguments that break a tool's
+  schema (``k`` of 0 or "ten", an unknown polarity) are a tool error of one line saying what is allowed.
 - Over HTTP a request body over ``max_body_bytes`` (``CAIM_MAX_BODY_BYTES``, default 64 KiB) is
   answered 413 before it is parsed.
-- Memory text is data, never instructions: in text results every memory is a quoted JSON string
-  inside a ``<data>`` block after the data rule (``caim.prompts.common``), as caim's own answer sees it.
+- Memory text is data, never instructions: in text results every field of a memory - its words, id,
+  tags, speaker, and in a history each change's time, record, session and note - is a quoted JSON
+  string inside a ``<data>`` block after the data rule (``caim.prompts.common``), as caim's own answer
+  sees it; dates are written by code from parsed times.
 """
 
 from __future__ import annotations
@@ -36,23 +41,36 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from starlette.authentication import AuthCredentials
 
 from caim.agent.memory import Memory, SessionSummary
 from caim.agent.tools import remember_text
-from caim.agent.web import ASGIApp, Receive, Scope, Send, Verify, bearer_user, body_limit, one_line, send_json
-from caim.core.checks import check_user
-from caim.core.errors import CaimError
+from caim.agent.web import (
+    ASGIApp,
+    HostGuard,
+    Receive,
+    Scope,
+    Send,
+    Verify,
+    bearer_user,
+    body_limit,
+    one_line,
+    send_json,
+    served_hosts,
+)
+from caim.core.checks import MAX_LOOKUP_ID, check_user, lookup_id
+from caim.core.errors import CaimError, argument_error
 from caim.memory.records import MemoryBrief, MemoryRecord, Polarity
 from caim.memory.timeref import long_date
 from caim.prompts.common import DATA_RULE, data_block, quote
 
 #: Most records ``list_memories`` returns (the newest; the rest are counted).
 MAX_LISTED = 200
-#: Longest record id a tool takes (ids are 32 hex characters).
-MAX_ID = 128
+#: Longest record id a tool takes (ids are 32 hex characters; a longer one is no memory).
+MAX_ID = MAX_LOOKUP_ID
 #: Characters of profile text the ``profile`` tool returns as its text.
 PROFILE_CHARS = 4000
 
@@ -212,12 +230,24 @@ def _item(m: MemoryBrief | MemoryRecord) -> MemoryItem:
     )
 
 
+def _speaker(speaker: str) -> str:
+    """Who said a memory's words, for a text line: nothing for the user, ``you said:`` for the
+    assistant, else the participant's name quoted as data."""
+    if not speaker or speaker == "user":
+        return ""
+    return "you said: " if speaker == "assistant" else f"{quote(speaker, 80)} said: "
+
+
+def _tags(tags: list[str]) -> str:
+    return "tags [" + ", ".join(quote(t, 64) for t in tags) + "]"
+
+
 def _line(m: MemoryItem) -> str:
-    """``- [id] (7 May 2024) "Lives in Porto." #location``: id, day, validity end, quoted words, tags."""
+    """``- id "…" (7 May 2024) "Lives in Porto." tags ["location"]``: every field of the record quoted
+    as data (its id, words, speaker and tags), the dates written by code from parsed times."""
     until = f" (until {long_date(datetime.fromisoformat(m.valid_until))})" if m.valid_until else ""
-    who = "you said: " if m.speaker == "assistant" else ""
-    tags = " ".join(f"#{t}" for t in m.tags)
-    return f"- [{m.id}] ({long_date(datetime.fromisoformat(m.event_time))}){until} {who}{quote(m.thought, 600)} {tags}"
+    day = long_date(datetime.fromisoformat(m.event_time))
+    return f"- id {quote(m.id, MAX_ID)} ({day}){until} {_speaker(m.speaker)}{quote(m.thought, 600)} {_tags(m.tags)}"
 
 
 def memories_text(items: list[MemoryItem], heading: str, empty: str) -> str:
@@ -237,7 +267,7 @@ def tool_error(text: object) -> CallToolResult:
 
 
 def _no_such(record_id: str) -> CallToolResult:
-    return tool_error(f"no such memory: {record_id[:MAX_ID]!r} (list_memories shows the ids of your memories)")
+    return tool_error(f"no such memory: {quote(record_id, MAX_ID)} (list_memories shows the ids of your memories)")
 
 
 # ---- the user of a call ------------------------------------------------------------------------
@@ -351,32 +381,51 @@ async def _forget(memory: Memory, fixed: str | None, id: str, ctx: Context) -> C
     """Forget the caller's memory ``id`` (the ``forget_memory`` tool)."""
     try:
         owner = _caller(ctx, fixed)
-        if len(id) > MAX_ID or await memory.aget(id, user_id=owner) is None:
+        if lookup_id(id) is None or await memory.aget(id, user_id=owner) is None:
             return _no_such(id)
         forgotten = await memory.aforget(id, user_id=owner)
     except CaimError as exc:
         return tool_error(exc)
     if not forgotten:  # forgotten by another call meanwhile
         return _no_such(id)
-    return _result(f"Forgot memory {id}.", ForgetResult(id=id, forgotten=True))
+    return _result(f"Forgot memory {quote(id, MAX_ID)}.", ForgetResult(id=id, forgotten=True))
 
 
 async def _history(memory: Memory, fixed: str | None, id: str, ctx: Context) -> CallToolResult:
     """The changes of the caller's memory ``id``, oldest first (the ``memory_history`` tool)."""
     try:
         owner = _caller(ctx, fixed)
-        if len(id) > MAX_ID or await memory.aget(id, user_id=owner) is None:
+        if lookup_id(id) is None or await memory.aget(id, user_id=owner) is None:
             return _no_such(id)
         chain = await memory.ahistory(id, user_id=owner)
     except CaimError as exc:
         return tool_error(exc)
     entries = [_history_entry(e) for e in chain]
-    lines = [f"- {e.at} {e.change} [{e.record}] {quote(e.thought, 600)}" for e in entries]
-    text = f"{DATA_RULE}\nHistory of memory {id}, oldest first:\n{data_block(lines)}"
+    lines = [_history_line(e) for e in entries]
+    text = f"{DATA_RULE}\nHistory of memory {quote(id, MAX_ID)}, oldest first:\n{data_block(lines)}"
     return _result(text, HistoryResult(id=id, entries=entries))
 
 
 # ---- the server --------------------------------------------------------------------------------
+class _Server(MCPServer):
+    """``MCPServer`` whose tools answer arguments that break their schema (``k`` of 0 or "ten", an
+    unknown polarity or role) with one line - the tool, each argument, what is wrong and what is
+    allowed - instead of the validator's multi-line dump."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """Call the tool; a ``ToolError`` caused by argument validation is re-raised as one line."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                tool = self._tool_manager.get_tool(name)
+                fields = (tool.parameters.get("properties") or {}) if tool is not None else {}
+                hints = {k: str(v.get("description", "")) for k, v in fields.items() if isinstance(v, dict)}
+                raise ToolError(f"{name}: {argument_error(cause.errors(include_url=False), hints=hints)}") from cause
+            raise
+
+
 def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     """The MCP server with caim's memory tools over ``memory``.
 
@@ -389,7 +438,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
         An ``MCPServer`` to run over stdio (``run_stdio_async``) or to serve with ``create_http_app``.
     """
     fixed = check_user(user) if user is not None else None
-    server: MCPServer = MCPServer("caim", instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer = _Server("caim", instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(
@@ -498,6 +547,17 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     return server
 
 
+def _history_line(e: HistoryEntry) -> str:
+    """One change as a text line, every field quoted as data: when, what, the record, its words,
+    the session and the note."""
+    line = f"- {quote(e.at, 40)} {quote(e.change, 20)} of {quote(e.record, MAX_ID)}: {quote(e.thought, 600)}"
+    if e.session_id:
+        line += f" session {quote(e.session_id, 80)}"
+    if e.others:
+        line += " with [" + ", ".join(quote(o, MAX_ID) for o in e.others[:20]) + "]"
+    return line + (f" note {quote(e.note, 200)}" if e.note else "")
+
+
 def _history_entry(e: dict[str, Any]) -> HistoryEntry:
     return HistoryEntry(
         record=str(e.get("record", "")),
@@ -569,14 +629,19 @@ def create_http_app(
         memory: The process's memory.
         verify: Maps a bearer token to its user id, or None (``caim.agent.auth.verify``).
         max_body_bytes: The request body limit (default ``CAIM_MAX_BODY_BYTES`` or 64 KiB; 413 above it).
-        host: The host it is served on; on loopback the SDK also refuses other ``Host``/``Origin``
-            headers (DNS rebinding protection).
+        host: The address it listens on: the hosts it answers follow from it
+            (``caim.agent.web.served_hosts``: on loopback, loopback names and ``CAIM_ALLOWED_HOSTS``);
+            another ``Host`` is a 421, another site's ``Origin`` a 403, before the token is read.
 
     Returns:
         An ASGI app (with its lifespan: serve it with uvicorn or any ASGI server).
     """
     server = create_server(memory)
     inner = server.streamable_http_app(
-        streamable_http_path="/mcp", max_request_body_size=body_limit(max_body_bytes), host=host
+        streamable_http_path="/mcp",
+        max_request_body_size=body_limit(max_body_bytes),
+        host=host,
+        # the host check is caim's own (``HostGuard``, below), the same in every server caim starts
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    return BearerGuard(AuthContextMiddleware(inner), verify)
+    return HostGuard(BearerGuard(AuthContextMiddleware(inner), verify), served_hosts(auth=True, bind=host))

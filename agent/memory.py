@@ -52,6 +52,7 @@ from caim.graph.profile import prune, settle
 from caim.graph.retrieval import ranked_search
 from caim.graph.services import Services
 from caim.graph.state import Change, Context, KeyEvent
+from caim.memory.entities import with_entities
 from caim.memory.intents import Known
 from caim.memory.maintenance import apply_update
 from caim.memory.merge import Merge
@@ -67,8 +68,16 @@ from caim.memory.records import (
 )
 from caim.memory.stm import check_length, parse_time
 from caim.memory.timeref import TimeSpan
-from caim.memory.transfer import Export, Imported, export_lines, import_records, imported_profile
-from caim.ontology import Ontology
+from caim.memory.transfer import (
+    Export,
+    Imported,
+    as_export,
+    export_lines,
+    import_records,
+    import_terms,
+    imported_profile,
+)
+from caim.ontology import Ontology, Proposal
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
 MAX_MESSAGES = 2000
@@ -235,7 +244,7 @@ class Memory:
         self._locks: dict[str, threading.RLock] = {}
         self._depth: dict[str, int] = {}  # how deep the thread holding a user's lock holds it
         self._guard = threading.Lock()
-        self._overviews: dict[str, tuple[tuple[int, int], Overview]] = {}  # user -> (versions, overview)
+        self._overviews: dict[str, tuple[tuple[int, str], Overview]] = {}  # user -> (versions, overview)
         #: Reads (and drops) the messages of a job queued with a checkpoint thread instead of its
         #: messages; ``CaimAgent`` sets it, as it owns those threads.
         self.legacy_thread: Callable[[Job], list[BaseMessage]] | None = None
@@ -489,7 +498,8 @@ class Memory:
             raise InputError(f"per_page must be a whole number from 1 to {MAX_PER_PAGE}")
         user = check_user(user_id)
         store = self.services.store
-        tags = self.services.ontology.current.subtree(self.check_term(under)) if under is not None else None
+        ontology = self.services.ontology.of(user)
+        tags = ontology.subtree(self.check_term(under, user_id=user)) if under is not None else None
         total = store.count(user) if tags is None else store.count_tagged(user, tags)
         records = store.page(user, (page - 1) * per_page, per_page, tags)
         return MemoryPage(records, page, max(math.ceil(total / per_page), 1), total, per_page)
@@ -499,8 +509,8 @@ class Memory:
         from two reads of the record database (event times, tags), no record parsed; kept while the
         user's records and the ontology stay as they are (``OVERVIEWS_KEPT`` users)."""
         user = check_user(user_id)
-        ontology = self.services.ontology.current
-        key = (self.services.store.version(user), ontology.version)
+        ontology = self.services.ontology.of(user)
+        key = (self.services.store.version(user), ontology.fingerprint)
         with self._guard:
             kept = self._overviews.get(user)
         if kept is not None and kept[0] == key:
@@ -541,12 +551,19 @@ class Memory:
     def _prune(self, user: str, gone: Sequence[MemoryRecord]) -> None:
         """Rebuild what the user's profile drew from ``gone`` records (``caim.graph.profile.prune``)."""
         svc = self.services
-        prune(svc.store, user, svc.ontology.current, svc.embedder, gone)
+        prune(svc.store, user, svc.ontology.of(user), svc.embedder, gone)
 
     def forget_all(self, *, user_id: str) -> int:
-        """Delete every record of the user and their pending sessions; returns how many records."""
-        with self.lock(check_user(user_id)):
-            return self.services.store.forget_user(user_id)
+        """Delete every record of the user, their pending sessions and the ontology terms learned from
+        their words (from the database, this process's views and tag vectors, and so from every prompt
+        and page); returns how many records."""
+        user = check_user(user_id)
+        with self.lock(user):
+            n = self.services.store.forget_user(user)
+            self.services.tagger.discard(self.services.ontology.forget(user))
+            with self._guard:
+                self._overviews.pop(user, None)
+            return n
 
     def correct(self, record_id: str, text: str, *, user_id: str) -> MemoryRecord:
         """Correct a memory in the user's own words: a new version with ``text`` supersedes the record
@@ -589,19 +606,21 @@ class Memory:
                 sources=[SourceTurn(role="user", text=text, time=now)],
                 history=[HistoryEntry(at=now, change="created", session_id=session, note="corrected by the user")],
             )
-            closed, newer = apply_update(old, new, session)
+            closed, newer = apply_update(old, with_entities(new), session)
             store.add([closed, newer])
             self._prune(user, [old])
         return newer
 
     # ---- the user's privacy bounds ------------------------------------------------------------
-    def ontology(self) -> Ontology:
-        """The current ontology (the shipped one with every accepted extension)."""
-        return self.services.ontology.current
+    def ontology(self, *, user_id: str | None = None) -> Ontology:
+        """The ontology the user sees: the shared one (the shipped one with the deployment's extensions)
+        with the terms learned from that user's words (``None``: the shared one alone)."""
+        return self.services.ontology.of(check_user(user_id) if user_id is not None else None)
 
-    def check_term(self, term: str) -> str:
-        """``term`` if it is a term of the current ontology, else a one-line ``InputError``."""
-        if not isinstance(term, str) or not term or len(term) > MAX_TERM or term not in self.services.ontology.current:
+    def check_term(self, term: str, *, user_id: str | None = None) -> str:
+        """``term`` if it is a term of the ontology the user sees (``ontology``), else a one-line ``InputError``."""
+        known = self.ontology(user_id=user_id)
+        if not isinstance(term, str) or not term or len(term) > MAX_TERM or term not in known:
             shown = term[:MAX_TERM] if isinstance(term, str) else type(term).__name__
             raise InputError(f"no ontology term {shown!r} (caim ontology show lists them)")
         return term
@@ -615,9 +634,9 @@ class Memory:
             How many memories were forgotten.
         """
         user = check_user(user_id)
-        term = self.check_term(term)
+        term = self.check_term(term, user_id=user)
         store = self.services.store
-        tags = self.services.ontology.current.subtree(term)
+        tags = self.services.ontology.of(user).subtree(term)
         with self.lock(user), store.user_lock(user):
             store.deny(user, term)
             gone: builtins.list[MemoryRecord] = []
@@ -650,7 +669,7 @@ class Memory:
 
     def _bounds(self, user: str) -> Callable[[Sequence[str]], bool]:
         """``within_bounds`` for ``user``, the lists read once."""
-        ontology = self.services.ontology.current
+        ontology = self.services.ontology.of(user)
         denied = self.services.store.denied(user)
         return partial(within_bounds, ontology, settings=self.settings, user_denied=denied)
 
@@ -660,11 +679,13 @@ class Memory:
         return self.services.store.history(check_user(user_id), record_id)
 
     def export(self, *, user_id: str) -> dict[str, Any]:
-        """Everything stored about the user - records and profile - as one JSON-ready dict
-        (``export_lines`` streams it)."""
+        """Everything stored about the user - records, profile and the ontology terms learned from their
+        words - as one JSON-ready dict (``export_lines`` streams it)."""
         user = check_user(user_id)
         store = self.services.store
-        lines = export_lines(store.iter_vectors(user), user, store.profile(user), store.embedder.name)
+        lines = export_lines(
+            store.iter_vectors(user), user, store.profile(user), store.embedder.name, terms=store.terms.terms(user)
+        )
         return json.loads("".join(lines))
 
     def import_(
@@ -674,24 +695,33 @@ class Memory:
         user_id: str,
         progress: Callable[[int, int | None], None] | None = None,
     ) -> Imported:
-        """Restore an export (ids, times, validity, links and history kept; importing twice adds
-        nothing, and a record stored as the export has it is not written again). Its vectors are
-        reused when this store embeds with the embedder that made them. Records outside the privacy
-        bounds (``within_bounds``) are left out; the export's profile is kept where the records
-        written hold it (``caim.graph.profile.settle``: what draws on a record left out is rebuilt
-        from those written). ``data``: the export's JSON, or a file read by
-        ``caim.memory.transfer.read_export``; ``progress(done, total)`` is called after each batch.
-        Returns how many records were added, updated, found unchanged and left out
-        (``caim.memory.transfer.Imported``)."""
+        """Restore an export (ids, times, validity, links, history and learned terms kept; importing
+        twice adds nothing, and a record stored as the export has it is not written again), checked
+        whole before anything is written: a record whose ids, tags or speakers break the rules, an id
+        of another user's record, more records than ``max_import_records`` or records past the user's
+        quota is a one-line ``InputError`` and stores nothing (``caim.memory.transfer``). Its vectors
+        are reused when this store embeds with the embedder that made them. Records outside the
+        privacy bounds (``within_bounds``) are left out; a record the store holds a newer version of
+        stays closed; the export's profile is kept where the records written hold it
+        (``caim.graph.profile.settle``: what draws on a record left out is rebuilt from those
+        written). ``data``: the export's JSON, or a file read by ``caim.memory.transfer.read_export``;
+        ``progress(done, total)`` is called after each batch. Returns how many records were added,
+        updated, found unchanged and left out (``caim.memory.transfer.Imported``)."""
         user = check_user(user_id)
-        within = self._bounds(user)
+        export = as_export(data)
         store = self.services.store
+        limit = self.settings.max_import_records or None
         with self.lock(user):
-            n = import_records(store, user, data, lambda rec: within(rec.tags), progress)
-            profile = imported_profile(store, user, data)
+            within = self._bounds(user)
+            n = import_records(store, user, export, lambda rec: within(rec.tags), progress, limit=limit)
+            terms = import_terms(export.head)  # a streamed export's, once its records were read
+            if terms:
+                proposals = [Proposal(parent, term) for parent, term in terms]
+                self.services.ontology.extend(proposals, user=user, most=len(proposals))
+            profile = imported_profile(store, user, export)
             if profile is not None:
                 with store.user_lock(user):
-                    settle(store, user, self.services.ontology.current, self.services.embedder, profile)
+                    settle(store, user, self.services.ontology.of(user), self.services.embedder, profile)
             return n
 
     def profile(self, *, user_id: str) -> Profile:

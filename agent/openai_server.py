@@ -19,6 +19,10 @@ Contracts:
   a request's ``user`` field is then ignored, so no client reaches another user's memories. Only
   with authentication off (``create_app(auth=False)``; ``caim serve --no-auth`` allows it on a
   loopback host alone) is the user the request's ``user`` field, or ``default`` without one.
+- **Hosts.** A request whose ``Host`` is not one the server serves is a 421, one from another
+  site's page (``Origin``) a 403, before anything else runs - ``/ui`` included
+  (``caim.agent.web.HostGuard``; which hosts: ``served_hosts``, loopback names alone with
+  authentication off).
 - **The turn.** The newest ``user`` message of ``messages`` is the turn, answered through caim's
   graph (memory controller, retrieval, answer). Earlier messages are the client's own copy of the
   conversation and are not read: caim keeps the session itself (one per user, in its checkpoints).
@@ -71,9 +75,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent.facade import CaimAgent, Reply
 from caim.agent.memory import Memory
-from caim.agent.web import Guard, Verify, body_limit, default_verify, one_line
+from caim.agent.web import Guard, HostGuard, Verify, body_limit, default_verify, one_line, served_hosts
 from caim.core.checks import check_user
-from caim.core.errors import CaimError, EndpointError, InputError
+from caim.core.errors import CaimError, EndpointError, InputError, argument_error
 from caim.core.trace import usage
 
 log = logging.getLogger("caim.serve")
@@ -375,15 +379,6 @@ async def end_quiet_sessions(agent: CaimAgent, sessions: Sessions, idle: float) 
 
 
 # ---- the app ----------------------------------------------------------------------------------
-def _validation_message(exc: RequestValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
-        msg = "malformed JSON" if err.get("type") == "json_invalid" else str(err.get("msg", "invalid"))
-        parts.append(f"{loc}: {msg}")
-    return "; ".join(parts) or "invalid request"
-
-
 def _add_error_handlers(app: FastAPI, turn_timeout: float) -> None:
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
@@ -391,7 +386,7 @@ def _add_error_handlers(app: FastAPI, turn_timeout: float) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse(error_body(400, _validation_message(exc), "invalid_request"), status_code=400)
+        return JSONResponse(error_body(400, argument_error(exc.errors()), "invalid_request"), status_code=400)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -412,6 +407,7 @@ def create_app(
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     max_body_bytes: int | None = None,
     model_id: str = MODEL_ID,
+    bind: str | None = None,
 ) -> FastAPI:
     """The OpenAI-compatible app (see the module docstring for its contracts).
 
@@ -426,6 +422,10 @@ def create_app(
         turn_timeout: seconds before a turn's client gets a 504 (the turn finishes and is kept).
         max_body_bytes: largest request body (default ``CAIM_MAX_BODY_BYTES`` or 1 MiB).
         model_id: the model id served and named in responses.
+        bind: the address the server listens on, when known: with ``auth`` the hosts it answers
+            follow from it (``caim.agent.web.served_hosts``); without, loopback names only. A request
+            for another host is a 421, from another site's page a 403 - the memory browser at ``/ui``
+            included.
 
     Returns:
         The FastAPI app; serve it with uvicorn.
@@ -441,8 +441,9 @@ def create_app(
     if agent is not None:
         app.state.agent = agent
     app.add_middleware(Guard, verify=check, max_body=max_body, error_body=error_body, own_guard=(UI_PATH,))
+    app.add_middleware(HostGuard, hosts=served_hosts(auth=check is not None, bind=bind), error_body=error_body)
     _add_error_handlers(app, turn_timeout)
-    _mount_ui(app, check)
+    _mount_ui(app, check, bind)
 
     @app.get("/health")
     async def health() -> dict:
@@ -468,7 +469,7 @@ def create_app(
     return app
 
 
-def _mount_ui(app: FastAPI, check: Verify | None) -> None:
+def _mount_ui(app: FastAPI, check: Verify | None, bind: str | None) -> None:
     """The memory browser at ``UI_PATH``, on the agent's memory, with the same tokens (its own sign-in,
     sessions and body limit); left out, with a warning, when its templates' engine is not installed."""
     try:
@@ -481,7 +482,7 @@ def _mount_ui(app: FastAPI, check: Verify | None) -> None:
     def memory() -> Memory:
         return app.state.agent.memory
 
-    app.mount(UI_PATH, create_ui(memory, verify=check, auth=check is not None, user=UI_USER))
+    app.mount(UI_PATH, create_ui(memory, verify=check, auth=check is not None, user=UI_USER, bind=bind))
 
 
 @asynccontextmanager

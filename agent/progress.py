@@ -44,6 +44,7 @@ class RateColumn(ProgressColumn):
 @contextmanager
 def ingest_progress(console: Console, what: str, total: int | None, unit: str) -> Iterator[Shown]:
     """A progress line on ``console`` while the block runs; the block reports through the callable it gets.
+    A block that raises leaves no line behind (its error is the one line shown).
 
     Args:
         console: Where to draw (nothing is drawn where it is not a terminal).
@@ -71,4 +72,8 @@ def ingest_progress(console: Console, what: str, total: int | None, unit: str) -
                 bar.update(task, total=of)
             bar.update(task, completed=done)
 
-        yield shown
+        try:
+            yield shown
+        except BaseException:
+            bar.update(task, visible=False)  # a refusal is its own line, with no progress line before it
+            raise

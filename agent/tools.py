@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from functools import partial
 from typing import Any, Protocol
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
-from caim.core.errors import InputError
+from caim.core.errors import InputError, argument_error
 from caim.graph.builder import authenticated_user
 from caim.memory.records import MemoryBrief
 from caim.memory.timeref import long_date
@@ -170,9 +171,23 @@ def memory_tools(memory: MemoryLike) -> list[BaseTool]:
 
     return [
         StructuredTool.from_function(
-            search_memory, name="search_memory", description=SEARCH_DESCRIPTION, args_schema=SearchArgs
+            search_memory,
+            name="search_memory",
+            description=SEARCH_DESCRIPTION,
+            args_schema=SearchArgs,
+            handle_validation_error=partial(_argument_answer, "search_memory"),
         ),
         StructuredTool.from_function(
-            remember, name="remember", description=REMEMBER_DESCRIPTION, args_schema=RememberArgs
+            remember,
+            name="remember",
+            description=REMEMBER_DESCRIPTION,
+            args_schema=RememberArgs,
+            handle_validation_error=partial(_argument_answer, "remember"),
         ),
     ]
+
+
+def _argument_answer(tool: str, exc: Any) -> str:
+    """The answer to the model for arguments that break ``tool``'s schema: one line, what is allowed."""
+    errors = exc.errors() if hasattr(exc, "errors") else []
+    return f"{tool}: {argument_error(errors)}" if errors else f"{tool}: invalid arguments"

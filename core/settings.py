@@ -125,6 +125,10 @@ class Settings(BaseSettings):
     deny_categories: list[str] = Field(default_factory=list)  # ontology subtrees never stored, e.g. ["health"]
     allow_categories: list[str] = Field(default_factory=list)  # if set, only these subtrees are stored
     lifetimes: dict[str, float] = Field(default_factory=dict)  # days a tag's records stay retrievable
+    # per-user limits (0: none): a write past them is refused in one line and stores nothing
+    max_user_records: int = Field(default=10_000, ge=0)  # records a user may keep
+    max_user_bytes: int = Field(default=16 * 1024 * 1024, ge=0)  # bytes of stored records a user may keep
+    max_import_records: int = Field(default=5_000, ge=0)  # records one import may hold
     decay_days: float | None = None  # half-life of an age penalty in ranking (None: off)
 
     @field_validator("namespace")
@@ -154,6 +158,13 @@ class Settings(BaseSettings):
         if self.api_key or self.base_url:
             return "openai"
         return "local"
+
+    def quota(self) -> tuple[int, int] | None:
+        """The per-user limits (records, bytes) the record store enforces; None when both are 0 (none).
+        A limit of 0 is none: the largest number stands for it."""
+        if not self.max_user_records and not self.max_user_bytes:
+            return None
+        return (self.max_user_records or 2**62, self.max_user_bytes or 2**62)
 
     def model_for(self, role: Role) -> str | None:
         """The model named for ``role`` in ``role_models``, else ``model`` (``None``: the provider's default)."""

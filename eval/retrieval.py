@@ -209,7 +209,7 @@ def capture(
                     turn=t.number,
                     text=t.text,
                     when=t.time,
-                    tags=[],
+                    tags=["personal"],  # every turn under one tag, as the ranking was fitted
                     speaker=t.speaker,
                     turn_id=t.dia_id,
                     role="user" if t.speaker == conv.speakers[0] else "assistant",

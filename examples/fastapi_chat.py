@@ -36,7 +36,7 @@ before any of it is parsed; a message over the agent's ``max_message_chars`` wit
 unknown token with 401. Whatever a client sends wrong (malformed JSON, unknown fields, a turn time
 that is no ISO time or lies outside 1900-2199, an unknown policy) is a 4xx; a fault of the server
 (model endpoint down, storage failing) a 5xx. Every error body is ``{"detail": "<one line>"}``.
-The guard (bearer tokens, body limit) is ``caim.agent.web.Guard``, shared with ``caim serve``.
+The guards (the hosts served, bearer tokens, body limit) are ``caim.agent.web``'s, shared with ``caim serve``.
 
 ``create_app(agent)`` takes a ready ``CaimAgent`` (tests inject one with scripted models); without one
 the app builds ``CaimAgent()`` at startup and closes it at shutdown.
@@ -58,9 +58,18 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent import CaimAgent, CaimError
-from caim.agent.web import Guard, Verify, body_limit, default_verify, one_line
+from caim.agent.web import (
+    UNPARSED_BODY,
+    Guard,
+    HostGuard,
+    Verify,
+    body_limit,
+    default_verify,
+    one_line,
+    served_hosts,
+)
 from caim.core.checks import check_user
-from caim.core.errors import InputError
+from caim.core.errors import InputError, argument_error
 from caim.graph.policies import POLICIES
 from caim.memory.stm import check_length, parse_time
 from caim.memory.transfer import export_lines
@@ -132,23 +141,17 @@ User = Annotated[str, Depends(current_user)]
 RecordId = Annotated[str, Path(min_length=1, max_length=128)]
 
 
-def _validation_detail(exc: RequestValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        if err.get("type") == "json_invalid":
-            msg = "malformed JSON"
-        parts.append(f"{loc}: {msg}")
-    return "; ".join(parts) or "invalid request"
-
-
 def create_app(
-    agent: CaimAgent | None = None, *, verify: Verify | None = None, max_body_bytes: int | None = None
+    agent: CaimAgent | None = None,
+    *,
+    verify: Verify | None = None,
+    max_body_bytes: int | None = None,
+    bind: str | None = None,
 ) -> FastAPI:
     """The chat app. ``verify`` maps a bearer token to its user id or None (default
     ``caim.agent.auth.verify`` over ``CAIM_AUTH_TOKENS``, which must then be set); ``max_body_bytes``
-    bounds a request body (default ``CAIM_MAX_BODY_BYTES`` or 64 KiB)."""
+    bounds a request body (default ``CAIM_MAX_BODY_BYTES`` or 64 KiB); ``bind``: the address it
+    listens on, when known (the hosts it answers follow: ``caim.agent.web.served_hosts``)."""
     owned = agent is None
     check = verify or default_verify()
     max_body = body_limit(max_body_bytes)
@@ -160,6 +163,7 @@ def create_app(
     if agent is not None:  # usable even when the lifespan does not run
         app.state.agent = agent
     app.add_middleware(Guard, verify=check, max_body=max_body)
+    app.add_middleware(HostGuard, hosts=served_hosts(auth=True, bind=bind))
 
     _add_error_handlers(app)
 
@@ -194,10 +198,11 @@ def create_app(
 
     @app.get("/memories/export")
     def export(request: Request, user: User) -> StreamingResponse:
-        filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user)
         store = _agent(request).services.store
+        filename = re.sub(r"[^A-Za-z0-9_.-]", "_", user)
+        terms = store.terms.terms(user)
         return StreamingResponse(  # streamed record by record, with their vectors: constant memory for any size
-            export_lines(store.iter_vectors(user), user, None, store.embedder.name),
+            export_lines(store.iter_vectors(user), user, store.profile(user), store.embedder.name, terms=terms),
             media_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="caim-{filename}.json"'},
         )
@@ -229,10 +234,12 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": one_line(_validation_detail(exc))}, status_code=422)
+        return JSONResponse({"detail": argument_error(exc.errors())}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and exc.detail == UNPARSED_BODY:  # e.g. JSON nested too deep to parse
+            return JSONResponse({"detail": "body: malformed JSON (it could not be parsed)"}, status_code=422)
         return JSONResponse({"detail": one_line(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(InputError)
@@ -284,18 +291,18 @@ async def _text_stream(tokens: AsyncIterator[str]) -> StreamingResponse:
 def _forget(agent: CaimAgent, user: str, record_id: str) -> dict:
     """Forget the user's memory ``record_id`` (404 when there is none)."""
     if not agent.forget(user, record_id):
-        raise HTTPException(404, f"no memory {record_id}")
+        raise HTTPException(404, "no such memory")
     return {"deleted": record_id}
 
 
 def _history(agent: CaimAgent, user: str, record_id: str) -> list[dict]:
     """The changes of the user's memory ``record_id`` (404 when there is none)."""
     if agent.get_memory(user, record_id) is None:
-        raise HTTPException(404, f"no memory {record_id}")
+        raise HTTPException(404, "no such memory")
     return agent.history(user, record_id)
 
 
 if __name__ == "__main__":
     import uvicorn
 
-    uvicorn.run(create_app(), host="127.0.0.1", port=8000)
+    uvicorn.run(create_app(bind="127.0.0.1"), host="127.0.0.1", port=8000)

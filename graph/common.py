@@ -106,7 +106,7 @@ def profile_lines(env: Env, memories: list[MemoryBrief], message: str) -> list[s
     profile = env.svc.store.profile(env.user_id)
     if profile.empty:
         return []
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     aspects = {aspect_of(ontology.path(t).split("/")[0]) for m in memories for t in m["tags"][:1] if t in ontology}
     ids = [m["id"] for m in memories]
     return profile.lines(aspects, ids, everything=about_user(message), limit=ANSWER_CHARS)
@@ -129,9 +129,12 @@ def shown_memories(state: State, route: Route) -> list[MemoryBrief]:
 def within_bounds(ontology: Ontology, tags: Sequence[str], settings: Settings, user_denied: Sequence[str]) -> bool:
     """The privacy bounds: no tag under a category the deployment denies or the user denied
     (``user_denied``, the store's list for the user), and (when an allow-list is set) every tag under
-    an allowed one."""
+    an allowed one. A record without a tag (its category unsure) is within bounds only where none
+    are set: what it is about cannot be shown to be allowed."""
     denied = [*settings.deny_categories, *user_denied]
+    allowed = settings.allow_categories
+    if not tags:
+        return not (denied or allowed)
     if denied and any(ontology.under(t, denied) for t in tags):
         return False
-    allowed = settings.allow_categories
     return not (allowed and not all(ontology.under(t, allowed) for t in tags))

@@ -31,7 +31,7 @@ def controller(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     signals = message_signals(memory_signals(text), first_turn=len(state["messages"]) <= 1)
     shortlist: list[str] = []
     if policy.uses_memory:
-        ontology = env.svc.ontology.current
+        ontology = env.ontology
         vec = env.svc.embedder.embed_query(text)
         shortlist = [t for t, _ in env.svc.tagger.nearest(ontology, vec, env.settings.shortlist_tags)[0]]
     plan = policy.plan(state, env, shortlist)

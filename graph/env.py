@@ -21,6 +21,7 @@ from caim.core.types import Role
 from caim.graph.services import Services
 from caim.graph.state import ANSWER, Context
 from caim.graph.steps import StepData
+from caim.ontology import Ontology
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -41,6 +42,11 @@ class Env:
     def user_id(self) -> str:
         """The user of the run."""
         return self.ctx.user_id
+
+    @property
+    def ontology(self) -> Ontology:
+        """The ontology the run's user sees: the shared one with the terms learned from their words."""
+        return self.svc.ontology.of(self.ctx.user_id)
 
     def note(self, data: StepData) -> None:
         """Record a code step of this node in the trace (``data``: its payload, ``caim.graph.steps``)."""

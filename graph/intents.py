@@ -81,7 +81,7 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     covered = {e["turn"] for e in events if "speaker" not in e} | {r.turn for r in records}
     records += _slot_facts(env, session, [t for t in exchanges if t.number not in covered], env.svc.intents)
     records = [r for r in records if not unsupported(r.thought, r.source_text())]  # the source holds every value
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     store = env.svc.store
     if records:
         with store.user_lock(env.user_id):

@@ -261,7 +261,7 @@ def _accept_terms(proposals: list[NewTerm], events: list[KeyEvent], env: Env) ->
             ok.append(Proposal(p.parent, term))
         else:
             refused.append(f"{term!r}: neither in the events nor close to them ({sim:.2f})")
-    accepted, rejected = env.svc.ontology.extend(ok) if ok else ([], [])
+    accepted, rejected = env.svc.ontology.extend(ok, user=env.user_id) if ok else ([], [])
     if refused or rejected or accepted:
         env.note(OntologyStep(ontology_added=[p.term for p in accepted], ontology_refused=refused + rejected))
     return [f"{p.parent}/{p.term}" for p in accepted]
@@ -285,9 +285,9 @@ def write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, An
 
 def _ask_thoughts(events: list[KeyEvent], env: Env, policy: MemoryPolicy) -> tuple[dict[int, Thought], list[str]]:
     """The policy's sentence per event index (one call per chunk), offered the events' tags and their
-    nearest ontology terms by meaning, and the ontology terms accepted; nothing when code serves the
-    role."""
-    ontology = env.svc.ontology.current
+    nearest terms by meaning of the user's view of the ontology, and the ontology terms accepted;
+    nothing when code serves the role."""
+    ontology = env.ontology
     answers: dict[int, Thought] = {}
     added: list[str] = []
     if env.on_code("thoughts"):
@@ -407,7 +407,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
     refined = {r.id: r for r in store.get_many(env.user_id, [e["record"] for e in events if e.get("record")])}
     events = _read(events, env)
     answers, added = _ask_thoughts(events, env, policy)
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     drafts = _drafts(events, answers, refined, by_number)
     s = env.settings
     grounding = Grounding(s.ground_overlap, s.ground_similarity, s.capture_keep)
@@ -477,7 +477,7 @@ def _displaced(
     """Current stored records to which ``rec`` gives a single-value attribute another value: among the
     search hits and the newest records tagged with the attribute (an old home city shares few words
     with "I moved to Lyon")."""
-    single = env.svc.ontology.current.single_valued
+    single = env.ontology.single_valued
     attributes = [a for a in record_slots(rec) if single(a)]
     if not attributes:
         return []
@@ -558,7 +558,7 @@ def _ask_maintain(
 
 def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tuple[list[Merge], list[Change]]:
     store = env.svc.store
-    single = env.svc.ontology.current.single_valued
+    single = env.ontology.single_valued
     run = Maintenance(store, env.user_id, session, env.settings.merge_min_similarity, single=single)
     new = store.get_many(env.user_id, [r["id"] for r in stored])
     if len(new) >= 2:

@@ -92,7 +92,7 @@ def update_profile(state: State, env: Env, policy: MemoryPolicy) -> dict[str, An
 def _refresh(
     profile: Profile, touched: list[MemoryRecord], env: Env, policy: MemoryPolicy, session: str
 ) -> ProfileStep:
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     by_aspect: dict[str, list[MemoryRecord]] = {}
     for rec in touched:
         if (aspect := record_aspect(rec, ontology)) is not None:
@@ -123,7 +123,7 @@ def _backgrounds(
 ) -> list[str]:
     """Set each touched aspect's background (the model's when grounded); the aspects the model wrote."""
     texts = {b.aspect: b.text.strip() for b in written.backgrounds} if written is not None else {}
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     by_model = []
     for aspect in by_aspect:
         members = aspect_members(env.svc.store, env.user_id, ontology, aspect)

@@ -79,7 +79,7 @@ def _expired(env: Env) -> Any:
     lifetimes = env.settings.lifetimes
     if not lifetimes:
         return None
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     now = env.now.timestamp()
 
     def expired(event_ts: float, tags: set[str]) -> bool:
@@ -104,7 +104,7 @@ def _search(
 def _rank(env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[MemoryBrief]:
     """The ranked hits as briefs; a question asking the user's single-value fact gets the user's own
     current statement of it first (``own_value_first``)."""
-    hits = own_value_first(text, _hits(env, weights, text, tags, spans, k), env.svc.ontology.current.single_valued)
+    hits = own_value_first(text, _hits(env, weights, text, tags, spans, k), env.ontology.single_valued)
     return [h.brief(env.settings.source_chars) for h in hits]
 
 
@@ -171,7 +171,7 @@ def _draft(state: State, env: Env, route: Route, shown: list[MemoryBrief]) -> di
 def _looked_for(env: Env, text: str) -> tuple[list[str], list[TimeSpan]]:
     """What code looks for in ``text``: the three ontology tags nearest by meaning and the time
     ranges of its time expressions."""
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     tags = [t for t, _ in env.svc.tagger.nearest(ontology, env.svc.embedder.embed_query(text), 3)[0]]
     return tags, _ranges(find_expressions(text), text, env)
 
@@ -283,7 +283,7 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     tags = list(state.get("tags", []))
     spans = list(state.get("time_ranges", []))
     if plan is not None and plan["model"]:
-        new_tags = [t for t in plan["tags"] if t in env.svc.ontology.current and t not in tags]
+        new_tags = [t for t in plan["tags"] if t in env.ontology and t not in tags]
         new_spans = [s for s in _ranges(plan["time_expressions"], "", env) if s not in spans]
         if new_tags or new_spans:  # the plan adds something to look for: search again with it
             tags = list(dict.fromkeys([*plan["tags"], *tags]))[:3]
@@ -395,7 +395,7 @@ def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         pool.update((h.record.id, h.record) for h in _hits(env, policy.weights, query, [], [], SLOT_K))
     units = env.svc.store.page(env.user_id, 0, UNITS, [intent.tag])  # earlier tasks of this intent
     pool.update((r.id, r) for r in units if r.intent is not None and r.intent.name == name)
-    ontology = env.svc.ontology.current
+    ontology = env.ontology
     terms = {t for s in intent.slots if (t := SINGLE_VALUED.get(s.kind)) and ontology.single_valued(t)}
     pool.update((r.id, r) for r in env.svc.store.page(env.user_id, 0, UNITS, sorted(terms)) if terms)  # stated facts
     filled = fill(intent, text, list(pool.values()))

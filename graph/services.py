@@ -106,12 +106,14 @@ class Services:
             chroma_headers=settings.chroma_headers,
             database_url=settings.database_url,
             namespace=settings.namespace,
+            quota=settings.quota(),
         )
         shared = persist and settings.database_url is not None  # workers share the ontology too
         ontology = OntologyStore(
             settings.data_dir if persist else None,
             shared=store if shared else None,
             lock=store.lock if shared else None,
+            terms=store.terms,
         )
         retriever = Retriever(store, full_scan=settings.full_scan)
         intents = _intents(settings.data_dir if persist else None)

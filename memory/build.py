@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import Literal
 
 from caim.memory.capture import raw_record
+from caim.memory.entities import as_names, with_entities
 from caim.memory.maintenance import content_overlap, grounded, keeps
 from caim.memory.records import (
     ASSISTANT,
@@ -257,7 +258,7 @@ def model_record(
     Returns:
         The thought record.
     """
-    return MemoryRecord(
+    rec = MemoryRecord(
         id=stable_id(user_id, session_id, draft.turn, index),
         user_id=user_id,
         thought=clip(text, 500),
@@ -266,10 +267,11 @@ def model_record(
         session_id=session_id,
         turn=draft.turn,
         speaker=draft.speaker,
-        entities=names(draft.event),
+        entities=as_names(names(draft.event)),
         sources=turn_sources(turns.get(draft.turn), turns.get(draft.turn - 1)),
         history=[HistoryEntry(change="created", session_id=session_id)],
     )
+    return with_entities(rec)  # typed from the speaker's own words, then the event's other names
 
 
 #: Share of a model's reason's content words its source must hold for the reason to be kept.

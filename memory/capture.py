@@ -25,6 +25,7 @@ from datetime import datetime
 from functools import cache
 from typing import Literal
 
+from caim.memory.entities import with_entities
 from caim.memory.records import ASSISTANT, USER, MemoryRecord, SourceTurn, as_aware, stable_id
 from caim.memory.stm import Exchange
 from caim.memory.text import (
@@ -464,12 +465,12 @@ def raw_record(
     )
     if reply:
         sources.append(SourceTurn(role=other, text=reply, time=when, turn=turn))
-    return MemoryRecord(
+    rec = MemoryRecord(
         id=stable_id(user_id, session_id, turn, "raw-assistant" if assistant else "raw"),
         user_id=user_id,
         thought=words if len(words) <= RAW_CHARS else words[:RAW_CHARS] + " …",
         kind="raw",
-        tags=(tags or ["personal"])[:3],
+        tags=list(tags)[:3],
         event_time=as_aware(when),
         speaker=speaker,
         session_id=session_id,
@@ -477,3 +478,4 @@ def raw_record(
         sources=sources,
         history=[],
     )
+    return with_entities(rec)  # what the speaker's words name of their life

@@ -22,6 +22,7 @@ Tables (every row carries its ``user_id``; every query filters by it):
 - ``meta``: settings of the database (the embedding model of its vectors, ...); ``jobs``: the
   post-thinking queue.
 - ``user_denied``: the ontology terms a user has denied (nothing under them is stored for that user).
+- ``user_terms``: the ontology terms learned from a user's own words (``caim.memory.terms``).
 - ``_migrations``: the schema changes the database has run (``caim.memory.migrations`` holds them
   and runs the missing ones when the database opens).
 
@@ -41,6 +42,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
+from caim.core.errors import QuotaError
 from caim.memory.migrations import migrate
 from caim.memory.records import MemoryRecord, as_aware
 from caim.memory.sql import Cursor, Postgres, SQLite
@@ -75,16 +77,17 @@ def _indexed(rec: MemoryRecord) -> tuple[list[str], float, bool, list[str]]:
     # its date is written in English whatever the record's language: the words after it tell that
     words = terms(text, detect(text.removeprefix(rec.day())))
     speakers = frozenset({rec.speaker}) if rec.speaker else frozenset()
-    found = list(dict.fromkeys([*rec.entities, *names(rec.thought, speakers)]))
+    found = list(dict.fromkeys([*(e.value for e in rec.entities), *names(rec.thought, speakers)]))
     said = [rec.thought, *rec.uncovered()]
     informative = max(prior(t, rec.turn, speakers) for t in said)
     return words, informative, any(has_time_expression(t) for t in said), found
 
 
 class _Row(NamedTuple):
-    """A record to write, with what ``_indexed`` computed for it."""
+    """A record to write, with what ``_indexed`` computed for it and its stored form (``body``)."""
 
     rec: MemoryRecord
+    body: str
     vec: Sequence[float] | np.ndarray
     terms: list[str]
     prior: float
@@ -145,6 +148,9 @@ class RecordDB:
             self.conn.close()
             raise
 
+    #: The deployment's limits per user, (records, bytes of their stored records), or None: no limit.
+    quota: tuple[int, int] | None = None
+
     @property
     def shared(self) -> bool:
         """Whether other machines may use this database (PostgreSQL)."""
@@ -181,12 +187,15 @@ class RecordDB:
         for i, (rec, vec, was) in enumerate(zip(records, vectors, indexed or [False] * len(records), strict=True)):
             if last[rec.id] == i:
                 with expecting(language[rec.user_id]):
-                    rows.append(_Row(rec, vec, *_indexed(rec), int(was)))
+                    rows.append(_Row(rec, rec.model_dump_json(), vec, *_indexed(rec), int(was)))
         with self._tx() as c:
+            before = {u: self._usage(c, u) for u in users} if self.quota is not None else {}
             for user_id, ids in _ids_by_user(records).items():
                 self._remove(c, user_id, ids, tombstone=False)
             rids = [self._insert_record(c, row) for row in rows]
             self._index_rows(c, rows, rids)
+            for user_id, was_used in before.items():  # past a limit: the transaction is rolled back
+                self._check_quota(user_id, was_used, self._usage(c, user_id))
 
     @staticmethod
     def _insert_record(c: Cursor, row: _Row) -> int:
@@ -207,7 +216,7 @@ class RecordDB:
                 row.prior,
                 int(row.timex),
                 len(row.terms),
-                rec.model_dump_json(),
+                row.body,
                 pack(row.vec),
                 row.done,
             ),
@@ -222,16 +231,17 @@ class RecordDB:
         tags: list[tuple[str, str, int]] = []
         found: list[tuple[str, str, int]] = []
         df: Counter[tuple[str, str]] = Counter()
-        stats: dict[str, list[int]] = {}
+        stats: dict[str, list[int]] = {}  # user -> [records, document length, bytes]
         for row, rid in zip(rows, rids, strict=True):
             user, counts = row.rec.user_id, Counter(row.terms)
             postings += [(user, t, rid, tf, len(row.terms)) for t, tf in counts.items()]
             df.update((user, t) for t in counts)
             tags += [(user, t, rid) for t in row.rec.tags]
             found += dict.fromkeys((user, n.lower(), rid) for n in row.names)
-            n_dl = stats.setdefault(user, [0, 0])
+            n_dl = stats.setdefault(user, [0, 0, 0])
             n_dl[0] += 1
             n_dl[1] += len(row.terms)
+            n_dl[2] += len(row.body.encode())
         c.executemany("INSERT INTO postings (user_id, term, rid, tf, dl) VALUES (?, ?, ?, ?, ?)", postings)
         c.executemany(
             "INSERT INTO term_df (user_id, term, df) VALUES (?, ?, ?) "
@@ -241,10 +251,11 @@ class RecordDB:
         c.executemany("INSERT INTO record_tags VALUES (?, ?, ?) ON CONFLICT DO NOTHING", tags)
         c.executemany("INSERT INTO record_names VALUES (?, ?, ?) ON CONFLICT DO NOTHING", list(dict.fromkeys(found)))
         c.executemany(
-            "INSERT INTO user_stats (user_id, n, total_dl, version) VALUES (?, ?, ?, 1) "
+            "INSERT INTO user_stats (user_id, n, total_dl, version, bytes) VALUES (?, ?, ?, 1, ?) "
             "ON CONFLICT(user_id) DO UPDATE SET n = user_stats.n + excluded.n, "
-            "total_dl = user_stats.total_dl + excluded.total_dl, version = user_stats.version + 1",
-            [(user, n, dl) for user, (n, dl) in stats.items()],
+            "total_dl = user_stats.total_dl + excluded.total_dl, version = user_stats.version + 1, "
+            "bytes = user_stats.bytes + excluded.bytes",
+            [(user, n, dl, size) for user, (n, dl, size) in stats.items()],
         )
 
     def _remove(self, c: Cursor, user_id: str, ids: Sequence[str], *, tombstone: bool) -> list[str]:
@@ -252,12 +263,14 @@ class RecordDB:
         statistics: the work of each is its own rows' (the id index finds it, its postings name the
         terms whose counts drop)."""
         removed = []
+        size = "octet_length(body)" if self.conn.dialect == "postgres" else "length(CAST(body AS BLOB))"
         for part in _chunks(ids, 500):
             found = c.execute(
-                f"SELECT rid, id, dl FROM records WHERE +user_id = ? AND id IN ({_marks(part)})", (user_id, *part)
+                f"SELECT rid, id, dl, {size} FROM records WHERE +user_id = ? AND id IN ({_marks(part)})",
+                (user_id, *part),
             ).fetchall()
-            for rid, rid_id, dl in found:
-                self._remove_one(c, user_id, rid, dl)
+            for rid, rid_id, dl, nbytes in found:
+                self._remove_one(c, user_id, rid, dl, int(nbytes or 0))
                 if tombstone:
                     c.execute(
                         "INSERT INTO vector_deletes VALUES (?, ?) "
@@ -268,7 +281,7 @@ class RecordDB:
         return removed
 
     @staticmethod
-    def _remove_one(c: Cursor, user_id: str, rid: int, dl: int) -> None:
+    def _remove_one(c: Cursor, user_id: str, rid: int, dl: int, nbytes: int) -> None:
         terms = "(SELECT term FROM postings WHERE user_id = ? AND rid = ?)"
         c.execute(f"UPDATE term_df SET df = df - 1 WHERE user_id = ? AND term IN {terms}", (user_id, user_id, rid))
         c.execute(f"DELETE FROM term_df WHERE user_id = ? AND df <= 0 AND term IN {terms}", (user_id, user_id, rid))
@@ -277,9 +290,37 @@ class RecordDB:
         c.execute("DELETE FROM record_names WHERE user_id = ? AND rid = ?", (user_id, rid))
         c.execute("DELETE FROM records WHERE rid = ?", (rid,))
         c.execute(
-            "UPDATE user_stats SET n = n - 1, total_dl = total_dl - ?, version = version + 1 WHERE user_id = ?",
-            (dl, user_id),
+            "UPDATE user_stats SET n = n - 1, total_dl = total_dl - ?, bytes = bytes - ?, version = version + 1 "
+            "WHERE user_id = ?",
+            (dl, nbytes, user_id),
         )
+
+    @staticmethod
+    def _usage(c: Cursor, user_id: str) -> tuple[int, int]:
+        """(records, bytes) the user's stored records take."""
+        row = c.one("SELECT n, bytes FROM user_stats WHERE user_id = ?", (user_id,))
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def _check_quota(self, user_id: str, before: tuple[int, int], after: tuple[int, int]) -> None:
+        """A one-line ``QuotaError`` when a write took the user past ``quota`` (a write that grows
+        nothing past it - a replacement, a deletion - passes, even over a lowered limit)."""
+        assert self.quota is not None
+        most_records, most_bytes = self.quota
+        if after[0] > most_records and after[0] > before[0]:
+            raise QuotaError(
+                f"this memory is full: {after[0]:,} records would pass the {most_records:,} a user may keep "
+                "(CAIM_MAX_USER_RECORDS); forget some, or ask the deployment for more; nothing was stored"
+            )
+        if after[1] > most_bytes and after[1] > before[1]:
+            raise QuotaError(
+                f"this memory is full: {after[1]:,} bytes of records would pass the {most_bytes:,} a user may keep "
+                "(CAIM_MAX_USER_BYTES); forget some, or ask the deployment for more; nothing was stored"
+            )
+
+    def usage(self, user_id: str) -> tuple[int, int]:
+        """(records, bytes) the user's stored records take (what ``quota`` limits)."""
+        row = self._read("SELECT n, bytes FROM user_stats WHERE user_id = ?", (user_id,))
+        return (int(row[0][0]), int(row[0][1])) if row else (0, 0)
 
     def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
         """Delete this user's records among ``ids``; the vector deletions are queued until applied."""
@@ -289,8 +330,8 @@ class RecordDB:
             return self._remove(c, user_id, list(dict.fromkeys(ids)), tombstone=True)
 
     def forget_user(self, user_id: str) -> int:
-        """Delete every record, index row, statistic and job of the user; the vector deletions are
-        queued until applied. Returns how many records were deleted."""
+        """Delete every record, index row, statistic, job and learned ontology term of the user; the
+        vector deletions are queued until applied. Returns how many records were deleted."""
         with self._tx() as c:
             n = c.execute("SELECT count(*) FROM records WHERE user_id = ?", (user_id,)).fetchone()[0]
             c.execute(
@@ -298,7 +339,16 @@ class RecordDB:
                 "ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id",
                 (user_id,),
             )
-            for table in ("postings", "term_df", "record_tags", "record_names", "records", "user_stats", "jobs"):
+            for table in (
+                "postings",
+                "term_df",
+                "record_tags",
+                "record_names",
+                "records",
+                "user_stats",
+                "jobs",
+                "user_terms",
+            ):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return int(n)
 

@@ -603,7 +603,7 @@ class Maintenance:
             rec = self.store.get(self.user_id, fresh.id)
             if rec is None:  # folded into another record meanwhile
                 continue
-            for name in rec.entities:
+            for name in dict.fromkeys(e.value for e in rec.entities):
                 for other in self.store.records_named(self.user_id, name, LINKS_PER_NAME):
                     if other.id == rec.id or other.id in rec.links:
                         continue

@@ -232,3 +232,24 @@ def m004_user_denied(c: Cursor) -> None:
 def m005_records_user_speaker(c: Cursor) -> None:
     """``records_user_speaker``: a user's speakers read one index seek each, not by reading every record."""
     c.execute("CREATE INDEX IF NOT EXISTS records_user_speaker ON records(user_id, speaker)")
+
+
+@migration
+def m006_user_terms(c: Cursor) -> None:
+    """``user_terms``: the ontology terms learned from each user's own words (theirs alone; forgotten with them)."""
+    c.execute(
+        "CREATE TABLE IF NOT EXISTS user_terms (user_id TEXT NOT NULL, term TEXT NOT NULL, parent TEXT NOT NULL, "
+        "seq INTEGER NOT NULL, PRIMARY KEY (user_id, term))"
+    )
+
+
+@migration
+def m007_user_stats_bytes(c: Cursor) -> None:
+    """``user_stats.bytes``: the bytes of each user's stored records (their quota), counted from the records."""
+    if not _has_column(c, "user_stats", "bytes"):
+        c.execute("ALTER TABLE user_stats ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0")
+    size = "octet_length(r.body)" if c.conn.dialect == "postgres" else "length(CAST(r.body AS BLOB))"
+    c.execute(
+        f"UPDATE user_stats SET bytes = (SELECT coalesce(sum({size}), 0) FROM records r "
+        "WHERE r.user_id = user_stats.user_id)"
+    )

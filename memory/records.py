@@ -15,7 +15,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Literal, NotRequired, get_args
 
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 from typing_extensions import TypedDict
 
 from caim.core.errors import InputError
@@ -129,8 +129,10 @@ def participant_name(sender: str) -> str:
 
     >>> participant_name("  Sam  Lee "), participant_name("assistant"), participant_name("")
     ('Sam Lee', 'assistant (chat)', 'someone')
+    >>> check_speaker(participant_name("x" * 56 + " Lee")) == "x" * 56
+    True
     """
-    name = "".join(c for c in " ".join(sender.split()) if c.isprintable())[: MAX_SPEAKER - 7] or "someone"
+    name = "".join(c for c in " ".join(sender.split()) if c.isprintable())[: MAX_SPEAKER - 7].rstrip() or "someone"
     return f"{name} (chat)" if name.casefold() in (USER, ASSISTANT) else name
 
 
@@ -158,6 +160,46 @@ class SourceTurn(BaseModel):
     def who(self) -> str:
         """Who said it, as a source line names them: ``user``, ``assistant`` or the participant."""
         return self.speaker or self.role
+
+
+#: What a record's entity is: a job, an employer, a place, a person, a pet (``caim.memory.text.entities``),
+#: or a ``name`` the record holds whose kind code does not tell (and every entity of a record stored
+#: before entities were typed).
+EntityKind = Literal["job", "employer", "place", "person", "pet", "name"]
+#: Longest entity value kept (characters).
+MAX_ENTITY = 120
+#: Most entities a record keeps.
+MAX_ENTITIES = 24
+
+
+class RecordEntity(BaseModel):
+    """Something of a person's life a record names: its ``kind``, the ``value`` as said, the
+    ``relation`` (a person's to its holder, "sister"; a pet's animal, "dog"; a place's tie, "home",
+    "work", "origin", "travel") and its ``holder``: "" for the user, else the person whose it is (a
+    participant by name, or a relation: "sister", "Sam's sister").
+
+    >>> RecordEntity.model_validate("Leeds")
+    RecordEntity(kind='name', value='Leeds', relation='', holder='')
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: EntityKind
+    value: str = Field(min_length=1, max_length=MAX_ENTITY)
+    relation: str = Field(default="", max_length=MAX_ENTITY)
+    holder: str = Field(default="", max_length=MAX_ENTITY)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_name(cls, data: object) -> object:
+        """A plain string is a ``name`` (how records stored before entities were typed hold one)."""
+        return {"kind": "name", "value": data.strip()[:MAX_ENTITY]} if isinstance(data, str) else data
+
+    def line(self) -> str:
+        """The entity as a person reads it: "job: chemistry teacher", "person: Clara (sister)",
+        "place: Lisbon (home, of Clara)"."""
+        notes = ", ".join(x for x in (self.relation, f"of {self.holder}" if self.holder else "") if x)
+        return f"{self.kind}: {self.value}" + (f" ({notes})" if notes else "")
 
 
 class HistoryEntry(BaseModel):
@@ -196,7 +238,7 @@ class MemoryRecord(BaseModel):
     user_id: str
     thought: str
     kind: RecordKind = "thought"
-    tags: list[str] = Field(min_length=1, max_length=3)
+    tags: list[str] = Field(max_length=3)  # none when the category is unsure: no tag rather than a wrong one
     event_time: datetime
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
@@ -205,7 +247,9 @@ class MemoryRecord(BaseModel):
     superseded_by: str | None = None
     supersedes: list[str] = Field(default_factory=list)
     links: list[str] = Field(default_factory=list)
-    entities: list[str] = Field(default_factory=list)
+    #: What the record names of a person's life (``RecordEntity``); a plain string, as records stored
+    #: before entities were typed hold them, is read as a ``name``.
+    entities: list[RecordEntity] = Field(default_factory=list)
     #: Who said the words the record keeps: ``USER``, ``ASSISTANT`` or a participant's name ("" on
     #: records stored before speakers were kept: the user's).
     speaker: str = Field(default="", max_length=MAX_SPEAKER)
@@ -221,6 +265,14 @@ class MemoryRecord(BaseModel):
     #: For a task the user worked on (``caim.memory.intents``): its intent unit; ``None`` otherwise.
     intent: IntentUnit | None = None
     _uncovered: tuple[tuple, tuple[str, ...]] | None = PrivateAttr(default=None)
+
+    @field_validator("entities", mode="before")
+    @classmethod
+    def _known(cls, value: object) -> object:
+        """At most ``MAX_ENTITIES``, blank legacy names left out (an old store or export still loads)."""
+        if not isinstance(value, list):
+            return value
+        return [e for e in value if not (isinstance(e, str) and not e.strip())][:MAX_ENTITIES]
 
     @property
     def current(self) -> bool:

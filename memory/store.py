@@ -35,6 +35,7 @@ from caim.memory.locks import UserLocks
 from caim.memory.profile import Profile, parse_profile, profile_key
 from caim.memory.records import MemoryRecord, SourceTurn
 from caim.memory.sql import Postgres
+from caim.memory.terms import TermBook
 from caim.memory.vectors import BATCH as VECTOR_BATCH
 from caim.memory.vectors import VectorIndex
 
@@ -105,18 +106,22 @@ class MemoryStore:
         namespace: str = "caim",
         check_embedder: bool = True,
         replace_damaged_index: bool = False,
+        quota: tuple[int, int] | None = None,
     ):
         """Embedded: a database file and a Chroma directory in ``data_dir`` (``None``: in memory).
         Shared: ``database_url`` (PostgreSQL) and ``chroma_url`` (a Chroma server), both needed so
         that every worker sees the same records and vectors; ``namespace`` separates deployments.
         ``check_embedder=False`` opens a store whose records another model embedded (to re-embed it).
         ``replace_damaged_index``: an embedded Chroma directory that cannot be opened is removed and
-        started again empty, for ``reindex`` to fill (without it: a one-line ``StorageError``)."""
+        started again empty, for ``reindex`` to fill (without it: a one-line ``StorageError``).
+        ``quota``: the most (records, bytes of records) a user may keep; a write past either is a
+        one-line ``QuotaError`` and stores nothing (``None``: no limit)."""
         root = Path(data_dir) if data_dir is not None else None
         if database_url and not chroma_url and root is not None:
             raise StorageError("CAIM_DATABASE_URL needs CAIM_CHROMA_URL too (a vector index every worker shares)")
         self.embedder = embedder
         self.db = RecordDB(root / DB_FILE if root is not None else None, url=database_url, namespace=namespace)
+        self.db.quota = quota
         try:
             self.vectors = VectorIndex(
                 root / CHROMA_DIR if root is not None else None,
@@ -139,6 +144,8 @@ class MemoryStore:
         self._closed = False
         #: The durable queue of ended sessions waiting for post-thinking.
         self.queue = JobQueue(self.db)
+        #: The ontology terms learned from each user's words.
+        self.terms = TermBook(self.db)
         self.locks = UserLocks(root / "locks" if root is not None else None)
         if check_embedder:
             self._check_embedder()
@@ -323,8 +330,8 @@ class MemoryStore:
         self.db.compact()
 
     def forget_user(self, user_id: str) -> int:
-        """Delete every record of the user, in the database and the vector index, and compact the
-        database so no forgotten text is left in its files."""
+        """Delete every record of the user (and the ontology terms learned from their words), in the
+        database and the vector index, and compact the database so no forgotten text is left in its files."""
         n = self.db.forget_user(user_id)
         self.db.set_meta(profile_key(user_id), "")
         with self._index_lock:
@@ -443,6 +450,10 @@ class MemoryStore:
     def list(self, user_id: str) -> list[MemoryRecord]:
         """Every record of the user, oldest first, in one list (``iter`` pages instead)."""
         return list(self.db.iter_user(user_id))
+
+    def usage(self, user_id: str) -> tuple[int, int]:
+        """(records, bytes of records) the user keeps: what the quota limits."""
+        return self.db.usage(user_id)
 
     def count(self, user_id: str) -> int:
         """How many records the user has (0 for an unknown user)."""

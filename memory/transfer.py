@@ -1,16 +1,31 @@
 """Export and import of a user's memories: every record with its times, validity, links, history and vector.
 
 ``export_lines`` streams the export as JSON text, one record a line, so a user with 100k records
-is exported in constant memory; the user's profile follows the records. Format 2 carries each
-record's vector as the store holds it (float16, base64) with the digest of the text it embeds, and
-the head names the embedder (name and version). ``import_records`` restores an export into a user:
-into the same user (a restore, a migration to another store) every id is kept; into another user
-of the same store ids are derived from the old ones. Either way importing twice adds nothing, and a
-record already stored as the export has it is not written again (an import stopped half way is
-finished by importing the same file again). An export's vectors are reused when the store embeds
-with the same embedder; otherwise, and for a vector that is damaged or does not match its record,
-the record is embedded again (such a vector is never stored). ``read_export`` reads a large export
-file as a stream (bounded memory); ``import_records`` writes it ``BATCH`` records at a time.
+is exported in constant memory; the user's profile and the ontology terms learned from their words
+follow the records. Format 2 carries each record's vector as the store holds it (float16, base64)
+with the digest of the text it embeds, and the head names the embedder (name and version).
+``import_records`` restores an export into a user: into the same user (a restore, a migration to
+another store) every id is kept; into another user of the same store ids are derived from the old
+ones. Either way importing twice adds nothing, an export of well-formed records comes back exactly
+as it was, and a record already stored as the export has it is not written again (an import
+stopped half way is finished by importing the same file again). An export's vectors are reused
+when the store embeds with the same embedder; otherwise, and for a vector that is damaged or does
+not match its record, the record is embedded again (such a vector is never stored). ``read_export``
+reads a large export file as a stream (bounded memory); ``import_records`` writes it ``BATCH``
+records at a time.
+
+Every record is checked before any is written: at most ``limit`` records; each a memory record whose
+ids (its own, those it supersedes, links and names in its history) are ids as the store makes them
+(``caim.core.checks.is_record_id``), whose tags have an ontology term's shape (``is_tag``) and whose
+speakers (its own, its source turns') are speakers (``caim.memory.records.check_speaker``; none, as in
+an export from before speakers were kept, is the user), so no field of it can carry markup or a line
+of its own into what a surface prints; an id another user's record holds is "no such memory" of
+this user, as on every other path; the learned terms are well-formed; the records new to the user
+fit in their quota. A record refused names itself in one line (its place in the file and its id,
+quoted) and nothing of the import is stored (a streamed file is read twice: checked, then
+written). An import never makes an older version current again:
+a record the store (or the file) holds a newer version of - one that supersedes it or merged it - is
+written closed, valid until that version began, superseded by it.
 """
 
 from __future__ import annotations
@@ -19,19 +34,22 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import astuple, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 from pydantic import ValidationError
 
+from caim.core.checks import is_record_id, is_tag
 from caim.core.embeddings import embedder_version
-from caim.core.errors import CaimError, InputError
+from caim.core.errors import CaimError, InputError, QuotaError
 from caim.memory.profile import Profile
-from caim.memory.records import MemoryRecord, stable_id, utcnow
+from caim.memory.records import MAX_SPEAKER, MemoryRecord, as_aware, check_speaker, stable_id, utcnow
 from caim.memory.store import MemoryStore
+from caim.memory.terms import MAX_USER_TERMS
 
 #: The format ``export_lines`` writes: 1 (records only) and 2 (records with their vectors) are read.
 FORMAT = 2
@@ -56,6 +74,8 @@ def export_lines(
     user_id: str,
     profile: Profile | None = None,
     embedder: str | None = None,
+    *,
+    terms: Sequence[tuple[str, str]] = (),
 ) -> Iterator[str]:
     """The export of ``user_id``'s ``records`` and ``profile`` as pieces of one JSON document.
 
@@ -66,6 +86,7 @@ def export_lines(
         user_id: Whose records.
         profile: The user's profile (none: left out).
         embedder: The name of the embedder that made the vectors (pairs only).
+        terms: The ontology terms learned from the user's words, (parent, term) (``MemoryStore.terms``).
 
     Returns:
         The pieces, one record a line.
@@ -82,6 +103,8 @@ def export_lines(
             line = f'{line[:-1]}, "vector": {{"of": "{text_digest(rec.embedded_text())}", "f16": "{packed}"}}}}'
         yield ("," if i else "") + "\n" + line
     tail = f', "profile": {profile.model_dump_json()}' if profile is not None and not profile.empty else ""
+    if terms:
+        tail += ', "terms": ' + json.dumps([{"parent": p, "term": t} for p, t in terms], ensure_ascii=False)
     yield f"\n]{tail}}}\n"
 
 
@@ -95,6 +118,13 @@ class Export:
     memories: Iterable[Any]
     total: int | None = None
     _reader: Any = field(default=None, repr=False)
+    #: For a streamed export: the same file read again from its start (an import reads it twice).
+    reopen: Callable[[], Export] | None = field(default=None, repr=False)
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the memories are read from a file as they are iterated (once)."""
+        return self._reader is not None
 
     def close(self) -> None:
         """Close the file a streamed export is read from."""
@@ -134,7 +164,7 @@ def read_export(path: Path | str, stream_from: int = STREAM_FROM) -> Export:
     except BaseException:
         reader.close()
         raise
-    return Export(head, memories, _lines(p), reader)
+    return Export(head, memories, _lines(p), reader, partial(read_export, p, stream_from))
 
 
 def _lines(path: Path) -> int:
@@ -304,6 +334,108 @@ def _vector(item: dict[str, Any], rec: MemoryRecord, dims: int) -> np.ndarray | 
     return vec
 
 
+def _shown(rid: object) -> str:
+    """A value as a refusal names it: a JSON string, clipped, on one line, its angle brackets escaped
+    (it can open no tag of a page or prompt the refusal is shown in)."""
+    return json.dumps(str(rid)[:40], ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _checked(i: int, item: Any, user_id: str, new: Callable[[str], str]) -> MemoryRecord:
+    """Record ``i`` (from 0) of an import as ``user_id``'s, its ids renamed by ``new``; a one-line
+    ``InputError`` naming it when it is no memory record, or an id or tag breaks the rules."""
+    where = f"record {i + 1} of the import"
+    if not isinstance(item, dict):
+        raise InputError(f"{where} is not a memory record (a JSON object)")
+    try:
+        rec = MemoryRecord.model_validate({**item, "user_id": user_id})
+    except (ValidationError, TypeError) as exc:
+        first: Mapping[str, Any] = exc.errors(include_url=False)[0] if isinstance(exc, ValidationError) else {}
+        loc = ".".join(str(p) for p in first.get("loc", ())) or "record"
+        raise InputError(
+            f"{where} (id {_shown(item.get('id', ''))}) is not a memory record ({loc}: {first.get('msg', exc)})"
+        ) from None
+    where += f" (id {_shown(rec.id)})"
+    ids = [rec.id, *([rec.superseded_by] if rec.superseded_by else []), *rec.supersedes, *rec.links]
+    ids += [o for h in rec.history for o in h.others]
+    bad = next((x for x in ids if not is_record_id(x)), None)
+    if bad is not None:
+        raise InputError(
+            f"{where}: {_shown(bad)} is no memory id (ids are 32 lowercase hexadecimal characters, as caim makes them)"
+        )
+    tag = next((t for t in rec.tags if not is_tag(t)), None)
+    if tag is not None:
+        raise InputError(
+            f"{where}: tag {_shown(tag)} is no ontology term (a lowercase letter, then lowercase letters, digits, "
+            "_ or -, at most 32)"
+        )
+    _check_speakers(where, rec)
+    return _renamed(rec, new)
+
+
+def _check_speakers(where: str, rec: MemoryRecord) -> None:
+    """Refuse a record whose speaker, or a source turn's, is no speaker (``check_speaker``); an empty
+    one (a record exported before speakers were kept) is the user's, as it is in the store."""
+    for who in (rec.speaker, *(s.speaker for s in rec.sources)):
+        if who:
+            try:
+                check_speaker(who)
+            except InputError:
+                raise InputError(
+                    f'{where}: speaker {_shown(who)} is no speaker ("user", "assistant" or a participant\'s name: '
+                    f"at most {MAX_SPEAKER} printable characters on one line)"
+                ) from None
+
+
+def _newer_versions(records: Iterable[MemoryRecord]) -> dict[str, tuple[str, Any]]:
+    """Per record id, the newer version of it ``records`` hold (id, when it began): a record that
+    supersedes it or merged it, or - for a closed record - the one it names as its successor."""
+    newer: dict[str, tuple[str, Any]] = {}
+    for rec in records:
+        began = rec.valid_from or rec.event_time
+        for old in rec.supersedes:
+            newer.setdefault(old, (rec.id, began))
+        for h in rec.history:
+            if h.change == "merged":
+                for old in h.others:
+                    newer.setdefault(old, (rec.id, h.at))
+        if rec.valid_until is not None and rec.superseded_by:
+            newer[rec.id] = (rec.superseded_by, rec.valid_until)
+    return newer
+
+
+def _kept_closed(rec: MemoryRecord, newer: dict[str, tuple[str, Any]]) -> MemoryRecord:
+    """``rec`` closed when a newer version of it exists (see ``_newer_versions``); as it is otherwise."""
+    found = newer.get(rec.id)
+    if found is None or not rec.current or found[0] == rec.id:
+        return rec
+    successor, since = found
+    until = max(as_aware(since), as_aware(rec.valid_from or rec.event_time))
+    return rec.model_copy(update={"valid_until": until, "superseded_by": successor})
+
+
+def import_terms(head: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The learned ontology terms an export's head holds (``Export.head``; a streamed export's once
+    its records were read) as (parent, term), or a one-line ``InputError`` when they are malformed
+    (each ``{"parent": "category" or "category/subcategory", "term": "word"}``)."""
+    raw = head.get("terms")
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or len(raw) > MAX_USER_TERMS:
+        raise InputError(f"the import's terms must be a list of at most {MAX_USER_TERMS} {{parent, term}} objects")
+    out = []
+    for i, t in enumerate(raw):
+        parent = t.get("parent") if isinstance(t, dict) else None
+        term = t.get("term") if isinstance(t, dict) else None
+        parts = parent.split("/") if isinstance(parent, str) else []
+        if not is_tag(term) or not 1 <= len(parts) <= 2 or not all(is_tag(p) for p in parts):
+            raise InputError(
+                f'term {i + 1} of the import is no ontology term: each is {{"parent": "category" or '
+                '"category/subcategory", "term": "word"} in lowercase letters'
+            )
+        out.append((str(parent), str(term)))
+    return out
+
+
 @dataclass
 class _Batch:
     """Records read from an export and not yet written, with their reusable vectors."""
@@ -312,37 +444,62 @@ class _Batch:
     vectors: list[np.ndarray | None] = field(default_factory=list)
 
 
+@dataclass
+class _Checked:
+    """What checking an export found: its records (kept for the writing pass unless the export can
+    be read again from its file), how many there are, the ids of their records, the newer versions
+    the file holds, and the bytes of its records."""
+
+    records: list[tuple[MemoryRecord, Any]] = field(default_factory=list)
+    count: int = 0
+    ids: list[str] = field(default_factory=list)
+    newer: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    bytes: int = 0
+
+
 def import_records(
     store: MemoryStore,
     user_id: str,
     data: dict[str, Any] | list[Any] | Export,
     keep: Callable[[MemoryRecord], bool] | None = None,
     progress: Progress | None = None,
+    *,
+    limit: int | None = None,
 ) -> Imported:
-    """Write the export's records under ``user_id`` (replacing records with the same id), ``BATCH``
-    at a time; returns how many were added, updated, already stored as the export has them (left
-    alone) and refused (``Imported``).
+    """Check every record of the export (see the module docstring), then write them under
+    ``user_id`` (replacing records with the same id) ``BATCH`` at a time; returns how many were
+    added, updated, already stored as the export has them (left alone) and refused (``Imported``).
 
-    A malformed record stops the import with a one-line error before anything of its batch is
-    written. ``keep``: records it refuses (e.g. outside the user's privacy bounds) are left out.
-    ``progress(done, total)`` is called after each batch (``total``: ``None`` when unknown)."""
+    ``keep``: records it refuses (e.g. outside the user's privacy bounds) are left out. ``limit``: the
+    most records one import may hold (``None``: no limit). ``progress(done, total)`` is called after
+    each batch written (``total``: ``None`` when unknown). A refusal is a one-line ``InputError``
+    (``QuotaError`` past a limit) and nothing is written."""
     export = as_export(data)
-    source = export.head.get("user_id") if isinstance(export.head, dict) else None
     version = export.head.get("format", 1)
     if isinstance(version, int) and version > FORMAT:
         raise CaimError(f"this export is of format {version}, written by a newer caim (this one reads up to {FORMAT})")
+    source = export.head.get("user_id")
     new = _renamer(store, user_id, str(source) if source is not None else None)
+    checked = _check(store, user_id, export, new, limit)
+    newer = _newer_versions(store.iter(user_id)) if checked.count else {}
+    for old, found in checked.newer.items():
+        newer.setdefault(old, found)
+    if export.reopen is not None:
+        again = export.reopen()
+        items: Iterable[tuple[MemoryRecord, Any]] = (
+            (_checked(i, item, user_id, new), item) for i, item in enumerate(again.memories)
+        )
+    else:
+        again, items = export, checked.records
     dims = store.dims() if _reusable(store, export.head) else 0
     done, seen = Imported(), 0
     batch = _Batch()
     try:
-        for i, item in enumerate(export.memories):
-            seen = i + 1
-            rec = _parsed(item, i, user_id, new)
+        for seen, (rec, item) in enumerate(items, 1):
             if keep is not None and not keep(rec):
                 done += Imported(refused=1)
                 continue
-            batch.records.append(rec)
+            batch.records.append(_kept_closed(rec, newer))
             batch.vectors.append(_vector(item, rec, dims) if dims and isinstance(item, dict) else None)
             if len(batch.records) >= BATCH:
                 done += _write(store, user_id, batch)
@@ -351,17 +508,73 @@ def import_records(
                     progress(seen, export.total)
         done += _write(store, user_id, batch)
     finally:
-        export.close()
+        again.close()
     if progress is not None:
         progress(seen, seen)
     return done
 
 
-def _parsed(item: Any, i: int, user_id: str, new: Callable[[str], str]) -> MemoryRecord:
+def _check(store: MemoryStore, user_id: str, export: Export, new: Callable[[str], str], limit: int | None) -> _Checked:
+    """Every record of ``export`` checked (kept unless it can be read again), then the learned terms, the
+    foreign ids and the user's quota; the first refusal raised."""
+    found = _Checked()
     try:
-        return _renamed(MemoryRecord.model_validate({**item, "user_id": user_id}), new)
-    except (ValidationError, TypeError) as exc:
-        raise CaimError(f"record {i + 1} of the import is not a memory record ({str(exc).splitlines()[0]})") from None
+        for i, item in enumerate(export.memories):
+            if limit is not None and i >= limit:
+                raise QuotaError(
+                    f"the import holds more than {limit:,} records; at most {limit:,} are taken at once "
+                    "(CAIM_MAX_IMPORT_RECORDS): split the file; nothing was stored"
+                )
+            rec = _checked(i, item, user_id, new)
+            found.count += 1
+            found.ids.append(rec.id)
+            found.bytes += len(rec.model_dump_json().encode())
+            for old, newer in _newer_versions([rec]).items():
+                found.newer.setdefault(old, newer)
+            if export.reopen is None:
+                found.records.append((rec, item))
+    finally:
+        if export.streamed:
+            export.close()
+    import_terms(export.head)
+    _check_owners(store, user_id, found.ids)
+    _check_room(store, user_id, found)
+    return found
+
+
+def _check_owners(store: MemoryStore, user_id: str, ids: list[str]) -> None:
+    """Refuse an import naming a record another user holds: "no such memory" of this user."""
+    place = {rid: i for i, rid in reversed(list(enumerate(ids)))}
+    for start in range(0, len(ids), BATCH):
+        for rid, owner in store.db.owners(ids[start : start + BATCH]).items():
+            if owner != user_id:
+                raise InputError(
+                    f"record {place[rid] + 1} of the import (id {_shown(rid)}): no such memory of this user to "
+                    "restore; ids are kept only for the user's own memories"
+                )
+
+
+def _check_room(store: MemoryStore, user_id: str, found: _Checked) -> None:
+    """Refuse an import whose records new to the user would take them past their quota (the record
+    database refuses each write past it too: this says so before the first batch is written)."""
+    if store.db.quota is None or not found.ids:
+        return
+    most_records, most_bytes = store.db.quota
+    held: set[str] = set()
+    for start in range(0, len(found.ids), BATCH):
+        held.update(store.db.owners(found.ids[start : start + BATCH]))
+    fresh = len(set(found.ids) - held)
+    records, size = store.usage(user_id)
+    if fresh and records + fresh > most_records:
+        raise QuotaError(
+            f"this memory is full: {records + fresh:,} records would pass the {most_records:,} a user may keep "
+            "(CAIM_MAX_USER_RECORDS); forget some, or ask the deployment for more; nothing was stored"
+        )
+    if fresh and size + found.bytes * fresh // max(found.count, 1) > most_bytes:
+        raise QuotaError(
+            f"this memory is full: the import's records would pass the {most_bytes:,} bytes a user may keep "
+            "(CAIM_MAX_USER_BYTES); forget some, or ask the deployment for more; nothing was stored"
+        )
 
 
 def _write(store: MemoryStore, user_id: str, batch: _Batch) -> Imported:
@@ -370,9 +583,6 @@ def _write(store: MemoryStore, user_id: str, batch: _Batch) -> Imported:
     if not batch.records:
         return Imported()
     ids = [r.id for r in batch.records]
-    for rid, owner in store.db.owners(ids).items():
-        if owner != user_id:
-            raise CaimError(f"record {rid} of the import belongs to another user of this store; export that user first")
     stored = store.db.bodies(user_id, ids)
     last = {r.id: i for i, r in enumerate(batch.records)}  # an id given twice: its last record counts
     todo = [
@@ -406,4 +616,13 @@ def imported_profile(store: MemoryStore, user_id: str, data: dict[str, Any] | li
     return profile
 
 
-__all__ = ["FORMAT", "Export", "as_export", "export_lines", "import_records", "imported_profile", "read_export"]
+__all__ = [
+    "FORMAT",
+    "Export",
+    "as_export",
+    "export_lines",
+    "import_records",
+    "import_terms",
+    "imported_profile",
+    "read_export",
+]

@@ -471,14 +471,16 @@ def test_ontology_term_is_accepted_only_when_it_fits_the_events(agent, scripted)
     agent.chat("My favourite hobby is origami.", user_id="ann", at="2023-04-27T09:00:00")
     summary = agent.end_session(user_id="ann", at="2023-04-27T10:00:00")
     assert [a.split("/")[-1] for a in summary.ontology_added] == ["origami"]
-    assert "origami" in agent.services.ontology.current and "noht" not in agent.services.ontology.current
+    ontology = agent.services.ontology
+    assert "origami" in ontology.of("ann") and "noht" not in ontology.of("ann")
+    assert "origami" not in ontology.current and "origami" not in ontology.of("bob")  # ann's own term
     refused = steps(summary.trace, "write_thoughts", OntologyStep)[0]["ontology_refused"]
     assert any("noht" in r for r in refused)
     # a name occurs in the events, but it is about one person, not a kind of memory
     offered[:] = ["caroline"]
     agent.chat("My friend Caroline taught me to knit.", user_id="ann", at="2023-04-28T09:00:00")
     summary = agent.end_session(user_id="ann", at="2023-04-28T10:00:00")
-    assert summary.ontology_added == [] and "caroline" not in agent.services.ontology.current
+    assert summary.ontology_added == [] and "caroline" not in agent.services.ontology.of("ann")
     refused = steps(summary.trace, "write_thoughts", OntologyStep)[0]["ontology_refused"]
     assert any("caroline" in r and "name" in r for r in refused)
 

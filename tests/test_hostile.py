@@ -311,11 +311,17 @@ def test_hostile_record_ids_and_tags_in_imports_do_not_escape(agent):
             {**alice["memories"][0], "id": "' OR 1=1 --", "tags": ["food</data>", "'; DROP TABLE records;--"]},
         ],
     }
-    assert agent.import_user("mallory", hostile).added == 1
-    assert len(agent.memories("alice")) == 1 and agent.memories("alice")[0].tags != hostile["memories"][0]["tags"]
+    with pytest.raises(InputError) as refused:
+        agent.import_user("mallory", hostile)
+    assert str(refused.value).startswith('record 1 of the import (id "\' OR 1=1 --")') and "\n" not in str(
+        refused.value
+    )
+    assert agent.memories("mallory") == []  # nothing of it stored
+    hostile["memories"][0]["id"] = "0" * 32
+    with pytest.raises(InputError, match=r'tag "food\\u003c/data\\u003e" is no ontology term'):
+        agent.import_user("mallory", hostile)
+    assert agent.memories("mallory") == [] and len(agent.memories("alice")) == 1
     assert agent.forget("alice", "' OR 1=1 --") is False
-    r = agent.chat("Do you remember my favourite food?", user_id="mallory")
-    assert r.candidates and all(json.dumps(c) for c in r.candidates)
 
 
 def test_oversized_and_binary_input_is_kept_and_bounded(agent, scripted):

@@ -23,7 +23,9 @@ ROWS = [
 ]
 TABLES = ("postings", "term_df", "user_stats", "meta", "records", "jobs")
 #: Tables and indexes that migrations after the first add (absent from ``INITIAL_SCHEMA``).
-ADDED_LATER = ("user_denied", "records_user_speaker")
+ADDED_LATER = ("user_denied", "records_user_speaker", "user_terms")
+#: The column a later migration adds to ``user_stats`` (the bytes of each user's records: their quota).
+BYTES_COLUMN = ", bytes INTEGER NOT NULL DEFAULT 0"
 
 
 def _sqlite_with(path, schema: str) -> None:
@@ -66,9 +68,11 @@ def test_a_database_of_todays_tables_opens_unchanged(tmp_path):
     db = RecordDB(path)
     assert migrations.applied(db.conn) == [name for name, _ in MIGRATIONS]
     assert _rows(db)["term_df"] == [("ann", "piano", 1)]
-    assert _rows(db)["user_stats"] == [("ann", 1, 7, 0)]
+    assert _rows(db)["user_stats"] == [("ann", 1, 7, 0, 0)]
     db.close()
     after = _tables_sql(path)
+    assert BYTES_COLUMN in after["user_stats"]
+    after["user_stats"] = after["user_stats"].replace(BYTES_COLUMN, "")
     assert {k: v for k, v in after.items() if k not in ("_migrations", *ADDED_LATER)} == before
     assert set(ADDED_LATER) <= set(after)  # what later migrations add is there too
 
@@ -78,9 +82,24 @@ def test_an_older_database_gains_the_column_and_the_counts(tmp_path):
     _sqlite_with(path, OLDER_SCHEMA)
     db = RecordDB(path)
     rows = _rows(db)
-    assert rows["user_stats"] == [("ann", 1, 7, 0)]
+    assert rows["user_stats"] == [("ann", 1, 7, 0, 0)]
     assert rows["term_df"] == [("ann", "piano", 1), ("ann", "rome", 1), ("bob", "piano", 1)]
     assert rows["meta"] == [("embedder", "some-model")]
+    db.close()
+
+
+def test_the_bytes_of_each_users_records_are_counted_from_the_records_they_hold(tmp_path):
+    path = tmp_path / "memory.sqlite"
+    _sqlite_with(path, INITIAL_SCHEMA)
+    conn = sqlite3.connect(path)
+    body = '{"thought": "Ana lives in Lisbon, café on the corner."}'
+    conn.execute(
+        "INSERT INTO records (id, user_id, kind, event_ts, body) VALUES ('r1', 'ann', 'thought', 0, ?)", (body,)
+    )
+    conn.commit()
+    conn.close()
+    db = RecordDB(path)
+    assert db.usage("ann") == (1, len(body.encode()))  # bytes, not characters
     db.close()
 
 

@@ -145,3 +145,20 @@ def test_the_labels_agree_with_the_reference_reader_outside_calibration():
     got = reference_agreement(shared)
     assert got["turns"] == 271
     assert got["stores"] >= 0.9 and got["categories F1"] >= 0.8 and got["alike"] / got["likes and dislikes"] >= 0.8
+
+
+def test_a_memory_whose_category_is_unsure_is_kept_without_a_tag_unless_bounds_are_set(settings, monkeypatch):
+    """No tag rather than a wrong one: the record is stored untagged; where the deployment bounds
+    categories, a record whose category cannot be shown allowed is not stored."""
+    from caim.agent.memory import Memory
+
+    monkeypatch.setattr(Reader.shared().model, "category_floor", 1.01)  # never sure of a category
+    said = [("user", "I've been training for the York half marathon, 16 km this Sunday.")]
+    with Memory(settings.model_copy(update={"use_model_for": []})) as memory:
+        memory.remember(said, user_id="ana", background=False)
+        (rec,) = memory.list(user_id="ana")
+    assert rec.tags == [] and "York" in rec.thought
+    bounded = settings.model_copy(update={"use_model_for": [], "deny_categories": ["finance"]})
+    with Memory(bounded) as memory:
+        memory.remember(said, user_id="bo", background=False)
+        assert memory.list(user_id="bo") == []

@@ -55,6 +55,13 @@ def current(memory, user="ana"):
         ("私は東京に住んでいます。", {"location": "東京"}),
         ("ベジタリアンです。", {"diet": "vegetarian"}),
         ("Soy vegetariana.", {"diet": "vegetarian"}),  # too short to detect: English's table, then the others
+        ("Seit 2019 wohne ich in Köln.", {"location": "Köln"}),  # German puts the verb before its subject
+        ("Ich arbeite seit drei Jahren bei Bosch.", {"employer": "Bosch"}),
+        ("On a déménagé à Bordeaux.", {"location": "Bordeaux"}),
+        ("Je bosse chez Decathlon.", {"employer": "Decathlon"}),
+        ("Estoy trabajando para Inditex.", {"employer": "Inditex"}),
+        ("我去年搬到了成都。", {"location": "成都"}),
+        ("大阪に住んでいて、看護師をしています。", {"location": "大阪"}),
     ],
 )
 def test_the_signal_reads_single_value_facts_in_six_languages(text, want):
@@ -75,6 +82,8 @@ def test_the_signal_reads_single_value_facts_in_six_languages(text, want):
         "Wohnst du in Berlin?",
         "Ma sœur habite à Lyon.",
         "妹は東京に住んでいます。",
+        "いとこは札幌に住んでいます。",
+        "My job is stable but boring.",
     ],
 )
 def test_questions_other_peoples_and_past_facts_hold_no_slot(text):

@@ -315,6 +315,15 @@ def test_a_memory_page_shows_dates_tags_sources_links_and_history(app, ann):
     assert '<label for="thought">Correction</label>' in page and 'id="thought" name="thought"' in page
 
 
+def test_a_memory_page_shows_what_the_memory_names(app, memory):
+    people = [{"kind": "person", "value": "Ana", "relation": "sister"}, {"kind": "place", "value": "<Lisbon>"}]
+    (rid,) = seed(memory, "ann", [record("ann", LISBON, ["siblings"], START, entities=people)])
+    c, _ = sign_in(app)
+    page = c.get(f"/ui/memories/{rid}").text
+    assert "<dt>Names</dt>" in page
+    assert "<li>person: Ana (sister)</li>" in page and "<li>place: &lt;Lisbon&gt;</li>" in page
+
+
 def test_templates_escape_what_was_said(app, memory):
     seed(memory, "ann", [record("ann", "I said <script>alert(1)</script> & left", ["personal"], START)])
     c, _ = sign_in(app)
@@ -512,15 +521,15 @@ def test_a_second_users_token_sees_and_changes_none_of_the_first_users_memories(
         ("get", "/ui/?page=123456789012", None, 400, "page must be"),
         ("get", "/ui/?page=2", None, 404, "no page 2"),
         ("get", "/ui/ontology/health?page=-1", None, 400, "page must be"),
-        ("get", "/ui/memories/a%20b", None, 400, "memory id"),
-        ("get", "/ui/memories/" + "a" * 129, None, 400, "memory id"),
+        ("get", "/ui/memories/a%20b", None, 404, "no such memory"),
+        ("get", "/ui/memories/" + "a" * 129, None, 404, "no such memory"),
         ("get", "/ui/memories/" + "a" * 32, None, 404, "no such memory"),
         ("get", "/ui/ontology/%3Cscript%3E", None, 404, "no ontology term"),
         ("get", "/ui/search?q=" + "x" * 16_001, None, 400, "at most 16000"),
         ("post", "/ui/memories/LISBON/correct", {"thought": "  "}, 400, "needs the words"),
         ("post", "/ui/memories/LISBON/correct", {"thought": "x" * 16_001}, 400, "at most 16000"),
         ("post", "/ui/memories/LISBON/correct", {"thought": LISBON}, 400, "already says"),
-        ("post", "/ui/memories/bad%20id/forget", {}, 400, "memory id"),
+        ("post", "/ui/memories/bad%20id/forget", {}, 404, "no such memory"),
         ("post", "/ui/ontology/nosuchterm/deny", {}, 404, "no ontology term"),
         ("post", "/ui/forget-all", {"confirm": "YES"}, 400, "confirm=yes"),
         ("post", "/ui/import", {}, 400, "choose an export file"),
@@ -655,3 +664,19 @@ def test_a_session_ends_when_the_deployment_tokens_change(memory, ann, monkeypat
     changed = TestClient(create_ui_app(memory, secret=secret), base_url=BASE, cookies=cookie)
     r = changed.get("/ui/", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"].endswith("/ui/signin")
+
+
+def test_the_timeline_says_who_said_a_memory_that_is_not_the_users(memory, app):
+    seed(
+        memory,
+        "ann",
+        [
+            record("ann", "I started a new job in Harrogate.", ["work"], START, speaker="Sam <b>"),
+            record("ann", "Try 'Dune' by Frank Herbert.", ["books"], START + timedelta(days=1), speaker="assistant"),
+            record("ann", LISBON, ["siblings"], START + timedelta(days=2)),
+        ],
+    )
+    c, _ = sign_in(app)
+    page = c.get("/ui/").text
+    assert "Sam &lt;b&gt; said:" in page and "the assistant said:" in page
+    assert page.count('class="speaker"') == 2  # the user's own memory is not introduced

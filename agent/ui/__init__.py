@@ -28,12 +28,16 @@ Contracts:
   ``caim.agent.ui.session``). A bad token is a 401 page. Pages also take ``Authorization: Bearer
   <token>`` (scripts). Without either, a page redirects (303) to the sign-in page and an action is a
   401. With ``auth=False`` one local user is served without sign-in, to loopback ``Host`` names only.
+- **Hosts.** A request for a host the browser does not serve is a 421, one from another site's page
+  (``Origin``) a 403 (``caim.agent.web.HostGuard``, the guard of every server caim starts).
 - **CSRF.** Every state-changing request is a POST whose form carries ``csrf``, an HMAC of the session
   under the browser's secret; without it (or with another session's) the answer is 403 and nothing
   changes. Bearer-token requests need none (another site cannot send the header).
 - **Input.** Ids, terms, page numbers, query text and files are checked before anything is read or
   stored: a bad one is a 4xx page with one line (400; 404 for a memory or term the user does not
-  have - another user's memory included; 413 for a body over the limit). Templates autoescape.
+  have - another user's memory included; 413 for a body over the limit or a write past the user's
+  limits). An import is all or nothing (``caim.memory.transfer``). Templates autoescape; a record id
+  that is not plain travels in URLs as ``~`` and its base64, so every stored record opens.
 - **Paging.** Lists are paged (50 a page) and each page is one query; the charts and per-term counts
   come from one pass over the user's event times and tags (``Memory.overview``).
 """

@@ -8,6 +8,7 @@ caller's user only.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeAlias
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
@@ -29,6 +30,7 @@ from caim.agent.ui.session import COOKIE, Signer, bound, ui_secret
 from caim.agent.web import (
     ASGIApp,
     Guard,
+    HostGuard,
     Message,
     Receive,
     Scope,
@@ -36,11 +38,11 @@ from caim.agent.web import (
     Verify,
     body_limit,
     default_verify,
-    loopback,
     one_line,
+    served_hosts,
 )
-from caim.core.checks import check_user
-from caim.core.errors import CaimError, InputError
+from caim.core.checks import check_user, lookup_id
+from caim.core.errors import CaimError, InputError, QuotaError, argument_error
 from caim.memory.records import POLARITIES, MemoryBrief, MemoryRecord, as_aware
 from caim.ontology import Ontology
 
@@ -54,8 +56,10 @@ SEARCH_K = 20
 DEFAULT_USER = "default"
 #: Largest request body (an import's file, mostly) when neither the caller nor ``CAIM_MAX_BODY_BYTES`` says.
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
-#: What a record id in a URL may look like.
-RECORD_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+#: A value a URL path segment holds as it is (``_segment``).
+PLAIN = re.compile(r"[A-Za-z0-9_.:-]+")
+#: The answer for a memory the caller does not have: another user's, or none at all.
+NO_SUCH = "no such memory"
 #: Longest token the sign-in form takes.
 MAX_TOKEN = 4096
 #: The search signals each column of "why it ranked" sums; every other signal is "other".
@@ -144,32 +148,16 @@ class TermNode:
 
 
 class Shield:
-    """ASGI middleware: adds ``HEADERS`` to every answer; with ``local_only`` (no authentication),
-    refuses a request whose ``Host`` is not a loopback name (another site's page, through a DNS name
-    pointed at 127.0.0.1, must not read the local user's memories)."""
+    """ASGI middleware: adds ``HEADERS`` to every answer (a refusal of ``HostGuard`` within included)."""
 
-    def __init__(self, app: ASGIApp, local_only: bool) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.local_only = local_only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Check the host (when local only), then pass the request on with the headers added."""
+        """Pass the request on with the headers added to its answer."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.local_only:
-            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if not loopback(host):
-                body = b"this memory browser serves its local user on a loopback host only (localhost, 127.0.0.1)\n"
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 421,
-                        "headers": [(b"content-type", b"text/plain; charset=utf-8"), *HEADERS],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
-                return
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -194,7 +182,13 @@ def _day(value: datetime | str) -> str:
 
 
 def _segment(value: str) -> str:
-    return quote(str(value), safe="")
+    """A value as one URL path segment: as it is when it is plain (letters, digits, ``_.:-``), else
+    ``~`` and its UTF-8 in URL-safe base64 - a record id stored before ids were checked may hold a
+    ``/`` or a line break, which no route would match (``record_id`` reads the form back)."""
+    text = str(value)
+    if PLAIN.fullmatch(text):
+        return text
+    return "~" + base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
 def templates() -> Environment:
@@ -257,10 +251,18 @@ def page_number(raw: str) -> int:
 
 
 def record_id(raw: str) -> str:
-    """A record id from a URL, or a 400 ``UIError`` (letters, digits, ``_.:-``; at most 128)."""
-    if not RECORD_ID.fullmatch(raw):
-        raise UIError(400, "a memory id is 1 to 128 letters, digits, '_', '.', ':' or '-'")
-    return raw
+    """A record id from a URL (as ``_segment`` wrote it), or a 404 ``UIError`` "no such memory" when it
+    can name none (``caim.core.checks.lookup_id``) - the answer for another user's id, and for an id
+    that exists nowhere."""
+    if raw.startswith("~"):
+        try:
+            raw = base64.urlsafe_b64decode(raw[1:] + "=" * (-len(raw[1:]) % 4)).decode()
+        except (ValueError, UnicodeDecodeError):
+            raise UIError(404, NO_SUCH) from None
+    found = lookup_id(raw)
+    if found is None:
+        raise UIError(404, NO_SUCH)
+    return found
 
 
 def notice(done: str, n: str, **counts: str) -> str:
@@ -420,6 +422,7 @@ def create_ui(
     user: str = DEFAULT_USER,
     secret: bytes | None = None,
     max_body_bytes: int | None = None,
+    bind: str | None = None,
 ) -> FastAPI:
     """The memory browser, to mount at ``/ui`` (see ``caim.agent.ui``).
 
@@ -434,6 +437,8 @@ def create_ui(
         user: The local user when ``auth`` is False.
         secret: Signs sessions and CSRF tokens (default ``CAIM_UI_SECRET``, else random per process).
         max_body_bytes: Largest request body, an import's file included (default ``CAIM_MAX_BODY_BYTES``, else 16 MiB).
+        bind: The address the server listens on, when known: the hosts it answers follow from it and
+            ``auth`` (``caim.agent.web.served_hosts``; a request for another is a 421).
 
     Returns:
         The app.
@@ -448,7 +453,8 @@ def create_ui(
     browser = Browser(memory, check, user, Signer(signing), limit)
     app = FastAPI(title="caim memory browser", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(Guard, verify=None, max_body=limit)
-    app.add_middleware(Shield, local_only=not auth)
+    app.add_middleware(HostGuard, hosts=served_hosts(auth=auth, bind=bind))
+    app.add_middleware(Shield)
     _errors(app, browser)
     _session_routes(app, browser)
     _page_routes(app, browser)
@@ -472,11 +478,13 @@ def create_ui_app(
     user: str = DEFAULT_USER,
     secret: bytes | None = None,
     max_body_bytes: int | None = None,
+    bind: str | None = None,
 ) -> FastAPI:
     """``caim ui``'s server: the browser (``create_ui``, same arguments) at ``/ui``, ``/`` redirecting
-    there and ``GET /health``."""
-    ui = create_ui(memory, verify=verify, auth=auth, user=user, secret=secret, max_body_bytes=max_body_bytes)
+    there and ``GET /health``; every path behind the same host check (``HostGuard``)."""
+    ui = create_ui(memory, verify=verify, auth=auth, user=user, secret=secret, max_body_bytes=max_body_bytes, bind=bind)
     app = FastAPI(title="caim ui", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(HostGuard, hosts=served_hosts(auth=auth, bind=bind))
 
     @app.get("/")
     def root() -> RedirectResponse:
@@ -504,7 +512,7 @@ def _errors(app: FastAPI, browser: Browser) -> None:
 
     @app.exception_handler(InputError)
     def bad_input(request: Request, exc: InputError) -> Response:
-        return browser.error(request, 400, str(exc))
+        return browser.error(request, 413 if isinstance(exc, QuotaError) else 400, str(exc))
 
     @app.exception_handler(CaimError)
     def failing(request: Request, exc: CaimError) -> Response:
@@ -512,8 +520,7 @@ def _errors(app: FastAPI, browser: Browser) -> None:
 
     @app.exception_handler(RequestValidationError)
     def invalid(request: Request, exc: RequestValidationError) -> Response:
-        parts = [f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg')}" for e in exc.errors()]
-        return browser.error(request, 400, "; ".join(parts) or "invalid request")
+        return browser.error(request, 400, argument_error(exc.errors(), skip=("body", "query", "path", "form")))
 
     @app.exception_handler(StarletteHTTPException)
     def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -621,7 +628,7 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
     def owned(caller: Caller, rid: str) -> MemoryRecord:
         rec = browser.memory.get(record_id(rid), user_id=caller.user)
         if rec is None:
-            raise UIError(404, "no such memory")
+            raise UIError(404, NO_SUCH)
         return rec
 
     @app.get("/memories/{rid}")
@@ -640,7 +647,7 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
             rec=rec,
             history=memory.history(rec.id, user_id=caller.user),
             known=known,
-            ontology=memory.ontology(),
+            ontology=memory.ontology(user_id=caller.user),
         )
 
     @app.post("/memories/{rid}/correct")
@@ -654,7 +661,7 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
     def forget(request: Request, rid: str, csrf: str = Form("")) -> Response:
         caller = browser.action_caller(request, csrf)
         if not browser.memory.forget(record_id(rid), user_id=caller.user):
-            raise UIError(404, "no such memory")
+            raise UIError(404, NO_SUCH)
         return browser.redirect(request, "/", done="forgot")
 
     @app.post("/forget-all")
@@ -667,9 +674,9 @@ def _memory_routes(app: FastAPI, browser: Browser) -> None:
 
 
 def _term_routes(app: FastAPI, browser: Browser) -> None:
-    def known(term: str) -> str:
+    def known(caller: Caller, term: str) -> str:
         try:
-            return browser.memory.check_term(term)
+            return browser.memory.check_term(term, user_id=caller.user)
         except InputError as exc:
             raise UIError(404, str(exc)) from None
 
@@ -677,14 +684,18 @@ def _term_routes(app: FastAPI, browser: Browser) -> None:
         memory = browser.memory
         s = memory.settings
         return term_state(
-            memory.ontology(), term, memory.denied(user_id=caller.user), s.deny_categories, s.allow_categories
+            memory.ontology(user_id=caller.user),
+            term,
+            memory.denied(user_id=caller.user),
+            s.deny_categories,
+            s.allow_categories,
         )
 
     @app.get("/ontology")
     def ontology(request: Request, done: str = "", n: str = "") -> Response:
         caller = browser.page_caller(request)
         memory = browser.memory
-        onto = memory.ontology()
+        onto = memory.ontology(user_id=caller.user)
         overview = memory.overview(user_id=caller.user)
         s = memory.settings
         tree = term_tree(
@@ -705,7 +716,7 @@ def _term_routes(app: FastAPI, browser: Browser) -> None:
     @app.get("/ontology/{term}")
     def term_page(request: Request, term: str, page: str = "1") -> Response:
         caller = browser.page_caller(request)
-        term = known(term)
+        term = known(caller, term)
         number = page_number(page)
         got = browser.memory.page(user_id=caller.user, page=number, per_page=PER_PAGE, under=term)
         if number > got.pages:
@@ -717,7 +728,7 @@ def _term_routes(app: FastAPI, browser: Browser) -> None:
             "term.html",
             title=f"Ontology: {term}",
             term=term,
-            path=browser.memory.ontology().path(term),
+            path=browser.memory.ontology(user_id=caller.user).path(term),
             page=got,
             days=by_day(got.records),
             state=status,
@@ -727,7 +738,7 @@ def _term_routes(app: FastAPI, browser: Browser) -> None:
     @app.post("/ontology/{term}/deny")
     def deny(request: Request, term: str, csrf: str = Form("")) -> Response:
         caller = browser.action_caller(request, csrf)
-        n = browser.memory.deny(known(term), user_id=caller.user)
+        n = browser.memory.deny(known(caller, term), user_id=caller.user)
         return browser.redirect(request, "/ontology", done="denied", n=n, fragment=f"term-{term}")
 
     @app.post("/ontology/{term}/allow")

@@ -60,7 +60,7 @@ class CascadePolicy(CaimPolicy):
         tags: list[str] = []
         expressions: list[str] = []
         if "ltm" in route:
-            ontology = env.svc.ontology.current
+            ontology = env.ontology
             answer = env.structured(
                 "tags", tags_prompt.schema(ontology.tags), tags_prompt.messages(text, ontology.outline())
             )

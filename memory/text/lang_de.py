@@ -1,13 +1,16 @@
 """German: stopwords (after Snowball's list), Snowball stems, and the code signals' words.
 
 German capitalises every noun, so a capitalised word is a name only when no determiner precedes it
-and it has no noun ending (``Signals.noun_capitals``).
+and it has no noun ending (``Signals.noun_capitals``). ``ENTITIES``: the work, places, people and pets
+of the speaker's life (``caim.memory.text.entities``).
 """
 
 from __future__ import annotations
 
+from caim.memory.text import intents_de
 from caim.memory.text.tables import (
     DAYS,
+    EntityWords,
     Language,
     PastTense,
     PolarityWords,
@@ -293,6 +296,8 @@ LANGUAGE = Language(
 )
 
 _ICH_BIN = r"\bich bin (?:jetzt |inzwischen |nun |seit \w+ |schon )?"
+#: Since when, or now ("seit drei Jahren", "jetzt"), between a verb and its value.
+_SINCE = r"(?:jetzt |inzwischen |nun |seit kurzem |seit (?:\w+ ){1,2})?"
 SLOTS = SlotWords(
     patterns=(
         ("name", r"\bmein name ist {v}"),
@@ -301,17 +306,18 @@ SLOTS = SlotWords(
         ("age", r"\b(?:ich|und) bin (?:jetzt |gerade )?{n}(?= jahre\b|\s*[,.;!]|\s*$| und\b)"),
         ("age", r"\bich bin (?:jetzt |gerade )?{n} geworden"),
         ("age", r"\bich werde (?:heute )?{n}(?= jahre\b|\s*[,.;!]|\s*$)"),
-        ("location", r"\b(?:ich wohne|ich lebe|wir wohnen|wir leben) (?:jetzt |inzwischen |nun |seit kurzem )?in {v}"),
+        ("location", r"\b(?:ich wohne|ich lebe|wir wohnen|wir leben) " + _SINCE + "in {v}"),
+        ("location", r"\b(?:wohne|lebe) ich " + _SINCE + "in {v}"),
         (
             "location",
             r"\b(?:ich bin|wir sind) (?:jetzt |gerade |letzten monat |letztes jahr )?(?:nach|in) {v}"
             r"(?= (?:um)?gezogen)",
         ),
-        ("job", r"\bich arbeite (?:jetzt |inzwischen |nun )?als {v}"),
+        ("job", r"\b(?:ich arbeite|arbeite ich) " + _SINCE + "als {v}"),
         ("job", r"\bich bin (?:jetzt |inzwischen |nun )?von beruf {v}"),
         ("job", r"\bmein beruf ist {v}"),
         ("job", r"\bich bin (?:jetzt|inzwischen|nun) (?-i:(?P<value>[A-ZÄÖÜ]\w+))"),
-        ("employer", r"\bich arbeite (?:jetzt |inzwischen |nun )?(?:bei|für) {v}"),
+        ("employer", r"\b(?:ich arbeite|arbeite ich) " + _SINCE + "(?:bei|für) {v}"),
         ("employer", r"\bich bin (?:jetzt )?bei {v}(?= angestellt)"),
     ),
     values=(
@@ -327,4 +333,115 @@ SLOTS = SlotWords(
     ),
     not_values=words("ein eine einer einem einen mein meine meinem meinen meiner unser unsere unserem"),
     articles=words("der die das dem den"),
+)
+
+#: German nominative possessives of the speaker's ("meine Schwester", "unser Hund").
+_MEIN = r"\b(?:mein|meine|unser|unsere)"
+#: ... in any case ("mit meinem Hund").
+_MEINE_ANY = r"\b(?:meine?[mnrs]?|unsere?[mnrs]?)"
+_NOT_THE = r"(?!(?:der|dem|den|die|das|einer|einem|eine|ein) )"
+ENTITIES = EntityWords(
+    mine=(
+        (
+            "job",
+            "",
+            r"\bich bin (?:jetzt |inzwischen |nun |seit \w+ |schon |auch )?"
+            r"(?:gelernte[rs]? |ausgebildete[rs]? |selbstständige[rs]? |freiberufliche[rs]? )?(?:ein |eine )?{job}",
+        ),
+        ("place", "origin", r"\bich (?:komme|stamme) (?:ursprünglich |eigentlich )?aus {v}"),
+        ("place", "origin", r"\bich bin in (?P<value>[^,.;:!?]{1,60}?) (?:aufgewachsen|geboren)"),
+        ("place", "work", r"\bich arbeite (?:jetzt |inzwischen |nun )?in " + _NOT_THE + "{v}"),
+        ("place", "travel", r"\b(?:ich|wir) (?:fahre|fliege|reise|fahren|fliegen|reisen) (?:\w+ ){0,3}?nach {v}"),
+        ("place", "travel", r"\b(?:fahre|fliege|reise) ich (?:\w+ ){0,3}?nach {v}"),
+        ("place", "travel", r"\b(?:fahren|fliegen|reisen) wir (?:\w+ ){0,3}?nach {v}"),
+        (
+            "place",
+            "travel",
+            r"\b(?:ich|wir) (?:bin|sind|war|waren) (?:\w+ ){0,3}?nach (?P<value>[^,.;:!?]{1,60}?)"
+            r" (?:gefahren|geflogen|gereist)",
+        ),
+        ("place", "travel", r"\b(?:urlaub|reise|ferien|trip) (?:in|nach) " + _NOT_THE + "{v}"),
+    ),
+    holder=_MEIN + r"\s+{adj}{rel}(?:\s+{name})?(?:,\s+(?:die|der))?",
+    theirs=(
+        (
+            "job",
+            "",
+            r"\s+(?:ist|wird) (?:jetzt |inzwischen |auch |seit \w+ )?(?:gelernte[rs]? |ausgebildete[rs]? )?"
+            r"(?:ein |eine )?{job}",
+        ),
+        ("job", "", r"\s+arbeitet (?:jetzt |inzwischen |auch )?als {v}"),
+        ("employer", "", r"\s+arbeitet (?:jetzt |inzwischen |auch )?(?:bei|für) {v}"),
+        ("place", "home", r"\s+(?:wohnt|lebt) (?:jetzt |inzwischen |seit \w+ )?in " + _NOT_THE + "{v}"),
+        ("place", "home", r"\s+(?:ist|sind) (?:\w+ ){0,3}?nach (?P<value>[^,.;:!?]{1,60}?) (?:um)?gezogen"),
+        ("place", "origin", r"\s+(?:kommt|stammt) (?:ursprünglich )?aus {v}"),
+    ),
+    job_verbs=((r"\bich unterrichte(?:\s+{v})?", "Lehrkraft für {v}", "Lehrkraft"),),
+    their_job_verbs=((r"\s+unterrichtet(?:\s+{v})?", "Lehrkraft für {v}", "Lehrkraft"),),
+    tails=(("employer", "", r"\bbei {v}"), ("place", "work", r"\bin " + _NOT_THE + "{v}"), ("job", "", r"\bals {v}")),
+    people=(
+        _MEINE_ANY + r"\s+{adj}{rel}\s+{name}",
+        _MEIN + r"\s+{adj}{rel} hei(?:ß|ss)t {name}",
+        r"(?:^|(?<=\s)){name} ist (?:meine?|unsere?) {adj}{rel}\b",
+    ),
+    animals=(
+        _MEINE_ANY + r"\s+{adj}{pet}\s+{name}",
+        r"\b(?:ein|eine|einen|zwei|drei)\s+{adj}{pet},? (?:namens|mit namen) {name}",
+        _MEIN + r"\s+{adj}{pet} hei(?:ß|ss)t {name}",
+        r"\b(?:ein|eine|einen)\s+{adj}{pet}, (?:der|die|das) {name} hei(?:ß|ss)t",
+        r"\b(?:ich|wir) (?:habe|haben|hab|hatte) (?:jetzt |seit \w+ |auch )?(?:einen|eine|ein|zwei|drei|vier)"
+        r"\s+{adj}{pet}",
+        _MEINE_ANY + r"\s+{adj}{pet}(?![^\W_])",
+    ),
+    jobs=words(
+        """lehrer lehrerin lehrkraft krankenpfleger krankenpflegerin krankenschwester pflegekraft pfleger
+        pflegerin arzt ärztin ingenieur ingenieurin entwickler entwicklerin programmierer programmiererin
+        designer designerin anwalt anwältin architekt architektin koch köchin bäcker bäckerin apotheker
+        apothekerin wissenschaftler wissenschaftlerin forscher forscherin professor professorin dozent
+        dozentin manager managerin berater beraterin journalist journalistin redakteur redakteurin fotograf
+        fotografin künstler künstlerin musiker musikerin elektriker elektrikerin klempner installateur
+        schreiner schreinerin tischler tischlerin mechaniker mechanikerin mechatroniker busfahrer
+        busfahrerin taxifahrer taxifahrerin lkw-fahrer pilot pilotin feuerwehrmann feuerwehrfrau polizist
+        polizistin soldat soldatin landwirt landwirtin bibliothekar bibliothekarin übersetzer übersetzerin
+        dolmetscher dolmetscherin therapeut therapeutin psychologe psychologin sozialarbeiter
+        sozialarbeiterin chirurg chirurgin hebamme kellner kellnerin verkäufer verkäuferin kassierer
+        kassiererin sekretärin buchhalter buchhalterin steuerberater steuerberaterin erzieher erzieherin
+        friseur friseurin informatiker informatikerin analyst analystin physiotherapeut physiotherapeutin
+        zahnarzt zahnärztin tierarzt tierärztin altenpfleger altenpflegerin beamter beamtin"""
+    ),
+    compounds=True,
+    not_jobs=words(
+        """nicht kein keine keinen nie gut guter gute schlecht schlechter schlechte großer große riesiger fan
+        ehemaliger ehemalige angehender angehende hobby"""
+    ),
+    adjectives=words(
+        """kleine kleinen kleiner kleines große großen großer jüngere jüngeren jüngerer ältere älteren älterer
+        beste besten bester alte alten alter neue neuen neuer liebe lieben"""
+    ),
+    being=r"\bich bin\b",
+    relatives={
+        **intents_de.TABLE.relatives,
+        **{"cousine": "cousin", "cousin": "cousin", "tante": "aunt", "onkel": "uncle", "partner": "partner"},
+        **{"partnerin": "partner", "ehemann": "husband", "ehefrau": "wife", "verlobte": "fiancée"},
+        **{"verlobter": "fiancé", "mitbewohner": "roommate", "mitbewohnerin": "roommate", "nachbar": "neighbour"},
+        **{"nachbarin": "neighbour", "chef": "boss", "chefin": "boss", "enkel": "grandson", "enkelin": "granddaughter"},
+    },
+    pets={
+        **{"hund": "dog", "hündin": "dog", "katze": "cat", "kater": "cat", "kätzchen": "kitten"},
+        **{"welpe": "puppy", "papagei": "parrot", "wellensittich": "budgie", "hamster": "hamster"},
+        **{"kaninchen": "rabbit", "hase": "rabbit", "meerschweinchen": "guinea pig", "pferd": "horse"},
+        **{"pony": "pony", "schildkröte": "tortoise", "goldfisch": "goldfish", "frettchen": "ferret"},
+    },
+    hypothetical=phrases(
+        """wenn; falls; würde; würden; wäre; wären; hätte; hätten; möchte; möchten; will; wollen; träume;
+        vielleicht; irgendwann; eines tages; könnte; könnten; sollte; plane; überlege"""
+    ),
+    joins=words("und aber weil denn während da wo"),
+    stops=words("an am auf zu ab"),
+    connectors=words("am an der ob im"),
+    not_values=words(
+        """IT EDV Nähe Stadt Innenstadt Gegend Hause Ausland Wohnung Haus Zentrum Urlaub Ferien Zukunft Rente
+        Homeoffice Teilzeit Vollzeit mein meine meinen meinem meiner unser unsere ihn sie ihm ihr mich
+        kinder schüler schülerin schülern erwachsene erwachsenen"""
+    ),
 )

@@ -4,6 +4,7 @@ modules themselves (``signals``, ``dates``, ``smalltalk``, ``names``, ``caim.mem
 - ``STOPWORDS``: the words the index leaves out.
 - ``GREETINGS``, ``EXCLAMATIONS``, ``SIGN_OFFS``: small talk (``caim.memory.text.smalltalk``).
 - ``SLOTS``: single-value facts the speaker states of themselves (``caim.memory.text.slots``).
+- ``ENTITIES``: the work, places, people and pets of the speaker's life (``caim.memory.text.entities``).
 - ``LANGUAGE``: English for ``caim.memory.text.lang``: its votes are its stopwords, its small talk,
   and the English words that are also function words of another language ("die", "war", "also"),
   so that an English text holding them is not taken for that language.
@@ -11,7 +12,7 @@ modules themselves (``signals``, ``dates``, ``smalltalk``, ``names``, ``caim.mem
 
 from __future__ import annotations
 
-from caim.memory.text.tables import Language, PolarityWords, SlotWords, phrases, spelled, vote_words, words
+from caim.memory.text.tables import EntityWords, Language, PolarityWords, SlotWords, phrases, spelled, vote_words, words
 
 STOPWORDS = frozenset(
     [
@@ -490,7 +491,177 @@ SLOTS = SlotWords(
     not_values=words(
         "a an my our his her their this that it there here myself home some one another not no"
         " vegetarian vegan pescatarian big huge little bit lot mess fan member part proud better good happy"
+        " stable boring hard tough fine great ok okay stressful exhausting demanding fun exciting amazing interesting"
+        " tiring busy so really very pretty quite going getting killing driving"
         " mom mum mother dad father parent grandmother grandfather grandma grandpa aunt uncle wife husband"
     ),
     articles=words("the"),
+)
+
+#: A relation's word to the relation (the English words of every table's ``relatives``).
+RELATIVES = {
+    **{w: w for w in words("sister brother mother mom mum father dad wife husband partner girlfriend boyfriend")},
+    **{w: w for w in words("son daughter friend colleague boss grandma grandmother grandpa grandfather niece")},
+    **{w: w for w in words("nephew aunt uncle cousin fiancé fiancée roommate flatmate housemate neighbour neighbor")},
+    **{w: w for w in words("sister-in-law brother-in-law mother-in-law father-in-law stepmom stepdad grandson")},
+    **{w: w for w in words("granddaughter twin classmate")},
+    "coworker": "colleague",
+    "co-worker": "colleague",
+    "mommy": "mom",
+    "daddy": "dad",
+    "kid": "child",
+    "child": "child",
+    "baby": "child",
+}
+#: Words after an animal that make it a thing, not a pet ("dog food", "horse painting").
+_PET_THINGS = (
+    "food|bowl|bed|toys?|treats?|hair|fur|allergy|allergies|walker|sitter|trainer|show|costume|photos?|pictures?|"
+    "paintings?|drawings?|tattoo|mug|shirt|lovers?|person|people|park|friendly|videos?|memes?|cafe|shelter|years"
+)
+_YEARS = r"(?:now |currently |still |also |finally |just |recently )?"
+_GOING = r"(?:flying|travel(?:l)?ing|heading|going|off|driving|moving back) (?:back )?to"
+ENTITIES = EntityWords(
+    mine=(
+        ("job", "", _I_AM + r" " + _YEARS + r"an? {job}"),
+        ("job", "", r"\bi(?:'ve|’ve| have) been (?:working as )?an? {job}(?= for\b| since\b)"),
+        ("employer", "", r"\bi (?:just |recently )?started (?:a new job |working )?at {v}"),
+        ("place", "origin", r"\b(?:i|we)(?:'m|’m| am|'re|’re| are) (?:originally |actually )?from {v}"),
+        ("place", "origin", r"\bi (?:originally )?come from {v}"),
+        ("place", "origin", r"\b(?:i|we) grew up in {v}"),
+        ("place", "origin", r"\bi was born (?:and raised )?in {v}"),
+        ("place", "work", r"\b(?:i|we) " + _YEARS + r"(?:work|'m working|’m working|am working) in {v}"),
+        (
+            "place",
+            "travel",
+            r"\b(?:i|we)(?:'m|’m| am|'re|’re| are) (?:just |finally )?(?:" + _GOING + r"|visiting) {v}",
+        ),
+        ("place", "travel", r"\b(?:i|we) (?:just |finally )?(?:went|flew|travel(?:l)?ed|drove) (?:back )?to {v}"),
+        ("place", "travel", r"\b(?:i|we) (?:just )?(?:got|came) back from {v}"),
+        ("place", "travel", r"\b(?:i|we) (?:just )?(?:visited|spent (?:a|two|three|\w+) (?:days?|weeks?) in) {v}"),
+        ("place", "travel", r"\b(?:my|our) (?:\w+ )?(?:trip|holiday|vacation|honeymoon) (?:to|in) {v}"),
+    ),
+    holder=r"\b(?:my|our) {adj}{rel}(?:,?\s+{name})?(?:,?\s+who)?",
+    theirs=(
+        ("job", "", r"\s+(?:now |also |still )?(?:works|is working) as (?:an? )?{v}"),
+        ("job", "", r"(?:\s+is|'s|’s|\s+has become|\s+became) (?:now |also |still |actually )?an? {job}"),
+        ("employer", "", r"\s+(?:now |also |still )?(?:works|is working) (?:at|for) {v}"),
+        ("employer", "", r"\s+(?:just |recently )?joined {name}"),
+        ("place", "home", r"\s+(?:now |still |also )?(?:lives|is living) in {v}"),
+        ("place", "home", r"(?:\s+has|'s|’s)? (?:just |recently )?moved to {v}"),
+        ("place", "origin", r"(?:\s+is|'s|’s) (?:originally )?from {v}"),
+        ("place", "work", r"\s+(?:now |also |still )?works in {v}"),
+    ),
+    job_verbs=(
+        (r"\bi " + _YEARS + r"teach(?:\s+{v})?", "{v} teacher", "teacher"),
+        (r"\bi(?:'m|’m| am) " + _YEARS + r"teaching(?:\s+{v})?", "{v} teacher", "teacher"),
+        (r"\bi " + _YEARS + r"drive an? (?P<value>taxi|cab|bus|truck|lorry|tram|train|forklift)\b", "{v} driver", ""),
+    ),
+    their_job_verbs=(
+        (r"\s+(?:now |also |still )?teaches(?:\s+{v})?", "{v} teacher", "teacher"),
+        (r"\s+(?:now |also |still )?drives an? (?P<value>taxi|cab|bus|truck|lorry|tram|train)\b", "{v} driver", ""),
+    ),
+    tails=(("employer", "", r"\b(?:at|for) {v}"), ("place", "work", r"\bin {v}"), ("job", "", r"\bas an? {job}")),
+    people=(
+        r"\b(?:my|our) {adj}{rel},?\s+{name}",
+        r"\b(?:my|our) {adj}{rel}(?:'s|’s) name is {name}",
+        r"\b(?:my|our) {adj}{rel} is (?:called|named) {name}",
+        r"(?:^|(?<=\s)){name} is (?:my|our) {adj}{rel}\b(?!['’-])",
+    ),
+    animals=(
+        r"\b(?:my|our) {adj}{pet},?\s+{name}",
+        r"\b(?:an?|my|our|two|three) {adj}{pet},? (?:called|named) {name}",
+        r"\b(?:my|our) {adj}{pet}(?:(?:'s|’s) name is| is called| is named) {name}",
+        r"\b(?:i|we)(?:'ve|’ve| have)? (?:just |also |finally )?(?:got|have|adopted|own|rescued)"
+        r" (?:an?|two|three|four) {adj}{pet},?\s+{name}",
+        r"\b(?:i|we)(?:'ve|’ve| have)? (?:just |also |finally )?(?:got|have|adopted|own|rescued)"
+        r" (?:an?|two|three|four|some) {adj}{pet}",
+        # "my dog", but not "my dog food", "my horse painting"
+        r"\b(?:my|our) {adj}{pet}(?![^\W_])(?![ -](?:" + _PET_THINGS + r")\b)",
+    ),
+    jobs=(
+        *words(
+            """teacher nurse doctor physician surgeon dentist pharmacist vet veterinarian midwife paramedic therapist
+        physiotherapist psychologist psychiatrist counsellor counselor engineer developer programmer designer
+        architect lawyer solicitor barrister attorney paralegal accountant bookkeeper auditor banker economist
+        analyst consultant scientist researcher professor lecturer tutor librarian journalist reporter editor
+        writer author translator interpreter photographer illustrator animator artist musician chef baker
+        butcher barista bartender waiter waitress cashier receptionist secretary clerk technician electrician
+        plumber carpenter mechanic builder pilot firefighter farmer gardener hairdresser barber cleaner
+        caretaker carer caregiver nanny manager director administrator entrepreneur freelancer coach
+        instructor trainer chemist biologist physicist mathematician statistician historian"""
+        ),
+        "police officer",
+        "social worker",
+        "care worker",
+        "factory worker",
+        "construction worker",
+        "civil servant",
+        "flight attendant",
+        "estate agent",
+        "real estate agent",
+        "travel agent",
+        "bus driver",
+        "taxi driver",
+        "truck driver",
+        "lorry driver",
+        "delivery driver",
+        "personal assistant",
+        "teaching assistant",
+        "web developer",
+        "data scientist",
+        "software developer",
+        "product manager",
+        "project manager",
+    ),
+    not_jobs=words(
+        """good great bad terrible awful decent lousy nervous careful fast slow quick big huge massive proud happy
+        better best worst fan of and or the hobby amateur aspiring wannabe former ex future retired
+        not no never"""
+    ),
+    adjectives=words(
+        """older younger little big best oldest youngest eldest elder baby twin dear old new lovely sweet late
+        step half rescue senior young two three beloved"""
+    ),
+    being=r"\bi(?:'m|’m| am)\b|\bi (?:just |recently )?became\b",
+    relatives=RELATIVES,
+    pets={
+        **{w: w for w in words("dog puppy cat kitten parrot budgie rabbit bunny hamster tortoise turtle goldfish")},
+        **{w: w for w in words("horse pony ferret snake lizard gecko rat mouse chicken hen cockatiel canary bird")},
+        **{w: w for w in words("fish chinchilla")},
+        "guinea pig": "guinea pig",
+        "pup": "puppy",
+        "kitty": "cat",
+    },
+    hypothetical=(
+        "if",
+        "would",
+        "i'd",
+        "we'd",
+        "wish",
+        "imagine",
+        "suppose",
+        "someday",
+        "one day",
+        "dream of",
+        "dreaming of",
+        "hope to",
+        "hoping to",
+        "want to",
+        "wanna",
+        "plan to",
+        "planning to",
+        "thinking of",
+        "thinking about",
+        "considering",
+        "might",
+        "maybe",
+        "could",
+        "should",
+        "unless",
+        "pretend",
+    ),
+    joins=words("and but because while so though although where which who whereas"),
+    connectors=words("of upon de la del du am"),
+    stops=words("to on"),
+    not_values=words("IT HR PR QA ER ICU A&E R&D my our his her their him them me myself yourself himself herself you"),
 )

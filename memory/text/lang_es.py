@@ -1,13 +1,17 @@
 """Spanish: stopwords (after Snowball's list), Snowball stems, and the code signals' words.
 
 Spanish drops the subject pronoun: the first person shows in the verb ("tengo", "compré"), so common
-first-person verb forms count as the first person, and a past action needs no subject.
+first-person verb forms count as the first person, and a past action needs no subject. ``SLOTS``:
+single-value facts the speaker states of themselves; ``ENTITIES``: the work, places, people and pets
+of their life ("trabajo en ..." names an employer or a place, so only its words tell which).
 """
 
 from __future__ import annotations
 
+from caim.memory.text import intents_es
 from caim.memory.text.tables import (
     DAYS,
+    EntityWords,
     Language,
     PastTense,
     PolarityWords,
@@ -268,9 +272,9 @@ SLOTS = SlotWords(
         ("location", r"\b(?:ahora )?(?:vivo|vivimos) (?:ahora |actualmente )?en {v}"),
         ("location", r"\b(?:me|nos) (?:he |hemos )?(?:mudé|mudamos|mudado) a {v}"),
         ("location", r"\bacabo de mudarme a {v}"),
-        ("job", r"\btrabajo (?:ahora )?(?:como|de) {v}"),
+        ("job", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:como|de) {v}"),
         ("job", r"\bmi (?:trabajo|profesión) es {v}"),
-        ("employer", r"\btrabajo (?:ahora )?(?:en|para) {v}"),
+        ("employer", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:en|para) {v}"),
     ),
     values=(
         ("diet", "vegan", _SOY + r"vegan[oa]\b"),
@@ -286,4 +290,90 @@ SLOTS = SlotWords(
     ),
     not_values=words("un una mi mis nuestro nuestra su sus casa"),
     articles=words("el la los las"),
+)
+
+_MI = r"\b(?:mi|nuestr[oa])"
+_MIS = r"\b(?:mis?|nuestr[oa]s?)"
+#: An adjective after a relation ("mi hermana mayor Clara").
+_AFTER = r"(?:\s+(?:mayor|menor|pequeñ[oa]|mayores|menores))?"
+ENTITIES = EntityWords(
+    mine=(
+        ("job", "", r"(?<!no )\bsoy (?:ahora |actualmente |también )?(?:un |una )?{job}"),
+        ("place", "origin", r"(?<!no )\bsoy (?:originari[oa] )?de {v}"),
+        ("place", "origin", r"\b(?:vengo|procedo) de {v}"),
+        ("place", "origin", r"\b(?:crecí|nací) en {v}"),
+        (
+            "place",
+            "travel",
+            r"\b(?:me voy|nos vamos|voy|vamos|fui|fuimos|viajé|viajamos|viajo|volé|volamos|vuelo) "
+            r"(?:\w+ ){0,2}?(?:de vacaciones |de viaje )?(?:a|para) {v}",
+        ),
+        ("place", "travel", r"\b(?:estuve|estuvimos) (?:\w+ ){0,2}?en {v}"),
+        ("place", "travel", r"\b(?:acabo|acabamos) de volver de {v}"),
+    ),
+    holder=_MI + r"\s+{adj}{rel}" + _AFTER + r"(?:\s+{name})?(?:,?\s+que)?",
+    theirs=(
+        ("job", "", r"\s+es (?:ahora |también )?(?:un |una )?{job}"),
+        ("job", "", r"\s+trabaja (?:ahora )?(?:como|de) {v}"),
+        ("employer", "", r"\s+trabaja (?:ahora )?para {v}"),
+        ("site", "", r"\s+trabaja (?:ahora )?en {v}"),
+        ("place", "home", r"\s+vive (?:ahora )?en {v}"),
+        ("place", "home", r"\s+se (?:ha )?mud(?:ó|ado) a {v}"),
+        ("place", "origin", r"\s+es de {v}"),
+    ),
+    job_verbs=((r"\b(?:enseño|doy clases(?: de)?)(?:\s+{v})?", "docente de {v}", "docente"),),
+    their_job_verbs=((r"\s+(?:enseña|da clases(?: de)?)(?:\s+{v})?", "docente de {v}", "docente"),),
+    tails=(("employer", "", r"\bpara {v}"), ("site", "", r"\ben {v}"), ("job", "", r"\bcomo {v}")),
+    people=(
+        _MIS + r"\s+{adj}{rel}" + _AFTER + r",?\s+{name}",
+        _MI + r"\s+{adj}{rel}" + _AFTER + r" se llama {name}",
+        r"(?:^|(?<=\s)){name} es " + _MI + r" {adj}{rel}\b",
+    ),
+    animals=(
+        _MIS + r"\s+{adj}{pet}\s+{name}",
+        r"\b(?:un|una|dos|tres)\s+{adj}{pet},? (?:que se llama|llamad[oa]) {name}",
+        _MI + r"\s+{adj}{pet} se llama {name}",
+        r"\b(?:tengo|tenemos|adopté|adoptamos) (?:también |ahora )?(?:un|una|dos|tres) {adj}{pet}",
+        _MIS + r"\s+{adj}{pet}(?![^\W_])",
+    ),
+    jobs=words(
+        """enfermero enfermera médico médica doctor doctora ingeniero ingeniera desarrollador desarrolladora
+        programador programadora diseñador diseñadora abogado abogada contador contadora contable arquitecto
+        arquitecta cocinero cocinera chef panadero panadera farmacéutico farmacéutica dentista veterinario
+        veterinaria investigador investigadora científico científica profesor profesora maestro maestra
+        docente consultor consultora periodista redactor redactora fotógrafo fotógrafa artista músico música
+        electricista fontanero fontanera plomero mecánico mecánica conductor conductora taxista camionero
+        piloto bombero bombera policía soldado agricultor agricultora bibliotecario bibliotecaria traductor
+        traductora intérprete terapeuta psicólogo psicóloga cirujano cirujana matrona camarero camarera
+        mesero mesera vendedor vendedora cajero cajera secretaria peluquero peluquera director directora
+        analista funcionario funcionaria fisioterapeuta educador educadora economista"""
+    ),
+    job_after=r"(?:\s+de\s+[^\W\d_]+)?",
+    not_jobs=words("no buen buena mal mala gran fan ex futuro futura"),
+    adjectives=words("mejor pequeño pequeña querido querida nuevo nueva viejo vieja"),
+    being=r"\bsoy\b",
+    relatives={
+        **intents_es.TABLE.relatives,
+        **{"primo": "cousin", "prima": "cousin", "tía": "aunt", "tío": "uncle", "pareja": "partner"},
+        **{"jefe": "boss", "jefa": "boss", "vecino": "neighbour", "vecina": "neighbour", "nieto": "grandson"},
+        **{"nieta": "granddaughter", "prometido": "fiancé", "prometida": "fiancée"},
+    },
+    pets={
+        **{"perro": "dog", "perra": "dog", "perrito": "dog", "perrita": "dog", "gato": "cat", "gata": "cat"},
+        **{"gatito": "kitten", "gatita": "kitten", "cachorro": "puppy", "loro": "parrot", "periquito": "budgie"},
+        **{"conejo": "rabbit", "hámster": "hamster", "tortuga": "tortoise", "caballo": "horse"},
+        **{"hurón": "ferret", "cobaya": "guinea pig", "pez": "fish"},
+    },
+    sites=r"\btrabaj\w* (?:ahora )?en\b",
+    org_words=words(
+        "banco hospital universidad empresa colegio instituto clínica ayuntamiento escuela fundación ministerio"
+    ),
+    hypothetical=phrases(
+        """si; ojalá; me gustaría; quisiera; quiero; algún día; podría; debería; sueño; espero; tal vez; quizás;
+        quizá; pienso"""
+    ),
+    joins=words("y pero porque aunque mientras donde que"),
+    stops=words("niños adultos alumnos"),
+    connectors=words("de del la las los"),
+    not_values=words("mi mis su sus tu nuestro nuestra les le casa niños adultos alumnos"),
 )

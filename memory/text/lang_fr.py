@@ -1,10 +1,13 @@
 """French: stopwords (after Snowball's list, with the elided "l'", "j'", "qu'"...), Snowball stems,
-and the code signals' words. An apostrophe splits a word ("j'ai" is "j" and "ai")."""
+and the code signals' words. An apostrophe splits a word ("j'ai" is "j" and "ai"). ``SLOTS``: single-value
+facts the speaker states of themselves; ``ENTITIES``: the work, places, people and pets of their life."""
 
 from __future__ import annotations
 
+from caim.memory.text import intents_fr
 from caim.memory.text.tables import (
     DAYS,
+    EntityWords,
     Language,
     PastTense,
     PolarityWords,
@@ -273,12 +276,12 @@ SLOTS = SlotWords(
         ("location", _J + r"habite (?:maintenant |désormais |à présent )?(?:à|a|en|au) {v}"),
         ("location", r"\b(?:je vis|nous vivons|nous habitons) (?:maintenant |désormais )?(?:à|en|au) {v}"),
         ("location", _J + r"ai déménagé (?:à|en|au) {v}"),
-        ("location", r"\bnous avons déménagé (?:à|en|au) {v}"),
+        ("location", r"\b(?:nous avons|on a) déménagé (?:à|en|au) {v}"),
         ("location", r"\bje (?:viens de déménager|me suis installée?|suis installée?) (?:à|en|au) {v}"),
-        ("job", r"\bje travaille (?:maintenant |désormais )?comme {v}"),
+        ("job", r"\bje (?:travaille|bosse) (?:maintenant |désormais )?comme {v}"),
         ("job", r"\bje suis devenue? {v}"),
         ("job", r"\bmon métier est {v}"),
-        ("employer", r"\bje travaille (?:maintenant |désormais )?(?:chez|pour) {v}"),
+        ("employer", r"\bje (?:travaille|bosse) (?:maintenant |désormais )?(?:chez|pour) {v}"),
     ),
     values=(
         ("diet", "vegan", _JE_SUIS + r"(?:végane?|vegane?|végétalienne?)\b"),
@@ -295,4 +298,96 @@ SLOTS = SlotWords(
         "un une mon ma mes notre nos son sa ses végétarien végétarienne végane vegane végan vegan végétalien"
     ),
     articles=("le", "la", "les", "l'", "l\u2019"),
+)
+
+_NOT_THE_FR = r"(?!(?:la|le|les|l'|l’|un|une) )(?!l['’])"
+ENTITIES = EntityWords(
+    mine=(
+        ("job", "", r"\bje suis (?:maintenant |désormais |actuellement |aussi )?(?:devenue? )?(?:un |une )?{job}"),
+        ("place", "origin", r"\bje (?:suis|viens) (?:originaire )?(?:de |d['’]|du |des ){v}"),
+        ("place", "origin", r"\bj['’]ai grandi (?:à|a|en|au) {v}"),
+        ("place", "origin", r"\bje suis née? (?:à|a|en|au) {v}"),
+        ("place", "work", r"\bje travaille (?:maintenant |actuellement )?(?:à|a|en) " + _NOT_THE_FR + "{v}"),
+        (
+            "place",
+            "travel",
+            r"\b(?:je|nous|on) (?:pars|partons|part|vais|allons|va|suis allée?|sommes allée?s|suis partie?|"
+            r"sommes partie?s|voyage|voyageons|rentre|rentrons) (?:\w+ ){0,2}?(?:en vacances |en voyage )?"
+            r"(?:à|a|en|au|aux|pour) " + _NOT_THE_FR + "{v}",
+        ),
+        ("place", "travel", r"\b(?:je|nous) (?:reviens|revenons|rentre|rentrons) (?:tout juste )?(?:de |d['’]|du ){v}"),
+    ),
+    holder=r"\b(?:ma|mon|notre)\s+{adj}{rel}(?:\s+{name})?(?:,?\s+qui)?",
+    theirs=(
+        ("job", "", r"\s+est (?:maintenant |aussi |devenue? |désormais )?(?:un |une )?{job}"),
+        ("job", "", r"\s+travaille (?:maintenant |désormais )?comme {v}"),
+        ("employer", "", r"\s+travaille (?:maintenant |désormais )?(?:chez|pour) {v}"),
+        ("place", "home", r"\s+(?:habite|vit) (?:maintenant |désormais )?(?:à|a|en|au) {v}"),
+        ("place", "home", r"\s+a déménagé (?:à|a|en|au) {v}"),
+        ("place", "origin", r"\s+(?:vient|est originaire) (?:de |d['’]|du ){v}"),
+        ("place", "work", r"\s+travaille (?:à|a|en) " + _NOT_THE_FR + "{v}"),
+    ),
+    job_verbs=(
+        (r"\bj['’]enseigne(?:\s+{v})?", "professeur de {v}", "professeur"),
+        (r"\bje donne des cours(?: de| d['’])?(?:\s*{v})?", "professeur de {v}", "professeur"),
+    ),
+    their_job_verbs=((r"\s+enseigne(?:\s+{v})?", "professeur de {v}", "professeur"),),
+    elisions=((r"\bde l['’]", "d'"), (r"\bde (?=[aeiouyhéèêàâîôû])", "d'")),
+    tails=(
+        ("employer", "", r"\bchez {v}"),
+        ("place", "work", r"\b(?:à|a|en) " + _NOT_THE_FR + "{v}"),
+        ("job", "", r"\bcomme {v}"),
+    ),
+    people=(
+        r"\b(?:ma|mon|mes|notre|nos)\s+{adj}{rel}\s+{name}",
+        r"\b(?:ma|mon|notre)\s+{adj}{rel} s['’]appelle {name}",
+        r"(?:^|(?<=\s)){name} (?:est|c['’]est) (?:ma|mon|notre) {adj}{rel}\b",
+    ),
+    animals=(
+        r"\b(?:ma|mon|mes|notre|nos)\s+{adj}{pet}\s+{name}",
+        r"\b(?:un|une|deux|trois)\s+{adj}{pet},? (?:qui s['’]appelle|nommée?|appelée?) {name}",
+        r"\b(?:ma|mon|notre)\s+{adj}{pet} s['’]appelle {name}",
+        r"\b(?:j['’]ai|nous avons|on a) (?:adopté |aussi |maintenant )?(?:un|une|deux|trois) {adj}{pet}",
+        r"\b(?:ma|mon|mes|notre|nos)\s+{adj}{pet}(?![^\W_])",
+    ),
+    jobs=words(
+        """infirmier infirmière médecin docteur ingénieur ingénieure développeur développeuse programmeur
+        programmeuse designer graphiste avocat avocate comptable architecte chef cuisinier cuisinière
+        boulanger boulangère pharmacien pharmacienne dentiste vétérinaire chercheur chercheuse scientifique
+        professeur professeure prof enseignant enseignante instituteur institutrice consultant consultante
+        journaliste rédacteur rédactrice photographe artiste musicien musicienne électricien électricienne
+        plombier menuisier mécanicien mécanicienne chauffeur pilote pompier policier policière militaire
+        agriculteur agricultrice bibliothécaire traducteur traductrice interprète thérapeute psychologue
+        chirurgien chirurgienne sage-femme serveur serveuse vendeur vendeuse caissier caissière secrétaire
+        kiné kinésithérapeute coiffeur coiffeuse directeur directrice analyste fonctionnaire aide-soignant
+        aide-soignante éducateur éducatrice"""
+    ),
+    job_after=r"(?:\s+(?:de|du|des|en)\s+[^\W\d_]+|\s+d['’][^\W\d_]+)?",
+    not_jobs=words("pas plus jamais bon bonne mauvais mauvaise grand grande fan ancien ancienne futur future"),
+    adjectives=words("petit petite meilleur meilleure grand grande jeune vieux vieille nouveau nouvelle cher chère"),
+    being=r"\bje suis\b",
+    relatives={
+        **intents_fr.TABLE.relatives,
+        **{"cousin": "cousin", "cousine": "cousin", "tante": "aunt", "oncle": "uncle", "compagnon": "partner"},
+        **{"compagne": "partner", "conjoint": "partner", "conjointe": "partner", "coloc": "roommate"},
+        **{"colocataire": "roommate", "voisin": "neighbour", "voisine": "neighbour", "patron": "boss"},
+        **{"patronne": "boss", "fiancé": "fiancé", "fiancée": "fiancée"},
+    },
+    pets={
+        **{"chien": "dog", "chienne": "dog", "chat": "cat", "chatte": "cat", "chaton": "kitten", "chiot": "puppy"},
+        **{"perroquet": "parrot", "perruche": "budgie", "lapin": "rabbit", "hamster": "hamster"},
+        **{"tortue": "tortoise", "poisson rouge": "goldfish", "cheval": "horse", "furet": "ferret"},
+        "cochon d'inde": "guinea pig",
+    },
+    hypothetical=phrases(
+        """si; s'il; aimerais; voudrais; rêve; rêverais; peut-être; un jour; pourrais; devrais; souhaite;
+        espère; envisage; imagine"""
+    ),
+    joins=words("et mais parce car pendant où qui"),
+    stops=words("enfants élèves adultes depuis dans sur"),
+    connectors=words("de du des la le sur en"),
+    not_values=words(
+        """IT mon ma mes notre nos son sa ses lui leur moi eux enfants élèves adultes maison ville campagne
+        vacances"""
+    ),
 )

@@ -2,13 +2,17 @@
 single hiragana (particles and endings, ``STOPWORDS``); and the code signals' words, matched
 anywhere in the text. Japanese drops the subject, so a clause ending in a past form tells a past
 action without one. Detection tells Japanese from Chinese by its kana (``caim.memory.text.lang``).
+``SLOTS``: single-value facts the speaker states of themselves; ``ENTITIES``: the work, places,
+people and pets of their life.
 """
 
 from __future__ import annotations
 
+from caim.memory.text import intents_ja
 from caim.memory.text.lang_zh import NUMERALS
 from caim.memory.text.tables import (
     DAYS,
+    EntityWords,
     Language,
     PastTense,
     PolarityWords,
@@ -166,6 +170,14 @@ POLARITY = PolarityWords(
     reasons_before=words("ので から"),
 )
 
+#: A relation's word to the English relation: goal-aware recall's, and more.
+_RELATIVES = intents_ja.TABLE.relatives | {
+    **{"姉さん": "sister", "兄さん": "brother", "いとこ": "cousin", "従姉妹": "cousin", "叔母": "aunt"},
+    **{"叔父": "uncle", "ルームメイト": "roommate", "上司": "boss", "親友": "friend", "婚約者": "fiancé"},
+}
+#: Another person as a sentence's subject: a relation, or "he", "she", "the family".
+_OTHERS = "|".join(sorted({*_RELATIVES, "彼", "家族"}, key=len, reverse=True))
+
 LANGUAGE = Language(code="ja", stopwords=STOPWORDS, unspaced=True, signals=SIGNALS)
 
 SLOTS = SlotWords(
@@ -173,7 +185,7 @@ SLOTS = SlotWords(
         ("name", r"(?:私|僕|俺)の名前は{v}です"),
         ("name", r"{v}と(?:申します|いいます|言います)"),
         ("age", r"{n}歳(?:です|になりました|になった|だ)"),
-        ("location", r"{v}に(?:住んで(?:います|いる|る|おります)|引っ越(?:しました|した|してきました))"),
+        ("location", r"{v}に(?:住んで(?:います|いる|る|おります|いて)|引っ越(?:しました|した|してきました))"),
         ("job", r"{v}として働いて(?:います|いる|る)"),
         ("job", r"仕事は{v}です"),
         ("employer", r"{v}に(?:勤めています|勤めている|就職しました|入社しました)"),
@@ -186,5 +198,92 @@ SLOTS = SlotWords(
     ),
     stops=("今", "は"),
     not_values=("私", "僕", "俺"),
-    others=r"(?:妹|姉|兄|弟|母|父|夫|妻|彼女|彼|友達|息子|娘|家族|同僚)(?:さん|ちゃん|くん)?(?:は|が|も)",
+    others="(?:" + _OTHERS + ")(?:さん|ちゃん|くん)?(?:は|が|も)",
+)
+
+#: A value in Japanese: a run of characters up to a particle.
+_JA_VALUE = r"(?P<value>[^\s、。！？「」『』はがをにでのへともか]{1,12})"
+#: A name: katakana, or Latin letters.
+_JA_NAME = r"(?P<value>[ァ-ヺー]{2,10}|[A-Za-z][A-Za-z'’-]*)"
+_WATASHI = r"(?:(?:私|僕|俺|わたし|あたし)(?:は|も))?(?:今は|現在は|今)?"
+_JOB_ENDS = r"(?:です|でございます|をしています|をしております|をやっています|として働いて)"
+ENTITIES = EntityWords(
+    mine=(
+        ("job", "", r"^" + _WATASHI + r"(?:[^、。]{0,15}?で)?{job}" + _JOB_ENDS),
+        (
+            "site",
+            "",
+            r"^" + _WATASHI + r"(?P<value>[^\s、。でのにはがを]{1,15})で[^、。]{0,10}?{jobs}"
+            r"(?:をして|をやって|として働いて)",
+        ),
+        (
+            "site",
+            "",
+            r"^"
+            + _WATASHI
+            + r"(?:[^、。]{0,15}?として)?(?P<value>[^\s、。でにはがを]{1,15})で働いて(?:います|いる|おります)",
+        ),
+        ("job", "", r"^" + _WATASHI + r"{job}として[^、。]{0,15}?働いて"),
+        ("place", "origin", r"(?P<value>[^\s、。でのにはがを出]{1,10})(?:の)?出身(?:です|だ|で)"),
+        ("place", "origin", r"出身は(?P<value>[^\s、。でのにはがを]{1,10})(?:です|だ)"),
+        ("place", "origin", r"(?P<value>[^\s、。でのにはがをか]{1,10})から来(?:ました|た)"),
+        ("place", "origin", r"(?P<value>[^\s、。でのにはがを]{1,10})で(?:生まれ|育ち|育って|育った)"),
+        ("place", "travel", _JA_VALUE + r"(?:に|へ)(?:旅行|出張)"),
+        ("place", "travel", _JA_VALUE + r"を旅行"),
+    ),
+    holder=r"(?:(?:私|僕|俺|わたし)の|うちの)?{rel}(?:の(?P<value>[ァ-ヺー]{2,10}|[A-Za-z][A-Za-z'’-]*|[\u4e00-\u9fff]{1,4}))?"
+    r"(?:さん|ちゃん|くん)?(?:は|も|が)",
+    theirs=(
+        (
+            "job",
+            "",
+            r"(?:今は|現在は|今)?(?:[^、。]{0,15}?で)?{job}(?:です|をしています|をやっています|として働いて|で)",
+        ),
+        ("place", "home", r"(?:今は|今)?" + _JA_VALUE + r"に住んで(?:います|いる|る|おります)"),
+        ("place", "home", r"(?:今は|今)?" + _JA_VALUE + r"に引っ越し(?:ました|た)"),
+        ("employer", "", r"(?:今は|今)?" + _JA_VALUE + r"に(?:勤めて|入社|就職)"),
+        ("site", "", r"(?:今は|今)?" + _JA_VALUE + r"で働いて"),
+        ("place", "origin", r"(?P<value>[^\s、。でのにはがを出]{1,10})(?:の)?出身"),
+    ),
+    job_verbs=((r"(?:[^、。]{0,15}?で)?" + _JA_VALUE + r"を教えて(?:います|いる|おります)", "{v}の教師", "教師"),),
+    their_job_verbs=(
+        (r"(?:今は|今)?(?:[^、。]{0,15}?で)?" + _JA_VALUE + r"を教えて(?:います|いる|おります)", "{v}の教師", "教師"),
+    ),
+    people=(
+        r"{rel}の" + _JA_NAME + r"(?:さん|ちゃん|くん)?(?=[はがとをにもの、。]|$)",
+        r"{rel}の(?P<value>[\u4e00-\u9fff]{1,4}?)(?:さん|ちゃん|くん)",
+        r"(?P<value>[ァ-ヺー]{2,10}|[\u4e00-\u9fff]{1,4}?)(?:さん|ちゃん|くん)?という{rel}",
+        r"{rel}の名前は" + _JA_NAME + r"(?:です|だ|。|$)",
+    ),
+    animals=(
+        r"(?:うちの|私の|僕の|我が家の){pet}の" + _JA_NAME,
+        r"(?P<value>[ァ-ヺー]{2,10}|[ぁ-ゖ]{2,5})(?:ちゃん|くん)?という(?:名前の)?{pet}",
+        r"{pet}を(?:一匹|二匹|1匹|2匹|\d匹)?飼って(?:いて|います)[、。]?(?:その子の)?名前は" + _JA_NAME,
+        r"(?:うちの|私の|僕の|我が家の)?{pet}の名前は" + _JA_NAME,
+        r"{pet}を(?:一匹|二匹|三匹|1匹|2匹|3匹)?飼って(?:います|いる|る|いて|おります)",
+        r"(?:うちの|私の|僕の|我が家の){pet}",
+    ),
+    jobs=words(
+        """エンジニア 看護師 教師 先生 医者 医師 弁護士 会計士 デザイナー プログラマー 料理人 シェフ 運転手 記者
+        警察官 消防士 パイロット 科学者 研究者 教授 マネージャー 作家 翻訳者 通訳 カメラマン 写真家 芸術家
+        音楽家 電気工 大工 農家 公務員 薬剤師 歯医者 獣医 建築家 アナリスト コンサルタント 編集者 俳優 保育士
+        介護士 美容師 販売員 店員 秘書 事務員 銀行員 会社員 営業"""
+    ),
+    not_jobs=words("いい 良い 悪い ダメ"),
+    job_before=r"(?:[^\W\d_\u3041-\u3096]{1,8}の)?",
+    # "彼女" is "she" as often as "girlfriend": another person, but no relation
+    relatives={k: v for k, v in _RELATIVES.items() if k != "彼女"},
+    pets={
+        **{"犬": "dog", "子犬": "puppy", "ワンちゃん": "dog", "猫": "cat", "子猫": "kitten", "インコ": "budgie"},
+        **{"オウム": "parrot", "ウサギ": "rabbit", "うさぎ": "rabbit", "ハムスター": "hamster", "カメ": "tortoise"},
+        **{"亀": "tortoise", "金魚": "goldfish", "フェレット": "ferret", "柴犬": "dog", "トイプードル": "dog"},
+    },
+    org_words=words(
+        """会社 株式会社 銀行 病院 大学 学校 高校 中学校 小学校 幼稚園 保育園 研究所 工場 事務所 出版社 役所 商事
+        ホテル 店 クリニック"""
+    ),
+    place_words=words("市 県 区 町 村 都 府 州 国"),
+    hypothetical=words("もし たら なら たい かもしれ 夢は"),
+    not_values=words("私 僕 俺 家 自宅 会社員 子供 子ども アパート マンション ケーキ プレゼント フード おもちゃ"),
+    name=_JA_NAME,
 )

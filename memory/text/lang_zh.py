@@ -1,13 +1,17 @@
 """Chinese: written without spaces, so the index takes each run of characters as single characters and
 pairs (``caim.memory.text.tokens``), leaving out the single characters of ``STOPWORDS``; and the
 code signals' words, matched anywhere in the text. Numbers in dates may be digits or characters
-("5月2日", "五月二日"). Detection tells Chinese by its script (``caim.memory.text.lang``).
+("5月2日", "五月二日"). Detection tells Chinese by its script (``caim.memory.text.lang``). ``SLOTS``:
+single-value facts the speaker states of themselves; ``ENTITIES``: the work, places, people and pets
+of their life ("我在...工作" names an employer or a place, so only its words tell which: "公司", "市").
 """
 
 from __future__ import annotations
 
+from caim.memory.text import intents_zh
 from caim.memory.text.tables import (
     DAYS,
+    EntityWords,
     Language,
     PastTense,
     PolarityWords,
@@ -182,7 +186,7 @@ SLOTS = SlotWords(
         ("name", r"我的名字(?:是|叫){v}"),
         ("age", r"(?:我|今年)(?:今年|现在)?{n}岁"),
         ("location", r"我(?:们)?(?:现在|目前)?住在{v}"),
-        ("location", r"我(?:们)?(?:刚|已经)?搬(?:家)?到(?:了)?{v}"),
+        ("location", r"我(?:们)?(?:去年|今年|前年|上个月|上周|最近)?(?:刚|已经)?搬(?:家)?到(?:了)?{v}"),
         ("job", r"我(?:现在)?(?:的工作|的职业)是{v}"),
         ("job", r"我现在是(?:一名|一个)?{v}"),
         ("employer", r"我(?:现在)?在{v}(?:工作|上班)"),
@@ -194,4 +198,85 @@ SLOTS = SlotWords(
     ),
     stops=("了", "的", "工作", "上班", "生活", "啦", "呢", "吧", "已经", "现在"),
     not_values=("一个", "我", "这", "那"),
+)
+
+#: A name after "called" or a relation: Latin letters, or one to four characters up to a function character.
+_ZH_NAME = (
+    r"(?P<value>[A-Za-z][A-Za-z'’-]*|[^\W\d_A-Za-z的了是在和跟也很都今现去来住叫有最]"
+    r"[^\W\d_的了是在和跟也很都今现去来住叫有最，]{0,3}?(?=[^\w]|$|[的了是在和跟也很都今现去来住有最]))"
+)
+_ME = r"我(?:现在|目前)?"
+_AS = r"(?:一名|一个|一位|个|名)?"
+ENTITIES = EntityWords(
+    mine=(
+        ("job", "", _ME + r"(?:是|当|做)(?:了)?" + _AS + "{job}"),
+        ("employer", "", _ME + r"是(?P<value>[^\W\d_的]{1,10})的[^\W\d_的]{0,6}?{jobs}"),
+        ("job", "", _ME + r"是[^\W\d_的]{1,10}的{job}"),
+        ("job", "", _ME + r"在[^，。！？]{1,12}?(?:当|做|担任)" + _AS + "{job}"),
+        ("site", "", _ME + r"在(?P<value>[^\W\d_，。在]{1,12}?)(?:当|做|担任)" + _AS + "{jobs}"),
+        ("place", "origin", r"我来自{v}"),
+        ("place", "origin", r"我是(?P<value>[^\W\d_一个]{2,4}?)人(?![^\W\d_])"),
+        ("place", "origin", r"我(?:是)?在(?P<value>[^\W\d_，。]{1,8}?)(?:长大|出生)"),
+        (
+            "place",
+            "travel",
+            r"我(?:们)?(?:上周|下周|最近|刚|明天|今年|去年|下个月|上个月|这周末)?(?:去了|去过|要去|会去|去|到)"
+            r"(?P<value>[^\W\d_，。]{1,8}?)(?:旅游|旅行|出差|度假|玩)",
+        ),
+        ("place", "travel", r"我(?:们)?刚从(?P<value>[^\W\d_，。]{1,8}?)回来"),
+    ),
+    holder=r"我(?:的)?{adj}{rel}(?:(?P<value>[小阿][^\W\d_是在住也现目教搬的今很和最]{1,2}))?",
+    theirs=(
+        ("job", "", r"(?:现在|目前)?(?:也)?(?:是|当|做)(?:了)?" + _AS + "{job}"),
+        ("place", "home", r"(?:现在|目前)?(?:也)?住在{v}"),
+        ("place", "home", r"(?:刚|已经)?搬(?:家)?到(?:了)?{v}"),
+        ("site", "", r"(?:现在|目前)?(?:也)?在{v}(?:工作|上班)"),
+        ("place", "origin", r"来自{v}"),
+    ),
+    job_verbs=((_ME + r"(?:在[^，。！？教]{1,12}?)?教{v}", "{v}老师", "老师"),),
+    their_job_verbs=((r"(?:现在|目前)?(?:在[^，。！？教]{1,12}?)?教{v}", "{v}老师", "老师"),),
+    people=(
+        r"我(?:的)?{adj}{rel}(?:叫|名叫|叫做|的名字是|的名字叫|名字叫){name}",
+        r"我(?:的)?{adj}{rel}(?P<value>[小阿][^\W\d_是在住也现目教搬的今很和最]{1,2}?)"
+        r"(?=[^\w]|$|[是在住也很和跟今最])",
+    ),
+    animals=(
+        r"我(?:们)?(?:家)?(?:的|有|养了|养的|养)?[^，。！？]{0,4}?{pet}(?:，)?(?:叫|名叫|叫做|名字叫){name}",
+        r"我(?:们)?(?:家)?的{pet}(?P<value>[小阿][^\W\d_的了是在和很也]{1,2}?)(?=[^\w]|$|[是在很也和的了])",
+        r"我(?:们)?(?:家)?(?:有|养了|养)(?:一只|一条|两只|三只|只|条|一匹)?{pet}",
+        r"我(?:们)?(?:家)?的{pet}",
+    ),
+    jobs=words(
+        """工程师 护士 老师 教师 医生 律师 会计 会计师 设计师 程序员 厨师 司机 记者 警察 消防员 飞行员 科学家
+        研究员 教授 经理 作家 翻译 摄影师 艺术家 音乐家 电工 木匠 农民 军人 图书管理员 心理咨询师 治疗师
+        服务员 收银员 秘书 助理 理发师 药剂师 牙医 兽医 建筑师 分析师 顾问 编辑 演员 导演 公务员 快递员 外卖员
+        保安 保姆 销售 产品经理 主播 护工"""
+    ),
+    not_jobs=words("好 坏 很 差 不 没"),
+    adjectives=words("最好的 好 亲爱的"),
+    being=r"我(?:现在)?是",
+    relatives={
+        **intents_zh.TABLE.relatives,
+        **{"姐": "sister", "妹": "sister", "哥": "brother", "弟": "brother", "表姐": "cousin", "表妹": "cousin"},
+        **{"表哥": "cousin", "表弟": "cousin", "堂姐": "cousin", "堂妹": "cousin", "堂哥": "cousin"},
+        **{"堂弟": "cousin", "男友": "boyfriend", "女友": "girlfriend", "室友": "roommate", "邻居": "neighbour"},
+        **{"老板": "boss", "同学": "classmate", "闺蜜": "friend", "好朋友": "friend", "未婚妻": "fiancée"},
+        **{"未婚夫": "fiancé", "孙子": "grandson", "孙女": "granddaughter", "姑姑": "aunt", "阿姨": "aunt"},
+        **{"舅舅": "uncle", "叔叔": "uncle"},
+    },
+    pets={
+        **{"狗": "dog", "狗狗": "dog", "小狗": "dog", "猫": "cat", "猫咪": "cat", "小猫": "cat"},
+        **{"鹦鹉": "parrot", "兔子": "rabbit", "仓鼠": "hamster", "乌龟": "tortoise", "金鱼": "goldfish"},
+        **{"小鸟": "bird", "龙猫": "chinchilla", "柯基": "dog", "金毛": "dog", "柴犬": "dog", "泰迪": "dog"},
+    },
+    sites="在",
+    org_words=words(
+        """公司 集团 银行 医院 大学 学院 学校 中学 小学 幼儿园 研究所 研究院 工厂 厂 事务所 出版社 报社 电视台
+        餐厅 酒店 局 诊所 工作室"""
+    ),
+    place_words=words("市 省 区 县 镇 村 州 国"),
+    hypothetical=words("如果 要是 假如 希望 梦想 想去 想搬 想当 想做 想成为 想要 打算 可能 也许 或许 要是"),
+    stops=words("长大 出生 工作 上班"),
+    not_values=words("一 个 这 那 哪 什么 我 他 她 孩子 学生 家 别人"),
+    name=_ZH_NAME,
 )

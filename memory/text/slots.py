@@ -25,7 +25,7 @@ from typing import Literal
 from caim.memory.text import lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
 from caim.memory.text.lang import detect
 from caim.memory.text.signals import memory_signals
-from caim.memory.text.tables import SlotWords
+from caim.memory.text.tables import Language, SlotWords
 
 Attribute = Literal["name", "age", "location", "diet", "job", "employer"]
 #: The closed set of single-value attributes the signal reads (each one an ontology term the
@@ -48,8 +48,16 @@ _TABLES: dict[str, SlotWords] = {
 }
 #: The tables tried, in turn, on a text detected as English in which English's finds nothing.
 _SPACED_OTHERS = (lang_de.SLOTS, lang_fr.SLOTS, lang_es.SLOTS)
-_SPACED_VALUE = r"(?P<value>[^,.;:!?()\[\]\n\"\u201c\u201d]+)"
-_UNSPACED_VALUE = r"(?P<value>[^\s\u3001\u3002\uff0c\uff01\uff1f\uff1a\uff1b,.!?;:\u306f\u3082\u304c\u3092\u306b]+)"
+#: Most characters a value's span runs to before its stop word (``MAX_WORDS`` words are fewer), so that
+#: a long text without punctuation costs a bounded look at each statement.
+MAX_SPAN = 120
+_SPACED_VALUE = r"(?P<value>[^,.;:!?()\[\]\n\"\u201c\u201d]" f"{{1,{MAX_SPAN}}})"
+#: A value in a language written without spaces: a run up to a particle or a mark, bounded, so that a
+#: long run without either costs a bounded look at each place (a longer value is no value: ``MAX_CHARS``).
+_UNSPACED_VALUE = (
+    r"(?P<value>[^\s\u3001\u3002\uff0c\uff01\uff1f\uff1a\uff1b,.!?;:\u306f\u3082\u304c\u3092\u306b]"
+    f"{{1,{2 * MAX_CHARS}}})"
+)
 _NUMBER = r"(?P<value>\d{1,3})"
 _SENTENCE = re.compile(r"[^.!?\n\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
 _TRIM = " \t'\"\u2019\u201c\u201d-"
@@ -255,11 +263,44 @@ def _about_others(sentence: str, table: SlotWords) -> bool:
 
 @cache
 def _compiled(table: SlotWords, unspaced: bool) -> tuple[tuple[Attribute, re.Pattern[str]], ...]:
-    value = _UNSPACED_VALUE if unspaced else _SPACED_VALUE
-    return tuple(
-        (_attribute(attribute), re.compile(p.replace("{v}", value).replace("{n}", _NUMBER), re.I))
-        for attribute, p in table.patterns
-    )
+    return tuple((_attribute(attribute), re.compile(with_values(p, unspaced), re.I)) for attribute, p in table.patterns)
+
+
+def with_values(pattern: str, unspaced: bool) -> str:
+    """A table's pattern with its ``{v}`` (a stated value, group ``value``) and ``{n}`` (a number)
+    written out, for a language written with spaces or without."""
+    return pattern.replace("{v}", _UNSPACED_VALUE if unspaced else _SPACED_VALUE).replace("{n}", _NUMBER)
+
+
+def statements(sentence: str, language: Language) -> list[tuple[int, Slot]]:
+    """Every single-value fact one sentence (not a question) states of its speaker in ``language``'s
+    table (English's for a language without one), each with where its statement starts; none when
+    another person is its subject (``SlotWords.others``).
+
+    >>> from caim.memory.text.lang import detect
+    >>> statements("I work as a nurse in Leeds", detect("I work as a nurse in Leeds"))
+    [(0, Slot(attribute='job', value='nurse'))]
+    """
+    table = _TABLES.get(language.code, lang_en.SLOTS)
+    return [] if _about_others(sentence, table) else _read(sentence, table, language.unspaced)
+
+
+def about_others(sentence: str, language: Language) -> bool:
+    """Is another person the subject of a sentence in a language whose patterns cannot start at the
+    speaker (``SlotWords.others``: "妹は...")?"""
+    return _about_others(sentence, _TABLES.get(language.code, lang_en.SLOTS))
+
+
+def cut(span: str, language: Language) -> str:
+    """A span cut to the value it states as a stated value is cut (``language``'s stop words, articles
+    and words no value starts with); "" when it holds none.
+
+    >>> from caim.memory.text.lang import detect
+    >>> english = detect("I work at the University of Leeds")
+    >>> cut("the University of Leeds since May", english), cut("my flat", english)
+    ('University of Leeds', '')
+    """
+    return _value(span, "location", _TABLES.get(language.code, lang_en.SLOTS), language.unspaced)
 
 
 @cache

@@ -354,3 +354,78 @@ class SlotWords:
     not_values: Words = ()
     articles: Words = ()
     others: str = ""
+
+
+#: (kind, relation, pattern) rows of an ``EntityWords`` table.
+EntityPatterns = tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class EntityWords:
+    """How a speaker names the work, places, people and pets of their life (``caim.memory.text.entities``).
+
+    Patterns are regular expressions matched without regard to case in one sentence. Where a value
+    stands a pattern holds ``{v}`` (a span cut as ``SlotWords`` cut a value: at a stop word, never
+    starting with a word of ``not_values``), ``{job}`` (a job's words, ending in a word of ``jobs``),
+    ``{name}`` (capitalised words; in a language written without spaces, ``name``), or a group
+    ``value`` of its own; ``{jobs}`` is a job noun without a group, ``{rel}`` a word of ``relatives``
+    (group ``rel``), ``{pet}`` a word of ``pets`` (group ``pet``), ``{adj}`` an optional word of
+    ``adjectives``. A row's kind is ``job``, ``employer``, ``place``, ``site`` (a workplace that is
+    an employer or a place by its words: ``org_words``, ``place_words``), ``person`` or ``pet``; its
+    relation a place's (``home``, ``work``, ``origin``, ``travel``), else "".
+
+    - ``mine``: statements of the speaker beyond the single-value ones ``SlotWords`` read ("I'm a
+      nurse", "I'm from Lyon").
+    - ``holder``: another person of the speaker's as a subject ("my sister Clara, who"): ``{rel}``
+      and an optional ``{name}``; ``theirs``: statements of theirs, matched right after it.
+    - ``job_verbs`` and ``their_job_verbs``: (pattern, template, bare) of a job told as what the
+      speaker (or a holder) does ("I teach {v}"): the job is ``template`` with ``{v}`` its object
+      ("{v} teacher"), or ``bare`` without one; ``elisions``: (pattern, replacement) applied to it
+      ("de anglais" to "d'anglais").
+    - ``tails``: statements after a job or employer in its clause ("in {v}": where they work).
+    - ``people`` and ``animals``: patterns of a named person (``{rel}``, ``{name}``) and of a pet
+      (``{pet}``, with ``{name}`` or none: "I have a dog") of the speaker's.
+    - ``jobs``: job nouns (lowercase); ``compounds``: a job noun may end a longer word
+      ("Grundschullehrerin"); ``job_after`` and ``job_before``: patterns of the words that may follow
+      or precede a job noun as part of it ("de chimie", "小学校の"); ``adjectives``: words that may
+      stand before a relation or an animal ("best": "my best friend Sam"). ``not_jobs``: words that,
+      before a job noun, make it no job ("good": "a good cook", "fan of": "a fan of teachers").
+    - ``relatives``: a relation's word to the English relation; ``pets``: an animal's to the English animal.
+    - ``being``: a pattern of a statement of being ("I'm", "ich bin"): a job ``SlotWords`` read in one
+      must end in a word of ``jobs`` ("I'm an expert hiker now" states no job).
+    - ``sites``: a pattern of a slot statement whose employer may be a place ("trabajo en", "在").
+    - ``hypothetical``: words after which a sentence states nothing ("if", "would", "如果").
+    - ``joins``: words that start another clause ("and", "but"): a tail stops there.
+    - ``stops``: words a value ends before, beside ``SlotWords.stops`` ("to": "I teach English to adults").
+    - ``connectors``: lowercase words inside a name ("of": "University of Leeds").
+    - ``not_values``: words no name or value starts with ("IT", "Nähe").
+    - ``name``: a name in a language written without spaces (a regular expression, group ``value``).
+    """
+
+    mine: EntityPatterns = ()
+    holder: str = ""
+    theirs: EntityPatterns = ()
+    job_verbs: tuple[tuple[str, str, str], ...] = ()
+    their_job_verbs: tuple[tuple[str, str, str], ...] = ()
+    elisions: tuple[tuple[str, str], ...] = ()
+    tails: EntityPatterns = ()
+    people: Words = ()
+    animals: Words = ()
+    jobs: Words = ()
+    compounds: bool = False
+    job_after: str = ""
+    job_before: str = ""
+    not_jobs: Words = ()
+    adjectives: Words = ()
+    relatives: dict[str, str] = field(default_factory=dict)
+    pets: dict[str, str] = field(default_factory=dict)
+    being: str = ""
+    sites: str = ""
+    org_words: Words = ()
+    place_words: Words = ()
+    hypothetical: Words = ()
+    joins: Words = ()
+    stops: Words = ()
+    connectors: Words = ()
+    not_values: Words = ()
+    name: str = ""
