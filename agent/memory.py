@@ -10,7 +10,7 @@ Every method takes the user as the keyword ``user_id``; every input is checked b
 stored (``InputError``, one line). Each method has an async twin (``arecall``, ``aremember``, ...).
 
 >>> from caim import Memory, Settings
->>> from caim.testing.scripted import ScriptedChatModel
+>>> from caim.core.scripted import ScriptedChatModel
 >>> memory = Memory(Settings(_env_file=None), persist=False, models=ScriptedChatModel())
 >>> memory.add("My sister Ana lives in Lisbon.", user_id="marta").stored[0]["thought"]
 'My sister Ana lives in Lisbon.'

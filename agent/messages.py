@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from caim.core.errors import InputError
-from caim.memory.records import ASSISTANT, MAX_SPEAKER, USER, check_speaker, stable_id
+from caim.memory.records import ASSISTANT, USER, check_speaker, stable_id
 from caim.memory.stm import TIME_KEY, parse_time
 
 USER_ROLES = {"user", "human"}
@@ -49,19 +49,6 @@ class _Parts(NamedTuple):
     when: Any
     id: str | None
     name: str | None = None
-
-
-def participant_name(sender: str) -> str:
-    """A chat export's sender as a participant's name: whitespace folded, at most ``MAX_SPEAKER``
-    characters, and never a role's name ("Assistant" in a chat is a person: "Assistant (chat)").
-
-    >>> participant_name("  Sam  Lee "), participant_name("assistant"), participant_name("")
-    ('Sam Lee', 'assistant (chat)', 'someone')
-    >>> check_speaker(participant_name("x" * 56 + " Lee")) == "x" * 56
-    True
-    """
-    name = "".join(c for c in " ".join(sender.split()) if c.isprintable())[: MAX_SPEAKER - 7].rstrip() or "someone"
-    return f"{name} (chat)" if name.casefold() in (USER, ASSISTANT) else name
 
 
 def _participant(role: str, name: object) -> str | None:

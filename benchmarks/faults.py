@@ -4,7 +4,7 @@ Bounded in count and time, loopback only, no real model (scripted or a simulated
 scenario counts what it ran and what was lost; every loss count must be 0:
 
 1. **kills** - a session's post-thinking is killed (SIGKILL) at each fault-injection point
-   (``caim.testing.faultpoints``), then the process starts again and ends the session: facts expected
+   (``caim.core.faults``), then the process starts again and ends the session: facts expected
    versus stored, duplicates;
 2. **malformed answers** - for each post-thinking and turn role, hypothesis generates broken
    answers (not JSON, wrong types, values outside the enumerations, truncated JSON, huge strings);
@@ -72,10 +72,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from caim.agent import CaimAgent, CaimError, EndpointError, Settings
+from caim.core.faults import POINTS
+from caim.core.scripted import scripted_models
 from caim.eval.tables import markdown_table
 from caim.prompts.common import DATA_RULE
-from caim.testing.faultpoints import POINTS
-from caim.testing.scripted import scripted_models
 from caim.testing.simulated import FAULTS, Answer, Request, SimulatedEndpoint
 
 ROOT = Path(__file__).resolve().parents[1]

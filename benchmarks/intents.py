@@ -57,8 +57,8 @@ from pathlib import Path
 from typing import Any
 
 from caim import Memory, Settings
+from caim.core.scripted import ScriptedChatModel
 from caim.core.types import PROBED
-from caim.testing.scripted import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "intents.jsonl"

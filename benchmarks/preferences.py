@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from caim import Memory, Settings
+from caim.core.scripted import ScriptedChatModel
 from caim.eval.locomo import parse_locomo_datetime
 from caim.memory.text.polarity import polarity
-from caim.testing.scripted import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "preferences.jsonl"

@@ -36,11 +36,11 @@ from tokenizers import Tokenizer
 
 from caim import Memory, Settings
 from caim.core.embeddings import MiniLMEmbedder
+from caim.core.scripted import ScriptedChatModel
 from caim.memory.profile import ANSWER_CHARS
 from caim.memory.text import tokenize
 from caim.memory.text.polarity import polarity
 from caim.prompts.respond import memory_block
-from caim.testing.scripted import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
 GVD = ROOT.parent / "shared" / "data" / "gvd" / "memory_bank_en.json"

@@ -48,9 +48,9 @@ from typing import Any
 from unittest import mock
 
 from caim import Memory, Settings
+from caim.core.scripted import scripted_models
 from caim.memory.text.slots import asked, slots
 from caim.ontology import Ontology
-from caim.testing.scripted import scripted_models
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "single_value.jsonl"

@@ -57,9 +57,9 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 from caim.core.errors import EndpointError
 from caim.core.model_roles import code_roles, role_uses
 from caim.core.models import Models
+from caim.core.scripted import ScriptedChatModel
 from caim.core.trace import CodeRoleStep, LLMCall, step
 from caim.core.types import Role
-from caim.testing.scripted import ScriptedChatModel
 
 try:
     import anthropic

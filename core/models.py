@@ -30,9 +30,9 @@ from pydantic import SecretStr
 
 from caim.core.errors import ConfigError
 from caim.core.local_llm import LocalServer, get_server, resolve_model_path
+from caim.core.scripted import ScriptedChatModel
 from caim.core.settings import Settings
 from caim.core.types import FREE_TEXT_ROLES, Role
-from caim.testing.scripted import ScriptedChatModel
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 

@@ -206,6 +206,3 @@ def with_memory(
     recall, with the kept memories as a system message; its messages stay in the thread; a run with
     ``{"end_session": True}`` post-thinks the session. Input, output and context are the chat graph's."""
     return build_graph(services, checkpointer, store, name, responder=agent)
-
-
-graph = build_graph()

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from caim.core import faults
 from caim.graph.common import within_bounds
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
@@ -78,7 +79,6 @@ from caim.memory.text import names, unsupported
 from caim.ontology import Ontology, Proposal
 from caim.ontology.tagger import tags_of
 from caim.prompts.thoughts import NewTerm, Thought
-from caim.testing import faultpoints
 
 CHUNK = 8
 _LIST_MARK = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")  # "2. ..." - small models number their sentences
@@ -231,7 +231,7 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
             refining=min(len(refine), REFINE_PER_SESSION),
         )
     )
-    faultpoints.hit("after_key_events")
+    faults.hit("after_key_events")
     return {"key_events": events, "complete": ok}
 
 
@@ -426,7 +426,7 @@ def _write_thoughts(state: State, env: Env, policy: MemoryPolicy) -> dict[str, A
         elif (rec := builder.build(settled, tags)) is not None:
             records.append(rec)
     store.add(records)
-    faultpoints.hit("after_store_thoughts")
+    faults.hit("after_store_thoughts")
     retire = builder.retired
     if retire:
         store.delete(env.user_id, [r for r in retire if r not in {x.id for x in records}])
@@ -463,7 +463,7 @@ def maintain(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
         with env.svc.store.user_lock(env.user_id):
             merged, changes = _maintain(stored, env, policy, session)
     env.note(MaintainStep(merged=merged, changes=changes))
-    faultpoints.hit("before_session_reset")
+    faults.hit("before_session_reset")
     return {"merged": merged, "changes": changes}
 
 

@@ -17,6 +17,7 @@ from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, Remov
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, Messages, add_messages
 from typing_extensions import TypedDict
 
+from caim.core.checks import MAX_USER_ID, check_user
 from caim.core.errors import InputError
 from caim.core.settings import Settings
 from caim.core.trace import TraceEntry
@@ -290,13 +291,10 @@ class Context:
         return super().__new__(cls)
 
     def __post_init__(self) -> None:
-        user = self.user_id
-        if not isinstance(user, str) or not user.strip():
-            raise context_refused("context user_id must be a non-empty string")
-        if len(user) > MAX_CONTEXT_USER_ID or any(ord(ch) < 32 or ord(ch) == 127 for ch in user):
-            raise context_refused(
-                f"context user_id must be at most {MAX_CONTEXT_USER_ID} characters, without control characters"
-            )
+        try:
+            check_user(self.user_id)  # the one check of a user id, as every surface makes it
+        except InputError as e:
+            raise context_refused(f"context user_id: {e}") from None
         if self.policy is not None and (not isinstance(self.policy, str) or not 0 < len(self.policy) <= 64):
             raise context_refused("context policy must be the name of a memory policy")
         for name, (low, high) in CONTEXT_BOUNDS.items():
@@ -317,8 +315,8 @@ CONTEXT_BOUNDS: dict[str, tuple[int, int]] = {
     "candidate_cap": (1, 100),
     "max_kept": (1, 100),
 }
-#: Longest ``user_id`` a context may carry.
-MAX_CONTEXT_USER_ID = 256
+#: Longest ``user_id`` a context may carry (``caim.core.checks.check_user``'s bound).
+MAX_CONTEXT_USER_ID = MAX_USER_ID
 
 
 def _foreign_context_key(key: str, allowed: list[str]) -> str:

@@ -43,6 +43,7 @@ from enum import StrEnum
 import numpy as np
 from typing_extensions import TypedDict
 
+from caim.core import faults
 from caim.memory.merge import Merge, merge_group
 from caim.memory.records import Change as HistoryChange
 from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
@@ -50,7 +51,6 @@ from caim.memory.store import MemoryStore
 from caim.memory.text import DIGITS, SMALL_TALK_STEMS, names, tokenize, unsupported
 from caim.memory.text.polarity import polarity
 from caim.memory.text.slots import ATTRIBUTES, Attribute, Slot, slots
-from caim.testing import faultpoints
 
 _ROLE_WORDS = frozenset(tokenize("user assistant person someone"))
 #: A speaker's label at the start of a line or a claim ("Caroline: ...").
@@ -434,7 +434,7 @@ class Maintenance:
         keep = merge_group(members, self.session_id)
         gone = list(gone) or [m.id for m in members]
         self.store.replace(keep, gone)
-        faultpoints.hit("after_maintain_write")
+        faults.hit("after_maintain_write")
         self.merged.append({"kept": keep.id, "removed": [i for i in gone if i != keep.id], "thought": keep.thought})
         return keep
 

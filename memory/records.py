@@ -126,6 +126,19 @@ def check_speaker(value: object) -> str:
     return name
 
 
+def participant_name(sender: str) -> str:
+    """A chat export's sender as a participant's name: whitespace folded, at most ``MAX_SPEAKER``
+    characters, and never a role's name ("Assistant" in a chat is a person: "Assistant (chat)").
+
+    >>> participant_name("  Sam  Lee "), participant_name("assistant"), participant_name("")
+    ('Sam Lee', 'assistant (chat)', 'someone')
+    >>> check_speaker(participant_name("x" * 56 + " Lee")) == "x" * 56
+    True
+    """
+    name = "".join(c for c in " ".join(sender.split()) if c.isprintable())[: MAX_SPEAKER - 7].rstrip() or "someone"
+    return f"{name} (chat)" if name.casefold() in (USER, ASSISTANT) else name
+
+
 class SourceTurn(BaseModel):
     """One verbatim turn a record came from (provenance for detail questions and evaluation).
     ``turn`` is its number in the session; ``context`` marks the turn before the record's own, kept

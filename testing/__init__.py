@@ -1,7 +1,4 @@
-"""Stand-ins for tests and benchmarks, beside ``caim.core`` at the bottom of the layers.
-
-``scripted`` (a deterministic chat model answering from a JSON table: the ``scripted`` provider),
-``simulated`` (an OpenAI-compatible and Anthropic Messages endpoint on loopback, with latency and
-faults) and ``faultpoints`` (places where a test can make the process die). Only ``caim.core``'s
-leaf modules (``errors``, ``types``) are imported here, so ``caim.core`` may import this package.
+"""Stand-ins for tests and benchmarks, above ``caim.core``: ``simulated`` (an OpenAI-compatible and
+Anthropic Messages endpoint on loopback, with latency and faults). No source package imports this
+one; the scripted chat model and the fault points are ``caim.core``'s (``scripted``, ``faults``).
 """

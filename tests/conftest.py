@@ -19,7 +19,7 @@ import pytest
 
 from caim.agent import CaimAgent, Settings
 from caim.agent.memory import Memory
-from caim.testing.scripted import scripted_models
+from caim.core.scripted import scripted_models
 from tests.scripts import SCRIPT
 
 #: Test modules whose tests run against both backends.

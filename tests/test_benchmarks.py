@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from caim.core.models import Models
+from caim.core.scripted import scripted_models
 from caim.graph.services import Services
-from caim.testing.scripted import scripted_models
 from tests.scripts import SCRIPT
 
 ROOT = Path(__file__).resolve().parents[1]

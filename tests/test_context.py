@@ -70,6 +70,18 @@ def test_a_value_out_of_range_is_refused_in_one_line_naming_the_field(field, val
     assert [r.name for r in caplog.records] == ["caim.server"]
 
 
+@pytest.mark.parametrize("user", ["", "   ", "a\x00b", "x" * 257])
+def test_a_context_user_is_checked_as_every_surface_checks_a_user(user):
+    """The one check of a user id (``caim.core.checks.check_user``), its words in the refusal."""
+    from caim.core.checks import check_user
+
+    with pytest.raises(InputError) as shared:
+        check_user(user)
+    with pytest.raises(InputError) as refused:
+        Context(user_id=user)
+    assert str(shared.value) in str(refused.value) and "\n" not in str(refused.value)
+
+
 def test_the_bounds_themselves_are_accepted():
     low = Context(
         user_id="ann", policy="always", speculative_answer=False, **{k: lo for k, (lo, _) in CONTEXT_BOUNDS.items()}
@@ -133,7 +145,7 @@ def test_the_context_budgets_reach_the_run_and_the_deployment_keeps_the_rest(age
 
 
 def test_the_module_graph_builds_one_set_of_services_from_the_environment(tmp_path, monkeypatch):
-    from caim.graph import builder, services
+    from caim.graph import services, studio
 
     script = tmp_path / "script.json"
     script.write_text(
@@ -154,7 +166,7 @@ def test_the_module_graph_builds_one_set_of_services_from_the_environment(tmp_pa
 
     monkeypatch.setattr(services.Services, "create", classmethod(counting_create))
     for context in ({"user_id": "ann", "max_kept": 2}, {"user_id": "bob", "candidate_cap": 3, "policy": "always"}):
-        out = builder.graph.invoke({"messages": [HumanMessage("hello")]}, context=context)
+        out = studio.graph.invoke({"messages": [HumanMessage("hello")]}, context=context)
         assert out["messages"][-1].type == "ai"
     assert len(built) == 1 and services.services_for() is built[0]
     assert built[0].settings.data_dir == tmp_path / "data" and built[0].settings.provider == "scripted"

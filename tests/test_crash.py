@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from caim.testing.faultpoints import POINTS
+from caim.core.faults import POINTS
 
 # Two sessions: the second repeats a fact of the first (merged by maintenance) and adds one.
 SCRIPT = {

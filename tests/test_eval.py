@@ -14,6 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from caim.core.errors import ConfigError
+from caim.core.scripted import scripted_models
 from caim.eval import metrics as M
 from caim.eval.files import JsonlLog, checkout
 from caim.eval.gvd import load_gvd
@@ -22,7 +23,6 @@ from caim.eval.locomo import SHORT_ANSWER, load_locomo, parse_locomo_datetime
 from caim.eval.runner import DEFAULT_SYSTEMS, EvalConfig, run_benchmark
 from caim.eval.systems import CaimSystem, FullContextSystem
 from caim.prompts import judge as judge_prompt
-from caim.testing.scripted import scripted_models
 from tests.scripts import SCRIPT
 
 # ---- synthetic data ---------------------------------------------------------------------------

@@ -12,11 +12,11 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, SystemMessage
 
 from caim import Memory
+from caim.core.scripted import ScriptedChatModel, scripted_models
 from caim.graph.builder import with_memory
 from caim.graph.services import Services
 from caim.memory.intents import CATALOGUE_INTENTS, Catalogue, Slot, fill, read_slot
 from caim.memory.records import MemoryRecord
-from caim.testing.scripted import ScriptedChatModel, scripted_models
 
 U = "u"
 EARLIER = [

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from caim import Memory
+from caim.core.scripted import ScriptedChatModel
 from caim.memory.intents import Catalogue, read_slot, unit_of
 from caim.memory.stm import Exchange
-from caim.testing.scripted import ScriptedChatModel
 
 U = "u"
 #: language -> (earlier turns, a later request, its intent, slots the earlier session fills)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from caim.testing.scripted import ScriptedChatModel
+from caim.core.scripted import ScriptedChatModel
 from tests.scripts import SCRIPT
 
 # An iOS WhatsApp export (_chat.txt) as written: the bracketed time, the left-to-right marks before

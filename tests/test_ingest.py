@@ -15,11 +15,11 @@ from caim.agent.memory import INGESTING, Memory
 from caim.agent.messages import session_key
 from caim.core.embeddings import Embedder, MiniLMEmbedder
 from caim.core.errors import CaimError, InputError
+from caim.core.scripted import ScriptedChatModel
 from caim.core.settings import Settings
 from caim.memory import transfer
 from caim.memory.db import RecordDB
 from caim.memory.transfer import read_export
-from caim.testing.scripted import ScriptedChatModel
 
 FACTS = [
     "My sister Ana lives in Lisbon.",

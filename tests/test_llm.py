@@ -7,8 +7,8 @@ import pytest
 from caim.agent import EndpointError, Settings
 from caim.core.llm import LLM, strict_schema
 from caim.core.models import Models
+from caim.core.scripted import ScriptedChatModel
 from caim.prompts import controller, relevance, tags
-from caim.testing.scripted import ScriptedChatModel
 
 
 def test_closed_sets_are_enumerated_in_strict_schemas():

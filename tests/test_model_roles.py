@@ -13,11 +13,11 @@ from caim.core.errors import ConfigError
 from caim.core.llm import LLM
 from caim.core.model_roles import RECORD, SHIPPED, read, role_uses, write
 from caim.core.models import Models
+from caim.core.scripted import scripted_models
 from caim.core.settings import Settings
 from caim.core.trace import CodeRoleStep, steps
 from caim.eval.models import PROBES, probe
 from caim.graph.services import Services
-from caim.testing.scripted import scripted_models
 from tests.scripts import STRING, user_message
 
 PROBED_DATA = json.loads(PROBES.read_text(encoding="utf-8"))

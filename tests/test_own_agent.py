@@ -174,7 +174,7 @@ def test_the_example_serves_a_graph_whose_model_is_built_on_first_use():
     # langgraph.json serves the module's graph beside caim's; loading it built no model
     config = json.loads((ROOT / "langgraph.json").read_text())
     assert config["graphs"]["react_agent"] == "./examples/react_agent_with_memory.py:graph"
-    assert config["graphs"]["caim"] == "./graph/builder.py:graph"
+    assert config["graphs"]["caim"] == "./graph/studio.py:graph"
     assert example.graph.name == "react_agent_with_memory"
     nodes = set(example.graph.get_graph(xray=1).nodes)
     assert {"recall:controller", "respond:model", "respond:tools", "post_thinking:maintain"} <= nodes

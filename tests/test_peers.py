@@ -19,9 +19,9 @@ from pydantic import Field
 
 from caim.core.embeddings import MiniLMEmbedder
 from caim.core.errors import ConfigError
+from caim.core.scripted import scripted_models
 from caim.core.settings import Settings
 from caim.eval import peers, retrieval
-from caim.testing.scripted import scripted_models
 from tests.scripts import SCRIPT
 
 FILLER = [

@@ -13,6 +13,7 @@ from langchain_core.messages import HumanMessage
 from caim.agent import CaimAgent
 from caim.core.llm import LLM, DraftBook
 from caim.core.models import Models
+from caim.core.scripted import scripted_models
 from caim.core.settings import Settings
 from caim.core.trace import llm_calls, steps
 from caim.graph.env import Env
@@ -20,7 +21,6 @@ from caim.graph.policies import get_policy
 from caim.graph.retrieval import filter_relevant
 from caim.graph.state import Context, EarlyFilter, State
 from caim.graph.steps import EarlyFilterStep
-from caim.testing.scripted import scripted_models
 
 ASK = "What did I tell you about food? Do you remember?"
 

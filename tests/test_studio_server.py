@@ -5,7 +5,7 @@ The server runs as a subprocess with ``CAIM_PROVIDER=scripted`` and ``CAIM_SCRIP
 table of answers written here, and ``CAIM_DATA_DIR`` in ``tmp_path``. langgraph dev keeps its threads in
 ``.langgraph_api/`` of its working directory, so it runs in ``tmp_path`` (test threads must not show up
 in a developer's Studio) on a copy of ``langgraph.json`` whose relative paths are made absolute; the
-graph is still loaded from ``graph/builder.py`` by file path, as from the project root.
+graph is still loaded from ``graph/studio.py`` by file path, as from the project root.
 ``deploy/langgraph.json`` names modules, not files, so it is served as it is, from ``tmp_path`` as from
 the project root (``langgraph dev`` resolves file paths against its working directory, ``langgraph
 build`` against the config's folder). It runs without ``--allow-blocking``: langgraph dev turns
