@@ -59,7 +59,7 @@ from caim.graph.steps import (
     ThoughtsStep,
 )
 from caim.memory.build import Grounding, RecordBuilder, ThoughtDraft, said_by, settle
-from caim.memory.capture import Capture, captures, reply_taken_up
+from caim.memory.capture import Capture, asks_only, captures, reply_taken_up
 from caim.memory.maintenance import (
     Decision,
     Maintenance,
@@ -205,7 +205,8 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     events = judged.events
     covered = {e["turn"] for e in events}
     by_number = {t.number: t for t in all_turns}
-    # the reader decides which person's turns are worth remembering (one batch: every turn's words)
+    # the reader decides which person's turns are worth remembering (one batch: every turn's words);
+    # a turn that only asks tells nothing to remember
     read = dict(zip([t.number for t in all_turns], env.svc.reader.read([t.user for t in all_turns]), strict=True))
     worth = env.svc.reader.model.worth
     kept = captures(
@@ -213,7 +214,7 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
         skip=covered,
         explicit=bool(state.get("explicit")),
         persona=env.settings.persona,
-        worth=lambda t: worth(read[t.number]),
+        worth=lambda t: worth(read[t.number]) and not asks_only(t.user),
     )
     events += [
         _capture_event(c, by_number[c.turn], env, read[c.turn] if c.speaker != ASSISTANT else None) for c in kept

@@ -91,6 +91,19 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 RAW_CHARS = 600
 
 
+def asks_only(text: str) -> bool:
+    """Whether every sentence of ``text`` is a question: it asks, and tells nothing to remember (a turn
+    that also states something is not asking only).
+
+    >>> asks_only("Where does my sister live?"), asks_only("你还记得我妹妹住哪儿吗？")
+    (True, True)
+    >>> asks_only("I just went vegan. Any restaurant you'd suggest?"), asks_only("I moved to Porto.")
+    (False, False)
+    """
+    said = [s.strip() for s in sentences(" ".join(text.split())) if s.strip()]
+    return bool(said) and all(s.endswith(("?", "\uff1f")) for s in said)
+
+
 def states_fact(text: str) -> bool:
     """Does this turn state something about the speaker or their life (worth remembering unprocessed)?
     True when one of its sentences, not a question, tells something (``tells_something``).

@@ -110,6 +110,7 @@ def test_remember_keeps_facts_drops_small_talk_and_tags_by_category(settings):
         ("user", "I've been training for the York half marathon, 16 km this Sunday."),
         ("user", "Thanks so much, you're the best!"),
         ("user", "我最近在学吉他，每周上两次课。"),
+        ("user", "Where does my sister live?"),  # asks only: tells nothing to remember
     ]
     memory.remember(session, user_id="ana", background=False)
     records = {r.thought: r for r in memory.list(user_id="ana")}
