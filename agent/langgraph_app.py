@@ -73,6 +73,9 @@ class RunChecks:
         except RunRefused as exc:
             await send_json(send, exc.status, detail_body(exc.status, str(exc)))
             return
+        except RecursionError:  # nested deeper than any run: refused here, the server would fail on it
+            await send_json(send, 422, detail_body(422, "the request body is nested too deeply"))
+            return
         except ValueError:  # not JSON: the server answers it
             pass
         await self.app(scope, _replay(body, receive), send)
