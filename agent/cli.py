@@ -833,8 +833,8 @@ def memories_import_chat(
     sessions = chat_sessions(chats, me, gap, MAX_MESSAGES, settings.max_message_chars)
     if not sessions:
         raise InputError(f"no session in {file} has a message of {me or 'yours'}")
-    cuts = [cut for chat in chats for cut in cut(chat, me, gap, MAX_MESSAGES, settings.max_message_chars)]
-    others = [cut for cut in cuts if not any(mine(said, me) for said in cut)]
+    cuts = [piece for chat in chats for piece in cut(chat, me, gap, MAX_MESSAGES, settings.max_message_chars)]
+    others = [piece for piece in cuts if not any(mine(said, me) for said in piece)]
     seen.update(empty=sum(not said.text for chat in chats for said in chat), others=sum(map(len, others)))
     out.print(_chat_read(file, chats, me or user, seen, len(others)), highlight=False)
     with Memory(settings, background=False) as memory:

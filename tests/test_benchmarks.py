@@ -201,7 +201,8 @@ def test_recorded_memory_benchmark_routes_and_ranks_a_stored_memory(tmp_path, ca
 
     def record(i, text, tid):
         src = [{"role": "user", "text": text, "time": "2023-05-08T13:00:00Z", "turn_id": tid, "turn": i}]
-        return {"id": f"r{i}", "thought": text, "tags": ["pets"], "event_time": "2023-05-08T13:00:00Z", "sources": src}
+        when = "2023-05-08T13:00:00Z"
+        return {"id": f"{i:032x}", "thought": text, "tags": ["pets"], "event_time": when, "sources": src}
 
     run = tmp_path / "run"
     run.mkdir()
