@@ -452,7 +452,13 @@ def test_locomo_run_scores_f1_evidence_and_adversarial(tmp_path, settings):
     assert any(
         "[D1:3] (2023-05-08 13:57) Caroline: My painting was a sunset over the lake." in p for p in judge_prompts
     )
-    assert set(summary["code_metrics"]) == {"f1", "adversarial_correct", "evidence_recall", "candidate_evidence_recall"}
+    assert set(summary["code_metrics"]) == {
+        "f1",
+        "adversarial_correct",
+        "evidence_recall",
+        "candidate_evidence_recall",
+        "keyword_correct",
+    }
     assert summary["code_metrics"]["evidence_recall"]["none"]["n"] == 0
     report = (out / "report.md").read_text()
     assert "### Token F1 by category" in report and "overall (1-4)" in report

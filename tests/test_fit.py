@@ -121,7 +121,7 @@ def test_retrieval_cv_prints_dev_and_cross_validated_recall(tmp_path):
     assert res.exit_code == 0, res.output
     assert "leave one" in res.output and "shipped" in res.output
     cv = json.loads((out / "results.json").read_text())["cv"]
-    assert set(cv) == {"dev", "fitted", "cross-validated", "weights"}
+    assert set(cv) == {"dev", "fitted", "cross-validated", "weights", "floor"}
     assert (
         cv["dev"]["recall@10"]["all"]
         == json.loads((out / "results.json").read_text())["systems"]["caim"]["recall@10"]["all"]
