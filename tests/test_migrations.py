@@ -157,7 +157,7 @@ def test_postgres_an_older_schema_opens_and_migrates_once(backend):
     try:
         assert migrations.applied(db.conn) == [name for name, _ in MIGRATIONS]
         rows = _rows(db)
-        assert rows["user_stats"] == [("ann", 1, 7, 0)]
+        assert rows["user_stats"] == [("ann", 1, 7, 0, 0)]
         assert rows["term_df"] == [("ann", "piano", 1), ("ann", "rome", 1), ("bob", "piano", 1)]
         assert migrate(db.conn) == []
     finally:
