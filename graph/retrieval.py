@@ -68,7 +68,8 @@ from caim.memory.answer import memory_question
 from caim.memory.intents import INTENT_SIMILARITY, SINGLE_VALUED, closest_task, fill, search_texts
 from caim.memory.profile import about_user
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
-from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value_first
+from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value
+from caim.memory.search.relevance import RELEVANCE_FLOOR
 from caim.memory.text import asks_about_past, is_small_talk, memory_signals, names
 from caim.memory.timeref import TimeRange, TimeSpan, find_expressions, resolve
 from caim.prompts import respond as respond_prompt
@@ -116,17 +117,26 @@ def _expired(env: Env) -> Any:
 def _search(
     env: Env, policy: MemoryPolicy, text: str, tags: list[str], spans: list[TimeSpan], k: int
 ) -> list[MemoryBrief]:
-    return _rank(env, policy.weights, text, tags, spans, k)
+    return _rank(env, policy.weights, text, tags, spans, k, floor=policy.relevance_floor)
 
 
-def _rank(env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[MemoryBrief]:
-    """The ranked hits as briefs; a question asking the user's single-value fact gets the user's own
-    current statement of it first (``own_value_first``)."""
-    hits = own_value_first(text, _hits(env, weights, text, tags, spans, k), env.ontology.single_valued)
-    return [h.brief(env.settings.source_chars) for h in hits]
+def _rank(
+    env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int, *, floor: bool = True
+) -> list[MemoryBrief]:
+    """The ranked hits as briefs (``floor``: only those at the search's relevance floor or above); a
+    question asking the user's single-value fact gets the user's own current statement of it first
+    (``own_value``), whatever its relevance: "Where do I live?" shares no word with "I moved to
+    Valencia"."""
+    ranked = _hits(env, weights, text, tags, spans, k, floor=False)  # the engine takes k, then rates them
+    own = own_value(text, ranked, env.ontology.single_valued)
+    least = RELEVANCE_FLOOR if floor else 0.0
+    kept = [h for h in ranked if h is not own and h.relevance >= least]
+    return [h.brief(env.settings.source_chars) for h in ([own] if own is not None else []) + kept]
 
 
-def _hits(env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int) -> list[Hit]:
+def _hits(
+    env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int, *, floor: bool = True
+) -> list[Hit]:
     query = Query(
         text=text,
         now=env.now,
@@ -136,6 +146,7 @@ def _hits(env: Env, weights: Weights, text: str, tags: list[str], spans: list[Ti
         vector=env.svc.embedder.embed_query(text),
         expired=_expired(env),
         decay_days=env.settings.decay_days,
+        **({} if floor else {"min_relevance": 0.0}),
     )
     return env.svc.retriever.search(env.user_id, query, k, weights)
 

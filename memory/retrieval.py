@@ -225,11 +225,18 @@ def own_value_first(question: str, hits: Sequence[Hit], single: Callable[[str], 
     Returns:
         The hits, reordered or as they were.
     """
+    own = own_value(question, hits, single)
+    return list(hits) if own is None else [own, *(h for h in hits if h is not own)]
+
+
+def own_value(question: str, hits: Sequence[Hit], single: Callable[[str], bool]) -> Hit | None:
+    """The best-ranked of ``hits`` that is the user's current statement of the single-value attribute
+    ``question`` asks (see ``own_value_first``), or ``None``."""
     attribute = asked(question)
     if attribute is None or not single(attribute):
-        return list(hits)
-    for i, hit in enumerate(hits):
+        return None
+    for hit in hits:
         rec = hit.record
         if rec.current and rec.speaker in ("", "user") and attribute in record_slots(rec):
-            return [hit, *hits[:i], *hits[i + 1 :]]
-    return list(hits)
+            return hit
+    return None

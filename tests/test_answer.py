@@ -16,6 +16,7 @@ from caim.graph.state import USED
 from caim.graph.steps import EarlyAnswerStep
 from caim.memory.answer import NOTHING_KEPT, Additions, compose, memory_question, used_by
 from caim.memory.capture import raw_record
+from caim.memory.records import MemoryBrief
 from caim.memory.search.relevance import explain
 
 LEEDS = "I teach chemistry at a secondary school in Leeds."
@@ -28,8 +29,8 @@ GARBLED = (
 )
 
 
-def brief(i: int, thought: str, day: str = "2024-05-03", speaker: str = "") -> dict:
-    m = {"id": f"m{i}", "thought": thought, "tags": ["personal"], "event_time": f"{day}T10:00:00+00:00"}
+def brief(i: int, thought: str, day: str = "2024-05-03", speaker: str = "") -> MemoryBrief:
+    m: MemoryBrief = {"id": f"m{i}", "thought": thought, "tags": ["personal"], "event_time": f"{day}T10:00:00+00:00"}
     if speaker:
         m["speaker"] = speaker
     return m

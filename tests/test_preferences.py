@@ -199,7 +199,7 @@ def test_the_cli_lists_and_filters_by_polarity(memory, settings):
 
     said(memory, BEACHES, "2024-05-07T10:00:00")
     memory.close()
-    runner = CliRunner()
+    runner = CliRunner(env={"COLUMNS": "200"})  # wide enough that no thought wraps
     args = ["memories", "list", "--user", "marta", "--data-dir", str(settings.data_dir)]
     shown = runner.invoke(app, [*args, "--polarity", "dislike"])
     assert shown.exit_code == 0 and "too noisy" in shown.output and "dislike" in shown.output

@@ -80,7 +80,7 @@ def test_a_correction_reads_the_new_words(memory):
 
 def test_an_export_with_plain_names_imports_and_exports_typed(memory):
     rec = {
-        "id": "r1",
+        "id": "0" * 31 + "1",
         "user_id": "old",
         "thought": "My sister Ana lives in Lisbon.",
         "tags": ["siblings"],

@@ -96,7 +96,7 @@ def test_unsupported_finds_what_the_answer_made_up(answer, made_up):
 
 
 def test_the_note_quotes_the_kept_memory_that_matches_the_question():
-    from caim.graph.respond import best_match
+    from caim.graph.reply import best_match
 
     kept = [
         {"id": "a", "thought": "I'm so proud of you!", "tags": [], "event_time": "2023-05-08T10:00:00"},
@@ -108,7 +108,7 @@ def test_the_note_quotes_the_kept_memory_that_matches_the_question():
 
 
 def test_on_a_tie_the_note_quotes_the_more_focused_memory():
-    from caim.graph.respond import best_match
+    from caim.graph.reply import best_match
 
     kept = [
         {

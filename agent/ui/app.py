@@ -108,7 +108,7 @@ HEADERS = (
     ),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # forms send their origin (the host guard checks it), other sites nothing
 )
 
 MemorySource: TypeAlias = Memory | Callable[[], Memory]
