@@ -117,7 +117,9 @@ def _expired(env: Env) -> Any:
 def _search(
     env: Env, policy: MemoryPolicy, text: str, tags: list[str], spans: list[TimeSpan], k: int
 ) -> list[MemoryBrief]:
-    return _rank(env, policy.weights, text, tags, spans, k, floor=policy.relevance_floor)
+    # a turn's candidates are all the ranking's best: the relevance filter judges them (a question
+    # such as "what do I like to do?" shares no word with "loves hiking"); the floor is for searches
+    return _rank(env, policy.weights, text, tags, spans, k, floor=False)
 
 
 def _rank(

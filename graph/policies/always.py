@@ -14,7 +14,6 @@ class AlwaysPolicy(CaimPolicy):
 
     name = "always"
     description = "No controller: every turn retrieves from LTM and uses the whole STM."
-    relevance_floor = False  # the ablation retrieves on every turn, as the paper's does
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
         """Always ``ltm+stm``, with the first three shortlisted tags."""

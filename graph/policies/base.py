@@ -35,9 +35,6 @@ class MemoryPolicy(ABC):
     extend_ontology: bool = True
     #: How the ranked search weighs its signals.
     weights: Weights = DEFAULT_WEIGHTS
-    #: Leaves out records below the search's relevance floor (``caim.memory.search.relevance``); the
-    #: plain-retrieval baselines take the nearest records whatever their relevance.
-    relevance_floor: bool = True
     #: Runs the relevance filter on the code-ranked candidates beside the plan (when code signals
     #: point to memory) instead of after it: one round trip before the answer instead of two.
     filter_beside_plan: bool = False

@@ -22,7 +22,6 @@ class DensePolicy(CaimPolicy):
     description = "Plain retrieval baseline: nearest records by meaning on every turn, no controller, no filter."
     filter_beside_plan = False  # no filter call to run early (nor an answer to draft)
     weights = DENSE_ONLY
-    relevance_floor = False  # the nearest records, however far
 
     def plan(self, state: State, env: Env, shortlist: Sequence[str]) -> Plan | None:
         """Always ``ltm+stm``, without tags or time expressions."""
