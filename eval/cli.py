@@ -435,9 +435,12 @@ def labels(
             f" --limit {limit}" if limit else ""
         )
         reply_keys = ("replies", "replies_kept", "kept_taken_up", "taken_up_kept", "kept_contradicting")
-        shown = {
-            k: v for k, v in figures.items() if (k in reply_keys) == replies_only or (replies and not replies_only)
-        }
+
+        # the figures of what was run: the replies', the turns', or both
+        def run(key: str) -> bool:
+            return key in reply_keys if replies_only else bool(replies) or key not in reply_keys
+
+        shown = {k: v for k, v in figures.items() if run(k)}
         rows = "".join(f"| {k} | {v:.3f} |\n" if isinstance(v, float) else f"| {k} | {v} |\n" for k, v in shown.items())
         block = f"| {what} | |\n|---|---:|\n{rows}\nCommand: `{command} --doc {doc}`.\n"
         fitting.write_doc(

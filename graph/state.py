@@ -17,7 +17,7 @@ from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, Remov
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, Messages, add_messages
 from typing_extensions import TypedDict
 
-from caim.core.checks import MAX_USER_ID, check_user
+from caim.core.checks import check_user
 from caim.core.errors import InputError
 from caim.core.settings import Settings
 from caim.core.trace import TraceEntry
@@ -315,8 +315,6 @@ CONTEXT_BOUNDS: dict[str, tuple[int, int]] = {
     "candidate_cap": (1, 100),
     "max_kept": (1, 100),
 }
-#: Longest ``user_id`` a context may carry (``caim.core.checks.check_user``'s bound).
-MAX_CONTEXT_USER_ID = MAX_USER_ID
 
 
 def _foreign_context_key(key: str, allowed: list[str]) -> str:

@@ -6,7 +6,7 @@ keeping between searches: each user's records as columns (per write version, wit
 budget), a sample of each user's vectors, and the known speakers. The names other modules import
 from here (``Query``, ``Hit``, ``Weights`` and the recipes, ``Columns``) are the package's.
 
-``own_value_first`` works after the ranking: a question asking the user's own single-value fact
+``own_value`` works after the ranking: a question asking the user's own single-value fact
 ("Where do I live now?") gets the user's current statement of it first.
 """
 
@@ -54,7 +54,7 @@ __all__ = [
     "Retriever",
     "Weights",
     "epoch",
-    "own_value_first",
+    "own_value",
 ]
 
 #: A user's vector sample is drawn again when their record count moved by more than this share …
@@ -209,29 +209,14 @@ def epoch(dt: datetime) -> float:
     return as_aware(dt).timestamp()
 
 
-def own_value_first(question: str, hits: Sequence[Hit], single: Callable[[str], bool]) -> list[Hit]:
-    """``hits`` with, when ``question`` asks the user's own value of a single-value attribute
-    (``caim.memory.text.slots.asked``; one that ``single`` marks single-valued), the best-ranked
-    current record of the user stating the user's value of it first; the others keep their order.
+def own_value(question: str, hits: Sequence[Hit], single: Callable[[str], bool]) -> Hit | None:
+    """The best-ranked of ``hits`` that is the user's current statement of the single-value attribute
+    ``question`` asks (``caim.memory.text.slots.asked``; one that ``single`` marks single-valued),
+    or ``None``. The search puts it first.
 
     A past fact ("I used to live in Toronto") or another person's ("my wife works for Umbrella")
     states no value of the user's (``record_slots``), so it never goes first for the ranking alone.
-
-    Args:
-        question: The message searched for.
-        hits: The ranked hits, best first.
-        single: Which attributes hold one value (the ontology's ``single_valued``).
-
-    Returns:
-        The hits, reordered or as they were.
     """
-    own = own_value(question, hits, single)
-    return list(hits) if own is None else [own, *(h for h in hits if h is not own)]
-
-
-def own_value(question: str, hits: Sequence[Hit], single: Callable[[str], bool]) -> Hit | None:
-    """The best-ranked of ``hits`` that is the user's current statement of the single-value attribute
-    ``question`` asks (see ``own_value_first``), or ``None``."""
     attribute = asked(question)
     if attribute is None or not single(attribute):
         return None
