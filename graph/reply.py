@@ -36,6 +36,7 @@ from caim.memory.answer import Additions, compose, memory_question, said, used_b
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import TIME_KEY
 from caim.memory.text import is_when_question, memory_signals, states_a_date, tokenize, unsupported
+from caim.memory.timeref import TimeRange
 
 #: How much of the best memory the answer check quotes.
 NOTE_CHARS = 300
@@ -84,7 +85,8 @@ def _composed(
     state: State, env: Env, question: str, messages: list[BaseMessage], memories: list[MemoryBrief], draft: str | None
 ) -> Produced:
     """The composed answer, streamed first, then the model's sentences that stand beside it."""
-    composed = compose(question, [*memories, *session_said(state, env)])
+    days = [(r.start, r.end) for r in map(TimeRange.of, state.get("time_ranges") or [])]
+    composed = compose(question, [*memories, *session_said(state, env)], days)
     env.emit(composed.text)
     used = list({m["id"]: m for m in reversed(composed.quoted) if m.get("id")}.values())[::-1]  # once per memory
     if not composed.quoted or not env.settings.answer_additions:

@@ -127,55 +127,136 @@ ASKING_WORDS = (
 ASKING_WEIGHT = 0.25
 _ASKING = frozenset(tokenize(ASKING_WORDS))
 _SOURCE_TURN = re.compile(r"(?:^| / )(user|assistant): ")
+#: What a term of the question weighs when only a statement before its question holds it ("I went to
+#: the museum on May 2nd. What exhibition did I see?": the museum is given, the exhibition asked).
+GIVEN_WEIGHT = 0.5
+#: What a term weighs when only the other speaker's turn before a memory's words holds it (the words
+#: answered it: "Which place did you like most?" - "I loved Gulangyu Island.").
+BEFORE_WEIGHT = 0.5
+#: What a memory's score is worth when the question asks for the other speaker's words ("What did you
+#: recommend?" asks for the assistant's; "What do I like?" for the user's).
+OTHER_SPEAKER_WEIGHT = 0.5
+#: A question asking what the assistant said: "you" with a verb of telling, not a request ("can you tell me").
+_ASKS_ASSISTANT = re.compile(
+    r"(?<!can )(?<!could )(?<!would )(?<!will )\byou(?:'ve| have)?\s+(?:\w+\s+)?"
+    r"(?:recommend|suggest|told|tell|taught|teach|gave|give|given|shared|share|said|say|mention|advis|propos)",
+    re.I,
+)
+_ASKS_USER = re.compile(r"\b(?:I|my|me)\b", re.I)
+
+
+def asked_speaker(question: str) -> str | None:
+    """Whose words a question asks for: ``assistant`` ("What did you recommend?"), ``user`` ("What do I
+    like?"), or ``None`` when it names neither.
+
+    >>> asked_speaker("What painters did you recommend to me?"), asked_speaker("What books do I like?")
+    ('assistant', 'user')
+    >>> asked_speaker("Can you tell me where I went?"), asked_speaker("Where does Ana live?")
+    ('user', None)
+    """
+    if _ASKS_ASSISTANT.search(question):
+        return "assistant"
+    return DEFAULT_SPEAKER if _ASKS_USER.search(question) else None
+
+
+def _question_terms(question: str) -> dict[str, float]:
+    """The question's terms, in the order it asks them, each with its weight: ``ASKING_WEIGHT`` for a
+    word of asking, ``GIVEN_WEIGHT`` more for one only a statement before its questions holds."""
+    parts = sentences(question)
+    asked = [p for p in parts if p.rstrip().endswith(("?", "？"))] or parts
+    in_asked = set(tokenize(" ".join(asked)))
+    out: dict[str, float] = {}
+    for t in tokenize(question):
+        if t not in out:
+            out[t] = (ASKING_WEIGHT if t in _ASKING else 1.0) * (1.0 if t in in_asked else GIVEN_WEIGHT)
+    return out
 
 
 def reply_of(m: MemoryBrief) -> MemoryBrief | None:
-    """The assistant's reply that followed a memory of the user's own words, from its source turns
-    (``source``: what the user was told right after - "what did you recommend?" asks for it), as a
-    memory of the assistant's said the same day; ``None`` when it has none."""
-    source = m.get("source") or ""
-    if speaker(m) != DEFAULT_SPEAKER or not source:
+    """The assistant's reply that followed a memory of the user's own words (what the user was told
+    right after - "what did you recommend?" asks for it), as a memory of the assistant's said the same
+    day, the user's words as the turn ``before`` it; ``None`` when it has none. A verbatim record
+    carries the reply (``after``); a thought its source turns (``source``)."""
+    if speaker(m) != DEFAULT_SPEAKER:
         return None
-    parts = _SOURCE_TURN.split(source)[1:]
-    turns = list(zip(parts[::2], parts[1::2], strict=False))
-    after = [text for i, (role, text) in enumerate(turns) if role == "assistant" and i and turns[i - 1][0] == "user"]
-    if not after:
+    reply = m.get("after") or _reply_in_source(m.get("source") or "")
+    if not reply:
         return None
     return {
         "id": m["id"],
-        "thought": after[0].removesuffix(" …"),
+        "thought": reply.removesuffix(" …"),
         "tags": m["tags"],
         "event_time": m["event_time"],
         "speaker": "assistant",
+        "before": m["thought"],
     }
+
+
+def _reply_in_source(source: str) -> str:
+    """The first assistant turn right after a user turn in a thought's source line ("" when none)."""
+    parts = _SOURCE_TURN.split(source)[1:]
+    turns = list(zip(parts[::2], parts[1::2], strict=False))
+    after = [text for i, (role, text) in enumerate(turns) if role == "assistant" and i and turns[i - 1][0] == "user"]
+    return after[0] if after else ""
 
 
 def units(memories: Sequence[MemoryBrief]) -> list[MemoryBrief]:
     """What can be quoted of the kept memories, in their order: each one's words, then the reply that
-    followed it (``reply_of``)."""
+    followed it (``reply_of``); words already taken (the same reply kept as its own memory) once."""
     out: list[MemoryBrief] = []
+    seen: set[str] = set()
     for m in memories:
-        out.append(m)
-        reply = reply_of(m)
-        if reply is not None:
-            out.append(reply)
+        for unit in (m, reply_of(m)):
+            key = " ".join(unit["thought"].split()).lower() if unit is not None else ""
+            if unit is not None and key not in seen:
+                seen.add(key)
+                out.append(unit)
     return out
 
 
-def answering(question: str, memories: Sequence[MemoryBrief], most: int = MOST_QUOTED) -> list[MemoryBrief]:
-    """The kept memories that answer ``question``: each scores the question's terms it holds, a term
-    weighted by one over the number of kept memories holding it (a term all of them share tells none
-    apart), a word of asking (``ASKING_WORDS``) less; those within ``QUOTED_SHARE`` of the best score
-    are taken, up to ``most`` (better-ranked first on a tie), in the order the question asks for
-    them (by the first of its terms each holds).
-    When none holds a term of the question, the best-ranked memory (the search found it by meaning)."""
+def said_within(memories: Sequence[MemoryBrief], spans: Sequence[tuple[datetime, datetime]]) -> list[MemoryBrief]:
+    """The memories said within one of ``spans`` (the days a question names: "On May 4th, what did I
+    ..."), or all of them when none was (or no span is given)."""
+    inside = [
+        m for m in memories if any(a <= _aware(datetime.fromisoformat(m["event_time"]), a) <= b for a, b in spans)
+    ]
+    return inside or list(memories)
+
+
+def _aware(d: datetime, like: datetime) -> datetime:
+    """``d`` comparable with ``like`` (naive ones read in ``like``'s zone)."""
+    return d.replace(tzinfo=like.tzinfo) if d.tzinfo is None and like.tzinfo is not None else d
+
+
+def _weighted_terms(m: MemoryBrief, asked: dict[str, float]) -> dict[str, float]:
+    """The question's terms a memory holds, each with the part of its weight it earns: whole in the
+    memory's own words, ``BEFORE_WEIGHT`` in only the turn before them."""
+    own = _terms(m) & asked.keys()
+    before = set(tokenize(m.get("before") or "")) & asked.keys()
+    return {t: asked[t] * (1.0 if t in own else BEFORE_WEIGHT) for t in own | before}
+
+
+def answering(
+    question: str, memories: Sequence[MemoryBrief], most: int = MOST_QUOTED, asked_for: str | None = None
+) -> list[MemoryBrief]:
+    """The kept memories that answer ``question``: each scores the question's terms it holds
+    (``_weighted_terms``: a word of asking, a given term or one only the turn before it holds weighs
+    less), a term divided by the number of kept memories holding it (a term all of them share tells
+    none apart), the whole by ``OTHER_SPEAKER_WEIGHT`` when another speaker said it than the one the
+    question asks for (``asked_for``); those within ``QUOTED_SHARE`` of the best score are taken, up to
+    ``most`` (better-ranked first on a tie), in the order the question asks for them (by the first of
+    its terms each holds). When none holds a term of the question, the best-ranked memory (the search
+    found it by meaning)."""
     if not memories:
         return []
-    order = tokenize(question)
-    asked = set(order)
-    terms = [_terms(m) & asked for m in memories]
+    asked = _question_terms(question)
+    order = list(asked)
+    terms = [_weighted_terms(m, asked) for m in memories]
     holders = {t: sum(t in ts for ts in terms) for t in asked}
-    scores = [sum((ASKING_WEIGHT if t in _ASKING else 1.0) / holders[t] for t in ts) for ts in terms]
+    scores = [
+        sum(w / holders[t] for t, w in ts.items()) * (OTHER_SPEAKER_WEIGHT if _other(m, asked_for) else 1.0)
+        for m, ts in zip(memories, terms, strict=True)
+    ]
     best = max(scores)
     if best <= 0:
         return [memories[0]]
@@ -183,6 +264,11 @@ def answering(question: str, memories: Sequence[MemoryBrief], most: int = MOST_Q
     taken = [i for i in ranked if scores[i] >= QUOTED_SHARE * best][:most]
     taken.sort(key=lambda i: min(order.index(t) for t in terms[i]))
     return [memories[i] for i in taken]
+
+
+def _other(m: MemoryBrief, asked_for: str | None) -> bool:
+    """Whether the question asks for the user's or the assistant's words and another said ``m``'s."""
+    return asked_for in (DEFAULT_SPEAKER, "assistant") and speaker(m) != asked_for
 
 
 @dataclass
@@ -193,12 +279,13 @@ class Composed:
     quoted: list[MemoryBrief] = field(default_factory=list)
 
 
-def compose(question: str, memories: Sequence[MemoryBrief]) -> Composed:
+def compose(question: str, memories: Sequence[MemoryBrief], days: Sequence[tuple[datetime, datetime]] = ()) -> Composed:
     """The answer code gives a memory question from the kept ``memories``: of their words and the
-    replies that followed them (``units``), those that answer it (``answering``) quoted one a line
-    with who said them and when, the first line capitalised; with none kept, that it does not
-    remember (``NOTHING_KEPT``)."""
-    quoted = answering(question, units(memories))
+    replies that followed them (``units``) - those said within ``days`` when the question names a time
+    and some were (``said_within``) - the ones that answer it (``answering``, for the speaker it asks
+    about: ``asked_speaker``) quoted one a line with who said them and when, the first line
+    capitalised; with none kept, that it does not remember (``NOTHING_KEPT``)."""
+    quoted = answering(question, said_within(units(memories), days), asked_for=asked_speaker(question))
     if not quoted:
         return Composed(NOTHING_KEPT)
     lines = [said(m) for m in quoted]

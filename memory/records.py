@@ -84,7 +84,9 @@ def stable_id(*parts: object) -> str:
 class MemoryBrief(TypedDict):
     """A record as graph state, traces and prompts carry it: id, thought, tags, event time (ISO),
     ``speaker`` when the words were not the user's (the assistant's, or a participant's by name), and
-    optionally the start of its verbatim source turns, its validity end, the turn it answered, its
+    optionally the start of its verbatim source turns (a thought's) or the other speaker's turns just
+    ``before`` and ``after`` its own (a verbatim record's: what it answered, what it was told), its
+    validity end, the turn it answered, its
     ranking scores and its relevance to the query (0 to 1, with the query's words it holds:
     ``caim.memory.search.relevance``)."""
 
@@ -96,6 +98,8 @@ class MemoryBrief(TypedDict):
     speaker: NotRequired[str]
     source: NotRequired[str]
     context: NotRequired[str]
+    before: NotRequired[str]
+    after: NotRequired[str]
     valid_until: NotRequired[str]
     polarity: NotRequired[str]
     reason: NotRequired[str]
@@ -376,4 +380,20 @@ class MemoryRecord(BaseModel):
         if source_chars > 0 and self.sources and self.kind == "thought":
             text = self.source_text()
             out["source"] = text if len(text) <= source_chars else text[:source_chars] + " …"
+        elif source_chars > 0 and self.sources:
+            out.update(self._around(source_chars))
+        return out
+
+    def _around(self, chars: int) -> dict[str, str]:
+        """A verbatim record's neighbours in its source turns: the other speaker's turn just ``before``
+        its own and just ``after`` it, each clipped to ``chars`` (none when the record keeps more than
+        one turn of its speaker)."""
+        mine = [i for i, s in enumerate(self.sources) if not s.context and s.who == self.who]
+        if len(mine) != 1:
+            return {}
+        out = {}
+        for key, i in (("before", mine[0] - 1), ("after", mine[0] + 1)):
+            if 0 <= i < len(self.sources) and self.sources[i].who != self.who:
+                text = self.sources[i].text
+                out[key] = text if len(text) <= chars else text[:chars] + " …"
         return out
