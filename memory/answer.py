@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import clip
@@ -32,7 +32,7 @@ from caim.memory.timeref import long_date, with_dates
 
 #: Most memories a composed answer quotes, and how much of each it quotes.
 MOST_QUOTED = 3
-QUOTE_CHARS = 300
+QUOTE_CHARS = 400
 #: A memory is quoted when its share of the question's terms is at least this part of the best one's.
 QUOTED_SHARE = 0.5
 #: Most sentences of the model's reply added after the quotes, and their length in all; how much of
@@ -40,6 +40,9 @@ QUOTED_SHARE = 0.5
 MOST_ADDED = 2
 ADDED_CHARS = 400
 READ_CHARS = 800
+#: Longest time span a question names that counts as naming a day (a composed answer then quotes what
+#: was said that day, when anything was).
+NAMED_DAY = timedelta(days=1)
 #: Who said a memory's words when its brief names no speaker.
 DEFAULT_SPEAKER = "user"
 #: What a composed answer says when nothing was kept for a memory question.
@@ -99,16 +102,32 @@ def who_said(m: MemoryBrief) -> str:
     return f"{who} said"
 
 
-def said(m: MemoryBrief, chars: int = QUOTE_CHARS) -> str:
+def said(m: MemoryBrief, chars: int = QUOTE_CHARS, question: str = "") -> str:
     """A memory as an answer quotes it: who said it, the day, and the words - each relative time
-    phrase followed by the date it meant then - clipped to ``chars``.
+    phrase followed by the date it meant then - clipped to ``chars``; words longer than that, with a
+    ``question``, are quoted by the sentences that hold its terms (``excerpt``).
 
     >>> said({"id": "a", "thought": "I ran a race last Sunday.", "tags": [], "event_time": "2023-05-25"})
     'you said (25 May 2023): "I ran a race last Sunday [21 May 2023]."'
     """
     when = datetime.fromisoformat(m["event_time"])
-    words = clip(with_dates(" ".join(m["thought"].split()), when), chars)
-    return f'{who_said(m)} ({long_date(when)}): "{words}"'
+    words = with_dates(" ".join(m["thought"].split()), when)
+    return f'{who_said(m)} ({long_date(when)}): "{excerpt(words, question, chars)}"'
+
+
+def excerpt(words: str, question: str, chars: int) -> str:
+    """``words`` clipped to ``chars``; when longer, from the first sentence that holds a term of
+    ``question`` on (the ones before it, a greeting or a preamble, left out and marked with "…").
+
+    >>> excerpt("Hi there, nice to see you. For tea, I like green tea. It rains.", "What tea do I like?", 40)
+    '… For tea, I like green tea. It rains.'
+    """
+    if len(words) <= chars or not question:
+        return clip(words, chars)
+    asked = set(tokenize(question))
+    parts = sentences(words)
+    first = next((i for i, p in enumerate(parts) if asked & set(tokenize(p))), 0)
+    return clip(" ".join(["…"] * bool(first) + [p.strip() for p in parts[first:]]), chars)
 
 
 def _terms(m: MemoryBrief) -> set[str]:
@@ -202,24 +221,28 @@ def _reply_in_source(source: str) -> str:
 
 def units(memories: Sequence[MemoryBrief]) -> list[MemoryBrief]:
     """What can be quoted of the kept memories, in their order: each one's words, then the reply that
-    followed it (``reply_of``); words already taken (the same reply kept as its own memory) once."""
+    followed it (``reply_of``); words already taken (the same reply kept as its own memory, whole or
+    clipped) once; a task's summary (``task``: code's words, not anyone's) only when nothing else is kept."""
     out: list[MemoryBrief] = []
-    seen: set[str] = set()
-    for m in memories:
+    seen: list[str] = []
+    said_by_someone = [m for m in memories if not m.get("task")] or list(memories)
+    for m in said_by_someone:
         for unit in (m, reply_of(m)):
-            key = " ".join(unit["thought"].split()).lower() if unit is not None else ""
-            if unit is not None and key not in seen:
-                seen.add(key)
+            if unit is None:
+                continue
+            key = " ".join(unit["thought"].removesuffix(" …").split()).lower()
+            if not any(key.startswith(k) or k.startswith(key) for k in seen):
+                seen.append(key)
                 out.append(unit)
     return out
 
 
 def said_within(memories: Sequence[MemoryBrief], spans: Sequence[tuple[datetime, datetime]]) -> list[MemoryBrief]:
-    """The memories said within one of ``spans`` (the days a question names: "On May 4th, what did I
-    ..."), or all of them when none was (or no span is given)."""
-    inside = [
-        m for m in memories if any(a <= _aware(datetime.fromisoformat(m["event_time"]), a) <= b for a, b in spans)
-    ]
+    """The memories said on a day the question names ("On May 4th, what did I ...": a span of
+    ``spans`` no longer than ``NAMED_DAY``; a longer one - "recently", "a few days ago" - tells no day),
+    or all of them when none was."""
+    days = [(a, b) for a, b in spans if b - a <= NAMED_DAY]
+    inside = [m for m in memories if any(a <= _aware(datetime.fromisoformat(m["event_time"]), a) <= b for a, b in days)]
     return inside or list(memories)
 
 
@@ -288,7 +311,7 @@ def compose(question: str, memories: Sequence[MemoryBrief], days: Sequence[tuple
     quoted = answering(question, said_within(units(memories), days), asked_for=asked_speaker(question))
     if not quoted:
         return Composed(NOTHING_KEPT)
-    lines = [said(m) for m in quoted]
+    lines = [said(m, question=question) for m in quoted]
     return Composed("\n".join(line[:1].upper() + line[1:] for line in lines), quoted)
 
 

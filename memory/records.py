@@ -86,7 +86,8 @@ class MemoryBrief(TypedDict):
     ``speaker`` when the words were not the user's (the assistant's, or a participant's by name), and
     optionally the start of its verbatim source turns (a thought's) or the other speaker's turns just
     ``before`` and ``after`` its own (a verbatim record's: what it answered, what it was told), its
-    validity end, the turn it answered, its
+    validity end, the turn it answered, ``task`` when it sums up a task the user worked on (code's
+    words, not anyone's), its
     ranking scores and its relevance to the query (0 to 1, with the query's words it holds:
     ``caim.memory.search.relevance``)."""
 
@@ -100,6 +101,7 @@ class MemoryBrief(TypedDict):
     context: NotRequired[str]
     before: NotRequired[str]
     after: NotRequired[str]
+    task: NotRequired[bool]
     valid_until: NotRequired[str]
     polarity: NotRequired[str]
     reason: NotRequired[str]
@@ -371,6 +373,8 @@ class MemoryRecord(BaseModel):
             out["kind"] = self.kind
         if not self.by_user:
             out["speaker"] = self.speaker  # the assistant's words ("you said") or another participant's
+        if self.intent is not None:
+            out["task"] = True
         if self.valid_until is not None:
             out["valid_until"] = as_aware(self.valid_until).isoformat()
         if self.polarity is not None:
