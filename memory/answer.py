@@ -153,8 +153,9 @@ GIVEN_WEIGHT = 0.5
 #: answered it: "Which place did you like most?" - "I loved Gulangyu Island.").
 BEFORE_WEIGHT = 0.5
 #: What a memory's score is worth when the question asks for the other speaker's words ("What did you
-#: recommend?" asks for the assistant's; "What do I like?" for the user's).
-OTHER_SPEAKER_WEIGHT = 0.5
+#: recommend?" asks for the assistant's; "What do I like?" for the user's); below ``QUOTED_SHARE``, so
+#: the other speaker's words are quoted beside the asked one's only when they match the question better.
+OTHER_SPEAKER_WEIGHT = 0.4
 #: A question asking what the assistant said: "you" with a verb of telling, not a request ("can you tell me").
 _ASKS_ASSISTANT = re.compile(
     r"(?<!can )(?<!could )(?<!would )(?<!will )\byou(?:'ve| have)?\s+(?:\w+\s+)?"

@@ -80,6 +80,80 @@ def test_compose_quotes_the_reply_a_memory_was_given_when_that_answers():
     assert [m["id"] for m in got.quoted] == ["m1"]
 
 
+def verbatim(i: int, text: str, asked: str = "", reply: str = "", day: str = "2024-05-03") -> MemoryBrief:
+    """The brief a kept verbatim record of the user's turn carries (the turns around it included)."""
+    when = datetime.fromisoformat(f"{day}T10:00:00+00:00")
+    rec = raw_record(
+        user_id="ann", session_id="s", turn=i, text=text, when=when, tags=["personal"], asked=asked, reply=reply
+    )
+    return rec.brief(400)
+
+
+def test_a_verbatim_records_brief_carries_the_turns_around_it():
+    m = verbatim(1, "I loved Gulangyu Island.", asked="Which place did you like most?", reply="It is charming.")
+    assert (m["before"], m["after"]) == ("Which place did you like most?", "It is charming.")
+    assert "before" not in verbatim(2, "I loved it.") and "after" not in verbatim(2, "I loved it.")
+
+
+def test_compose_quotes_the_reply_a_verbatim_turn_was_given():
+    asked = verbatim(
+        1,
+        "Italian food looks amazing. Do you have any recommended dishes?",
+        reply=("I recommend mozzarella pasta and roasted pear salad."),
+    )
+    got = compose("What Italian dishes did you recommend to me?", [asked])
+    assert got.text.startswith('I suggested (3 May 2024): "I recommend mozzarella pasta and roasted pear salad."')
+
+
+def test_compose_reads_a_short_answer_by_the_question_it_answered():
+    kept = [
+        verbatim(1, "I traveled to Xiamen recently. It's a beautiful city."),
+        verbatim(
+            2, "I loved Gulangyu Island.", asked="Xiamen has many attractions. Which attraction did you like most?"
+        ),
+    ]
+    got = compose("I went on a trip to Xiamen. What is my favourite attraction there?", kept)
+    assert [m["id"] for m in got.quoted] == [kept[1]["id"]]  # the trip is given; the attraction is asked
+
+
+def test_compose_quotes_the_speaker_the_question_asks_about():
+    kept = [
+        brief(1, "I like comedies and romance films."),
+        brief(2, "Films like Lost in Thailand are fun.", speaker="assistant"),
+    ]
+    assert compose("What films do I like?", kept).quoted == [kept[0]]
+    assert compose("What films did you suggest?", kept).quoted == [kept[1]]
+
+
+def test_compose_quotes_what_was_said_on_the_day_the_question_names():
+    kept = [
+        brief(1, "I went for a walk in the park.", "2023-05-02"),
+        brief(2, "This speech is very important.", "2023-05-04"),
+    ]
+    day = (datetime(2023, 5, 4, tzinfo=UTC), datetime(2023, 5, 4, 23, 59, tzinfo=UTC))
+    week = (datetime(2023, 4, 30, tzinfo=UTC), datetime(2023, 5, 6, 23, 59, tzinfo=UTC))
+    question = "On May 4th, I told you about a problem. What was it about?"
+    assert compose(question, kept, [day]).quoted == [kept[1]]
+    assert kept[0] in compose(question, kept, [week]).quoted  # "recently" names no day
+
+
+def test_compose_quotes_words_someone_said_over_a_tasks_summary():
+    task = brief(1, "Task (entertainment): genre: romance - open.")
+    task["task"] = True
+    said = brief(2, "I want a film to watch tonight.")
+    assert compose("What genre of film do I like?", [task, said]).quoted == [said]
+    assert compose("What genre of film do I like?", [task]).quoted == [task]
+
+
+def test_a_long_memory_is_quoted_from_its_sentence_on_the_question():
+    reply = (
+        "Hi Sunny, watching something is a great idea. " * 9
+        + 'Try the comedy "Crazy Alien" and the action film "The Climbers".'
+    )
+    got = compose("Which films did you recommend?", [brief(1, reply, speaker="assistant")])
+    assert got.text == 'I suggested (3 May 2024): "… Try the comedy "Crazy Alien" and the action film "The Climbers"."'
+
+
 def test_compose_with_nothing_kept_says_it_does_not_remember():
     assert compose(ASK, []).text == NOTHING_KEPT
 
