@@ -204,7 +204,7 @@ def reply_of(m: MemoryBrief) -> MemoryBrief | None:
         return None
     return {
         "id": m["id"],
-        "thought": reply.removesuffix(" …"),
+        "thought": reply,
         "tags": m["tags"],
         "event_time": m["event_time"],
         "speaker": "assistant",
@@ -222,19 +222,22 @@ def _reply_in_source(source: str) -> str:
 
 def units(memories: Sequence[MemoryBrief]) -> list[MemoryBrief]:
     """What can be quoted of the kept memories, in their order: each one's words, then the reply that
-    followed it (``reply_of``); words already taken (the same reply kept as its own memory, whole or
-    clipped) once; a task's summary (``task``: code's words, not anyone's) only when nothing else is kept."""
+    followed it (``reply_of``); the same words (a reply kept as its own memory too, whole or clipped)
+    once, the longer; a task's summary (``task``: code's words, not anyone's) only when nothing else is kept."""
     out: list[MemoryBrief] = []
-    seen: list[str] = []
+    keys: list[str] = []
     said_by_someone = [m for m in memories if not m.get("task")] or list(memories)
     for m in said_by_someone:
         for unit in (m, reply_of(m)):
             if unit is None:
                 continue
             key = " ".join(unit["thought"].removesuffix(" …").split()).lower()
-            if not any(key.startswith(k) or k.startswith(key) for k in seen):
-                seen.append(key)
+            same = next((i for i, k in enumerate(keys) if key in k or k in key), None)
+            if same is None:
+                keys.append(key)
                 out.append(unit)
+            elif len(key) > len(keys[same]):  # the longer of the two (a reply clipped in one of them)
+                keys[same], out[same] = key, unit
     return out
 
 

@@ -103,6 +103,9 @@ def test_compose_quotes_the_reply_a_verbatim_turn_was_given():
     )
     got = compose("What Italian dishes did you recommend to me?", [asked])
     assert got.text.startswith('I suggested (3 May 2024): "I recommend mozzarella pasta and roasted pear salad."')
+    kept_too = brief(2, "Sure. I recommend mozzarella pasta and roasted pear salad.", speaker="assistant")
+    twice = compose("What Italian dishes did you recommend to me?", [asked, kept_too]).text
+    assert twice.count("mozzarella") == 1 and "Sure. I recommend" in twice  # the same reply once, the longer
 
 
 def test_compose_reads_a_short_answer_by_the_question_it_answered():
