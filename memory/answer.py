@@ -237,7 +237,7 @@ def units(memories: Sequence[MemoryBrief]) -> list[MemoryBrief]:
                 keys.append(key)
                 out.append(unit)
             elif len(key) > len(keys[same]):  # the longer of the two (a reply clipped in one of them)
-                keys[same], out[same] = key, unit
+                keys[same], out[same] = key, {"before": out[same].get("before", ""), **unit}
     return out
 
 
