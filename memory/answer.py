@@ -4,8 +4,9 @@ it and when; which memories an answer used; which sentences of a model's reply m
 A memory question (a question about the user's own facts or the shared past: ``memory_question``)
 routed to long-term memory is answered by ``compose`` when the answer model does not beat code at
 answering from memories (the ``answer`` role of ``caim models probe``): the kept memories that share
-the most of the question's terms - each term weighted by how few of the kept memories hold it -
-are quoted in the words they were said, one a line, as ``you said (3 May 2024): "..."``
+the most of the question's terms - each term weighted by how few of the kept memories hold it, a
+short answer read with the turn it answered, the speaker and the day the question asks about
+preferred - are quoted in the words they were said, one a line, as ``you said (3 May 2024): "..."``
 (``said``), in the order the question asks for them. The model's reply to the same prompt is read sentence by sentence
 (``Additions``): a sentence stands after the quotes only when it adds something on the question's
 topic and contradicts nothing - it names no date, number or name the prompt does not hold, does not
