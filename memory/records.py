@@ -385,19 +385,21 @@ class MemoryRecord(BaseModel):
             text = self.source_text()
             out["source"] = text if len(text) <= source_chars else text[:source_chars] + " …"
         elif source_chars > 0 and self.sources:
-            out.update(self._around(source_chars))
+            self._around(out, source_chars)
         return out
 
-    def _around(self, chars: int) -> dict[str, str]:
-        """A verbatim record's neighbours in its source turns: the other speaker's turn just ``before``
-        its own and just ``after`` it, each clipped to ``chars`` (none when the record keeps more than
-        one turn of its speaker)."""
+    def _around(self, out: MemoryBrief, chars: int) -> None:
+        """Add to ``out`` a verbatim record's neighbours in its source turns: the other speaker's turn
+        just ``before`` its own and just ``after`` it, each clipped to ``chars`` (none when the record
+        keeps more than one turn of its speaker)."""
         mine = [i for i, s in enumerate(self.sources) if not s.context and s.who == self.who]
         if len(mine) != 1:
-            return {}
-        out = {}
-        for key, i in (("before", mine[0] - 1), ("after", mine[0] + 1)):
-            if 0 <= i < len(self.sources) and self.sources[i].who != self.who:
-                text = self.sources[i].text
-                out[key] = text if len(text) <= chars else text[:chars] + " …"
-        return out
+            return
+        near = {i: self.sources[i].text for i in (mine[0] - 1, mine[0] + 1) if 0 <= i < len(self.sources)}
+        near = {
+            i: t if len(t) <= chars else t[:chars] + " …" for i, t in near.items() if self.sources[i].who != self.who
+        }
+        if mine[0] - 1 in near:
+            out["before"] = near[mine[0] - 1]
+        if mine[0] + 1 in near:
+            out["after"] = near[mine[0] + 1]
