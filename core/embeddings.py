@@ -242,7 +242,7 @@ def buckets(lengths: Sequence[int], most: int, batch_cost: int = BATCH_COST) -> 
     3
     """
     n = len(lengths)
-    best = [0] + [0] * n  # best[i]: the least cost of the first i texts
+    best = [0] * (n + 1)  # best[i]: the least cost of the first i texts
     cut = [0] * (n + 1)
     for end in range(1, n + 1):
         options = ((best[s] + (end - s) * lengths[end - 1] + batch_cost, s) for s in range(max(0, end - most), end))
