@@ -124,7 +124,7 @@ def served_cli(tmp_path, monkeypatch):
     import uvicorn
     from typer.testing import CliRunner
 
-    import caim.agent
+    import caim.agent.surfaces
     from caim.agent.surfaces.cli import app
 
     script = tmp_path / "script.json"
@@ -135,7 +135,7 @@ def served_cli(tmp_path, monkeypatch):
     monkeypatch.setenv("CAIM_SCRIPT", str(script))
     monkeypatch.setenv("CAIM_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delitem(sys.modules, "caim.agent.surfaces.auth", raising=False)  # read CAIM_AUTH_TOKENS afresh
-    monkeypatch.delattr(caim.agent, "auth", raising=False)
+    monkeypatch.delattr(caim.agent.surfaces, "auth", raising=False)
     started: list[dict] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.append({"app": app, **kw}))
 

@@ -29,7 +29,7 @@ TOKENS = {"token-of-alice": "alice", "token-of-bob": "bob"}
 def tokens(monkeypatch):
     """CAIM_AUTH_TOKENS as the deployment sets it, and ``caim.agent.surfaces.auth`` loaded afresh under it (the
     module reads the map on import); the module imported before is put back after."""
-    import caim.agent
+    import caim.agent.surfaces
 
     monkeypatch.setenv("CAIM_AUTH_TOKENS", json.dumps(TOKENS))
     spec = importlib.util.find_spec("caim.agent.surfaces.auth")
@@ -37,7 +37,7 @@ def tokens(monkeypatch):
     fresh = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fresh)
     monkeypatch.setitem(sys.modules, "caim.agent.surfaces.auth", fresh)
-    monkeypatch.setattr(caim.agent, "auth", fresh, raising=False)
+    monkeypatch.setattr(caim.agent.surfaces, "auth", fresh, raising=False)
     return TOKENS
 
 

@@ -26,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
+from caim.agent.surfaces.errors import error_line
 from caim.core.errors import CaimError, ConfigError, InputError, StorageError
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ class CaimGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except CaimError as exc:
-            err.print(f"caim: {exc}", style="red", markup=False, highlight=False)
+            err.print(f"caim: {error_line(exc)}", style="red", markup=False, highlight=False)
             raise typer.Exit(2) from None
         except NoArgsIsHelpError:
             raise
@@ -456,7 +457,7 @@ def _token_users() -> str:
     """Who may use a server that authenticates each request: the users ``CAIM_AUTH_TOKENS`` names."""
     import os
 
-    from caim.agent.surfaces.auth import parse_tokens
+    from caim.agent.surfaces.tokens import parse_tokens
 
     users = set(parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).values())
     return f"for the {_count(len(users), 'user')} CAIM_AUTH_TOKENS names (a bearer token each)"
