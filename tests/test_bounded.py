@@ -196,7 +196,7 @@ def test_a_term_learned_from_alices_words_is_hers_alone_and_forgotten_with_her(s
 
 def test_terms_learned_before_learning_was_per_user_go_to_the_users_whose_memories_carry_them(settings, scripted):
     from caim.core.embeddings import MiniLMEmbedder
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
     from caim.ontology import Ontology
 
     models, _, _ = scripted

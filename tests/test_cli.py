@@ -181,7 +181,7 @@ def test_export_reads_the_record_database_alone(tmp_path, monkeypatch):
     from caim.agent.surfaces.cli import app
     from caim.core.embeddings import MiniLMEmbedder
     from caim.memory.capture import raw_record
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     store = MemoryStore(tmp_path, MiniLMEmbedder.shared())
     store.add(
@@ -285,7 +285,7 @@ def _store_three(data: Path) -> None:
 
     from caim.core.embeddings import MiniLMEmbedder
     from caim.memory.capture import raw_record
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     store = MemoryStore(data, MiniLMEmbedder.shared())
     when = datetime(2023, 4, 1, tzinfo=UTC)
@@ -301,7 +301,7 @@ def _store_three(data: Path) -> None:
 
 def test_reindex_rebuilds_a_damaged_vector_directory(cli, env):
     from caim.core.embeddings import MiniLMEmbedder
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     data = Path(env["CAIM_DATA_DIR"])
     _store_three(data)

@@ -18,7 +18,7 @@ from caim.core.errors import CaimError, InputError
 from caim.core.scripted import ScriptedChatModel
 from caim.core.settings import Settings
 from caim.memory import transfer
-from caim.memory.db import RecordDB
+from caim.memory.storage.db import RecordDB
 from caim.memory.transfer import read_export
 
 FACTS = [

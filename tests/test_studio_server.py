@@ -217,7 +217,7 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     from langgraph_sdk import get_sync_client
 
     from caim.core.embeddings import MiniLMEmbedder
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     client = get_sync_client(url=dev_server.url, api_key=None)
 
@@ -348,7 +348,7 @@ def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_i
     from langgraph_sdk import get_sync_client
 
     from caim.core.embeddings import MiniLMEmbedder
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     server = DevServer(exe, tmp_path, DEPLOY, as_is=True, CAIM_AUTH_TOKENS=json.dumps(TOKENS))
     try:

@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from caim.core.models import Models
     from caim.core.settings import Settings
     from caim.memory.chat_exports import Said as Chat
-    from caim.memory.db import RecordDB
     from caim.memory.records import MemoryBrief
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.db import RecordDB
+    from caim.memory.storage.store import MemoryStore
 
 #: Entry-point group of sub-command groups that other packages add (``caim eval`` from ``caim.eval``).
 PLUGINS = "caim.cli"
@@ -223,7 +223,7 @@ def _store(settings: Settings, **options: Any) -> MemoryStore:
     """The memory store alone (no agent, no checkpoints), with the configured embedder, open to
     records another model embedded (``options``: more arguments of ``MemoryStore``)."""
     from caim.graph.services import check_data_dir, default_embedder
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     if not (settings.database_url or settings.chroma_url):
         check_data_dir(settings)
@@ -244,7 +244,7 @@ def _records(settings: Settings) -> Iterator[RecordDB | None]:
     """The record database alone - no model, no vector index - to read records; ``None`` when the
     data dir holds none. A data dir of caim 0.1 (records in Chroma only) is migrated by opening the
     full store once."""
-    from caim.memory.db import DB_FILE, RecordDB
+    from caim.memory.storage.db import DB_FILE, RecordDB
 
     db_file = settings.data_dir / DB_FILE
     if not settings.database_url and not db_file.exists():
@@ -741,7 +741,7 @@ def memories_export(
     """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
     from caim.core.checks import check_user
     from caim.memory.profile import parse_profile, profile_key
-    from caim.memory.terms import TermBook
+    from caim.memory.storage.terms import TermBook
     from caim.memory.transfer import export_lines
 
     user = check_user(user)
@@ -909,7 +909,7 @@ def memories_reembed(data_dir: Path | None = DataDir) -> None:
 @memories_app.command("pending")
 def memories_pending(data_dir: Path | None = DataDir) -> None:
     """Sessions ended in the background and not yet post-thought (processed by the next caim start)."""
-    from caim.memory.jobs import JobQueue
+    from caim.memory.storage.jobs import JobQueue
 
     with _records(_settings(data_dir)) as db:
         jobs = JobQueue(db).pending() if db is not None else []
@@ -1074,7 +1074,7 @@ def ontology_show(
     """Show the current ontology (the default plus any extensions in the data dir; with --user, that
     user's view, with the terms learned from their words)."""
     from caim.core.checks import check_user
-    from caim.memory.terms import TermBook
+    from caim.memory.storage.terms import TermBook
     from caim.ontology import OntologyStore
 
     settings = _settings(data_dir)
