@@ -31,17 +31,9 @@ def _load_example():
 
 
 @pytest.fixture
-def tokens(monkeypatch):
-    """CAIM_AUTH_TOKENS as the deployment sets it, and a ``caim.agent.surfaces.auth`` loaded afresh under it
-    (the module reads the map once, on import); the previously imported module is put back after."""
-    import caim.agent.surfaces
-
-    monkeypatch.setenv("CAIM_AUTH_TOKENS", json.dumps(TOKENS))
-    spec = importlib.util.find_spec("caim.agent.surfaces.auth")
-    fresh = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fresh)
-    monkeypatch.setitem(sys.modules, "caim.agent.surfaces.auth", fresh)
-    monkeypatch.setattr(caim.agent.surfaces, "auth", fresh, raising=False)
+def tokens(deployment_auth):
+    """CAIM_AUTH_TOKENS as the deployment sets it, ``caim.agent.surfaces.auth`` loaded afresh under it."""
+    deployment_auth(TOKENS)
     return TOKENS
 
 

@@ -7,9 +7,6 @@ by each."""
 from __future__ import annotations
 
 import hmac
-import importlib.util
-import json
-import sys
 
 import pytest
 from mcp.client import Client
@@ -106,20 +103,6 @@ def test_the_langgraph_app_answers_a_refused_run_with_its_status_and_line():
     assert r.status_code == 400 and "provider" in r.json()["detail"]
 
 
-def _fresh_auth(monkeypatch):
-    """``caim.agent.surfaces.auth`` loaded afresh under ``TOKENS`` (it reads them on import)."""
-    import caim.agent.surfaces
-
-    monkeypatch.setenv("CAIM_AUTH_TOKENS", json.dumps(TOKENS))
-    spec = importlib.util.find_spec("caim.agent.surfaces.auth")
-    assert spec is not None and spec.loader is not None
-    fresh = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fresh)
-    monkeypatch.setitem(sys.modules, "caim.agent.surfaces.auth", fresh)
-    monkeypatch.setattr(caim.agent.surfaces, "auth", fresh, raising=False)
-    return fresh
-
-
 WRONG = [
     {"authorization": "Bearer token-of-alicf"},
     {"authorization": "Bearer "},
@@ -129,8 +112,8 @@ WRONG = [
 ]
 
 
-async def test_each_surface_refuses_a_wrong_token_and_takes_the_right_one(agent, memory, monkeypatch):
-    auth = _fresh_auth(monkeypatch)
+async def test_each_surface_refuses_a_wrong_token_and_takes_the_right_one(agent, memory, deployment_auth):
+    auth = deployment_auth(TOKENS)
     verify = auth.verify  # the deployment's check, over CAIM_AUTH_TOKENS
     serve = TestClient(create_serve_app(agent, verify=verify, idle_seconds=None), base_url=LOCAL)
     ui = TestClient(create_ui_app(memory, verify=verify), base_url=LOCAL)
