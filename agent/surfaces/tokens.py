@@ -85,10 +85,14 @@ class TokenMap:
         return h.digest()
 
 
+def is_bearer(authorization: str | None) -> bool:
+    """Whether an ``Authorization`` header names the ``Bearer`` scheme (any case), a token or not."""
+    return (authorization or "").partition(" ")[0].lower() == "bearer"
+
+
 def bearer_token(authorization: str | None) -> str:
-    """The token of an ``Authorization`` header ``Bearer <token>`` (any case), or "" for none or another scheme."""
-    scheme, _, token = (authorization or "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
+    """The token of an ``Authorization`` header ``Bearer <token>``, or "" for none or another scheme."""
+    return (authorization or "").partition(" ")[2].strip() if is_bearer(authorization) else ""
 
 
 def bearer_user(authorization: str | None, verify: Verify) -> str | None:

@@ -27,7 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent.memory import Memory, SessionTurn, session_turns
 from caim.agent.surfaces.errors import ARGUMENT_STATUS, error_line, http_status
-from caim.agent.surfaces.tokens import Verify, bearer_user
+from caim.agent.surfaces.tokens import Verify, bearer_user, is_bearer
 from caim.agent.surfaces.ui.charts import categories, weekly
 from caim.agent.surfaces.ui.session import COOKIE, Signer, bound, ui_secret
 from caim.agent.surfaces.web import (
@@ -367,7 +367,7 @@ class Browser:
                 return Caller(self.local_user, cookie)
             return Caller(self.local_user, self.signer.issue(self.local_user), fresh=True)
         header = request.headers.get("authorization", "")
-        if header.partition(" ")[0].lower() == "bearer":  # a script's request: its token or nothing
+        if is_bearer(header):  # a script's request: its token or nothing
             user = bearer_user(header, self.verify)
             if user is None:
                 raise UIError(401, "missing or invalid bearer token")
