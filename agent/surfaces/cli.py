@@ -807,19 +807,15 @@ def memories_import_chat(
     session already remembered (same messages, same --me and --gap-hours) is skipped, so importing the
     same export again stores nothing twice. Times without a zone (WhatsApp, Telegram) are read as UTC."""
     from caim.core.checks import check_user
-    from caim.memory.chats import ASSISTANT_FORMATS, CHAT_FORMATS, chat_sessions, cut, mine, read_chats
+    from caim.memory.chats import ASSISTANT_FORMATS, CHAT_FORMATS, chat_sessions, cut, mine, read_chats, senders
 
     user = check_user(user)
     seen: Counter[str] = Counter()
     chats = read_chats(fmt, file, day_first, seen)
-    counts: dict[str, int] = {}
-    for chat in chats:
-        for said in chat:
-            if said.text and said.mine is None:
-                counts[said.sender] = counts.get(said.sender, 0) + 1
+    counts = senders(chats)
     if not any(said.text for chat in chats for said in chat):
         raise InputError(f"no messages found in {file}: is it {CHAT_FORMATS[fmt]}?")
-    found = ", ".join(f"{name} ({n})" for name, n in sorted(counts.items(), key=lambda kv: -kv[1])[:12])
+    found = ", ".join(f"{name} ({n})" for name, n in list(counts.items())[:12])
     more = f" and {len(counts) - 12} more" if len(counts) > 12 else ""
     if counts and me is None:
         raise InputError(f"say which sender is {user} with --me NAME; senders in {file}: {found}{more}")
