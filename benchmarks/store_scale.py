@@ -241,7 +241,7 @@ _PEAK = """
 import runpy, sys
 sys.argv = ["caim", "memories", "export", "--user", sys.argv[1], "--data-dir", sys.argv[2], "--out", "/dev/null"]
 try:
-    runpy.run_module("caim.agent.cli", run_name="__main__")
+    runpy.run_module("caim.agent.surfaces.cli", run_name="__main__")
 except SystemExit:
     pass
 # the address space's own high-water mark: ru_maxrss would carry over the forking parent's size

@@ -161,7 +161,7 @@ def _nearest(data: Path, embedder: Embedder, question: str) -> str:
 def test_switching_embedder_on_a_data_dir_then_reembed_works_both_ways(tmp_path, no_caim_env):
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
     from caim.memory.storage.store import MemoryStore
 
     script = tmp_path / "script.json"

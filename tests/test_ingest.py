@@ -277,7 +277,7 @@ def test_the_progress_line_shows_the_rate_and_the_time_left():
 
     from rich.console import Console
 
-    from caim.agent.progress import ingest_progress
+    from caim.agent.surfaces.progress import ingest_progress
 
     screen = io.StringIO()
     with ingest_progress(Console(file=screen, force_terminal=True, width=120), "importing", 1000, "records") as shown:

@@ -456,7 +456,7 @@ def _token_users() -> str:
     """Who may use a server that authenticates each request: the users ``CAIM_AUTH_TOKENS`` names."""
     import os
 
-    from caim.agent.auth import parse_tokens
+    from caim.agent.surfaces.auth import parse_tokens
 
     users = set(parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).values())
     return f"for the {_count(len(users), 'user')} CAIM_AUTH_TOKENS names (a bearer token each)"
@@ -471,7 +471,7 @@ def _check_access(command: str, host: str, no_auth: bool, *, open_to: str) -> No
     """
     import os
 
-    from caim.agent.web import loopback
+    from caim.agent.surfaces.web import loopback
 
     if no_auth and not loopback(host):
         raise ConfigError(
@@ -506,7 +506,7 @@ def serve(
     try:
         import uvicorn
 
-        from caim.agent.openai_server import create_app
+        from caim.agent.surfaces.openai_server import create_app
     except ImportError as exc:
         raise ConfigError(f"caim serve needs the server extra: pip install 'caim[server]' ({exc})") from None
     from caim.agent.facade import CaimAgent
@@ -546,7 +546,7 @@ def ui(
     try:
         import uvicorn
 
-        from caim.agent.ui import create_ui_app
+        from caim.agent.surfaces.ui import create_ui_app
     except ImportError as exc:
         raise ConfigError(f"caim ui needs the server extra: pip install 'caim[server]' ({exc})") from None
     from caim.agent.memory import Memory
@@ -768,7 +768,7 @@ def memories_import(
     (an import stopped half way is finished by running it again). Its vectors are reused when this
     data dir embeds with the same model. It says how many records it added, updated, found unchanged
     and left out."""
-    from caim.agent.progress import ingest_progress
+    from caim.agent.surfaces.progress import ingest_progress
     from caim.memory.transfer import read_export
 
     data = read_export(file)
@@ -826,7 +826,7 @@ def memories_import_chat(
         raise InputError(f"no messages from {me!r} in {file}; senders: {found}{more}")
 
     from caim.agent.memory import MAX_MESSAGES, Memory
-    from caim.agent.progress import ingest_progress
+    from caim.agent.surfaces.progress import ingest_progress
 
     settings = _settings(data_dir)
     gap = timedelta.max if fmt in ASSISTANT_FORMATS else timedelta(hours=gap_hours)  # a conversation is a session
@@ -894,7 +894,7 @@ def memories_reindex(data_dir: Path | None = DataDir) -> None:
 @memories_app.command("reembed")
 def memories_reembed(data_dir: Path | None = DataDir) -> None:
     """Embed every record again with the configured embedding model (after switching models)."""
-    from caim.agent.progress import ingest_progress
+    from caim.agent.surfaces.progress import ingest_progress
 
     store = _store(_settings(data_dir))
     try:
@@ -1028,7 +1028,7 @@ def mcp(
     else:  # standard output is the protocol's; MCP hosts log standard error
         err.print(f"caim mcp - stdio: every tool reads and changes the memory of {user!r}", highlight=False)
     try:
-        from caim.agent import mcp_server
+        from caim.agent.surfaces import mcp_server
     except ImportError as exc:
         raise ConfigError(f"caim mcp needs the MCP SDK: pip install 'caim[server]' ({exc})") from None
     from caim.agent.memory import Memory
@@ -1036,8 +1036,8 @@ def mcp(
     if http:
         import uvicorn
 
-        from caim.agent.auth import verify
-        from caim.agent.web import body_limit
+        from caim.agent.surfaces.auth import verify
+        from caim.agent.surfaces.web import body_limit
 
         body_limit()  # a bad CAIM_MAX_BODY_BYTES stops the server before it starts
         with Memory(settings) as memory:
