@@ -1,7 +1,7 @@
 """Goal-aware recall's words per language other than English: request cues and slot readers.
 
-One module per language (``caim.memory.text.intents_de`` ... ``intents_ja``), each an ``IntentWords`` table in
-the style of ``caim.memory.text.lang_*``; ``caim.memory.intents`` reads a text with the table of its
+Each language's module (``caim.memory.text.lang_de`` ... ``lang_ja``) holds its ``IntentWords`` table
+(``INTENTS``) beside its other tables; ``caim.memory.intents`` reads a text with the table of its
 language (``caim.memory.text.lang.detect``), English with its own patterns. A closed-vocabulary
 value is the English word of the catalogue (``"italienisch"`` and ``"italien"`` are both
 ``"italian"``), so a value said in one language matches one said in another, as the single-value
@@ -15,12 +15,10 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from caim.memory.text import intents_de, intents_es, intents_fr, intents_ja, intents_zh
+from caim.memory.text import lang_de, lang_es, lang_fr, lang_ja, lang_zh
 from caim.memory.text.intent_words import IntentWords
 
-TABLES: dict[str, IntentWords] = {
-    t.code: t for t in (intents_de.TABLE, intents_fr.TABLE, intents_es.TABLE, intents_zh.TABLE, intents_ja.TABLE)
-}
+TABLES: dict[str, IntentWords] = {m.INTENTS.code: m.INTENTS for m in (lang_de, lang_fr, lang_es, lang_zh, lang_ja)}
 
 __all__ = ["TABLES", "IntentWords", "cue", "outcome_cues", "vocab_pattern"]
 
