@@ -614,3 +614,23 @@ ENTITIES = EntityWords(
         kinder schüler schülerin schülern erwachsene erwachsenen"""
     ),
 )
+
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", r"\bwie hei(?:ß|ss)e ich\b"),
+    ("name", r"\b(?:wie|was) ist mein (?:vor)?name\b"),
+    ("age", r"\bwie alt bin ich\b"),
+    ("location", r"\bwo (?:wohne|lebe) ich\b"),
+    ("location", r"\bin welche[mr] (?:stadt|ort|land) (?:wohne|lebe) ich\b"),
+    ("location", r"\bwo bin ich (?:\w+ )?zu ?hause\b"),
+    ("diet", r"\bwie ernähre ich mich\b"),
+    ("diet", r"\bbin ich (?:\w+ )?(?:vegetarier|veganer)(?:in)?\b"),
+    ("diet", r"\besse ich (?:\w+ )?fleisch\b"),
+    ("job", r"\bwas (?:ist mein beruf|bin ich von beruf|mache ich beruflich)\b"),
+    ("job", r"\bals was arbeite ich\b"),
+    ("employer", r"\bwo arbeite ich\b"),
+    ("employer", r"\b(?:bei|für) welche[rms]? (?:firma|unternehmen|arbeitgeber) arbeite ich\b"),
+    ("employer", r"\bwer ist mein arbeitgeber\b"),
+)

@@ -551,3 +551,22 @@ ENTITIES = EntityWords(
     connectors=words("de del la las los"),
     not_values=words("mi mis su sus tu nuestro nuestra les le casa niños adultos alumnos"),
 )
+
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", r"\bc[oó]mo me llamo\b"),
+    ("name", r"\bcu[aá]l es mi nombre\b"),
+    ("age", r"\b(?:cu[aá]ntos años|qu[eé] edad) tengo\b"),
+    ("location", r"\bd[oó]nde (?:vivo|resido)\b"),
+    ("location", r"\ben qu[eé] (?:ciudad|pa[ií]s|lugar) (?:vivo|resido)\b"),
+    ("diet", r"\bcu[aá]l es mi dieta\b"),
+    ("diet", r"\bqu[eé] dieta (?:sigo|tengo|llevo)\b"),
+    ("diet", r"\bsoy (?:\w+ )?(?:vegetarian|vegan)[oa]\b"),
+    ("diet", r"\b(?:todav[ií]a )?como carne\b"),
+    ("job", r"\bcu[aá]l es mi (?:trabajo|profesi[oó]n|oficio|empleo)\b"),
+    ("job", r"\b(?:a qu[eé] me dedico|de qu[eé] trabajo)\b"),
+    ("employer", r"\bd[oó]nde trabajo\b"),
+    ("employer", r"\b(?:para|en) (?:qui[eé]n|qu[eé] empresa|qu[eé] compañ[ií]a) trabajo\b"),
+)

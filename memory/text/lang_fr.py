@@ -553,3 +553,24 @@ ENTITIES = EntityWords(
         vacances"""
     ),
 )
+
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", r"\bcomment (?:est-ce que )?je m['’]appelle\b"),
+    ("name", r"\bquel est mon (?:nom|prénom)\b"),
+    ("age", r"\bquel âge (?:ai-je|j['’]ai|est-ce que j['’]ai)\b"),
+    ("location", r"\boù (?:est-ce que )?(?:j['’]habite|je vis|je réside)\b"),
+    ("location", r"\boù (?:habité-je|vis-je)\b"),
+    ("location", r"\bdans quel(?:le)? (?:ville|pays|endroit) (?:est-ce que )?(?:j['’]habite|je vis|vis-je)\b"),
+    ("diet", r"\bquel est mon régime\b"),
+    ("diet", r"\b(?:suis-je|est-ce que je suis) (?:\w+ )?(?:végétarien|végétalien|végan)"),
+    ("diet", r"\b(?:est-ce que je mange|mangé-je) (?:\w+ )?de la viande\b"),
+    ("job", r"\bquel est mon (?:métier|travail|emploi|poste)\b"),
+    ("job", r"\b(?:qu['’]est-ce que je fais|que fais-je) dans la vie\b"),
+    ("employer", r"\boù (?:est-ce que )?je travaille\b"),
+    ("employer", r"\boù travaillé-je\b"),
+    ("employer", r"\bpour (?:qui|quelle (?:entreprise|société|boîte)) (?:est-ce que )?je travaille\b"),
+    ("employer", r"\bquel est mon employeur\b"),
+)

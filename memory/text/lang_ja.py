@@ -416,3 +416,18 @@ ENTITIES = EntityWords(
     not_values=words("私 僕 俺 家 自宅 会社員 子供 子ども アパート マンション ケーキ プレゼント フード おもちゃ"),
     name=_JA_NAME,
 )
+
+#: The speaker in Japanese, which a question about them names (a question without it asks of the
+#: listener: "どこに住んでいますか？").
+_ME = r"(?:私|僕|俺|わたし|あたし)"
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", _ME + r"の名前は"),
+    ("age", _ME + r"(?:は|って)?(?:今)?(?:何歳|いくつ)"),
+    ("location", _ME + r"(?:は|って)?(?:今|いま)?どこに住んで"),
+    ("diet", _ME + r"の(?:食生活|食事|ダイエット)|" + _ME + r"(?:は|って)?(?:まだ)?肉を食べ"),
+    ("job", _ME + r"の(?:仕事|職業)は"),
+    ("employer", _ME + r"(?:は|って)?(?:今|いま)?どこ(?:で働いて|に勤めて)"),
+)

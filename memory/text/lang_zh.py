@@ -398,3 +398,18 @@ ENTITIES = EntityWords(
     not_values=words("一 个 这 那 哪 什么 我 他 她 孩子 学生 家 别人"),
     name=_ZH_NAME,
 )
+
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", r"我叫什么|我的名字(?:是|叫)?什么"),
+    ("age", r"我(?:今年|现在)?(?:几|多少)岁|我(?:今年|现在)?多大"),
+    ("location", r"我(?:现在|目前)?住在?(?:哪|什么地方)|我(?:现在|目前)?在(?:哪|什么地方)(?:里|儿)?住"),
+    ("diet", r"我(?:的)?饮食|我(?:还)?(?:吃素|吃肉|是素食者?)(?:吗|嘛)"),
+    ("job", r"我(?:是)?(?:做什么|干什么)(?:工作|的)|我的(?:职业|工作)是什么"),
+    (
+        "employer",
+        r"我(?:现在|目前)?在(?:哪|什么公司|哪家公司)(?:里|儿)?(?:工作|上班)|我(?:为|给)(?:哪家公司|谁)工作",
+    ),
+)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from caim.memory.text.lang import LANGUAGES, Language, alternation, detect, normal
+from caim.memory.text.lang import Language, alternation, detect, normal, tabled
 from caim.memory.text.lang_en import EXCLAMATIONS, GREETINGS, SHARED, SIGN_OFFS, STEM_COGNATES
 from caim.memory.text.tables import Signals
 from caim.memory.text.tokens import terms, tokenize
@@ -43,7 +43,7 @@ def _foreign_stems(language: Language) -> set[str]:
 #: with tables: one-word greetings and exclamations (a word English has as well, "super" or "top",
 #: only as English reads it).
 SMALL_TALK_STEMS = frozenset(tokenize(" ".join(GREETINGS + EXCLAMATIONS))).union(
-    *(_foreign_stems(language) for language in LANGUAGES[1:])
+    *(_foreign_stems(language) for language in tabled()[1:])
 )
 _MESSAGE = re.compile(r"^\s*(" + "|".join(GREETINGS + SIGN_OFFS + EXCLAMATIONS) + r")\W*$", re.I)
 #: Punctuation and spaces after an opener, the full-width forms too.
