@@ -1,5 +1,5 @@
 """A language is one module: a made-up one, written here as a single module and registered at run
-time, is read by detection, capture, search, slots, polarity and goal-aware recall."""
+time, is read by detection, capture, search, slots, polarity, small talk and goal-aware recall."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from caim.memory.intents import Catalogue, outcome_of
 from caim.memory.records import MemoryRecord
 from caim.memory.search.retrieval import Query, Retriever
 from caim.memory.storage.store import MemoryStore
-from caim.memory.text import detect, languages
+from caim.memory.text import SMALL_TALK_STEMS, detect, is_small_talk, languages
 from caim.memory.text.polarity import polarity
 from caim.memory.text.slots import asked, slots
 from tests.test_store import CountingEmbedder
@@ -25,8 +25,8 @@ from caim.memory.text.intent_words import IntentWords
 from caim.memory.text.tables import EntityWords, Language, PolarityWords, Signals, SlotWords, words
 
 STOPWORDS = frozenset(words("ka lu po ni mu"))
-SIGNALS = Signals(first_person=words("mu"), telling=words("haboz wonaz workaz"))
-LANGUAGE = Language(code="zb", stopwords=STOPWORDS, votes=STOPWORDS | frozenset(words("haboz wonaz lovaz")),
+SIGNALS = Signals(first_person=words("mu"), telling=words("haboz wonaz workaz"), greetings=words("salo"))
+LANGUAGE = Language(code="zb", stopwords=STOPWORDS, votes=STOPWORDS | frozenset(words("haboz wonaz lovaz salo")),
                     signals=SIGNALS)
 SLOTS = SlotWords(patterns=(("location", r"\\bmu wonaz in {v}"),), stops=words("ka lu"))
 ASKS = (("location", r"\\bwo mu wonaz\\b"),)
@@ -58,20 +58,21 @@ def _read() -> tuple:
         polarity("mu lovaz ka pitza"),
         Catalogue().recognise("mu serkaz ka restorazo po"),
         outcome_of("ka tablo rezervita"),
+        is_small_talk("salo!") and "salo" in SMALL_TALK_STEMS,
     )
 
 
 def test_a_language_registered_from_one_module_is_read_everywhere(zorbish):
-    code, fact, stated, asks, liked, intent, outcome = _read()
-    assert code == "zb" and fact
+    code, fact, stated, asks, liked, intent, outcome, greeting = _read()
+    assert code == "zb" and fact and greeting
     assert stated["location"].value == "Plinkton" and asks == "location"
     assert liked is not None and liked.polarity == "like"
     assert intent == "restaurant" and outcome == "booked"
 
 
 def test_without_its_module_the_words_are_not_read():
-    code, fact, stated, asks, liked, intent, outcome = _read()
-    assert code == "en" and not fact and not stated and asks is None and liked is None
+    code, fact, stated, asks, liked, intent, outcome, greeting = _read()
+    assert code == "en" and not fact and not stated and asks is None and liked is None and not greeting
     assert intent == "" and outcome is None
 
 
