@@ -50,7 +50,7 @@ from caim.memory.retrieval import DEFAULT_WEIGHTS, DENSE_ONLY, LEXICAL_ONLY, Que
 from caim.memory.search.config import START_WEIGHTS
 from caim.memory.search.engine import records_of, scoring
 from caim.memory.search.relevance import RELEVANCE_FLOOR
-from caim.memory.store import MemoryStore
+from caim.memory.storage.store import MemoryStore
 from caim.memory.timeref import find_expressions, resolve
 from caim.ontology import Ontology, TagIndex
 

@@ -31,11 +31,11 @@ from typing import Literal, Protocol, cast, get_args
 
 import numpy as np
 
-from caim.memory.cache import PerUserCache
 from caim.memory.intent_langs import TABLES, IntentWords, outcome_cues, vocab_pattern
 from caim.memory.intent_langs import cue as language_cue
 from caim.memory.records import IntentUnit, MemoryRecord, Outcome, as_aware
 from caim.memory.stm import Exchange
+from caim.memory.storage.cache import PerUserCache
 from caim.memory.text.lang import detect
 from caim.memory.text.polarity import polarity
 from caim.memory.text.slots import Attribute

@@ -24,9 +24,12 @@ ALLOWED = {
     "memory": {"core"},
     "prompts": {"core", "memory", "ontology"},
     "graph": {"core", "memory", "ontology", "prompts"},
-    "agent": {"core", "memory", "ontology", "prompts", "graph"},
+    "agent": {"core", "memory", "ontology", "prompts", "graph"},  # the library: no surface
+    "surfaces": {"core", "memory", "ontology", "prompts", "graph", "agent"},  # the CLI, the servers, the UI
     "eval": {"core", "memory", "ontology", "prompts", "graph", "agent"},
 }
+#: Rooms inside a package, checked as packages of their own: module prefix -> room.
+ROOMS = {"caim.agent.surfaces": "surfaces"}
 
 NODES = {"intake", "controller", "retrieval", "respond", "post_thinking"}
 #: Where code uses the memory store only through its methods.
@@ -62,6 +65,9 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
 
 
 def _package(module: str) -> str:
+    for prefix, room in ROOMS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return room
     return module.split(".")[1]
 
 
@@ -123,6 +129,29 @@ def test_the_checks_see_a_planted_upward_import_and_circle(tmp_path):
     edges = import_graph(tmp_path)
     assert upward_imports(edges) == ["caim.core.x imports caim.graph.y"]
     assert find_cycle(edges) == ["caim.core.x", "caim.graph.y", "caim.core.x"]
+
+
+def test_the_library_imports_no_surface(tmp_path):
+    """The library (``caim.agent``) is below its surfaces (``caim.agent.surfaces``): a surface imports the
+    library, never the other way."""
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir()
+    (tmp_path / "agent" / "surfaces").mkdir()
+    (tmp_path / "agent" / "lib.py").write_text("def f():\n    from caim.agent.surfaces.srv import g\n")
+    (tmp_path / "agent" / "surfaces" / "srv.py").write_text("from caim.agent.lib import f\ng = 1\n")
+    (tmp_path / "eval" / "run.py").write_text("import caim.agent.surfaces.srv\nfrom caim.agent.lib import f\n")
+    assert upward_imports(import_graph(tmp_path)) == [
+        "caim.agent.lib imports caim.agent.surfaces.srv",
+        "caim.eval.run imports caim.agent.surfaces.srv",
+    ]
+    assert {
+        m: _package(m) for m in ("caim.agent", "caim.agent.memory", "caim.agent.surfaces", "caim.agent.surfaces.ui.app")
+    } == {
+        "caim.agent": "agent",
+        "caim.agent.memory": "agent",
+        "caim.agent.surfaces": "surfaces",
+        "caim.agent.surfaces.ui.app": "surfaces",
+    }
 
 
 def storage_reached(root: Path = ROOT) -> list[str]:

@@ -13,7 +13,7 @@ from caim.memory.capture import captures, raw_record, reply_worth_keeping, state
 from caim.memory.retrieval import Query, Retriever
 from caim.memory.search.engine import scoring
 from caim.memory.stm import Exchange
-from caim.memory.store import MemoryStore
+from caim.memory.storage.store import MemoryStore
 from caim.memory.text import (
     asks_about_past,
     date_windows,

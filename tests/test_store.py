@@ -12,7 +12,7 @@ from caim.memory.capture import raw_record
 from caim.memory.merge import apply_merges, validate_groups
 from caim.memory.records import CONTEXT_CHARS, MemoryRecord, SourceTurn
 from caim.memory.retrieval import DENSE_ONLY, Query, Retriever
-from caim.memory.store import MemoryStore
+from caim.memory.storage.store import MemoryStore
 from caim.memory.text import prior
 
 T0 = datetime(2023, 5, 1, 12, tzinfo=UTC)

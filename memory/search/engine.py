@@ -27,13 +27,13 @@ import numpy as np
 import caim.memory.search.ranking as ranking
 import caim.memory.search.relevance as relevance
 import caim.memory.search.signals as signals
-from caim.memory.db import RecordDB
 from caim.memory.records import MemoryRecord
 from caim.memory.search.columns import Columns, Flags, Floats, merged
 from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, adjusted, question_flags
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
-from caim.memory.store import MemoryStore
+from caim.memory.storage.db import RecordDB
+from caim.memory.storage.store import MemoryStore
 from caim.memory.text import (
     date_windows,
     expecting,

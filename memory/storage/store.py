@@ -29,15 +29,15 @@ import numpy as np
 
 from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
-from caim.memory.db import DB_FILE, RecordDB
-from caim.memory.jobs import JobQueue
-from caim.memory.locks import UserLocks
 from caim.memory.profile import Profile, parse_profile, profile_key
 from caim.memory.records import MemoryRecord, SourceTurn
-from caim.memory.sql import Postgres
-from caim.memory.terms import TermBook
-from caim.memory.vectors import BATCH as VECTOR_BATCH
-from caim.memory.vectors import VectorIndex
+from caim.memory.storage.db import DB_FILE, RecordDB
+from caim.memory.storage.jobs import JobQueue
+from caim.memory.storage.locks import UserLocks
+from caim.memory.storage.sql import Postgres
+from caim.memory.storage.terms import TermBook
+from caim.memory.storage.vectors import BATCH as VECTOR_BATCH
+from caim.memory.storage.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ Progress = Callable[[int, int], None]
 #: when no write has run for ``QUIET_S`` seconds, and ``WRITES_CHUNK`` when a stream of writes kept it
 #: waiting ``WRITES_FIRST_S`` seconds (so a write waits for at most one small call, and indexing is
 #: delayed by writes, never stopped). A large chunk when quiet: each call saves the collection's
-#: graph and its whole id map once (``caim.memory.vectors.BATCH``), a cost that grows with the records.
+#: graph and its whole id map once (``caim.memory.storage.vectors.BATCH``), a cost that grows with the records.
 INDEX_CHUNK = VECTOR_BATCH
 WRITES_CHUNK = 100
 QUIET_S = 0.2

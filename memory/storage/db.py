@@ -1,6 +1,6 @@
 """The record database: every record, its lexical postings, tags, names and vector, in SQLite.
 
-This is the source of truth for long-term memory. Chroma (``caim.memory.vectors``) holds the same
+This is the source of truth for long-term memory. Chroma (``caim.memory.storage.vectors``) holds the same
 vectors for nearest-neighbour search and can always be rebuilt from here. One file,
 ``memory.sqlite`` in the data dir, in WAL mode (a reader and a writer from several processes).
 
@@ -22,8 +22,8 @@ Tables (every row carries its ``user_id``; every query filters by it):
 - ``meta``: settings of the database (the embedding model of its vectors, ...); ``jobs``: the
   post-thinking queue.
 - ``user_denied``: the ontology terms a user has denied (nothing under them is stored for that user).
-- ``user_terms``: the ontology terms learned from a user's own words (``caim.memory.terms``).
-- ``_migrations``: the schema changes the database has run (``caim.memory.migrations`` holds them
+- ``user_terms``: the ontology terms learned from a user's own words (``caim.memory.storage.terms``).
+- ``_migrations``: the schema changes the database has run (``caim.memory.storage.migrations`` holds them
   and runs the missing ones when the database opens).
 
 Every write is one transaction: a record, its postings and its statistics change together. What a
@@ -43,9 +43,9 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from caim.core.errors import QuotaError
-from caim.memory.migrations import migrate
 from caim.memory.records import MemoryRecord, as_aware
-from caim.memory.sql import Cursor, Postgres, SQLite
+from caim.memory.storage.migrations import migrate
+from caim.memory.storage.sql import Cursor, Postgres, SQLite
 from caim.memory.text import detect, expecting, has_time_expression, names, prior, usual
 from caim.memory.text.tokens import terms
 
