@@ -65,7 +65,7 @@ from caim.core.checks import MAX_LOOKUP_ID, check_user, lookup_id
 from caim.core.errors import CaimError, argument_error
 from caim.memory.records import MemoryBrief, MemoryRecord, Polarity
 from caim.memory.search.relevance import explain
-from caim.memory.timeref import long_date
+from caim.memory.text.timeref import long_date
 from caim.prompts.common import DATA_RULE, data_block, quote
 
 #: Most records ``list_memories`` returns (the newest; the rest are counted).
