@@ -54,7 +54,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from caim.core.embeddings import MiniLMEmbedder
 from caim.memory.capture import raw_record
-from caim.memory.retrieval import Query, Retriever
+from caim.memory.search.retrieval import Query, Retriever
 from caim.memory.storage.store import MemoryStore
 from caim.memory.storage.vectors import HNSW
 from caim.memory.transfer import export_lines

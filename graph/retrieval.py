@@ -1,7 +1,7 @@
 """Memory retrieval nodes (CAIM step 2): ranked search, route and candidates, relevance filter.
 
 1. ``search`` runs beside the controller, needing no decision: the ranked retrieval of
-   ``caim.memory.retrieval`` over the message, with the tags nearest by meaning and the time
+   ``caim.memory.search.retrieval`` over the message, with the tags nearest by meaning and the time
    expressions code finds (resolved against the turn time; "our first conversation" is the day of
    the user's earliest record). When code signals point to memory and the policy filters beside its
    plan (``filter_beside_plan``), the relevance filter runs here on the best ``candidate_cap``
@@ -68,10 +68,10 @@ from caim.memory.answer import memory_question
 from caim.memory.intents import INTENT_SIMILARITY, SINGLE_VALUED, closest_task, fill, search_texts
 from caim.memory.profile import about_user
 from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
-from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value
 from caim.memory.search.relevance import RELEVANCE_FLOOR
+from caim.memory.search.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value
 from caim.memory.text import asks_about_past, is_small_talk, memory_signals, names
-from caim.memory.timeref import TimeRange, TimeSpan, find_expressions, resolve
+from caim.memory.text.timeref import TimeRange, TimeSpan, find_expressions, resolve
 from caim.prompts import respond as respond_prompt
 
 _FIRST = re.compile(r"\b(first|earliest) (conversation|chat|talk|session|time we (talked|spoke|met))\b", re.I)

@@ -6,6 +6,12 @@
 Every ``import caim.…`` in the source (function-level ones included) is checked, so a lazy import
 cannot hide a circle. The memory store is the only door to storage: no module outside ``memory``
 reaches for a store's database or vector index (an attribute ``.db`` or ``.vectors``).
+
+Inside ``memory`` the rooms are by job: ``storage`` (the store, the record database, SQL, vectors,
+migrations, jobs, locks), ``text`` (text analysis, one module per language), ``reading`` (the
+reader), ``search`` (ranked retrieval), and the memory domain beside them (records, capture,
+maintenance, profile, intents, ...). Storage reads no language: the words of a record are read for
+its indexes by the indexer the store is given (``caim.memory.indexing``).
 """
 
 from __future__ import annotations
@@ -30,6 +36,17 @@ ALLOWED = {
 }
 #: Rooms inside a package, checked as packages of their own: module prefix -> room.
 ROOMS = {"caim.agent.surfaces": "surfaces"}
+
+#: The rooms of ``memory`` (``caim.memory.<room>``); its other modules are the memory domain.
+MEMORY_ROOMS = ("storage", "text", "reading", "search")
+#: What each room of ``memory`` may import of the others: rooms, or single domain modules by name.
+MEMORY_ALLOWED = {
+    "storage": {"records", "profile"},  # the types it stores; never text analysis, search or the rest of the domain
+    "text": {"records"},  # the record's time helpers
+    "reading": {"text"},
+    "search": {"storage", "text", "domain"},
+    "domain": {"storage", "text", "reading", "search"},
+}
 
 NODES = {"intake", "controller", "retrieval", "respond", "post_thinking"}
 #: Where code uses the memory store only through its methods.
@@ -107,6 +124,49 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
 def test_no_import_runs_up_a_layer():
     wrong = upward_imports(import_graph())
     assert not wrong, "\n".join(wrong)
+
+
+def _room(module: str) -> tuple[str, str] | None:
+    """(room, module name inside ``memory``) of a ``caim.memory`` module; None outside ``memory``."""
+    parts = module.split(".")
+    if parts[1] != "memory":
+        return None
+    name = parts[2] if len(parts) > 2 else "__init__"
+    return (name if name in MEMORY_ROOMS else "domain"), name
+
+
+def crossed_rooms(edges: dict[str, set[str]]) -> list[str]:
+    """Imports between ``memory``'s rooms that ``MEMORY_ALLOWED`` does not allow."""
+    wrong = []
+    for src, dsts in edges.items():
+        here = _room(src)
+        for dst in sorted(dsts):
+            there = _room(dst)
+            if here is None or there is None or there[0] == here[0]:
+                continue
+            if there[0] not in MEMORY_ALLOWED[here[0]] and there[1] not in MEMORY_ALLOWED[here[0]]:
+                wrong.append(f"{src} imports {dst}")
+    return wrong
+
+
+def test_memory_rooms_import_only_what_they_may():
+    """Storage imports no text analysis, search or domain logic; text analysis imports no storage."""
+    wrong = crossed_rooms(import_graph())
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_check_sees_storage_reading_text(tmp_path):
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir()
+    for room in ("storage", "text", "search"):
+        (tmp_path / "memory" / room).mkdir()
+    (tmp_path / "memory" / "records.py").write_text("x = 1\n")
+    (tmp_path / "memory" / "text" / "lang.py").write_text("from caim.memory.records import x\n")
+    (tmp_path / "memory" / "storage" / "db.py").write_text(
+        "from caim.memory.records import x\ndef f():\n    from caim.memory.text.lang import detect\n"
+    )
+    (tmp_path / "memory" / "search" / "engine.py").write_text("import caim.memory.storage.db\n")
+    assert crossed_rooms(import_graph(tmp_path)) == ["caim.memory.storage.db imports caim.memory.text.lang"]
 
 
 def test_no_import_circle():

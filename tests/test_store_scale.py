@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from caim.memory.records import MemoryRecord
-from caim.memory.retrieval import Query, Retriever
 from caim.memory.search import lexical
 from caim.memory.search.engine import scoring
 from caim.memory.search.lexical import LexicalIndex
+from caim.memory.search.retrieval import Query, Retriever
 from caim.memory.storage.db import RecordDB
 from caim.memory.storage.store import MemoryStore, Writes
 from tests.test_store import CountingEmbedder

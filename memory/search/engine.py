@@ -1,6 +1,6 @@
 """The search: pick candidates, gather the query's evidence, weigh, filter, and return hits.
 
-``search`` reads through a ``Source`` (``caim.memory.retrieval.Retriever`` is one): the store, the
+``search`` reads through a ``Source`` (``caim.memory.search.retrieval.Retriever`` is one): the store, the
 lexical index, and the caches of a user's columns, vector sample and speakers. A user with at most
 ``full_scan`` records is scored over all of them; past that the candidates come from indexes only,
 each read a bounded number of rows whatever the memory's size: the lexical top ``lexical_k`` (from
