@@ -36,7 +36,7 @@ from caim.memory.answer import Additions, compose, memory_question, said, used_b
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import TIME_KEY
 from caim.memory.text import is_when_question, memory_signals, states_a_date, tokenize, unsupported
-from caim.memory.timeref import TimeRange
+from caim.memory.text.timeref import TimeRange
 
 #: How much of the best memory the answer check quotes.
 NOTE_CHARS = 300
