@@ -2047,7 +2047,7 @@ def _argument_errors(res: Fields, root: Path) -> None:
                 ("malformed", "{not json"),
             ):
                 r = c.post("/chat", content=raw, headers=auth)
-                res.answer(f"FastAPI example: {label}", r.status_code, r.text, "422")
+                res.answer(f"FastAPI example: {label}", r.status_code, r.text, "400")
     finally:
         memory.close()
 
