@@ -343,17 +343,26 @@ class Memory:
             missing=out.get("missing", []),
         )
 
-    def search(self, query: str, *, user_id: str, k: int = 10, polarity: str | None = None) -> list[MemoryBrief]:
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        k: int = 10,
+        polarity: str | None = None,
+        at: datetime | str | None = None,
+    ) -> list[MemoryBrief]:
         """The ranked search alone (lexical, dense, tags, time, names; no model): the best records -
         at most ``k``, only those relevant to ``query`` (``caim.memory.search.relevance``: a record
         that shares no word with it and is unrelated in meaning is not returned) - with their scores
         and relevance (0 to 1), best first; ``polarity`` ("like", "dislike", "neutral") keeps only
         preferences of that polarity (the best ``k`` of them among the ``POLARITY_POOL`` times ``k``
-        best matches)."""
+        best matches). ``at``: when the query is asked (its time expressions resolve against it;
+        default now). The graph's search step runs the same search (``caim.services.search``)."""
         if not isinstance(k, int) or not 1 <= k <= 100:
             raise InputError("k must be a whole number from 1 to 100")
         wanted = check_polarity(polarity)
-        scope = self._scope(self.context(user_id).user_id, parse_time(None))
+        scope = self._scope(self.context(user_id).user_id, parse_time(at))
         if wanted is None:
             return ranked_search(scope, self.message(query), k)
         found = ranked_search(scope, self.message(query), k * POLARITY_POOL)
