@@ -4,7 +4,8 @@ Everything the search reads of a query's text - its language, terms, names, the 
 names, its time expressions and explicit dates, its flags - is read here, in one place, in the
 language given as an explicit argument (``expected``: the language the user's records are usually
 in, ``caim.memory.retrieval.Retriever.usual_language``) wherever the query's own words leave its
-language open. The graph's search and ``Memory.search`` both go through
+language open (the text functions it calls take that expectation from ``expecting``, which
+``analyse`` sets around its one block and nothing else in the search sets). The graph's search and ``Memory.search`` both go through
 ``caim.services.search``, which makes the analysis; the engine (``caim.memory.search.engine``) reads
 the analysis only, never the text again.
 
