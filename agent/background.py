@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from tenacity import RetryCallState, Retrying, stop_after_attempt, wait_chain, wait_fixed
 
-from caim.memory.jobs import JobQueue, QueuedJob
+from caim.memory.storage.jobs import JobQueue, QueuedJob
 
 log = logging.getLogger(__name__)
 

@@ -41,7 +41,7 @@ from caim.graph.state import ANSWER, Context, session_reset
 from caim.memory.records import MemoryBrief, MemoryRecord
 from caim.memory.stm import TIME_KEY, parse_time
 from caim.memory.text import storable
-from caim.memory.timeref import TimeSpan
+from caim.memory.text.timeref import TimeSpan
 from caim.memory.transfer import Imported
 from caim.services.sessions import recorded
 

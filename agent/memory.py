@@ -57,7 +57,7 @@ from caim.memory.records import (
     stable_id,
 )
 from caim.memory.stm import TIME_KEY, check_length, parse_time
-from caim.memory.timeref import TimeSpan
+from caim.memory.text.timeref import TimeSpan
 from caim.memory.transfer import (
     Export,
     Imported,

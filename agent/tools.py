@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from caim.core.errors import InputError, argument_error
 from caim.graph.builder import authenticated_user
 from caim.memory.records import MemoryBrief
-from caim.memory.timeref import long_date
+from caim.memory.text.timeref import long_date
 from caim.prompts.common import DATA_RULE, data_block, quote
 
 

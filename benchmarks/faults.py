@@ -543,13 +543,13 @@ def _count_answers(sc: Scenario, answers: Answers) -> None:
 
 def surface_openai(root: Path, clients: int, per_client: int = 2) -> Scenario:
     """``clients`` AsyncOpenAI clients at once (alternately alice's and bob's token) against
-    ``caim.agent.openai_server.create_app``: ``per_client`` turns each, then ``POST /v1/sessions/end``;
+    ``caim.agent.surfaces.openai_server.create_app``: ``per_client`` turns each, then ``POST /v1/sessions/end``;
     once post-thinking is done, each asks for its marker word again."""
     import asyncio
 
     import openai
 
-    from caim.agent.openai_server import create_app
+    from caim.agent.surfaces.openai_server import create_app
 
     sc = Scenario(f"{clients} clients of 2 users at once on the OpenAI-compatible endpoint")
     models, _ = scripted_models(_surface_script())
@@ -609,7 +609,7 @@ def surface_openai(root: Path, clients: int, per_client: int = 2) -> Scenario:
 
 def surface_mcp(root: Path, clients: int, per_client: int = 2) -> Scenario:
     """``clients`` MCP SDK clients at once (alternately alice's and bob's token) against
-    ``caim.agent.mcp_server.create_http_app`` over streamable HTTP: ``per_client`` ``add_memory`` calls
+    ``caim.agent.surfaces.mcp_server.create_http_app`` over streamable HTTP: ``per_client`` ``add_memory`` calls
     each, then ``search_memory``, ``list_memories`` and ``recall``."""
     import asyncio
 
@@ -617,8 +617,8 @@ def surface_mcp(root: Path, clients: int, per_client: int = 2) -> Scenario:
     from mcp.client import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    from caim.agent.mcp_server import create_http_app
     from caim.agent.memory import Memory
+    from caim.agent.surfaces.mcp_server import create_http_app
 
     sc = Scenario(f"{clients} clients of 2 users at once on the MCP server")
     models, _ = scripted_models(_surface_script())
@@ -1734,9 +1734,9 @@ def fields_hosts(root: Path) -> Fields:
     or from its own origin: ``caim serve --no-auth``, ``caim ui --no-auth`` and ``caim mcp --http``."""
     import httpx
 
-    from caim.agent.mcp_server import create_http_app
-    from caim.agent.openai_server import create_app
-    from caim.agent.ui import create_ui_app
+    from caim.agent.surfaces.mcp_server import create_http_app
+    from caim.agent.surfaces.openai_server import create_app
+    from caim.agent.surfaces.ui import create_ui_app
 
     res = Fields("hosts: `caim serve --no-auth`, `caim ui --no-auth`, `caim mcp --http` (loopback)")
     memory, models, _ = _field_memory(root / "fields-hosts", _field_script([False]))
@@ -1799,7 +1799,7 @@ def fields_terms(root: Path) -> Fields:
     from fastapi.testclient import TestClient
 
     from caim.agent.memory import Memory
-    from caim.agent.ui import create_ui_app
+    from caim.agent.surfaces.ui import create_ui_app
 
     res = Fields("learned ontology terms (alice's words, bob, alice's forget-all)")
     propose = [True]
@@ -1896,9 +1896,9 @@ def fields_ids(root: Path) -> Fields:
     from fastapi.testclient import TestClient
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app as cli
-    from caim.agent.ui import create_ui_app
-    from caim.agent.ui.app import _segment
+    from caim.agent.surfaces.cli import app as cli
+    from caim.agent.surfaces.ui import create_ui_app
+    from caim.agent.surfaces.ui.app import _segment
 
     res = Fields("hostile ids and tags (library, browser and CLI imports; MCP, tool and browser output)")
     memory, _, _ = _field_memory(root / "fields-ids", _field_script([False]))
@@ -1987,7 +1987,7 @@ def _foreign_and_older(res: Fields, memory: Any, ui: Any) -> None:
 async def _mcp_outputs(res: Fields, memory: Any) -> None:
     from mcp.client import Client
 
-    from caim.agent.mcp_server import create_server
+    from caim.agent.surfaces.mcp_server import create_server
 
     async with Client(create_server(memory, user="eve")) as client:
         for tool, args in (
@@ -2008,7 +2008,7 @@ def _argument_errors(res: Fields, root: Path) -> None:
     from fastapi.testclient import TestClient
     from mcp.client import Client
 
-    from caim.agent.mcp_server import create_server
+    from caim.agent.surfaces.mcp_server import create_server
 
     memory, models, _ = _field_memory(root / "fields-args", _field_script([False]))
     try:
@@ -2121,7 +2121,7 @@ def fields_quotas(root: Path, realistic: int = 1000, minimal: int = 4000) -> Fie
     and writes past the per-user limits and the per-import limit, through the library and the browser."""
     from fastapi.testclient import TestClient
 
-    from caim.agent.ui import create_ui_app
+    from caim.agent.surfaces.ui import create_ui_app
 
     res = Fields("per-user limits (records, bytes) and the per-import limit")
     rnd = random.Random(7)
@@ -2393,9 +2393,9 @@ def surfaces_markdown(results: list[Scenario], command: str, started: datetime, 
         "its models scripted: every user turn is a key event in its own words, and the answer repeats every "
         "marker word its prompt shows (a memory of the other user reaching a prompt would show in the reply). "
         "Half the clients carry alice's bearer token, half bob's; each says its own marker word (`zqalice00x`, "
-        "`zqbob01x`, ...), all clients at once. **MCP** (`caim.agent.mcp_server.create_http_app`, the `mcp` "
+        "`zqbob01x`, ...), all clients at once. **MCP** (`caim.agent.surfaces.mcp_server.create_http_app`, the `mcp` "
         "SDK's streamable HTTP client): each client calls `add_memory` twice, then `search_memory`, "
-        "`list_memories` and `recall`. **OpenAI-compatible** (`caim.agent.openai_server.create_app`, the "
+        "`list_memories` and `recall`. **OpenAI-compatible** (`caim.agent.surfaces.openai_server.create_app`, the "
         "official `openai` client, `AsyncOpenAI`): each client sends two turns, then `POST /v1/sessions/end`; "
         "once the agent's background post-thinking is done (`CaimAgent.wait`), each asks for its marker word "
         "again. Sent: adds or turns sent. Found stored: those found afterwards in their user's records (as a "

@@ -306,7 +306,16 @@ def phase_import_chat(data: str, root: str) -> dict:
     chat = Path(root) / "chat.txt"
     me, messages = whatsapp(data, chat)
     env = {**os.environ, "CAIM_USE_MODEL_FOR": "[]", "CAIM_DATA_DIR": str(Path(root) / "chat")}
-    cmd = [sys.executable, "-m", "caim.agent.cli", "memories", "import-chat", str(chat), "--format", "whatsapp"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "caim.agent.surfaces.cli",
+        "memories",
+        "import-chat",
+        str(chat),
+        "--format",
+        "whatsapp",
+    ]
     cmd += ["--user", USER, "--me", me, "--day-first"]
     out: dict[str, Any] = {"messages": messages}
     for run in ("first", "again"):

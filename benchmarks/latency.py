@@ -32,7 +32,7 @@ with the ``caim`` policy (plan and filter against the endpoint): round trips bef
 calls ``get_weather`` once per question and then answers) streamed alone and wrapped by
 ``with_memory`` (``caim`` policy): round trips before the agent's first token, TTFT and model calls
 per turn. And ``caim serve``: the same memory questions streamed through the official ``openai`` client
-from the OpenAI-compatible endpoint (``caim.agent.openai_server`` under uvicorn on 127.0.0.1) beside
+from the OpenAI-compatible endpoint (``caim.agent.surfaces.openai_server`` under uvicorn on 127.0.0.1) beside
 the graph streamed in-process (``CaimAgent.stream``), default policy: time to first token p50/p95.
 Writes ``results.json`` and ``results.md`` to ``--out``.
 
@@ -439,7 +439,7 @@ def serve_in_thread(agent: CaimAgent, token: str, user: str) -> tuple[Any, Any, 
 
     import uvicorn
 
-    from caim.agent.openai_server import create_app
+    from caim.agent.surfaces.openai_server import create_app
 
     app = create_app(agent, verify=lambda t: user if t == token else None, idle_seconds=None)
     sock = socket.socket()

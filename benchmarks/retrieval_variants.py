@@ -61,11 +61,11 @@ from caim.eval.files import checkout
 from caim.eval.fit import Case
 from caim.eval.retrieval import CATEGORIES, load, ranking_cases, user_of
 from caim.eval.tables import markdown_table
-from caim.memory.retrieval import DEFAULT_WEIGHTS, Retriever
 from caim.memory.search import signals
 from caim.memory.search.config import START_WEIGHTS
 from caim.memory.search.engine import records_of
 from caim.memory.search.lexical import BM25_B, BM25_K1, bm25
+from caim.memory.search.retrieval import DEFAULT_WEIGHTS, Retriever
 from caim.memory.text import in_first_person, named_speakers, tokenize, without_speakers
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ Each scenario's sessions go through the real ``caim.Memory`` API (``remember``, 
 month apart) with a scripted model that keeps every user turn in its own words and makes no
 maintenance decision, so what closes an old value is code alone. Then ``Memory.search`` (the ranked
 search, no model; a question asking the user's own single-value fact gets the user's current
-statement of it first: ``caim.memory.retrieval.own_value``) answers the question. Reported:
+statement of it first: ``caim.memory.search.retrieval.own_value``) answers the question. Reported:
 
 - answered, top current hit: share of questions whose top current hit holds the current value (its
   slot, read by ``caim.memory.text.slots``, or its text naming the value). Target (issue 27): >= 0.95.
@@ -245,7 +245,7 @@ keeps every user turn verbatim and makes no maintenance decision, so what closes
 (`caim.memory.text.slots`, `caim.memory.maintenance.displaced`); `Memory.search` (the ranked search, no model)
 answers the question. A question that asks the user's own value of a single-value attribute
 (`caim.memory.text.slots.asked`: question patterns per language) gets the best-ranked current record of
-the user stating it first (`caim.memory.retrieval.own_value`); a past fact ("I used to live in
+the user stating it first (`caim.memory.search.retrieval.own_value`); a past fact ("I used to live in
 Toronto") or another person's states no value of the user's and is never put first.
 
 - *Answered, top current hit*: the top current hit holds the current value (the issue's target: >= 0.95).

@@ -54,10 +54,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from caim.core.embeddings import MiniLMEmbedder
 from caim.memory.capture import raw_record
-from caim.memory.retrieval import Query, Retriever
-from caim.memory.store import MemoryStore
+from caim.memory.search.retrieval import Query, Retriever
+from caim.memory.storage.store import MemoryStore
+from caim.memory.storage.vectors import HNSW
 from caim.memory.transfer import export_lines
-from caim.memory.vectors import HNSW
 
 SYLLABLES = [
     "ka",
@@ -183,7 +183,7 @@ def fill(store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, ba
 
 
 def hnsw_check(n: int, text: Text, vectors: Vectors, embedder: MiniLMEmbedder, queries: int = 50) -> list[dict]:
-    """Chromadb's default graph settings against caim's (``caim.memory.vectors.HNSW``): seconds to
+    """Chromadb's default graph settings against caim's (``caim.memory.storage.vectors.HNSW``): seconds to
     build a collection of ``n`` word vectors, and of the embeddings of up to 10,000 sentences, and
     how many of the exact 100 nearest (and of the exact 10 nearest) a query finds among its 100."""
     sentences = [text.sentence() for _ in range(n + queries)]
@@ -241,7 +241,7 @@ _PEAK = """
 import runpy, sys
 sys.argv = ["caim", "memories", "export", "--user", sys.argv[1], "--data-dir", sys.argv[2], "--out", "/dev/null"]
 try:
-    runpy.run_module("caim.agent.cli", run_name="__main__")
+    runpy.run_module("caim.agent.surfaces.cli", run_name="__main__")
 except SystemExit:
     pass
 # the address space's own high-water mark: ru_maxrss would carry over the forking parent's size
@@ -495,7 +495,7 @@ def hnsw_section(rows: list[dict], run: RunInfo) -> str:
     lines = [
         f"{run.line()}. Each collection built in batches of 1,000 in a fresh Chroma directory; 50 held-out "
         "vectors of the same kind queried for their 100 nearest, against the exact 100 nearest (recall) "
-        "and the exact 10 nearest (top 10 found). *caim*: `caim.memory.vectors.HNSW`.",
+        "and the exact 10 nearest (top 10 found). *caim*: `caim.memory.storage.vectors.HNSW`.",
         "",
         "| vectors | settings | build s | recall@100 | top 10 found |",
         "|---|---|---:|---:|---:|",

@@ -5,7 +5,7 @@ made-up vocabulary (``benchmarks/store_scale.py``'s text), each tagged with one 
 the shipped ontology, a new one every 7 hours, written in bulk through the store (synthetic vectors:
 the fill embeds nothing; each search embeds its query for real) - and corrects a few of them, so the
 memory page shows a history. Then it asks for every page of the browser ``--repeat`` times through
-the ASGI app in-process (``caim.agent.ui.create_ui_app`` over a ``caim.Memory``, a bearer token, no
+the ASGI app in-process (``caim.agent.surfaces.ui.create_ui_app`` over a ``caim.Memory``, a bearer token, no
 network): the timeline's first and middle page, the ontology tree, a category's page and a middle
 page of it, search (a different question each time), a corrected memory's page, the import page and
 the pending sessions, and prints per page the first request's time and p50/p95 of the rest, in
@@ -229,8 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     """Fill, measure every page, print the table (and write it into ``--doc``)."""
     from fastapi.testclient import TestClient
 
-    from caim.agent.ui import create_ui_app
-    from caim.agent.ui.app import PER_PAGE, SEARCH_K
+    from caim.agent.surfaces.ui import create_ui_app
+    from caim.agent.surfaces.ui.app import PER_PAGE, SEARCH_K
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", type=int, default=10_000, help="memories of the one user")

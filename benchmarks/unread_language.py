@@ -42,8 +42,8 @@ from caim.eval.files import checkout
 from caim.eval.fit import Case
 from caim.eval.retrieval import CATEGORIES, Conversation, load, ranking_cases
 from caim.eval.tables import markdown_table
-from caim.memory.retrieval import DEFAULT_WEIGHTS
 from caim.memory.search.config import UNREAD_BM25, UNREAD_DENSE, Weights, adjusted
+from caim.memory.search.retrieval import DEFAULT_WEIGHTS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Shares of the shipped dense weight tried (1: the weight as shipped).

@@ -251,8 +251,11 @@ class MultilingualEmbedder(Embedder):
     name = "use-multilingual-v3"
     version = "1 (first 2000 characters)"
     dims = 512
-    #: every language with tables, and scripts without ("und": Russian, Arabic, Korean, Thai... read, others not)
-    languages = frozenset({"en", "de", "fr", "es", "zh", "ja", "und"})
+    #: the model's languages (ISO 639-1 codes, as a language's module names its language) and
+    #: "und", scripts without tables (Russian, Arabic, Korean, Thai... read, others not)
+    languages = frozenset(
+        {"ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh", "und"}
+    )
     MAX_CHARS = 2000
     CHUNK = 64
     #: numpy's BLAS threads while it embeds (held there by threadpoolctl, process-wide for the

@@ -1,4 +1,4 @@
-"""``caim eval``: run the memory benchmarks from the command line (mounted by ``caim.agent.cli``).
+"""``caim eval``: run the memory benchmarks from the command line (mounted by ``caim.agent.surfaces.cli``).
 
     caim eval gvd --data shared/data/gvd --out eval-out/gvd --limit 3 --users Emily,Frank
     caim eval locomo --data locomo10.json --out eval-out/locomo --categories 1,2,4,5

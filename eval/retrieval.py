@@ -13,7 +13,7 @@ Systems:
 - ``bm25``: lexical match only;
 - ``tags+time``: the original CAIM rule - records sharing a tag (the question's nearest tags) or
   inside a time range the question names (resolved in code), newest first;
-- ``caim``: the ranked retrieval of ``caim.memory.retrieval`` with the same tags and ranges;
+- ``caim``: the ranked retrieval of ``caim.memory.search.retrieval`` with the same tags and ranges;
 - ``mem0``, ``langmem``: the peer memory layers with the same embedder, each turn stored verbatim
   as ``"<speaker>: <turn>"`` and found by the peer's own search (``caim.eval.peers``).
 
@@ -46,12 +46,12 @@ from caim.eval.peers import version as peer_version
 from caim.eval.tables import markdown_table
 from caim.memory.capture import raw_record
 from caim.memory.records import MemoryRecord
-from caim.memory.retrieval import DEFAULT_WEIGHTS, DENSE_ONLY, LEXICAL_ONLY, Query, Retriever, Weights
 from caim.memory.search.config import START_WEIGHTS
 from caim.memory.search.engine import records_of, scoring
 from caim.memory.search.relevance import RELEVANCE_FLOOR
-from caim.memory.store import MemoryStore
-from caim.memory.timeref import find_expressions, resolve
+from caim.memory.search.retrieval import DEFAULT_WEIGHTS, DENSE_ONLY, LEXICAL_ONLY, Query, Retriever, Weights
+from caim.memory.storage.store import MemoryStore
+from caim.memory.text.timeref import find_expressions, resolve
 from caim.ontology import Ontology, TagIndex
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -1,7 +1,7 @@
 """A minimal chat server on ``CaimAgent``: chat, streamed chat, session end and memory admin.
 
 Every request but ``GET /health`` carries ``Authorization: Bearer <token>``; the token names the
-user, exactly as for the LangGraph deployment (``caim.agent.auth.verify``, tokens from
+user, exactly as for the LangGraph deployment (``caim.agent.surfaces.auth.verify``, tokens from
 ``CAIM_AUTH_TOKENS``, a JSON object token -> user id). No route takes a user id from the path or
 the body, so a client reads, writes and forgets only its own user's memories. Without
 ``CAIM_AUTH_TOKENS`` (and no ``verify`` passed to ``create_app``) the app refuses to start.
@@ -36,7 +36,7 @@ before any of it is parsed; a message over the agent's ``max_message_chars`` wit
 unknown token with 401. Whatever a client sends wrong (malformed JSON, unknown fields, a turn time
 that is no ISO time or lies outside 1900-2199, an unknown policy) is a 4xx; a fault of the server
 (model endpoint down, storage failing) a 5xx. Every error body is ``{"detail": "<one line>"}``.
-The guards (the hosts served, bearer tokens, body limit) are ``caim.agent.web``'s, shared with ``caim serve``.
+The guards (the hosts served, bearer tokens, body limit) are ``caim.agent.surfaces.web``'s, shared with ``caim serve``.
 
 ``create_app(agent)`` takes a ready ``CaimAgent`` (tests inject one with scripted models); without one
 the app builds ``CaimAgent()`` at startup and closes it at shutdown.
@@ -58,7 +58,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent import CaimAgent, CaimError
-from caim.agent.web import (
+from caim.agent.surfaces.web import (
     UNPARSED_BODY,
     Guard,
     HostGuard,
@@ -149,9 +149,9 @@ def create_app(
     bind: str | None = None,
 ) -> FastAPI:
     """The chat app. ``verify`` maps a bearer token to its user id or None (default
-    ``caim.agent.auth.verify`` over ``CAIM_AUTH_TOKENS``, which must then be set); ``max_body_bytes``
+    ``caim.agent.surfaces.auth.verify`` over ``CAIM_AUTH_TOKENS``, which must then be set); ``max_body_bytes``
     bounds a request body (default ``CAIM_MAX_BODY_BYTES`` or 64 KiB); ``bind``: the address it
-    listens on, when known (the hosts it answers follow: ``caim.agent.web.served_hosts``)."""
+    listens on, when known (the hosts it answers follow: ``caim.agent.surfaces.web.served_hosts``)."""
     owned = agent is None
     check = verify or default_verify()
     max_body = body_limit(max_body_bytes)

@@ -72,7 +72,7 @@ from caim.memory.maintenance import (
 from caim.memory.merge import Merge
 from caim.memory.reading import Reading
 from caim.memory.records import ASSISTANT, USER, MemoryRecord, as_aware
-from caim.memory.retrieval import Query
+from caim.memory.search.retrieval import Query
 from caim.memory.stm import Exchange, clip, turns
 from caim.memory.text import names, unsupported
 from caim.ontology import Ontology, Proposal

@@ -35,7 +35,7 @@ from caim.memory.profile import (
     requirement_of,
 )
 from caim.memory.records import MemoryRecord, utcnow
-from caim.memory.store import MemoryStore
+from caim.memory.storage.store import MemoryStore
 from caim.prompts.profile import AspectUpdate, Backgrounds, Principles
 from caim.services.profile import aspect_members, record_aspect
 

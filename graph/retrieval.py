@@ -68,7 +68,7 @@ from caim.memory.intents import INTENT_SIMILARITY, SINGLE_VALUED, closest_task, 
 from caim.memory.profile import about_user
 from caim.memory.records import MemoryBrief, MemoryRecord
 from caim.memory.text import asks_about_past, is_small_talk, memory_signals, names
-from caim.memory.timeref import TimeSpan
+from caim.memory.text.timeref import TimeSpan
 from caim.prompts import respond as respond_prompt
 from caim.services.search import Reading, SearchScope, hits, looked_for, rank, read, time_spans
 

@@ -22,8 +22,8 @@ from caim.core.settings import Settings
 from caim.graph.state import Context
 from caim.memory.intents import Catalogue, LearnedTasks
 from caim.memory.reading import Reader
-from caim.memory.retrieval import Retriever
-from caim.memory.store import MemoryStore
+from caim.memory.search.retrieval import Retriever
+from caim.memory.storage.store import MemoryStore
 from caim.ontology import OntologyStore, TagIndex
 
 

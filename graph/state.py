@@ -26,7 +26,7 @@ from caim.memory.maintenance import Change
 from caim.memory.merge import Merge
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import check_length
-from caim.memory.timeref import TimeSpan
+from caim.memory.text.timeref import TimeSpan
 
 #: Key of the custom stream events that carry the answer's text as it is produced
 #: (``graph.stream(..., stream_mode="custom")`` yields ``{ANSWER: "<piece>"}``).

@@ -19,7 +19,7 @@ from caim.graph.state import EarlyFilter, Plan
 from caim.memory.maintenance import Change
 from caim.memory.merge import Merge
 from caim.memory.text import MemorySignals
-from caim.memory.timeref import TimeSpan
+from caim.memory.text.timeref import TimeSpan
 
 #: What a run is for (the intake node's ``action``).
 Action = Literal["turn", "empty", "end_session", "refused"]

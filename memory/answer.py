@@ -28,7 +28,7 @@ from caim.memory.records import MemoryBrief
 from caim.memory.stm import clip
 from caim.memory.text import memory_signals, tokenize, unsupported
 from caim.memory.text.lang import sentences
-from caim.memory.timeref import long_date, with_dates
+from caim.memory.text.timeref import long_date, with_dates
 
 #: Most memories a composed answer quotes, and how much of each it quotes.
 MOST_QUOTED = 3

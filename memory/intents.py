@@ -31,11 +31,11 @@ from typing import Literal, Protocol, cast, get_args
 
 import numpy as np
 
-from caim.memory.cache import PerUserCache
-from caim.memory.intent_langs import TABLES, IntentWords, outcome_cues, vocab_pattern
+from caim.memory.intent_langs import IntentWords, intent_table, outcome_cues, spaced_others, vocab_pattern
 from caim.memory.intent_langs import cue as language_cue
 from caim.memory.records import IntentUnit, MemoryRecord, Outcome, as_aware
 from caim.memory.stm import Exchange
+from caim.memory.storage.cache import PerUserCache
 from caim.memory.text.lang import detect
 from caim.memory.text.polarity import polarity
 from caim.memory.text.slots import Attribute
@@ -371,11 +371,11 @@ class Catalogue:
 
 def _languages(text: str) -> tuple[str, ...]:
     """The languages whose tables read ``text`` besides English: its detected one; for a short text
-    detected as English (``GUESSED_WORDS`` words at most), German, French and Spanish."""
+    detected as English (``GUESSED_WORDS`` words at most), the other spaced ones (German, French, Spanish)."""
     code = detect(text).code
     if code == "en":
-        return ("de", "fr", "es") if len(text.split()) <= GUESSED_WORDS else ()
-    return (code,) if code in TABLES else ()
+        return spaced_others() if len(text.split()) <= GUESSED_WORDS else ()
+    return (code,) if intent_table(code) is not None else ()
 
 
 def _intent(d: dict) -> Intent:
@@ -526,7 +526,7 @@ def read_slot(slot: Slot, text: str, recipient: str = "", names: Sequence[str] =
     """
     if slot.liked and (found := polarity(text)) is not None and found.polarity != "like":
         return ""
-    if (table := TABLES.get(detect(text).code)) is not None:
+    if (table := intent_table(detect(text).code)) is not None:
         return _read_in(slot, text, table, recipient)
     if slot.kind == "city":
         return _city(text)

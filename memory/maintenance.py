@@ -47,7 +47,7 @@ from caim.core import faults
 from caim.memory.merge import Merge, merge_group
 from caim.memory.records import Change as HistoryChange
 from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
-from caim.memory.store import MemoryStore
+from caim.memory.storage.store import MemoryStore
 from caim.memory.text import DIGITS, SMALL_TALK_STEMS, names, tokenize, unsupported
 from caim.memory.text.polarity import polarity
 from caim.memory.text.slots import ATTRIBUTES, Attribute, Slot, slots

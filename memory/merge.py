@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing_extensions import TypedDict
 
 from caim.memory.records import HistoryEntry, MemoryRecord, as_aware, utcnow
-from caim.memory.store import MemoryStore
+from caim.memory.storage.store import MemoryStore
 
 
 class Merge(TypedDict):

@@ -48,8 +48,8 @@ from caim.core.embeddings import embedder_version
 from caim.core.errors import CaimError, InputError, QuotaError
 from caim.memory.profile import Profile
 from caim.memory.records import MAX_SPEAKER, MemoryRecord, as_aware, check_speaker, stable_id, utcnow
-from caim.memory.store import MemoryStore
-from caim.memory.terms import MAX_USER_TERMS
+from caim.memory.storage.store import MemoryStore
+from caim.memory.storage.terms import MAX_USER_TERMS
 
 #: The format ``export_lines`` writes: 1 (records only) and 2 (records with their vectors) are read.
 FORMAT = 2

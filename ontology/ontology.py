@@ -219,7 +219,7 @@ class SharedMeta(Protocol):
 
 
 class UserTermBook(Protocol):
-    """Where each user's learned terms are kept (``caim.memory.terms.TermBook``, in the record database)."""
+    """Where each user's learned terms are kept (``caim.memory.storage.terms.TermBook``, in the record database)."""
 
     def terms(self, user_id: str) -> list[tuple[str, str]]:
         """The user's learned terms as (parent, term), oldest first."""

@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from caim.memory.records import MemoryBrief
 from caim.memory.text.polarity import polarity
-from caim.memory.timeref import long_date, with_dates
+from caim.memory.text.timeref import long_date, with_dates
 from caim.prompts.common import DATA_RULE, data_block, quote, quote_chat
 
 VERSION = 6

@@ -26,7 +26,7 @@ from caim.memory.profile import (
     requirement_of,
 )
 from caim.memory.records import MemoryRecord, utcnow
-from caim.memory.store import MemoryStore
+from caim.memory.storage.store import MemoryStore
 from caim.ontology import Ontology
 
 

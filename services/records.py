@@ -8,7 +8,7 @@ from typing import Any
 from caim.memory.entities import with_entities
 from caim.memory.maintenance import apply_update
 from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn, stable_id, utcnow
-from caim.memory.store import MemoryStore
+from caim.memory.storage.store import MemoryStore
 from caim.ontology import Ontology
 from caim.services.profile import prune
 

@@ -19,12 +19,12 @@ from datetime import datetime, time, timedelta
 from caim.core.embeddings import Embedder
 from caim.core.settings import Settings
 from caim.memory.records import MemoryBrief, as_aware
-from caim.memory.retrieval import DEFAULT_WEIGHTS, Hit, Query, Retriever, Weights, own_value
 from caim.memory.search import QueryAnalysis, UserSearch, analyse, search
 from caim.memory.search.relevance import RELEVANCE_FLOOR
-from caim.memory.store import MemoryStore
+from caim.memory.search.retrieval import DEFAULT_WEIGHTS, Hit, Query, Retriever, Weights, own_value
+from caim.memory.storage.store import MemoryStore
 from caim.memory.text import expecting
-from caim.memory.timeref import TimeRange, TimeSpan, resolve
+from caim.memory.text.timeref import TimeRange, TimeSpan, resolve
 from caim.ontology import Ontology, TagIndex
 
 _FIRST = re.compile(r"\b(first|earliest) (conversation|chat|talk|session|time we (talked|spoke|met))\b", re.I)

@@ -116,7 +116,7 @@ def agent(settings, scripted):
 @pytest.fixture
 def served_cli(tmp_path, monkeypatch):
     """A serving ``caim`` command in-process (typer's CliRunner) with the scripted provider on a temporary
-    data dir, ``caim.agent.auth`` read afresh; ``uvicorn.run`` records its app instead of serving.
+    data dir, ``caim.agent.surfaces.auth`` read afresh; ``uvicorn.run`` records its app instead of serving.
     ``invoke(args, env)`` returns the result and the list of recorded starts."""
     import json
     import sys
@@ -125,7 +125,7 @@ def served_cli(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     import caim.agent
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     script = tmp_path / "script.json"
     script.write_text(json.dumps({k: v for k, v in SCRIPT.items() if isinstance(v, str | dict)}))
@@ -134,7 +134,7 @@ def served_cli(tmp_path, monkeypatch):
     monkeypatch.setenv("CAIM_PROVIDER", "scripted")
     monkeypatch.setenv("CAIM_SCRIPT", str(script))
     monkeypatch.setenv("CAIM_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delitem(sys.modules, "caim.agent.auth", raising=False)  # read CAIM_AUTH_TOKENS afresh
+    monkeypatch.delitem(sys.modules, "caim.agent.surfaces.auth", raising=False)  # read CAIM_AUTH_TOKENS afresh
     monkeypatch.delattr(caim.agent, "auth", raising=False)
     started: list[dict] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.append({"app": app, **kw}))

@@ -32,7 +32,7 @@ def run(args, env_extra, stdin=""):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAIM_", "OPENAI_"))}
     env.update(env_extra)
     return subprocess.run(
-        [sys.executable, "-m", "caim.agent.cli", *args],
+        [sys.executable, "-m", "caim.agent.surfaces.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -53,7 +53,7 @@ def cli(env, monkeypatch):
     """Run the app in-process (typer's CliRunner) with the scripted provider on a temporary data dir."""
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     for var in [v for v in os.environ if v.startswith(("CAIM_", "OPENAI_"))]:
         monkeypatch.delenv(var)
@@ -178,10 +178,10 @@ def test_export_reads_the_record_database_alone(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     import caim.graph.services
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
     from caim.core.embeddings import MiniLMEmbedder
     from caim.memory.capture import raw_record
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     store = MemoryStore(tmp_path, MiniLMEmbedder.shared())
     store.add(
@@ -285,7 +285,7 @@ def _store_three(data: Path) -> None:
 
     from caim.core.embeddings import MiniLMEmbedder
     from caim.memory.capture import raw_record
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     store = MemoryStore(data, MiniLMEmbedder.shared())
     when = datetime(2023, 4, 1, tzinfo=UTC)
@@ -301,7 +301,7 @@ def _store_three(data: Path) -> None:
 
 def test_reindex_rebuilds_a_damaged_vector_directory(cli, env):
     from caim.core.embeddings import MiniLMEmbedder
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     data = Path(env["CAIM_DATA_DIR"])
     _store_three(data)
@@ -361,7 +361,7 @@ def test_help_and_reading_records_import_no_model_graph_or_vector_stack(env, tmp
     probe = f"""
 import json, sys
 from typer.testing import CliRunner
-from caim.agent.cli import app
+from caim.agent.surfaces.cli import app
 loaded = lambda: sorted({{m.split('.')[0] if not m.startswith('caim.') else m for m in sys.modules
                          if m.split('.')[0] in {list(HEAVY)!r} or m in {list(HEAVY)!r}}})
 after_import = loaded()
@@ -399,7 +399,7 @@ def test_help_describes_every_command_and_option_in_words(cli):
 
     import typer
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     top = cli(["--help"]).stdout
     assert "Commands from" not in top and "<bool>" not in top
@@ -423,7 +423,7 @@ def test_help_describes_every_command_and_option_in_words(cli):
 
 
 def test_forget_all_asks_on_a_terminal_and_takes_yes_in_scripts(cli, monkeypatch):
-    from caim.agent import cli as cli_module
+    from caim.agent.surfaces import cli as cli_module
 
     assert cli(["chat", "--user", "x"], "my favourite food is pizza\n/end\n").exit_code == 0
     count = lambda: len(json.loads(cli(["memories", "list", "--user", "x", "--json"]).stdout))  # noqa: E731

@@ -25,7 +25,7 @@ WITH_EXAMPLES = sorted(
 
 def test_examples_are_collected():
     # the modules below document themselves with examples; losing them fails here
-    for name in ("caim.core.embeddings", "caim.memory.text.signals", "caim.memory.timeref", "caim.prompts.common"):
+    for name in ("caim.core.embeddings", "caim.memory.text.signals", "caim.memory.text.timeref", "caim.prompts.common"):
         assert name in WITH_EXAMPLES
 
 

@@ -132,7 +132,7 @@ def test_another_name_is_the_endpoints_model_or_a_one_line_error(no_caim_env):
 
 def _store_three(data: Path, embedder: Embedder) -> None:
     from caim.memory.capture import raw_record
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     store = MemoryStore(data, embedder)
     when = datetime(2023, 4, 1, tzinfo=UTC)
@@ -148,7 +148,7 @@ def _store_three(data: Path, embedder: Embedder) -> None:
 
 def _nearest(data: Path, embedder: Embedder, question: str) -> str:
     """The thought of ann's record nearest to ``question`` in the data dir, opened with ``embedder``."""
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     store = MemoryStore(data, embedder)
     try:
@@ -161,8 +161,8 @@ def _nearest(data: Path, embedder: Embedder, question: str) -> str:
 def test_switching_embedder_on_a_data_dir_then_reembed_works_both_ways(tmp_path, no_caim_env):
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
-    from caim.memory.store import MemoryStore
+    from caim.agent.surfaces.cli import app
+    from caim.memory.storage.store import MemoryStore
 
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"default": "OK", "respond": "Hello!"}))

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from caim.memory.text import entities as entities_module
-from caim.memory.text import lang_en
+from caim.memory.text import lang_en, languages
 from caim.memory.text.entities import KINDS, PLACE_RELATIONS, Entity, entities
 from tests.test_benchmarks import load as load_benchmark
 
@@ -174,7 +173,8 @@ def test_values_other_than_jobs_told_as_verbs_are_spans_of_the_text():
 
 
 def test_every_table_gives_kinds_and_relations_of_the_closed_sets():
-    for code, (_, table) in entities_module._TABLES.items():
+    for module in languages.registered():
+        code, table = module.LANGUAGE.code, module.ENTITIES
         rows = table.mine + table.theirs + table.tails
         assert {kind for kind, _, _ in rows} <= {*KINDS, "site"}, code
         assert {relation for kind, relation, _ in rows if kind == "place"} <= set(PLACE_RELATIONS), code
@@ -182,7 +182,7 @@ def test_every_table_gives_kinds_and_relations_of_the_closed_sets():
         # the same relation or animal said in two languages is the same value: English's
         assert set(table.relatives.values()) <= set(lang_en.RELATIVES.values()), code
         assert set(table.pets.values()) <= set(lang_en.ENTITIES.pets.values()), code
-    assert set(entities_module._TABLES) == set(LANGUAGES)
+    assert {m.LANGUAGE.code for m in languages.registered()} == set(LANGUAGES)
 
 
 def test_an_entity_is_a_small_frozen_value():

@@ -621,7 +621,7 @@ def test_token_budgets_follow_the_model_window(settings):
 def test_cli_gvd_and_report(tmp_path, settings, monkeypatch):
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     table = {
         "controller": {"answer": "A"},
@@ -678,7 +678,7 @@ def test_cli_eval_names_a_bad_setting_and_its_fix(tmp_path, monkeypatch):
     """A bad ``CAIM_*`` value stops ``caim eval`` with the settings' one line: the variable, the fix."""
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     monkeypatch.setenv("CAIM_USE_MODEL_FOR", "thoughts")  # a list setting given as a bare word
     data = write_gvd(tmp_path / "gvd")
@@ -729,7 +729,7 @@ def test_retrieval_eval_captures_verbatim_and_scores_each_system(tmp_path):
 def test_retrieval_eval_cli(tmp_path):
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     data = write_locomo(tmp_path / "locomo.json")
     res = CliRunner().invoke(

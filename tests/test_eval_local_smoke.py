@@ -25,7 +25,7 @@ def test_gvd_smoke_run_with_the_bundled_model(tmp_path):
     cmd = [
         sys.executable,
         "-m",
-        "caim.agent.cli",
+        "caim.agent.surfaces.cli",
         "eval",
         "gvd",
         "--data",

@@ -32,15 +32,15 @@ def _load_example():
 
 @pytest.fixture
 def tokens(monkeypatch):
-    """CAIM_AUTH_TOKENS as the deployment sets it, and a ``caim.agent.auth`` loaded afresh under it
+    """CAIM_AUTH_TOKENS as the deployment sets it, and a ``caim.agent.surfaces.auth`` loaded afresh under it
     (the module reads the map once, on import); the previously imported module is put back after."""
     import caim.agent
 
     monkeypatch.setenv("CAIM_AUTH_TOKENS", json.dumps(TOKENS))
-    spec = importlib.util.find_spec("caim.agent.auth")
+    spec = importlib.util.find_spec("caim.agent.surfaces.auth")
     fresh = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fresh)
-    monkeypatch.setitem(sys.modules, "caim.agent.auth", fresh)
+    monkeypatch.setitem(sys.modules, "caim.agent.surfaces.auth", fresh)
     monkeypatch.setattr(caim.agent, "auth", fresh, raising=False)
     return TOKENS
 

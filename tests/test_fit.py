@@ -109,7 +109,7 @@ def test_fit_keeps_the_start_when_nothing_gains():
 def test_retrieval_cv_prints_dev_and_cross_validated_recall(tmp_path):
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     second = copy.deepcopy(LOCOMO[0])
     second["sample_id"] = "two"

@@ -58,7 +58,7 @@ def cli(tmp_path, monkeypatch):
     """The app in-process with the scripted provider answering from tests/scripts.py's rules."""
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     for var in [v for v in os.environ if v.startswith(("CAIM_", "OPENAI_"))]:
         monkeypatch.delenv(var)

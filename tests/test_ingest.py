@@ -18,7 +18,7 @@ from caim.core.errors import CaimError, InputError
 from caim.core.scripted import ScriptedChatModel
 from caim.core.settings import Settings
 from caim.memory import transfer
-from caim.memory.db import RecordDB
+from caim.memory.storage.db import RecordDB
 from caim.memory.transfer import read_export
 
 FACTS = [
@@ -277,7 +277,7 @@ def test_the_progress_line_shows_the_rate_and_the_time_left():
 
     from rich.console import Console
 
-    from caim.agent.progress import ingest_progress
+    from caim.agent.surfaces.progress import ingest_progress
 
     screen = io.StringIO()
     with ingest_progress(Console(file=screen, force_terminal=True, width=120), "importing", 1000, "records") as shown:

@@ -9,6 +9,12 @@
 Every ``import caim.…`` in the source (function-level ones included) is checked, so a lazy import
 cannot hide a circle. The memory store is the only door to storage: no module outside ``memory``
 reaches for a store's database or vector index (an attribute ``.db`` or ``.vectors``).
+
+Inside ``memory`` the rooms are by job: ``storage`` (the store, the record database, SQL, vectors,
+migrations, jobs, locks), ``text`` (text analysis, one module per language), ``reading`` (the
+reader), ``search`` (ranked retrieval), and the memory domain beside them (records, capture,
+maintenance, profile, intents, ...). Storage reads no language: the words of a record are read for
+its indexes by the indexer the store is given (``caim.memory.indexing``).
 """
 
 from __future__ import annotations
@@ -28,8 +34,22 @@ ALLOWED = {
     "prompts": {"core", "memory", "ontology"},
     "services": {"core", "memory", "ontology"},  # what the graph's steps and the library share
     "graph": {"core", "memory", "ontology", "prompts", "services"},
-    "agent": {"core", "memory", "ontology", "prompts", "services", "graph"},
+    "agent": {"core", "memory", "ontology", "prompts", "services", "graph"},  # the library: no surface
+    "surfaces": {"core", "memory", "ontology", "prompts", "services", "graph", "agent"},  # the CLI, the servers, the UI
     "eval": {"core", "memory", "ontology", "prompts", "services", "graph", "agent"},
+}
+#: Rooms inside a package, checked as packages of their own: module prefix -> room.
+ROOMS = {"caim.agent.surfaces": "surfaces"}
+
+#: The rooms of ``memory`` (``caim.memory.<room>``); its other modules are the memory domain.
+MEMORY_ROOMS = ("storage", "text", "reading", "search")
+#: What each room of ``memory`` may import of the others: rooms, or single domain modules by name.
+MEMORY_ALLOWED = {
+    "storage": {"records", "profile"},  # the types it stores; never text analysis, search or the rest of the domain
+    "text": {"records"},  # the record's time helpers
+    "reading": {"text"},
+    "search": {"storage", "text", "domain"},
+    "domain": {"storage", "text", "reading", "search"},
 }
 
 NODES = {"intake", "controller", "retrieval", "respond", "post_thinking"}
@@ -37,6 +57,8 @@ NODES = {"intake", "controller", "retrieval", "respond", "post_thinking"}
 #: by the builder, and what the library shares with the steps is the service layer's).
 LIBRARY = ("caim.agent.memory", "caim.agent.facade")
 GRAPH_DOORS = {"caim.graph.builder", "caim.graph.state", "caim.graph.services"}
+#: What the search engine never imports: it reads storage through ``SearchStore`` alone.
+SEARCH_BANS = ("caim.memory.storage", "caim.memory.search.retrieval")
 #: Where code uses the memory store only through its methods.
 STORE_USERS = ("services", "graph", "agent", "eval", "benchmarks", "examples")
 #: The store's parts behind its door.
@@ -70,6 +92,9 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
 
 
 def _package(module: str) -> str:
+    for prefix, room in ROOMS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return room
     return module.split(".")[1]
 
 
@@ -109,6 +134,49 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
 def test_no_import_runs_up_a_layer():
     wrong = upward_imports(import_graph())
     assert not wrong, "\n".join(wrong)
+
+
+def _room(module: str) -> tuple[str, str] | None:
+    """(room, module name inside ``memory``) of a ``caim.memory`` module; None outside ``memory``."""
+    parts = module.split(".")
+    if parts[1] != "memory":
+        return None
+    name = parts[2] if len(parts) > 2 else "__init__"
+    return (name if name in MEMORY_ROOMS else "domain"), name
+
+
+def crossed_rooms(edges: dict[str, set[str]]) -> list[str]:
+    """Imports between ``memory``'s rooms that ``MEMORY_ALLOWED`` does not allow."""
+    wrong = []
+    for src, dsts in edges.items():
+        here = _room(src)
+        for dst in sorted(dsts):
+            there = _room(dst)
+            if here is None or there is None or there[0] == here[0]:
+                continue
+            if there[0] not in MEMORY_ALLOWED[here[0]] and there[1] not in MEMORY_ALLOWED[here[0]]:
+                wrong.append(f"{src} imports {dst}")
+    return wrong
+
+
+def test_memory_rooms_import_only_what_they_may():
+    """Storage imports no text analysis, search or domain logic; text analysis imports no storage."""
+    wrong = crossed_rooms(import_graph())
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_check_sees_storage_reading_text(tmp_path):
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir()
+    for room in ("storage", "text", "search"):
+        (tmp_path / "memory" / room).mkdir()
+    (tmp_path / "memory" / "records.py").write_text("x = 1\n")
+    (tmp_path / "memory" / "text" / "lang.py").write_text("from caim.memory.records import x\n")
+    (tmp_path / "memory" / "storage" / "db.py").write_text(
+        "from caim.memory.records import x\ndef f():\n    from caim.memory.text.lang import detect\n"
+    )
+    (tmp_path / "memory" / "search" / "engine.py").write_text("import caim.memory.storage.db\n")
+    assert crossed_rooms(import_graph(tmp_path)) == ["caim.memory.storage.db imports caim.memory.text.lang"]
 
 
 def test_no_import_circle():
@@ -165,14 +233,17 @@ def test_the_check_sees_a_planted_graph_step_in_the_library(tmp_path):
 
 def search_reaches(root: Path = ROOT) -> list[str]:
     """Where the search engine (``memory/search``) reads past ``SearchStore``: a store's ``.db`` or
-    ``.vectors``, or an import of the store, the database or the retriever (no call back into it)."""
+    ``.vectors`` anywhere in it, or - outside the ``Retriever`` (``retrieval.py``, which prepares a
+    user's search from its caches) - an import of storage or of the retriever (no call back into it)."""
     found = []
-    banned = {"caim.memory.store", "caim.memory.db", "caim.memory.retrieval"}
     for path in sorted((root / "memory" / "search").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and node.attr in STORAGE:
+            if isinstance(node, ast.Attribute) and node.attr in STORAGE and ast.unparse(node.value).endswith("store"):
                 found.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
-        found += [f"{path.relative_to(root)} imports {m}" for m in sorted(_imports(path) & banned)]
+        if path.name != "retrieval.py":
+            banned = {m for m in _imports(path) if m.startswith(SEARCH_BANS)}
+            banned = {m for m in banned if m.rsplit(".", 1)[0] not in banned}  # the module, not each name
+            found += [f"{path.relative_to(root)} imports {m}" for m in sorted(banned)]
     return found
 
 
@@ -184,12 +255,36 @@ def test_the_search_reads_through_one_interface():
 def test_the_check_sees_a_planted_reach_past_the_search_interface(tmp_path):
     (tmp_path / "memory" / "search").mkdir(parents=True)
     (tmp_path / "memory" / "search" / "e.py").write_text(
-        "from caim.memory.retrieval import Retriever\ndef f(s):\n    return s.store.db.stats()\n"
+        "from caim.memory.search.retrieval import Retriever\ndef f(s):\n    return s.store.db.stats()\n"
     )
+    (tmp_path / "memory" / "search" / "retrieval.py").write_text("from caim.memory.storage.store import Store\n")
     assert search_reaches(tmp_path) == [
         "memory/search/e.py:3 s.store.db",
-        "memory/search/e.py imports caim.memory.retrieval",
+        "memory/search/e.py imports caim.memory.search.retrieval",
     ]
+
+
+def test_the_library_imports_no_surface(tmp_path):
+    """The library (``caim.agent``) is below its surfaces (``caim.agent.surfaces``): a surface imports the
+    library, never the other way."""
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir()
+    (tmp_path / "agent" / "surfaces").mkdir()
+    (tmp_path / "agent" / "lib.py").write_text("def f():\n    from caim.agent.surfaces.srv import g\n")
+    (tmp_path / "agent" / "surfaces" / "srv.py").write_text("from caim.agent.lib import f\ng = 1\n")
+    (tmp_path / "eval" / "run.py").write_text("import caim.agent.surfaces.srv\nfrom caim.agent.lib import f\n")
+    assert upward_imports(import_graph(tmp_path)) == [
+        "caim.agent.lib imports caim.agent.surfaces.srv",
+        "caim.eval.run imports caim.agent.surfaces.srv",
+    ]
+    assert {
+        m: _package(m) for m in ("caim.agent", "caim.agent.memory", "caim.agent.surfaces", "caim.agent.surfaces.ui.app")
+    } == {
+        "caim.agent": "agent",
+        "caim.agent.memory": "agent",
+        "caim.agent.surfaces": "surfaces",
+        "caim.agent.surfaces.ui.app": "surfaces",
+    }
 
 
 def storage_reached(root: Path = ROOT) -> list[str]:

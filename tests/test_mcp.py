@@ -1,6 +1,6 @@
 """``caim mcp``: caim's memory over MCP, driven by the official SDK's own clients.
 
-Over stdio the server is ``python -m caim.agent.cli mcp --user alice`` (scripted provider, temporary
+Over stdio the server is ``python -m caim.agent.surfaces.cli mcp --user alice`` (scripted provider, temporary
 data dir), spawned by the SDK's stdio client. Over streamable HTTP the app of ``create_http_app``
 runs in uvicorn on a loopback port with two bearer tokens (alice's, bob's) and scripted models; one
 test starts ``caim mcp --http`` itself with ``CAIM_AUTH_TOKENS``.
@@ -30,7 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 from typer.testing import Result
 
-from caim.agent.mcp_server import create_http_app, create_server
+from caim.agent.surfaces.mcp_server import create_http_app, create_server
 from caim.prompts.common import DATA_RULE, quote
 
 TOOLS = {
@@ -99,7 +99,9 @@ async def until_listed(client: Client, timeout: float = 60) -> list[dict[str, An
 # ---- stdio ---------------------------------------------------------------------------------------
 async def test_stdio_tools_for_the_launch_user(tmp_path):
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "caim.agent.cli", "mcp", "--user", "alice"], env=child_env(tmp_path)
+        command=sys.executable,
+        args=["-m", "caim.agent.surfaces.cli", "mcp", "--user", "alice"],
+        env=child_env(tmp_path),
     )
     async with Client(params, read_timeout_seconds=180) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -149,7 +151,7 @@ def test_cli_refuses_what_it_cannot_serve_safely(tmp_path):
     """Refused before anything is served: in-process (typer's CliRunner), in ``child_env``'s settings."""
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     def run(*args: str, **extra: str) -> Result:
         env: dict[str, str | None] = {k: None for k in os.environ if k.startswith(("CAIM_", "OPENAI_"))}
@@ -334,7 +336,7 @@ def test_http_session_opened_with_one_token_is_refused_to_another(url):
 async def test_cli_http_server_authenticates_with_caim_auth_tokens(tmp_path):
     port = free_port()
     env = child_env(tmp_path, CAIM_AUTH_TOKENS=json.dumps(TOKENS), PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "caim.agent.cli", "mcp", "--http", "--port", str(port)]
+    cmd = [sys.executable, "-m", "caim.agent.surfaces.cli", "mcp", "--http", "--port", str(port)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}/mcp"
     try:

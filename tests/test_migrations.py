@@ -7,10 +7,10 @@ import sqlite3
 
 import pytest
 
-from caim.memory import migrations
-from caim.memory.db import RecordDB
-from caim.memory.migrations import INITIAL_SCHEMA, MIGRATIONS, migrate, migration, postgres_types
-from caim.memory.sql import Cursor
+from caim.memory.storage import migrations
+from caim.memory.storage.db import RecordDB
+from caim.memory.storage.migrations import INITIAL_SCHEMA, MIGRATIONS, migrate, migration, postgres_types
+from caim.memory.storage.sql import Cursor
 
 #: The tables of a caim that had neither ``user_stats.version`` nor ``term_df`` rows.
 OLDER_SCHEMA = INITIAL_SCHEMA.replace(", version INTEGER NOT NULL DEFAULT 0", "")

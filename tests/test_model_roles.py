@@ -179,7 +179,7 @@ def test_an_unknown_role_in_the_setting_is_one_line(monkeypatch, tmp_path):
 def test_probe_command_records_the_result_and_doctor_shows_it(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SILENT))

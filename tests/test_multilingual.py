@@ -10,10 +10,10 @@ import pytest
 from caim.core.embeddings import Embedder
 from caim.eval.fit import ALL_SIGNALS
 from caim.memory.capture import captures, raw_record, reply_worth_keeping, states_fact
-from caim.memory.retrieval import Query, Retriever
 from caim.memory.search.engine import scoring
+from caim.memory.search.retrieval import Query, Retriever
 from caim.memory.stm import Exchange
-from caim.memory.store import MemoryStore
+from caim.memory.storage.store import MemoryStore
 from caim.memory.text import (
     asks_about_past,
     date_windows,
@@ -30,7 +30,7 @@ from caim.memory.text import (
     without_opener,
 )
 from caim.memory.text.lang import detect, expecting
-from caim.memory.timeref import find_expressions, resolve, with_dates
+from caim.memory.text.timeref import find_expressions, resolve, with_dates
 
 T0 = datetime(2024, 3, 11, 18, tzinfo=UTC)  # a Monday
 

@@ -64,7 +64,7 @@ def test_at_most_three_new_terms_per_call(tmp_path):
 
 
 def test_workers_sharing_a_database_share_the_ontology(tmp_path):
-    from caim.memory.db import RecordDB
+    from caim.memory.storage.db import RecordDB
 
     db = RecordDB(tmp_path / "records.sqlite")
     a = OntologyStore(tmp_path / "worker-a", shared=db, refresh_s=0)

@@ -1,4 +1,4 @@
-"""``caim serve`` (caim.agent.openai_server) driven by the official ``openai`` client: the app runs under
+"""``caim serve`` (caim.agent.surfaces.openai_server) driven by the official ``openai`` client: the app runs under
 uvicorn in a thread on 127.0.0.1 with a scripted-model agent. Completions whole and streamed, memory
 across sessions, bearer-token users and their isolation, the ``caim`` extension, limits, and
 OpenAI-style errors for a failing or slow model that lose nothing."""
@@ -20,23 +20,23 @@ uvicorn = pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
 
 from caim.agent import CaimAgent  # noqa: E402
-from caim.agent.openai_server import MAX_REQUEST_MESSAGES, create_app  # noqa: E402
+from caim.agent.surfaces.openai_server import MAX_REQUEST_MESSAGES, create_app  # noqa: E402
 
 TOKENS = {"token-of-alice": "alice", "token-of-bob": "bob"}
 
 
 @pytest.fixture
 def tokens(monkeypatch):
-    """CAIM_AUTH_TOKENS as the deployment sets it, and ``caim.agent.auth`` loaded afresh under it (the
+    """CAIM_AUTH_TOKENS as the deployment sets it, and ``caim.agent.surfaces.auth`` loaded afresh under it (the
     module reads the map on import); the module imported before is put back after."""
     import caim.agent
 
     monkeypatch.setenv("CAIM_AUTH_TOKENS", json.dumps(TOKENS))
-    spec = importlib.util.find_spec("caim.agent.auth")
+    spec = importlib.util.find_spec("caim.agent.surfaces.auth")
     assert spec is not None and spec.loader is not None
     fresh = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fresh)
-    monkeypatch.setitem(sys.modules, "caim.agent.auth", fresh)
+    monkeypatch.setitem(sys.modules, "caim.agent.surfaces.auth", fresh)
     monkeypatch.setattr(caim.agent, "auth", fresh, raising=False)
     return TOKENS
 

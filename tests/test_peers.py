@@ -171,7 +171,7 @@ def test_peers_are_scored_like_caims_systems(monkeypatch, data, tmp_path):
 def test_a_missing_peer_package_is_one_line_naming_it(monkeypatch, data, tmp_path):
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     monkeypatch.setitem(sys.modules, "mem0", None)  # import mem0 now fails as if not installed
     with pytest.raises(ConfigError, match=r"mem0 needs the mem0ai package: pip install 'caim\[eval\]'"):

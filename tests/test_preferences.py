@@ -195,7 +195,7 @@ def test_export_and_import_keep_polarity_and_reason(memory):
 def test_the_cli_lists_and_filters_by_polarity(memory, settings):
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     said(memory, BEACHES, "2024-05-07T10:00:00")
     memory.close()

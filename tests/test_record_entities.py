@@ -8,8 +8,8 @@ import sqlite3
 
 from caim import Memory
 from caim.memory.capture import raw_record
-from caim.memory.db import DB_FILE
 from caim.memory.records import MemoryRecord, RecordEntity
+from caim.memory.storage.db import DB_FILE
 
 LEEDS = "I teach chemistry in Leeds."
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from caim.memory.text import languages
 from caim.memory.text import slots as slots_module
 from caim.memory.text.slots import ATTRIBUTES, asked, slots
 from caim.ontology import Ontology, OntologyStore, Proposal
@@ -99,8 +100,9 @@ def test_the_later_statement_in_a_text_wins():
 
 
 def test_every_table_names_attributes_of_the_closed_set_only():
-    for table in slots_module._TABLES.values():
-        named = {a for a, _ in table.patterns} | {a for a, _, _ in table.values}
+    for module in languages.registered():
+        table = module.SLOTS
+        named = {a for a, _ in table.patterns} | {a for a, _, _ in table.values} | {a for a, _ in module.ASKS}
         assert named <= set(ATTRIBUTES)
     with pytest.raises(ValueError, match="not one of"):
         slots_module._attribute("shoe size")

@@ -77,7 +77,7 @@ def test_a_named_participant_is_stored_as_themselves_and_stays_out_of_the_profil
 def test_the_cli_list_says_who_said_each_memory(settings, memory):
     from typer.testing import CliRunner
 
-    from caim.agent.cli import app
+    from caim.agent.surfaces.cli import app
 
     session = [
         {"role": "user", "name": "Sam", "content": "I started a new job in Harrogate.", "time": "2024-06-02T18:00"},

@@ -11,8 +11,8 @@ from caim.core.errors import StorageError
 from caim.memory.capture import raw_record
 from caim.memory.merge import apply_merges, validate_groups
 from caim.memory.records import CONTEXT_CHARS, MemoryRecord, SourceTurn
-from caim.memory.retrieval import DENSE_ONLY, Query, Retriever
-from caim.memory.store import MemoryStore
+from caim.memory.search.retrieval import DENSE_ONLY, Query, Retriever
+from caim.memory.storage.store import MemoryStore
 from caim.memory.text import prior
 
 T0 = datetime(2023, 5, 1, 12, tzinfo=UTC)
@@ -469,7 +469,7 @@ def test_a_role_label_names_a_speaker_only_with_the(open_store):
 
 
 def test_vector_samples_are_kept_for_the_users_searched_last(open_store, monkeypatch):
-    import caim.memory.retrieval as retrieval
+    import caim.memory.search.retrieval as retrieval
 
     store = open_store(CountingEmbedder(), check_embedder=False)
     for user in ("a", "b"):

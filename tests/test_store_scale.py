@@ -16,13 +16,13 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from caim.memory.db import RecordDB
 from caim.memory.records import MemoryRecord
-from caim.memory.retrieval import Query, Retriever
 from caim.memory.search import lexical
 from caim.memory.search.engine import scoring
 from caim.memory.search.lexical import LexicalIndex
-from caim.memory.store import MemoryStore, Writes
+from caim.memory.search.retrieval import Query, Retriever
+from caim.memory.storage.db import RecordDB
+from caim.memory.storage.store import MemoryStore, Writes
 from tests.test_store import CountingEmbedder
 
 T0 = datetime(2023, 5, 1, 12, tzinfo=UTC)

@@ -217,7 +217,7 @@ def test_dev_server_runs_turns_and_post_thinking(dev_server):
     from langgraph_sdk import get_sync_client
 
     from caim.core.embeddings import MiniLMEmbedder
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     client = get_sync_client(url=dev_server.url, api_key=None)
 
@@ -348,7 +348,7 @@ def test_deployed_graph_takes_the_user_from_the_token_and_scopes_everything_to_i
     from langgraph_sdk import get_sync_client
 
     from caim.core.embeddings import MiniLMEmbedder
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     server = DevServer(exe, tmp_path, DEPLOY, as_is=True, CAIM_AUTH_TOKENS=json.dumps(TOKENS))
     try:
@@ -518,11 +518,11 @@ def test_a_malformed_token_map_stops_the_server_at_start_with_one_line(tmp_path)
 
 
 def _forget_auth_module(monkeypatch) -> None:
-    """Let ``caim.agent.auth`` load afresh (it reads the token map on import); the module imported
+    """Let ``caim.agent.surfaces.auth`` load afresh (it reads the token map on import); the module imported
     before is put back after the test."""
     import caim.agent
 
-    monkeypatch.delitem(sys.modules, "caim.agent.auth", raising=False)
+    monkeypatch.delitem(sys.modules, "caim.agent.surfaces.auth", raising=False)
     monkeypatch.delattr(caim.agent, "auth", raising=False)
 
 
@@ -547,7 +547,7 @@ def test_the_token_map_is_checked_when_the_auth_module_loads(monkeypatch, raw, w
     _forget_auth_module(monkeypatch)
     monkeypatch.setenv("CAIM_AUTH_TOKENS", raw)
     with pytest.raises(ConfigError) as err:
-        importlib.import_module("caim.agent.auth")
+        importlib.import_module("caim.agent.surfaces.auth")
     assert why in str(err.value) and "\n" not in str(err.value)
 
 
@@ -556,6 +556,6 @@ def test_verify_knows_each_token_and_nothing_else(monkeypatch):
 
     _forget_auth_module(monkeypatch)
     monkeypatch.setenv("CAIM_AUTH_TOKENS", json.dumps(TOKENS))
-    auth = importlib.import_module("caim.agent.auth")
+    auth = importlib.import_module("caim.agent.surfaces.auth")
     assert [auth.verify(t) for t in ("token-alice", "token-bob")] == ["alice", "bob"]
     assert [auth.verify(t) for t in ("token-alic", "token-alice ", "", "alice")] == [None] * 4

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from caim.memory.timeref import find_expressions, resolve
+from caim.memory.text.timeref import find_expressions, resolve
 
 BASE = datetime(2023, 5, 7, 15, 30, tzinfo=UTC)  # a Sunday
 
@@ -70,20 +70,20 @@ SAID = datetime(2023, 5, 25, 13, 0, tzinfo=UTC)  # a Thursday
     ],
 )
 def test_a_remembered_phrase_means_a_date_relative_to_when_it_was_said(expr, meant):
-    from caim.memory.timeref import meaning
+    from caim.memory.text.timeref import meaning
 
     assert meaning(expr, SAID) == meant
 
 
 def test_month_arithmetic_crosses_years():
-    from caim.memory.timeref import meaning
+    from caim.memory.text.timeref import meaning
 
     assert meaning("next month", datetime(2023, 12, 5, tzinfo=UTC)) == "January 2024"
     assert meaning("last month", datetime(2024, 1, 5, tzinfo=UTC)) == "December 2023"
 
 
 def test_with_dates_marks_every_relative_phrase_and_leaves_the_rest():
-    from caim.memory.timeref import with_dates
+    from caim.memory.text.timeref import with_dates
 
     text = "Last Sunday I ran a charity race; next month we go camping. Pizza is great."
     assert with_dates(text, SAID) == (

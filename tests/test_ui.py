@@ -16,9 +16,9 @@ pytest.importorskip("multipart")
 from fastapi.testclient import TestClient
 
 from caim import Memory
-from caim.agent.ui import create_ui_app
-from caim.agent.ui.app import SIGNAL_WORDS, signal_groups
-from caim.agent.ui.session import COOKIE
+from caim.agent.surfaces.ui import create_ui_app
+from caim.agent.surfaces.ui.app import SIGNAL_WORDS, signal_groups
+from caim.agent.surfaces.ui.session import COOKIE
 from caim.memory.records import stable_id
 
 TOKENS = {"tok-ann": "ann", "tok-bob": "bob"}
@@ -244,7 +244,7 @@ def test_the_timeline_says_in_words_what_its_labels_mean(app, memory):
 def test_the_weekly_chart_fits_a_new_users_span_and_says_what_it_leaves_out():
     from datetime import date
 
-    from caim.agent.ui.charts import MIN_SLOTS, WEEKS, weekly
+    from caim.agent.surfaces.ui.charts import MIN_SLOTS, WEEKS, weekly
 
     one = weekly([(date(2024, 3, 4), 3)])
     assert [b.label for b in one.bars] == ["week of 4 Mar 2024"] and one.bars[0].width <= one.width / MIN_SLOTS
@@ -597,7 +597,7 @@ def test_every_answer_forbids_scripts_framing_and_outside_resources(app):
 
 def test_caim_serve_mounts_the_browser_at_ui(settings, scripted, memory, ann):
     from caim import CaimAgent
-    from caim.agent.openai_server import create_app
+    from caim.agent.surfaces.openai_server import create_app
 
     models, _, _ = scripted
     with CaimAgent(settings, models=models, memory=memory) as agent:
@@ -658,11 +658,11 @@ def test_a_session_ends_when_the_deployment_tokens_change(memory, ann, monkeypat
     import caim.agent
 
     monkeypatch.setenv("CAIM_AUTH_TOKENS", '{"tok-ann": "ann"}')
-    spec = importlib.util.find_spec("caim.agent.auth")
+    spec = importlib.util.find_spec("caim.agent.surfaces.auth")
     assert spec is not None and spec.loader is not None
     auth = importlib.util.module_from_spec(spec)  # loaded afresh: it reads the tokens when imported
     spec.loader.exec_module(auth)
-    monkeypatch.setitem(sys.modules, "caim.agent.auth", auth)
+    monkeypatch.setitem(sys.modules, "caim.agent.surfaces.auth", auth)
     monkeypatch.setattr(caim.agent, "auth", auth, raising=False)
     secret = b"s" * 32
     monkeypatch.setattr(auth, "_TOKENS", {auth._digest("tok-ann"): "ann"})

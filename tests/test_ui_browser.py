@@ -125,7 +125,7 @@ class Served:
         self.log = self.tmp / "caim-ui.log"
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "caim.agent.cli", "ui", "--host", "127.0.0.1", "--port", str(port)],
+                [sys.executable, "-m", "caim.agent.surfaces.cli", "ui", "--host", "127.0.0.1", "--port", str(port)],
                 cwd=self.tmp,  # no .env of the repository
                 env=env,
                 stdout=log,

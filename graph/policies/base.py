@@ -17,7 +17,7 @@ from caim.graph.env import Env
 from caim.graph.state import KeyEvent, Plan, State
 from caim.memory.maintenance import MaintainGroup
 from caim.memory.records import MemoryBrief
-from caim.memory.retrieval import DEFAULT_WEIGHTS, Weights
+from caim.memory.search.retrieval import DEFAULT_WEIGHTS, Weights
 from caim.memory.stm import Exchange
 from caim.prompts.maintain import MaintenancePlan
 from caim.prompts.profile import AspectUpdate, Backgrounds, Principles

@@ -12,7 +12,7 @@ from caim.graph.env import Env
 from caim.graph.policies.caim import CaimPolicy
 from caim.graph.state import Plan, State
 from caim.memory.records import MemoryBrief
-from caim.memory.retrieval import DENSE_ONLY
+from caim.memory.search.retrieval import DENSE_ONLY
 
 
 class DensePolicy(CaimPolicy):

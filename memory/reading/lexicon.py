@@ -20,6 +20,7 @@ from importlib import resources
 import numpy as np
 import Stemmer
 
+from caim.memory.text import languages
 from caim.memory.text.lang import detect
 
 #: Languages whose phrases are stemmed, by Snowball algorithm; the others are matched as written.
@@ -96,7 +97,7 @@ class Lexicon:
     def _hits(self, text: str) -> set[int]:
         code = detect(text).code
         langs = [code] if code in self._phrases else ["en"]
-        if code in ("de", "fr", "es"):
+        if code in {m.LANGUAGE.code for m in languages.spaced_others()}:  # English words in a Latin text too
             langs.append("en")
         out: set[int] = set()
         for lang in langs:

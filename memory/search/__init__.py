@@ -33,7 +33,7 @@ Modules, from the bottom:
 - ``ranking``: the weighted sum, the filter, the top k;
 - ``engine``: ``search``, which picks the candidates and runs the above.
 
-``caim.memory.retrieval.Retriever`` is the stateful entry point (it caches columns per user).
+``caim.memory.search.retrieval.Retriever`` is the stateful entry point (it caches columns per user).
 """
 
 from __future__ import annotations

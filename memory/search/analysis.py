@@ -3,11 +3,11 @@
 Everything the search reads of a query's text - its language, terms, names, the known speakers it
 names, its time expressions and explicit dates, its flags - is read here, in one place, in the
 language given as an explicit argument (``expected``: the language the user's records are usually
-in, ``caim.memory.retrieval.Retriever.usual_language``) wherever the query's own words leave its
-language open (the text functions it calls take that expectation from ``expecting``, which
-``analyse`` sets around its one block and nothing else in the search sets). The graph's search and ``Memory.search`` both go through
-``caim.services.search``, which makes the analysis; the engine (``caim.memory.search.engine``) reads
-the analysis only, never the text again.
+in, ``caim.memory.search.retrieval.Retriever.usual_language``) wherever the query's own words leave
+its language open (the text functions it calls take that expectation from ``expecting``, which
+``analyse`` sets around its one block and nothing else in the search sets). The graph's search and
+``Memory.search`` both go through ``caim.services.search``, which makes the analysis; the engine
+(``caim.memory.search.engine``) reads the analysis only, never the text again.
 
 >>> from datetime import datetime
 >>> a = analyse("When did Caroline go to Paris last week?", now=datetime(2024, 5, 8), speakers=["Caroline"])
@@ -40,7 +40,7 @@ from caim.memory.text import (
     names,
     tokenize,
 )
-from caim.memory.timeref import TimeSpan, find_expressions, resolve
+from caim.memory.text.timeref import TimeSpan, find_expressions, resolve
 
 
 @dataclass(frozen=True)

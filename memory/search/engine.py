@@ -1,7 +1,7 @@
 """The search: pick candidates, gather the query's evidence, weigh, filter, and return hits.
 
-``search`` reads one user's memory (``UserSearch``: made by ``caim.memory.retrieval.Retriever.prepare``
-from its caches) through one interface, ``SearchStore``, that ``caim.memory.store.MemoryStore``
+``search`` reads one user's memory (``UserSearch``: made by ``caim.memory.search.retrieval.Retriever.prepare``
+from its caches) through one interface, ``SearchStore``, that ``caim.memory.storage.store.MemoryStore``
 implements; it reads the query through its ``QueryAnalysis`` only (``caim.memory.search.analysis``),
 made once per query. A user with at most
 ``full_scan`` records is scored over all of them; past that the candidates come from indexes only,
@@ -44,7 +44,7 @@ MOST_LINKED = 3
 
 
 class SearchStore(Protocol):
-    """The one interface the search reads storage through (``caim.memory.store.MemoryStore`` implements
+    """The one interface the search reads storage through (``caim.memory.storage.store.MemoryStore`` implements
     it): records by number, their columns, the lexical postings, the vector index, and the indexes of
     times, names and sessions."""
 
@@ -108,7 +108,7 @@ class UserSearch:
     """One user's search: where it reads, what is known of the user before it reads (counts, the
     language their records are usually in, their known speakers, and - from the caller's caches -
     all their records as columns for a full scan, or a sample of their vectors for a large memory),
-    and the candidate limits (``caim.memory.retrieval.Retriever.prepare`` makes it).
+    and the candidate limits (``caim.memory.search.retrieval.Retriever.prepare`` makes it).
 
     Attributes:
         store: Where to read.

@@ -6,16 +6,16 @@ written: full name, three-letter abbreviation or "sept"), ``MONTH_NUMBER`` (thos
 
 Grammar: each compiled pattern below is built from those tables and matches, case-insensitively,
 one family of phrases; what each matches is its contract (the resolvers in
-``caim.memory.timeref`` and the checks of ``caim.memory.text`` rely on exactly that):
+``caim.memory.text.timeref`` and the checks of ``caim.memory.text`` rely on exactly that):
 
 - ``TIME_EXPRESSION``: any mention of time ("yesterday", "last summer", "ago", "since", "2023");
   ``has_time_expression`` tests for one;
 - ``FINDABLE``: the phrases code resolves unaided ("last week", "three days ago", "on May 4th",
-  "2023-05-07"), as ``caim.memory.timeref.find_expressions`` reports them;
+  "2023-05-07"), as ``caim.memory.text.timeref.find_expressions`` reports them;
 - ``RELATIVE``: phrases whose date depends on the day they were said ("yesterday", "next month",
-  "a few weeks ago", "in two days"), as ``caim.memory.timeref.with_dates`` annotates them;
+  "a few weeks ago", "in two days"), as ``caim.memory.text.timeref.with_dates`` annotates them;
 - ``AGO`` and ``SPAN``: a count of days, weeks or months before (``AGO``, whole phrase) or a count
-  of units before or after (``SPAN``) - the parts ``caim.memory.timeref`` reads;
+  of units before or after (``SPAN``) - the parts ``caim.memory.text.timeref`` reads;
 - ``DAY_MONTH``, ``MONTH_DAY``, ``YEAR``, ``WEEKDAY``, ``BARE_MONTH``: dates as an answer or a
   question writes them (``date_windows``, ``caim.memory.text.grounding``).
 
@@ -23,7 +23,7 @@ Other languages: ``mentions`` finds a text's time expressions from its language'
 (``caim.memory.text.tables``) - each relative phrase with the English phrase of this grammar that
 means the same ("letzte Woche" is "last week", "三天前" is "3 days ago"), each written date with
 its day, month and year - so that ``has_time_expression``, ``date_windows`` and
-``caim.memory.timeref`` treat it as they treat the English phrase.
+``caim.memory.text.timeref`` treat it as they treat the English phrase.
 """
 
 from __future__ import annotations

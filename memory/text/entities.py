@@ -1,9 +1,10 @@
 """Entities in code: the work, places, people and pets a speaker names of their own life.
 
-``entities`` reads a text sentence by sentence with its language's tables (``EntityWords`` in
-``lang_en`` ... ``lang_ja``; for a short text that detection could only guess was English,
-German's, French's and Spanish's in turn), outside questions and up to a word that makes the rest a
-wish or a supposition (``EntityWords.hypothetical``: "if", "would", "如果", "たら"). It finds:
+``entities`` reads a text sentence by sentence with its language's tables (the ``ENTITIES`` of its
+module, ``caim.memory.text.languages``; for a short text that detection could only guess was
+English, each other spaced language's in turn: German's, French's, Spanish's), outside questions
+and up to a word that makes the rest a wish or a supposition (``EntityWords.hypothetical``: "if",
+"would", "如果", "たら"). It finds:
 
 - the speaker's job, employer and home as ``caim.memory.text.slots`` reads them (one home for those
   patterns), and the statements of ``EntityWords.mine`` ("I'm a nurse", "I'm from Lyon", "I flew to
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Literal
 
-from caim.memory.text import dates, lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
+from caim.memory.text import dates, languages
 from caim.memory.text.lang import UNSPACED_CHAR, alternation, detect, matcher
 from caim.memory.text.names import NOT_NAMES, NOT_SUBJECTS
 from caim.memory.text.slots import MAX_SPAN, Slot, about_others, cut, statements, with_values
@@ -80,13 +81,8 @@ def entities(text: str) -> list[Entity]:
     return list(_read_text(text))
 
 
-_TABLES: dict[str, tuple[Language, EntityWords]] = {
-    m.LANGUAGE.code: (m.LANGUAGE, m.ENTITIES) for m in (lang_en, lang_de, lang_fr, lang_es, lang_zh, lang_ja)
-}
 #: The relations a holder may be named by when it has no name ("sister"), in English.
-RELATIONS: frozenset[str] = frozenset(r for _, table in _TABLES.values() for r in table.relatives.values())
-#: The languages tried, in turn, on a text detected as English in which English's tables find nothing.
-_SPACED_OTHERS = ("de", "fr", "es")
+RELATIONS: frozenset[str] = frozenset(r for m in languages.registered() for r in m.ENTITIES.relatives.values())
 _SENTENCE = re.compile(r"[^.!?\n\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
 _CLAUSE = re.compile(r"[^,;\u3001\uff0c\uff1b]+")
 _CLAUSE_MARKS = ",;\u3001\uff0c\uff1b"
@@ -159,17 +155,26 @@ Found = list[tuple[int, Entity, bool]]
 def _read_text(text: str) -> tuple[Entity, ...]:
     """``entities`` as a tuple, cached per text (maintenance reads the same records more than once)."""
     language = detect(text)
-    if language.code not in _TABLES:
+    if languages.module(language.code) is None:
         return ()
     found = _entities(text, language.code)
     if not found and language.code == "en":  # English is also the guess for a short text ("Soy enfermera.")
-        found = next((f for code in _SPACED_OTHERS if (f := _entities(text, code))), [])
+        # the other languages written with spaces, in turn, where English's tables find nothing
+        found = next((f for m in languages.spaced_others() if (f := _entities(text, m.LANGUAGE.code))), [])
     return tuple(found)
+
+
+@languages.on_change
+def _forget() -> None:
+    """Drop what was read with the languages registered before."""
+    _read_text.cache_clear()
 
 
 def _entities(text: str, code: str) -> list[Entity]:
     """``entities`` with one language's tables."""
-    language, table = _TABLES[code]
+    found_in = languages.module(code)
+    assert found_in is not None  # _read_text reads registered languages only
+    language, table = found_in.LANGUAGE, found_in.ENTITIES
     c = _compiled(table, language)
     found: Found = []
     for sentence in _SENTENCE.finditer(text):
@@ -570,7 +575,7 @@ def _compiled(table: EntityWords, language: Language) -> _Compiled:
     def verbs(entries: Iterable[tuple[str, str, str]]) -> tuple[_Verb, ...]:
         return tuple(_Verb(_pattern(p, table, language), t, b) for p, t, b in entries)
 
-    polarity = _POLARITY[language.code]
+    polarity = (languages.module(language.code) or languages.english()).POLARITY.negations
     return _Compiled(
         mine=rows(table.mine),
         holder=_pattern(table.holder, table, language) if table.holder else None,
@@ -593,12 +598,6 @@ def _compiled(table: EntityWords, language: Language) -> _Compiled:
         refused=frozenset(w.casefold() for w in table.not_values),
         not_jobs=frozenset(w.casefold() for w in table.not_jobs),
     )
-
-
-#: The negations of each language's preference table, which a statement of an entity may not hold.
-_POLARITY: dict[str, Words] = {
-    m.LANGUAGE.code: m.POLARITY.negations for m in (lang_en, lang_de, lang_fr, lang_es, lang_zh, lang_ja)
-}
 
 
 def _pattern(pattern: str, table: EntityWords, language: Language) -> re.Pattern[str]:

@@ -17,8 +17,9 @@
    favours another language is read in that one, as without an expectation; and Han without enough
    kana is read as Japanese where Japanese is expected.
 
-``LANGUAGES`` lists the languages with tables (English first). ``matcher`` compiles a table's
-phrases; ``clauses``, ``sentences`` and ``word_count`` split a text the way its language is written.
+``tabled`` lists the languages with tables (English first; ``caim.memory.text.languages`` registers
+them). ``matcher`` compiles a table's phrases; ``clauses``, ``sentences`` and ``word_count`` split a
+text the way its language is written.
 """
 
 from __future__ import annotations
@@ -31,19 +32,18 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache, lru_cache
 
-from caim.memory.text import lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
+from caim.memory.text import lang_en, lang_ja, lang_zh, languages
 from caim.memory.text.tables import Language, Signals, Words
 
 ENGLISH = lang_en.LANGUAGE
-#: Languages with tables, English first; the others in the order ties between them are broken.
-LANGUAGES: tuple[Language, ...] = (
-    ENGLISH,
-    lang_de.LANGUAGE,
-    lang_fr.LANGUAGE,
-    lang_es.LANGUAGE,
-    lang_zh.LANGUAGE,
-    lang_ja.LANGUAGE,
-)
+
+
+def tabled() -> tuple[Language, ...]:
+    """Languages with tables (``caim.memory.text.languages``), English first; the others in the
+    order ties between them are broken."""
+    return tuple(m.LANGUAGE for m in languages.registered())
+
+
 #: Text in a spaced script without tables (Russian, Greek...): words kept whole, no signal words.
 NEUTRAL = Language(code="und", signals=Signals())
 #: Text in a script without spaces and without tables (Korean, Thai): characters and pairs.
@@ -61,16 +61,15 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _ASCII_LETTERS = re.compile(r"[a-z]+")  # _LETTERS of lowercase ASCII text, faster
 _LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
 
-_VOTERS = LANGUAGES[:4]
+#: The languages a Latin text votes between (those written with spaces, English first), and per word
+#: the indexes of those it votes for (``_count_votes``).
+_VOTERS: list[Language] = []
 _VOTES: dict[str, tuple[int, ...]] = {}
-for _i, _lang in enumerate(_VOTERS):
-    for _w in (w for w in _lang.votes if len(w) > 1 or not w.isascii()):  # "y", "a": no language; "à" does
-        _VOTES[_w] = (*_VOTES.get(_w, ()), _i)
 
 
 #: The code of the language the current reader expects (``expecting``).
 _EXPECTED: ContextVar[str] = ContextVar("caim_expected_language", default="en")
-_VOTER_INDEX = {lang.code: i for i, lang in enumerate(_VOTERS)}
+_VOTER_INDEX: dict[str, int] = {}
 
 
 def detect(text: str) -> Language:
@@ -80,7 +79,7 @@ def detect(text: str) -> Language:
         text: Any text.
 
     Returns:
-        One of ``LANGUAGES``, or ``NEUTRAL`` / ``UNSPACED`` for a script without tables.
+        One of ``tabled()``, or ``NEUTRAL`` / ``UNSPACED`` for a script without tables.
 
     >>> [detect(t).code for t in ("I went home.", "Ich bin heimgegangen.", "我昨天回家了。", "昨日帰りました。")]
     ['en', 'de', 'zh', 'ja']
@@ -115,13 +114,13 @@ def expecting(code: str) -> Iterator[None]:
 
 def usual(texts: Iterable[str]) -> str:
     """The language most of ``texts`` are in, as ``detect`` reads each alone (a tie: the first of
-    ``LANGUAGES``, English first; no texts: English).
+    ``tabled()``, English first; no texts: English).
 
     >>> usual(["Ich bin müde.", "Wir waren in Berlin.", "ok"])
     'de'
     """
     counts = Counter(_detect(t, ENGLISH.code).code for t in texts)
-    order = {lang.code: i for i, lang in enumerate(LANGUAGES)}
+    order = {lang.code: i for i, lang in enumerate(tabled())}
     return min(counts, key=lambda c: (-counts[c], order.get(c, len(order)), c)) if counts else ENGLISH.code
 
 
@@ -137,6 +136,22 @@ def _detect(text: str, expected: str) -> Language:
     if latin * 2 < len(words):
         return NEUTRAL
     return _by_votes(words, text.lower(), expected)
+
+
+@languages.on_change
+def _count_votes() -> None:
+    """The voters and their words from the registered languages (what was detected before is dropped)."""
+    _VOTERS[:] = [lang for lang in tabled() if not lang.unspaced]
+    _VOTES.clear()
+    for i, lang in enumerate(_VOTERS):
+        for w in (w for w in lang.votes if len(w) > 1 or not w.isascii()):  # "y", "a": no language; "à" does
+            _VOTES[w] = (*_VOTES.get(w, ()), i)
+    _VOTER_INDEX.clear()
+    _VOTER_INDEX.update({lang.code: i for i, lang in enumerate(_VOTERS)})
+    _detect.cache_clear()
+
+
+_count_votes()
 
 
 def script_language(chars: str, expected: str | None = None) -> Language:

@@ -7,7 +7,7 @@ of the speaker's life (``caim.memory.text.entities``).
 
 from __future__ import annotations
 
-from caim.memory.text import intents_de
+from caim.memory.text.intent_words import IntentWords
 from caim.memory.text.tables import (
     DAYS,
     EntityWords,
@@ -36,6 +36,175 @@ STOPWORDS = frozenset(
     seine seinem seinen seiner sich sie sind so solche soll sollte sondern sonst über um und uns unser unsere
     unserem unseren unserer unter vom von vor war waren warst was weil welche welchem welchen welcher welches
     wenn werde werden wie wieder will wir wird wirst wo wollen wollte würde würden zu zum zur zwar zwischen""")
+)
+
+# Goal-aware recall (``caim.memory.intents``): request cues, closed vocabularies and slot words.
+_N = r"(?P<n>\d{1,2}|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)"
+INTENTS = IntentWords(
+    code="de",
+    cues={
+        "restaurant": (
+            r"\brestaurant\b",
+            r"\b(?:reservier|buch|such|find)\w*\b.{0,40}\b(?:tisch|abendessen|mittagessen|brunch)\b",
+            r"\b(?:tisch|abendessen|mittagessen)\b.{0,40}\b(?:reservier|buch)\w*",
+            r"\bessen gehen\b",
+        ),
+        "travel": (r"\b(?:reise|urlaub|ausflug|kurztrip|wochenendtrip|ferien)\w*",),
+        "gift": (r"\bgeschenk\w*", r"\bmitbringsel\b"),
+        "appointment": (
+            r"\btermin\w*",
+            r"\b(?:zahnarzt|arzt|ärztin|friseur|tierarzt|physiotherap\w*)\b.{0,40}\b(?:buch|vereinbar|ausmach)\w*",
+        ),
+        "entertainment": (
+            r"\b(?:kino|film|konzert|theater|karten|tickets?|show)\w*\b.{0,40}\b(?:heute|wochenende|freitag|samstag|"
+            r"sonntag|buch|besorg|such|find|gehen)\w*",
+            r"\b(?:besorg|buch|such|find)\w*\b.{0,30}\b(?:kino|film|konzert|karten|tickets?)\w*",
+            r"\b(?:ins|in ein|in den|ins nächste) (?:kino|konzert|theater|musical)\b",
+        ),
+    },
+    vocab={
+        "cuisine": {
+            "italienisch": "italian",
+            "japanisch": "japanese",
+            "chinesisch": "chinese",
+            "mexikanisch": "mexican",
+            "indisch": "indian",
+            "thailändisch": "thai",
+            "französisch": "french",
+            "griechisch": "greek",
+            "spanisch": "spanish",
+            "koreanisch": "korean",
+            "vietnamesisch": "vietnamese",
+            "türkisch": "turkish",
+            "sushi": "sushi",
+            "pizza": "pizza",
+        },
+        "diet": {
+            "vegetarisch": "vegetarian",
+            "vegetarier": "vegetarian",
+            "vegan": "vegan",
+            "glutenfrei": "gluten-free",
+            "laktosefrei": "lactose-free",
+            "halal": "halal",
+            "koscher": "kosher",
+        },
+        "lodging": {
+            "hotel": "hotel",
+            "hostel": "hostel",
+            "jugendherberge": "hostel",
+            "ferienwohnung": "apartment",
+            "camping": "camping",
+            "zelten": "camping",
+            "pension": "guesthouse",
+        },
+        "transport": {
+            "zug": "train",
+            "bahn": "train",
+            "flugzeug": "plane",
+            "fliegen": "flying",
+            "auto": "car",
+            "bus": "bus",
+            "fähre": "ferry",
+            "fahrrad": "bike",
+        },
+        "occasion": {
+            "geburtstag": "birthday",
+            "jahrestag": "anniversary",
+            "hochzeit": "wedding",
+            "weihnachten": "christmas",
+            "ruhestand": "retirement",
+            "einweihung": "housewarming",
+        },
+        "provider": {
+            "zahnarzt": "dentist",
+            "hausarzt": "gp",
+            "arzt": "doctor",
+            "ärztin": "doctor",
+            "physiotherapeut": "physiotherapist",
+            "friseur": "hairdresser",
+            "tierarzt": "vet",
+            "optiker": "optician",
+            "hautarzt": "dermatologist",
+        },
+        "time": {
+            "morgens": "mornings",
+            "vormittags": "mornings",
+            "nachmittags": "afternoons",
+            "abends": "evenings",
+            "wochenende": "weekends",
+            "samstags": "saturdays",
+            "sonntags": "sundays",
+            "mittags": "lunchtime",
+        },
+        "genre": {
+            "horror": "horror",
+            "komödie": "comedy",
+            "thriller": "thriller",
+            "krimi": "thriller",
+            "science-fiction": "sci-fi",
+            "drama": "drama",
+            "jazz": "jazz",
+            "rock": "rock",
+            "klassik": "classical",
+            "oper": "opera",
+            "musical": "musical",
+            "techno": "techno",
+        },
+    },
+    people=(
+        rf"\b(?:wir sind|für|mit) {_N} (?:personen|leute|gäste|erwachsene)\b",
+        r"\bzu (?P<n>zweit|dritt|viert|fünft|sechst|siebt|acht)\b",
+        rf"\bwir sind {_N}\b",
+    ),
+    numbers={
+        "zwei": "2",
+        "drei": "3",
+        "vier": "4",
+        "fünf": "5",
+        "sechs": "6",
+        "sieben": "7",
+        "acht": "8",
+        "neun": "9",
+        "zehn": "10",
+        "zweit": "2",
+        "dritt": "3",
+        "viert": "4",
+        "fünft": "5",
+        "sechst": "6",
+        "siebt": "7",
+    },
+    money=r"\d[\d.,]*\s?(?:€|(?:euro|franken|chf)\b)|€\s?\d[\d.,]*",
+    relatives={
+        "schwester": "sister",
+        "bruder": "brother",
+        "mutter": "mother",
+        "mama": "mum",
+        "vater": "father",
+        "papa": "dad",
+        "frau": "wife",
+        "mann": "husband",
+        "freundin": "girlfriend",
+        "freund": "friend",
+        "sohn": "son",
+        "tochter": "daughter",
+        "oma": "grandma",
+        "opa": "grandpa",
+        "neffe": "nephew",
+        "nichte": "niece",
+        "kollegin": "colleague",
+        "kollege": "colleague",
+    },
+    mine=r"\b(?:meine[mnrs]?|meiner)\s+{rel}",
+    company=r"\bmit\s+(?:meine[mnrs]?|meiner)\s+{rel}",
+    likes=r"\b(?:sie|er|(?:meine[mnrs]?|meiner)\s+{rel})\s+(?:\w+\s+)?(?:liebt|mag|sammelt|steht auf|"
+    r"ist (?:total |ganz )?verrückt nach|interessiert sich (?:sehr )?für|spielt gern|spielt|macht gern)\s+"
+    r"(?P<thing>[^.,;!?]{2,40})",
+    ends=r"\s+(?:und|aber|weil|denn|seit|am|im|jeden|jede|jedes|sehr|total)\b",
+    outcomes={
+        "cancelled": r"\b(?:abgesagt|storniert|stornier(?:e|en)|sag(?:e|en)? (?:es|das|ihn|sie) ab|vergiss es)\b",
+        "booked": r"\b(?:gebucht|reserviert|bestellt|gekauft|bestätigt|fest vereinbart|ist erledigt)\b",
+        "chosen": r"\b(?:ich nehme|wir nehmen|nehmen wir|ich entscheide mich für|wir entscheiden uns für|klingt gut)\b",
+    },
 )
 
 MONTHS = words("januar februar märz april mai juni juli august september oktober november dezember")
@@ -420,7 +589,7 @@ ENTITIES = EntityWords(
     ),
     being=r"\bich bin\b",
     relatives={
-        **intents_de.TABLE.relatives,
+        **INTENTS.relatives,
         **{"cousine": "cousin", "cousin": "cousin", "tante": "aunt", "onkel": "uncle", "partner": "partner"},
         **{"partnerin": "partner", "ehemann": "husband", "ehefrau": "wife", "verlobte": "fiancée"},
         **{"verlobter": "fiancé", "mitbewohner": "roommate", "mitbewohnerin": "roommate", "nachbar": "neighbour"},
@@ -444,4 +613,24 @@ ENTITIES = EntityWords(
         Homeoffice Teilzeit Vollzeit mein meine meinen meinem meiner unser unsere ihn sie ihm ihr mich
         kinder schüler schülerin schülern erwachsene erwachsenen"""
     ),
+)
+
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", r"\bwie hei(?:ß|ss)e ich\b"),
+    ("name", r"\b(?:wie|was) ist mein (?:vor)?name\b"),
+    ("age", r"\bwie alt bin ich\b"),
+    ("location", r"\bwo (?:wohne|lebe) ich\b"),
+    ("location", r"\bin welche[mr] (?:stadt|ort|land) (?:wohne|lebe) ich\b"),
+    ("location", r"\bwo bin ich (?:\w+ )?zu ?hause\b"),
+    ("diet", r"\bwie ernähre ich mich\b"),
+    ("diet", r"\bbin ich (?:\w+ )?(?:vegetarier|veganer)(?:in)?\b"),
+    ("diet", r"\besse ich (?:\w+ )?fleisch\b"),
+    ("job", r"\bwas (?:ist mein beruf|bin ich von beruf|mache ich beruflich)\b"),
+    ("job", r"\bals was arbeite ich\b"),
+    ("employer", r"\bwo arbeite ich\b"),
+    ("employer", r"\b(?:bei|für) welche[rms]? (?:firma|unternehmen|arbeitgeber) arbeite ich\b"),
+    ("employer", r"\bwer ist mein arbeitgeber\b"),
 )

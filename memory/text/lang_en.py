@@ -665,3 +665,35 @@ ENTITIES = EntityWords(
     stops=words("to on"),
     not_values=words("IT HR PR QA ER ICU A&E R&D my our his her their him them me myself yourself himself herself you"),
 )
+
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", r"\bwhat(?:'s|’s| is| was) my (?:full |first |last |real )?name\b"),
+    ("name", r"\b(?:do|did) you (?:know|remember) my name\b"),
+    ("name", r"\bwhat (?:do|should) (?:you|people) call me\b"),
+    ("age", r"\bhow old am i\b"),
+    ("age", r"\bwhat(?:'s|’s| is) my age\b"),
+    ("location", r"\bwhere (?:do|am|are) (?:i|we) (?:\w+ )?(?:live|living|based|staying)\b"),
+    (
+        "location",
+        r"\b(?:which|what) (?:city|town|country|place) (?:do|am|are) (?:i|we) (?:\w+ )?(?:live|living|based)\b",
+    ),
+    ("location", r"\bwhere(?:'s|’s| is) my home\b"),
+    ("location", r"\bwhere(?:'s|’s| is) home for me\b"),
+    ("diet", r"\bwhat(?:'s|’s| is) my diet\b"),
+    ("diet", r"\bwhat (?:kind of )?diet (?:do|am) i\b"),
+    ("diet", r"\bam i (?:still )?(?:an? )?(?:vegetarian|vegan|pescatarian)\b"),
+    ("diet", r"\bdo i (?:still )?eat meat\b"),
+    ("job", r"\bwhat(?:'s|’s| is) my (?:job|profession|occupation|line of work|job title)\b"),
+    ("job", r"\bwhat do i do for (?:a living|work)\b"),
+    ("job", r"\bwhat (?:kind of )?(?:work|job) do i (?:do|have)\b"),
+    ("employer", r"\bwhere do i (?:\w+ )?work\b(?! ?out)"),
+    ("employer", r"\b(?:which|what) (?:company|firm|organi[sz]ation|employer) do i (?:\w+ )?work (?:for|at)\b"),
+    ("employer", r"\bwho do i (?:\w+ )?work for\b"),
+    ("employer", r"\bwho(?:'s|’s| is) my employer\b"),
+)
+
+#: English's goal-aware recall is ``caim.memory.intents``' own patterns.
+INTENTS = None

@@ -8,7 +8,7 @@ of their life ("trabajo en ..." names an employer or a place, so only its words 
 
 from __future__ import annotations
 
-from caim.memory.text import intents_es
+from caim.memory.text.intent_words import IntentWords
 from caim.memory.text.tables import (
     DAYS,
     EntityWords,
@@ -34,6 +34,180 @@ STOPWORDS = frozenset(
     estos mucho quienes nada muchos cual poco ella estar estas algunas algo nosotros mi mis tú te ti tu tus
     ellas nosotras os mío mía míos mías tuyo tuya suyo suya nuestro nuestra nuestros nuestras es son fue era
     soy estoy está están he ha han hemos había habían""")
+)
+
+# Goal-aware recall (``caim.memory.intents``): request cues, closed vocabularies and slot words.
+_N = r"(?P<n>\d{1,2}|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)"
+INTENTS = IntentWords(
+    code="es",
+    cues={
+        "restaurant": (
+            r"\brestaurante\b",
+            r"\b(?:reserv|busc|encuentr)\w*\b.{0,40}\b(?:mesa|cena|comida|almuerzo|brunch)\b",
+            r"\buna mesa para\b",
+            r"\bcomer fuera\b",
+        ),
+        "travel": (r"\b(?:viaje|vacaciones|escapada|excursión)\w*",),
+        "gift": (r"\bregalo\w*",),
+        "appointment": (
+            r"\bcita\b",
+            r"\b(?:dentista|médico|medico|peluquer\w*|veterinari\w*|fisio\w*)\b.{0,40}\b(?:reserv|pedir|pide|agend)\w*",
+            r"\b(?:reserv|pedir|pide|agend)\w*\b.{0,40}\b(?:dentista|médico|peluquer\w*|veterinari\w*|fisio\w*)\b",
+        ),
+        "entertainment": (
+            r"\b(?:cine|película|concierto|teatro|entradas?|espectáculo)\b.{0,40}\b(?:esta noche|fin de semana|viernes|"
+            r"sábado|domingo|ver|ir|reserv|busc|compr|consig)\w*",
+            r"\b(?:reserv|busc|compr|consig)\w*\b.{0,30}\b(?:entradas?|cine|concierto|película)\b",
+            r"\bsalir de noche\b",
+        ),
+    },
+    vocab={
+        "cuisine": {
+            "italiana": "italian",
+            "italiano": "italian",
+            "japonesa": "japanese",
+            "japonés": "japanese",
+            "china": "chinese",
+            "chino": "chinese",
+            "mexicana": "mexican",
+            "mexicano": "mexican",
+            "india": "indian",
+            "indio": "indian",
+            "tailandesa": "thai",
+            "francesa": "french",
+            "griega": "greek",
+            "española": "spanish",
+            "coreana": "korean",
+            "vietnamita": "vietnamese",
+            "peruana": "peruvian",
+            "sushi": "sushi",
+            "pizza": "pizza",
+            "tapas": "tapas",
+        },
+        "diet": {
+            "vegetariana": "vegetarian",
+            "vegetariano": "vegetarian",
+            "vegana": "vegan",
+            "vegano": "vegan",
+            "sin gluten": "gluten-free",
+            "sin lactosa": "lactose-free",
+            "halal": "halal",
+            "kosher": "kosher",
+        },
+        "lodging": {
+            "hotel": "hotel",
+            "hostal": "hostel",
+            "albergue": "hostel",
+            "apartamento": "apartment",
+            "airbnb": "airbnb",
+            "camping": "camping",
+            "casa rural": "guesthouse",
+        },
+        "transport": {
+            "tren": "train",
+            "avión": "plane",
+            "coche": "car",
+            "carro": "car",
+            "autobús": "bus",
+            "ferry": "ferry",
+            "bici": "bike",
+        },
+        "occasion": {
+            "cumpleaños": "birthday",
+            "aniversario": "anniversary",
+            "boda": "wedding",
+            "navidad": "christmas",
+            "jubilación": "retirement",
+            "graduación": "graduation",
+        },
+        "provider": {
+            "dentista": "dentist",
+            "médico": "doctor",
+            "fisioterapeuta": "physiotherapist",
+            "fisio": "physiotherapist",
+            "peluquero": "hairdresser",
+            "peluquera": "hairdresser",
+            "peluquería": "hairdresser",
+            "veterinario": "vet",
+            "óptico": "optician",
+            "dermatólogo": "dermatologist",
+        },
+        "time": {
+            "por la mañana": "mornings",
+            "mañanas": "mornings",
+            "por la tarde": "afternoons",
+            "tardes": "afternoons",
+            "por la noche": "evenings",
+            "fines de semana": "weekends",
+            "fin de semana": "weekends",
+            "sábados": "saturdays",
+            "mediodía": "lunchtime",
+        },
+        "genre": {
+            "terror": "horror",
+            "comedia": "comedy",
+            "thriller": "thriller",
+            "ciencia ficción": "sci-fi",
+            "drama": "drama",
+            "jazz": "jazz",
+            "rock": "rock",
+            "clásica": "classical",
+            "ópera": "opera",
+            "musical": "musical",
+            "techno": "techno",
+            "flamenco": "flamenco",
+        },
+    },
+    people=(
+        rf"\b(?:somos|seremos|para) {_N}(?: personas| adultos| invitados)?\b",
+        rf"\b{_N} personas\b",
+    ),
+    numbers={
+        "dos": "2",
+        "tres": "3",
+        "cuatro": "4",
+        "cinco": "5",
+        "seis": "6",
+        "siete": "7",
+        "ocho": "8",
+        "nueve": "9",
+        "diez": "10",
+    },
+    money=r"\d[\d.,]*\s?(?:€|(?:euros?|pesos?|dólares?)\b)|[€$]\s?\d[\d.,]*",
+    relatives={
+        "hermana": "sister",
+        "hermano": "brother",
+        "madre": "mother",
+        "mamá": "mum",
+        "padre": "father",
+        "papá": "dad",
+        "mujer": "wife",
+        "esposa": "wife",
+        "marido": "husband",
+        "esposo": "husband",
+        "novia": "girlfriend",
+        "novio": "boyfriend",
+        "amiga": "friend",
+        "amigo": "friend",
+        "hijo": "son",
+        "hija": "daughter",
+        "abuela": "grandma",
+        "abuelo": "grandpa",
+        "sobrino": "nephew",
+        "sobrina": "niece",
+        "compañera": "colleague",
+        "compañero": "colleague",
+    },
+    mine=r"\b(?:mi|mis)\s+(?:mejor\s+)?{rel}",
+    company=r"\bcon\s+(?:mi|mis)\s+{rel}",
+    likes=r"(?:\b(?:a\s+)?(?:mi|mis)\s+(?:mejor\s+)?{rel}\s+(?:le\s+|les\s+)?|\b(?:ella|él)\s+|(?:^|[.!?¡]\s*)le\s+)(?:encanta|encantan|gusta|"
+    r"gustan|apasiona|ama|adora|colecciona|está obsesionad[oa] con)\s+(?P<thing>[^.,;!?]{2,40})",
+    ends=r"\s+(?:y|pero|porque|desde|cada|todos|todas)\b",
+    outcomes={
+        "cancelled": r"\b(?:cancelad[oa]s?|cancél[ao]|cancela(?:r|lo|la)|anulad[oa]s?|anúla(?:lo|la)|olvídalo)\b",
+        "booked": r"\b(?:reservad[oa]s?|comprad[oa]s?|pedid[oa]s?|confirmad[oa]s?)\b",
+        "chosen": r"\b(?:me quedo con|nos quedamos con|elijo|elegimos|vamos con|suena bien)\b",
+    },
 )
 
 MONTHS = words("enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre")
@@ -353,7 +527,7 @@ ENTITIES = EntityWords(
     adjectives=words("mejor pequeño pequeña querido querida nuevo nueva viejo vieja"),
     being=r"\bsoy\b",
     relatives={
-        **intents_es.TABLE.relatives,
+        **INTENTS.relatives,
         **{"primo": "cousin", "prima": "cousin", "tía": "aunt", "tío": "uncle", "pareja": "partner"},
         **{"jefe": "boss", "jefa": "boss", "vecino": "neighbour", "vecina": "neighbour", "nieto": "grandson"},
         **{"nieta": "granddaughter", "prometido": "fiancé", "prometida": "fiancée"},
@@ -376,4 +550,23 @@ ENTITIES = EntityWords(
     stops=words("niños adultos alumnos"),
     connectors=words("de del la las los"),
     not_values=words("mi mis su sus tu nuestro nuestra les le casa niños adultos alumnos"),
+)
+
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", r"\bc[oó]mo me llamo\b"),
+    ("name", r"\bcu[aá]l es mi nombre\b"),
+    ("age", r"\b(?:cu[aá]ntos años|qu[eé] edad) tengo\b"),
+    ("location", r"\bd[oó]nde (?:vivo|resido)\b"),
+    ("location", r"\ben qu[eé] (?:ciudad|pa[ií]s|lugar) (?:vivo|resido)\b"),
+    ("diet", r"\bcu[aá]l es mi dieta\b"),
+    ("diet", r"\bqu[eé] dieta (?:sigo|tengo|llevo)\b"),
+    ("diet", r"\bsoy (?:\w+ )?(?:vegetarian|vegan)[oa]\b"),
+    ("diet", r"\b(?:todav[ií]a )?como carne\b"),
+    ("job", r"\bcu[aá]l es mi (?:trabajo|profesi[oó]n|oficio|empleo)\b"),
+    ("job", r"\b(?:a qu[eé] me dedico|de qu[eé] trabajo)\b"),
+    ("employer", r"\bd[oó]nde trabajo\b"),
+    ("employer", r"\b(?:para|en) (?:qui[eé]n|qu[eé] empresa|qu[eé] compañ[ií]a) trabajo\b"),
 )

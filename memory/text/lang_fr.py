@@ -4,7 +4,7 @@ facts the speaker states of themselves; ``ENTITIES``: the work, places, people a
 
 from __future__ import annotations
 
-from caim.memory.text import intents_fr
+from caim.memory.text.intent_words import IntentWords
 from caim.memory.text.tables import (
     DAYS,
     EntityWords,
@@ -29,6 +29,168 @@ STOPWORDS = frozenset(
     c d j l à m n s t y été étais était étions étiez étaient suis es est sommes êtes sont ai as a avons avez
     ont avais avait avions aviez avaient eu ceci cela ça cet cette ici ils leurs lorsqu lorsque puisqu quand
     quel quelle quels quelles sans si très tout tous toute toutes aussi comme donc alors car où""")
+)
+
+# Goal-aware recall (``caim.memory.intents``): request cues, closed vocabularies and slot words.
+_N = r"(?P<n>\d{1,2}|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)"
+INTENTS = IntentWords(
+    code="fr",
+    cues={
+        "restaurant": (
+            r"\brestaurant\b",
+            r"\b(?:réserv|trouv|cherch)\w*\b.{0,40}\b(?:table|dîner|diner|déjeuner|brunch)\b",
+            r"\bune table pour\b",
+            r"\b(?:manger|dîner) dehors\b",
+        ),
+        "travel": (r"\b(?:voyage|vacances|séjour|escapade|week-end à)\w*",),
+        "gift": (r"\bcadeau\w*", r"\bprésent pour\b"),
+        "appointment": (
+            r"\brendez-vous\b",
+            r"\brdv\b",
+            r"\b(?:dentiste|médecin|coiffeur|coiffeuse|vétérinaire|kiné\w*)\b.{0,40}\b(?:prendre|réserv|fix)\w*",
+            r"\b(?:prendre|réserv|fix)\w*\b.{0,40}\b(?:dentiste|médecin|coiffeur|vétérinaire|kiné\w*)\b",
+        ),
+        "entertainment": (
+            r"\b(?:cinéma|film|concert|théâtre|billets?|spectacle)\b.{0,40}\b(?:ce soir|week-end|vendredi|samedi|"
+            r"dimanche|voir|aller|réserv|trouv)\w*",
+            r"\b(?:réserv|trouv|prend)\w*\b.{0,30}\b(?:billets?|places?|cinéma|concert|spectacle)\b",
+            r"\bune sortie\b",
+        ),
+    },
+    vocab={
+        "cuisine": {
+            "italien": "italian",
+            "japonais": "japanese",
+            "chinois": "chinese",
+            "mexicain": "mexican",
+            "indien": "indian",
+            "thaï": "thai",
+            "thaïlandais": "thai",
+            "français": "french",
+            "grec": "greek",
+            "espagnol": "spanish",
+            "coréen": "korean",
+            "vietnamien": "vietnamese",
+            "libanais": "lebanese",
+            "sushi": "sushi",
+            "pizza": "pizza",
+        },
+        "diet": {
+            "végétarien": "vegetarian",
+            "végétalien": "vegan",
+            "végan": "vegan",
+            "sans gluten": "gluten-free",
+            "sans lactose": "lactose-free",
+            "halal": "halal",
+            "casher": "kosher",
+        },
+        "lodging": {
+            "hôtel": "hotel",
+            "auberge de jeunesse": "hostel",
+            "appartement": "apartment",
+            "airbnb": "airbnb",
+            "camping": "camping",
+            "chambre d'hôtes": "b&b",
+            "gîte": "guesthouse",
+        },
+        "transport": {
+            "train": "train",
+            "avion": "plane",
+            "voiture": "car",
+            "bus": "bus",
+            "ferry": "ferry",
+            "vélo": "bike",
+        },
+        "occasion": {
+            "anniversaire de mariage": "anniversary",
+            "anniversaire": "birthday",
+            "mariage": "wedding",
+            "noël": "christmas",
+            "retraite": "retirement",
+            "crémaillère": "housewarming",
+        },
+        "provider": {
+            "dentiste": "dentist",
+            "médecin": "doctor",
+            "kiné": "physiotherapist",
+            "kinésithérapeute": "physiotherapist",
+            "coiffeur": "hairdresser",
+            "coiffeuse": "hairdresser",
+            "vétérinaire": "vet",
+            "opticien": "optician",
+            "dermatologue": "dermatologist",
+        },
+        "time": {
+            "le matin": "mornings",
+            "l'après-midi": "afternoons",
+            "le soir": "evenings",
+            "week-end": "weekends",
+            "samedi": "saturdays",
+            "midi": "lunchtime",
+        },
+        "genre": {
+            "horreur": "horror",
+            "comédie": "comedy",
+            "thriller": "thriller",
+            "science-fiction": "sci-fi",
+            "drame": "drama",
+            "jazz": "jazz",
+            "rock": "rock",
+            "classique": "classical",
+            "opéra": "opera",
+            "comédie musicale": "musical",
+            "techno": "techno",
+        },
+    },
+    people=(
+        rf"\b(?:nous serons|nous sommes|on sera|on est|pour) {_N}(?: personnes| adultes| invités)?\b",
+        rf"\b{_N} personnes\b",
+    ),
+    numbers={
+        "deux": "2",
+        "trois": "3",
+        "quatre": "4",
+        "cinq": "5",
+        "six": "6",
+        "sept": "7",
+        "huit": "8",
+        "neuf": "9",
+        "dix": "10",
+    },
+    money=r"\d[\d.,]*\s?(?:€|(?:euros?|francs?)\b)|€\s?\d[\d.,]*",
+    relatives={
+        "sœur": "sister",
+        "soeur": "sister",
+        "frère": "brother",
+        "mère": "mother",
+        "maman": "mum",
+        "père": "father",
+        "papa": "dad",
+        "femme": "wife",
+        "mari": "husband",
+        "copine": "girlfriend",
+        "copain": "boyfriend",
+        "amie": "friend",
+        "ami": "friend",
+        "fils": "son",
+        "fille": "daughter",
+        "grand-mère": "grandma",
+        "grand-père": "grandpa",
+        "neveu": "nephew",
+        "nièce": "niece",
+        "collègue": "colleague",
+    },
+    mine=r"\b(?:ma|mon|mes)\s+(?:meilleure?\s+|petite?\s+|grande?\s+)?{rel}",
+    company=r"\bavec\s+(?:ma|mon|mes)\s+{rel}",
+    likes=r"\b(?:elle|il|(?:ma|mon|mes)\s+(?:meilleure?\s+|petite?\s+|grande?\s+)?{rel})\s+"
+    r"(?:adore|aime(?: beaucoup| bien)?|collectionne|se passionne pour|est (?:fan|passionnée?|folle?|fou) d(?:e |')|"
+    r"fait d(?:u|e la|es) )\s*(?P<thing>[^.,;!?]{2,40})",
+    ends=r"\s+(?:et|mais|parce|depuis|le week-end|tous|toutes|chaque)\b",
+    outcomes={
+        "cancelled": r"\b(?:annulée?s?|j'annule|on annule|annule[rz]?|laisse tomber)\b",
+        "booked": r"\b(?:réservée?s?|commandée?s?|achetée?s?|confirmée?s?|c'est fait)\b",
+        "chosen": r"\b(?:je prends|on prend|nous prenons|je choisis|on choisit|va pour|ça me va)\b",
+    },
 )
 
 MONTHS = words("janvier février mars avril mai juin juillet août septembre octobre novembre décembre")
@@ -367,7 +529,7 @@ ENTITIES = EntityWords(
     adjectives=words("petit petite meilleur meilleure grand grande jeune vieux vieille nouveau nouvelle cher chère"),
     being=r"\bje suis\b",
     relatives={
-        **intents_fr.TABLE.relatives,
+        **INTENTS.relatives,
         **{"cousin": "cousin", "cousine": "cousin", "tante": "aunt", "oncle": "uncle", "compagnon": "partner"},
         **{"compagne": "partner", "conjoint": "partner", "conjointe": "partner", "coloc": "roommate"},
         **{"colocataire": "roommate", "voisin": "neighbour", "voisine": "neighbour", "patron": "boss"},
@@ -390,4 +552,25 @@ ENTITIES = EntityWords(
         """IT mon ma mes notre nos son sa ses lui leur moi eux enfants élèves adultes maison ville campagne
         vacances"""
     ),
+)
+
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", r"\bcomment (?:est-ce que )?je m['’]appelle\b"),
+    ("name", r"\bquel est mon (?:nom|prénom)\b"),
+    ("age", r"\bquel âge (?:ai-je|j['’]ai|est-ce que j['’]ai)\b"),
+    ("location", r"\boù (?:est-ce que )?(?:j['’]habite|je vis|je réside)\b"),
+    ("location", r"\boù (?:habité-je|vis-je)\b"),
+    ("location", r"\bdans quel(?:le)? (?:ville|pays|endroit) (?:est-ce que )?(?:j['’]habite|je vis|vis-je)\b"),
+    ("diet", r"\bquel est mon régime\b"),
+    ("diet", r"\b(?:suis-je|est-ce que je suis) (?:\w+ )?(?:végétarien|végétalien|végan)"),
+    ("diet", r"\b(?:est-ce que je mange|mangé-je) (?:\w+ )?de la viande\b"),
+    ("job", r"\bquel est mon (?:métier|travail|emploi|poste)\b"),
+    ("job", r"\b(?:qu['’]est-ce que je fais|que fais-je) dans la vie\b"),
+    ("employer", r"\boù (?:est-ce que )?je travaille\b"),
+    ("employer", r"\boù travaillé-je\b"),
+    ("employer", r"\bpour (?:qui|quelle (?:entreprise|société|boîte)) (?:est-ce que )?je travaille\b"),
+    ("employer", r"\bquel est mon employeur\b"),
 )

@@ -8,7 +8,7 @@ people and pets of their life.
 
 from __future__ import annotations
 
-from caim.memory.text import intents_ja
+from caim.memory.text.intent_words import HAN_NUMBERS, IntentWords
 from caim.memory.text.lang_zh import NUMERALS
 from caim.memory.text.tables import (
     DAYS,
@@ -21,6 +21,135 @@ from caim.memory.text.tables import (
     TimeWords,
     combine,
     words,
+)
+
+# Goal-aware recall (``caim.memory.intents``): request cues, closed vocabularies and slot words.
+INTENTS = IntentWords(
+    code="ja",
+    unspaced=True,
+    cues={
+        "restaurant": ("レストラン", "(?:席|テーブル|お店)を?.{0,6}予約", "ディナー", "ランチ", "食事に行"),
+        "travel": ("旅行", "旅に", "休暇", "バカンス"),
+        "gift": ("プレゼント", "贈り物", "ギフト"),
+        "appointment": (
+            "(?:歯医者|病院|医者|美容院|床屋|獣医|整体|皮膚科|眼科).{0,12}予約",
+            "予約.{0,8}(?:歯医者|病院|美容院)",
+            "診察",
+        ),
+        "entertainment": ("映画", "コンサート", "ライブ", "芝居", "チケット", "ミュージカル"),
+    },
+    vocab={
+        "cuisine": {
+            "イタリアン": "italian",
+            "イタリア料理": "italian",
+            "和食": "japanese",
+            "日本料理": "japanese",
+            "中華": "chinese",
+            "メキシコ料理": "mexican",
+            "インド料理": "indian",
+            "カレー": "indian",
+            "タイ料理": "thai",
+            "フレンチ": "french",
+            "フランス料理": "french",
+            "韓国料理": "korean",
+            "ベトナム料理": "vietnamese",
+            "寿司": "sushi",
+            "ピザ": "pizza",
+            "ラーメン": "ramen",
+        },
+        "diet": {
+            "ベジタリアン": "vegetarian",
+            "菜食": "vegetarian",
+            "ヴィーガン": "vegan",
+            "ビーガン": "vegan",
+            "グルテンフリー": "gluten-free",
+            "ハラール": "halal",
+        },
+        "lodging": {
+            "ホテル": "hotel",
+            "ホステル": "hostel",
+            "旅館": "guesthouse",
+            "民宿": "guesthouse",
+            "キャンプ": "camping",
+        },
+        "transport": {
+            "電車": "train",
+            "新幹線": "train",
+            "飛行機": "plane",
+            "車で": "car",
+            "バス": "bus",
+            "フェリー": "ferry",
+            "自転車": "bike",
+        },
+        "occasion": {
+            "誕生日": "birthday",
+            "記念日": "anniversary",
+            "結婚式": "wedding",
+            "クリスマス": "christmas",
+            "退職": "retirement",
+            "卒業": "graduation",
+        },
+        "provider": {
+            "歯医者": "dentist",
+            "医者": "doctor",
+            "整体": "physiotherapist",
+            "美容院": "hairdresser",
+            "床屋": "barber",
+            "獣医": "vet",
+            "眼科": "optician",
+            "皮膚科": "dermatologist",
+        },
+        "time": {
+            "午前": "mornings",
+            "朝": "mornings",
+            "午後": "afternoons",
+            "夕方": "evenings",
+            "夜": "evenings",
+            "週末": "weekends",
+        },
+        "genre": {
+            "ホラー": "horror",
+            "コメディ": "comedy",
+            "SF": "sci-fi",
+            "ジャズ": "jazz",
+            "ロック": "rock",
+            "クラシック": "classical",
+            "オペラ": "opera",
+            "ミュージカル": "musical",
+        },
+    },
+    people=(r"(?P<n>\d{1,2}|二|三|四|五|六|七|八|九|十)人", r"(?P<n>ふたり)"),
+    numbers={**HAN_NUMBERS, "ふたり": "2"},
+    money=r"\d[\d,]*\s?(?:円|ユーロ|ドル)|[¥￥]\s?\d[\d,]*",
+    relatives={
+        "姉": "sister",
+        "妹": "sister",
+        "兄": "brother",
+        "弟": "brother",
+        "母": "mother",
+        "父": "father",
+        "妻": "wife",
+        "夫": "husband",
+        "彼女": "girlfriend",
+        "彼氏": "boyfriend",
+        "友達": "friend",
+        "息子": "son",
+        "娘": "daughter",
+        "祖母": "grandma",
+        "祖父": "grandpa",
+        "甥": "nephew",
+        "姪": "niece",
+        "同僚": "colleague",
+    },
+    mine="(?:私の|僕の|うちの)?{rel}",
+    company="{rel}と",
+    likes="(?:彼女|彼|{rel})は(?P<thing>[^、。！？,.!?は]{1,15}?)が(?:大)?好き",
+    ends="(?:と|、)",
+    outcomes={
+        "cancelled": "(?:キャンセル|取り消し|やめておきます|やめます|やめよう)",
+        "booked": "(?:予約しました|予約済み|予約できました|予約が取れ|購入しました|注文しました|確定しました)",
+        "chosen": "(?:にします|にしよう|に決めました|に決めた)",
+    },
 )
 
 #: Single hiragana (particles, endings) and the first-person pronouns, left out as single characters.
@@ -171,7 +300,7 @@ POLARITY = PolarityWords(
 )
 
 #: A relation's word to the English relation: goal-aware recall's, and more.
-_RELATIVES = intents_ja.TABLE.relatives | {
+_RELATIVES = INTENTS.relatives | {
     **{"姉さん": "sister", "兄さん": "brother", "いとこ": "cousin", "従姉妹": "cousin", "叔母": "aunt"},
     **{"叔父": "uncle", "ルームメイト": "roommate", "上司": "boss", "親友": "friend", "婚約者": "fiancé"},
 }
@@ -286,4 +415,19 @@ ENTITIES = EntityWords(
     hypothetical=words("もし たら なら たい かもしれ 夢は"),
     not_values=words("私 僕 俺 家 自宅 会社員 子供 子ども アパート マンション ケーキ プレゼント フード おもちゃ"),
     name=_JA_NAME,
+)
+
+#: The speaker in Japanese, which a question about them names (a question without it asks of the
+#: listener: "どこに住んでいますか？").
+_ME = r"(?:私|僕|俺|わたし|あたし)"
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", _ME + r"の名前は"),
+    ("age", _ME + r"(?:は|って)?(?:今)?(?:何歳|いくつ)"),
+    ("location", _ME + r"(?:は|って)?(?:今|いま)?どこに住んで"),
+    ("diet", _ME + r"の(?:食生活|食事|ダイエット)|" + _ME + r"(?:は|って)?(?:まだ)?肉を食べ"),
+    ("job", _ME + r"の(?:仕事|職業)は"),
+    ("employer", _ME + r"(?:は|って)?(?:今|いま)?どこ(?:で働いて|に勤めて)"),
 )

@@ -8,7 +8,7 @@ of their life ("我在...工作" names an employer or a place, so only its words
 
 from __future__ import annotations
 
-from caim.memory.text import intents_zh
+from caim.memory.text.intent_words import HAN_NUMBERS, IntentWords
 from caim.memory.text.tables import (
     DAYS,
     EntityWords,
@@ -25,6 +25,124 @@ from caim.memory.text.tables import (
 #: Function characters left out as single characters (pairs holding them stay).
 STOPWORDS = frozenset(
     "的了是我你他她它们在和与及也都就吗呢吧啊呀哦嗯这那个之其而着过地得把被让给对从向于以为很太还又再才只么什怎哪谁有不一"
+)
+
+# Goal-aware recall (``caim.memory.intents``): request cues, closed vocabularies and slot words.
+INTENTS = IntentWords(
+    code="zh",
+    unspaced=True,
+    cues={
+        "restaurant": ("餐厅", "饭店", "订(?:个|一个)?(?:位|座|桌)", "预订.{0,10}(?:餐|桌|位)", "(?:出去|在外面)吃饭"),
+        "travel": ("旅行", "旅游", "度假", "出游", "自驾游"),
+        "gift": ("礼物", "送(?:她|他|给).{0,10}(?:什么|东西)"),
+        "appointment": ("预约", "挂号", "看(?:牙|医生|病)"),
+        "entertainment": ("电影", "音乐会", "演唱会", "话剧", "门票", "演出"),
+    },
+    vocab={
+        "cuisine": {
+            "意大利": "italian",
+            "日本料理": "japanese",
+            "日料": "japanese",
+            "中餐": "chinese",
+            "墨西哥": "mexican",
+            "印度": "indian",
+            "泰国": "thai",
+            "泰餐": "thai",
+            "法国": "french",
+            "法餐": "french",
+            "希腊": "greek",
+            "韩国": "korean",
+            "韩餐": "korean",
+            "越南": "vietnamese",
+            "寿司": "sushi",
+            "披萨": "pizza",
+        },
+        "diet": {"素食": "vegetarian", "吃素": "vegetarian", "纯素": "vegan", "无麸质": "gluten-free", "清真": "halal"},
+        "lodging": {
+            "酒店": "hotel",
+            "宾馆": "hotel",
+            "青年旅舍": "hostel",
+            "民宿": "guesthouse",
+            "公寓": "apartment",
+            "露营": "camping",
+        },
+        "transport": {
+            "火车": "train",
+            "高铁": "train",
+            "飞机": "plane",
+            "自驾": "car",
+            "开车": "car",
+            "大巴": "bus",
+            "渡轮": "ferry",
+            "自行车": "bike",
+        },
+        "occasion": {
+            "生日": "birthday",
+            "纪念日": "anniversary",
+            "婚礼": "wedding",
+            "圣诞": "christmas",
+            "退休": "retirement",
+            "毕业": "graduation",
+        },
+        "provider": {
+            "牙医": "dentist",
+            "医生": "doctor",
+            "理疗": "physiotherapist",
+            "理发": "hairdresser",
+            "兽医": "vet",
+            "眼科": "optician",
+            "皮肤科": "dermatologist",
+        },
+        "time": {"上午": "mornings", "早上": "mornings", "下午": "afternoons", "晚上": "evenings", "周末": "weekends"},
+        "genre": {
+            "恐怖": "horror",
+            "喜剧": "comedy",
+            "科幻": "sci-fi",
+            "爵士": "jazz",
+            "摇滚": "rock",
+            "古典": "classical",
+            "歌剧": "opera",
+            "音乐剧": "musical",
+        },
+    },
+    people=(r"(?P<n>\d{1,2}|两|二|三|四|五|六|七|八|九|十)(?:个|位)?人",),
+    numbers={**HAN_NUMBERS, "两": "2"},
+    money=r"\d[\d,.]*\s?(?:元|块|欧元|美元)|[¥￥]\s?\d[\d,.]*",
+    relatives={
+        "姐姐": "sister",
+        "妹妹": "sister",
+        "哥哥": "brother",
+        "弟弟": "brother",
+        "妈妈": "mum",
+        "母亲": "mother",
+        "爸爸": "dad",
+        "父亲": "father",
+        "妻子": "wife",
+        "老婆": "wife",
+        "丈夫": "husband",
+        "老公": "husband",
+        "女朋友": "girlfriend",
+        "男朋友": "boyfriend",
+        "朋友": "friend",
+        "儿子": "son",
+        "女儿": "daughter",
+        "奶奶": "grandma",
+        "外婆": "grandma",
+        "爷爷": "grandpa",
+        "外公": "grandpa",
+        "侄子": "nephew",
+        "外甥": "nephew",
+        "同事": "colleague",
+    },
+    mine="我(?:的)?{rel}",
+    company="(?:和|跟|与)我?(?:的)?{rel}",
+    likes="(?:她|他|我(?:的)?{rel})(?:最近|现在|一直)?(?:很|非常|特别|最)?(?:喜欢|爱|迷上了|热爱|热衷于)(?P<thing>[^，。！？、,.!?]{1,15})",
+    ends="(?:和|但|因为|，)",
+    outcomes={
+        "cancelled": "(?:取消|算了|不用了)",
+        "booked": "(?:订好了|预订好了|已预订|预约好了|已预约|买好了|已购买|下单了|已确认|搞定了)",
+        "chosen": "(?:就选|我选|我们选|就要这|就订这|听起来不错)",
+    },
 )
 
 #: Numbers written in characters, for dates and counts.
@@ -256,7 +374,7 @@ ENTITIES = EntityWords(
     adjectives=words("最好的 好 亲爱的"),
     being=r"我(?:现在)?是",
     relatives={
-        **intents_zh.TABLE.relatives,
+        **INTENTS.relatives,
         **{"姐": "sister", "妹": "sister", "哥": "brother", "弟": "brother", "表姐": "cousin", "表妹": "cousin"},
         **{"表哥": "cousin", "表弟": "cousin", "堂姐": "cousin", "堂妹": "cousin", "堂哥": "cousin"},
         **{"堂弟": "cousin", "男友": "boyfriend", "女友": "girlfriend", "室友": "roommate", "邻居": "neighbour"},
@@ -279,4 +397,19 @@ ENTITIES = EntityWords(
     stops=words("长大 出生 工作 上班"),
     not_values=words("一 个 这 那 哪 什么 我 他 她 孩子 学生 家 别人"),
     name=_ZH_NAME,
+)
+
+#: Questions that ask the speaker's own single value (``caim.memory.text.slots.asked``): (attribute,
+#: pattern) pairs matched without regard to case in a question sentence. Present tense only: a
+#: question about the past does not ask the current value.
+ASKS: tuple[tuple[str, str], ...] = (
+    ("name", r"我叫什么|我的名字(?:是|叫)?什么"),
+    ("age", r"我(?:今年|现在)?(?:几|多少)岁|我(?:今年|现在)?多大"),
+    ("location", r"我(?:现在|目前)?住在?(?:哪|什么地方)|我(?:现在|目前)?在(?:哪|什么地方)(?:里|儿)?住"),
+    ("diet", r"我(?:的)?饮食|我(?:还)?(?:吃素|吃肉|是素食者?)(?:吗|嘛)"),
+    ("job", r"我(?:是)?(?:做什么|干什么)(?:工作|的)|我的(?:职业|工作)是什么"),
+    (
+        "employer",
+        r"我(?:现在|目前)?在(?:哪|什么公司|哪家公司)(?:里|儿)?(?:工作|上班)|我(?:为|给)(?:哪家公司|谁)工作",
+    ),
 )

@@ -1,7 +1,7 @@
 """Preference polarity in code: does a turn say the speaker (or someone they name) likes, dislikes or
 is neutral about a thing, and why.
 
-``polarity`` finds the preference cues of a text (per language: ``PolarityWords`` in ``lang_en``
+``polarity`` finds the preference cues of a text (per language: its module's ``POLARITY``, ``lang_en``
 ... ``lang_ja``), outside questions, wishes and plans ("I'd love to", "enjoy your trip"), affection
 ("love you") and the other side's attitudes ("you must love it"). Three kinds of cue:
 
@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from caim.memory.text import lang_de, lang_en, lang_es, lang_fr, lang_ja, lang_zh
+from caim.memory.text import languages
 from caim.memory.text.lang import alternation, detect, matcher
 from caim.memory.text.tables import PolarityWords, Words
 
@@ -54,14 +54,6 @@ _OBJECT_SPAN = 4
 #: Words opening a clause in which a reaction word makes a verdict a reaction ("oh that's amazing").
 _REACTION_SPAN = 3
 
-_TABLES: dict[str, PolarityWords] = {
-    "en": lang_en.POLARITY,
-    "de": lang_de.POLARITY,
-    "fr": lang_fr.POLARITY,
-    "es": lang_es.POLARITY,
-    "zh": lang_zh.POLARITY,
-    "ja": lang_ja.POLARITY,
-}
 _FLIP: dict[Polarity, Polarity] = {"like": "dislike", "dislike": "neutral", "neutral": "neutral"}
 #: A clause ends at a punctuation mark, a dash, a line break, or a space between two characters of a language
 #: written without spaces (chat in Chinese spaces its clauses: "还行 同事人都挺好的").
@@ -109,7 +101,7 @@ def polarity(text: str) -> Preference | None:
     ('My son', 'like')
     """
     language = detect(text)
-    table, unspaced = _TABLES.get(language.code, lang_en.POLARITY), language.unspaced
+    table, unspaced = (languages.module(language.code) or languages.english()).POLARITY, language.unspaced
     theirs: Preference | None = None
     neutral: Preference | None = None
     for cue in _cues(text, table, unspaced):

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from caim.memory.text.lang import LANGUAGES, Language, alternation, detect, normal
+from caim.memory.text import languages
+from caim.memory.text.lang import Language, alternation, detect, normal, tabled
 from caim.memory.text.lang_en import EXCLAMATIONS, GREETINGS, SHARED, SIGN_OFFS, STEM_COGNATES
 from caim.memory.text.tables import Signals
 from caim.memory.text.tokens import terms, tokenize
@@ -42,9 +43,18 @@ def _foreign_stems(language: Language) -> set[str]:
 #: Index terms (``tokenize``) of the words that carry no fact inside a sentence, in every language
 #: with tables: one-word greetings and exclamations (a word English has as well, "super" or "top",
 #: only as English reads it).
-SMALL_TALK_STEMS = frozenset(tokenize(" ".join(GREETINGS + EXCLAMATIONS))).union(
-    *(_foreign_stems(language) for language in LANGUAGES[1:])
-)
+SMALL_TALK_STEMS: set[str] = set()
+
+
+@languages.on_change
+def _gather_stems() -> None:
+    """``SMALL_TALK_STEMS`` of the registered languages."""
+    SMALL_TALK_STEMS.clear()
+    SMALL_TALK_STEMS.update(tokenize(" ".join(GREETINGS + EXCLAMATIONS)))
+    SMALL_TALK_STEMS.update(*(_foreign_stems(language) for language in tabled()[1:]))
+
+
+_gather_stems()
 _MESSAGE = re.compile(r"^\s*(" + "|".join(GREETINGS + SIGN_OFFS + EXCLAMATIONS) + r")\W*$", re.I)
 #: Punctuation and spaces after an opener, the full-width forms too.
 _AFTER_OPENER = r"[\s,!.\u3001\u3002\uff0c\uff01~\uff5e\u2026]"

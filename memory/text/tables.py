@@ -49,7 +49,7 @@ class PastTense:
 @dataclass(frozen=True, eq=False)
 class TimeWords:
     """Time expressions of a language, each tied to the English phrase of ``caim.memory.text.dates``
-    that means the same, so that English's grammar and resolvers (``caim.memory.timeref``) serve it.
+    that means the same, so that English's grammar and resolvers (``caim.memory.text.timeref``) serve it.
 
     ``phrases``: whole phrases to their English phrase ("gestern" -> "yesterday"). ``ago``: a
     template of "<count> <unit> ago", with ``{count}`` and ``{unit}`` where those go (a regular

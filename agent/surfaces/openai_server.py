@@ -9,19 +9,19 @@ Endpoints:
     POST /v1/sessions/end      end the user's session now; post-thinking runs in the background
                                -> ``{"object": "caim.session", "ended": bool, "job": "<id or ''>"}``
     GET  /health               ``{"status": "ok"}``, no token needed (readiness probes)
-    /ui/...                    the memory browser (``caim.agent.ui``): sign-in with the same tokens,
+    /ui/...                    the memory browser (``caim.agent.surfaces.ui``): sign-in with the same tokens,
                                its own session cookie, CSRF checks and body limit
 
 Contracts:
 
 - **Who.** The user is the bearer token's (``Authorization: Bearer <token>``, checked with
-  ``caim.agent.auth.verify`` over ``CAIM_AUTH_TOKENS``, or the ``verify`` given to ``create_app``);
+  ``caim.agent.surfaces.auth.verify`` over ``CAIM_AUTH_TOKENS``, or the ``verify`` given to ``create_app``);
   a request's ``user`` field is then ignored, so no client reaches another user's memories. Only
   with authentication off (``create_app(auth=False)``; ``caim serve --no-auth`` allows it on a
   loopback host alone) is the user the request's ``user`` field, or ``default`` without one.
 - **Hosts.** A request whose ``Host`` is not one the server serves is a 421, one from another
   site's page (``Origin``) a 403, before anything else runs - ``/ui`` included
-  (``caim.agent.web.HostGuard``; which hosts: ``served_hosts``, loopback names alone with
+  (``caim.agent.surfaces.web.HostGuard``; which hosts: ``served_hosts``, loopback names alone with
   authentication off).
 - **The turn.** The newest ``user`` message of ``messages`` is the turn, answered through caim's
   graph (memory controller, retrieval, answer). Earlier messages are the client's own copy of the
@@ -79,7 +79,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent.facade import CaimAgent, Reply, Used
 from caim.agent.memory import Memory
-from caim.agent.web import Guard, HostGuard, Verify, body_limit, default_verify, one_line, served_hosts
+from caim.agent.surfaces.web import Guard, HostGuard, Verify, body_limit, default_verify, one_line, served_hosts
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, EndpointError, InputError, argument_error
 from caim.core.trace import usage
@@ -100,7 +100,7 @@ DEFAULT_IDLE_SECONDS = 30 * 60.0
 DEFAULT_TURN_TIMEOUT = 300.0
 #: The user of a request without ``user`` when authentication is off.
 DEFAULT_USER = "default"
-#: Where the memory browser (``caim.agent.ui``) is mounted.
+#: Where the memory browser (``caim.agent.surfaces.ui``) is mounted.
 UI_PATH = "/ui"
 
 ERROR_TYPES = {
@@ -443,7 +443,7 @@ def create_app(
     Args:
         agent: a ready ``CaimAgent`` (kept open); without one, ``CaimAgent()`` is built at startup
             from the ``CAIM_*`` settings and closed at shutdown.
-        verify: maps a bearer token to its user id or None (default ``caim.agent.auth.verify`` over
+        verify: maps a bearer token to its user id or None (default ``caim.agent.surfaces.auth.verify`` over
             ``CAIM_AUTH_TOKENS``, which must then be set).
         auth: ``False`` serves without tokens, the user being the request's ``user`` field - only
             for a server bound to a loopback address (``caim serve --no-auth`` checks that).
@@ -452,7 +452,7 @@ def create_app(
         max_body_bytes: largest request body (default ``CAIM_MAX_BODY_BYTES`` or 1 MiB).
         model_id: the model id served and named in responses.
         bind: the address the server listens on, when known: with ``auth`` the hosts it answers
-            follow from it (``caim.agent.web.served_hosts``); without, loopback names only. A request
+            follow from it (``caim.agent.surfaces.web.served_hosts``); without, loopback names only. A request
             for another host is a 421, from another site's page a 403 - the memory browser at ``/ui``
             included.
 
@@ -502,8 +502,8 @@ def _mount_ui(app: FastAPI, check: Verify | None, bind: str | None) -> None:
     """The memory browser at ``UI_PATH``, on the agent's memory, with the same tokens (its own sign-in,
     sessions and body limit); left out, with a warning, when its templates' engine is not installed."""
     try:
-        from caim.agent.ui import DEFAULT_USER as UI_USER
-        from caim.agent.ui import create_ui
+        from caim.agent.surfaces.ui import DEFAULT_USER as UI_USER
+        from caim.agent.surfaces.ui import create_ui
     except ImportError as exc:
         log.warning("caim serve: no memory browser at %s (pip install 'caim[server]': %s)", UI_PATH, exc)
         return

@@ -136,7 +136,7 @@ class SQLite(Connection):
     def __init__(self, path: Path | None):
         """The database file ``path`` (``None``: in memory), created 0600 in a 0700 folder. A damaged
         file raises a one-line ``StorageError`` naming it and the fix, and is left as it is. The
-        schema is the caller's (``caim.memory.migrations``)."""
+        schema is the caller's (``caim.memory.storage.migrations``)."""
         super().__init__()
         target = str(path) if path is not None else ":memory:"
         self.where = target
@@ -179,7 +179,7 @@ class Postgres(Connection):
 
     def __init__(self, url: str, namespace: str):
         """A connection to ``url`` working in schema ``namespace`` (created if missing); the tables in
-        it are the caller's (``caim.memory.migrations``)."""
+        it are the caller's (``caim.memory.storage.migrations``)."""
         super().__init__()
         try:
             import psycopg

@@ -21,7 +21,6 @@ from datetime import datetime
 
 import numpy as np
 
-from caim.memory.cache import PerUserCache
 from caim.memory.maintenance import record_slots
 from caim.memory.records import as_aware
 from caim.memory.search import (
@@ -38,7 +37,8 @@ from caim.memory.search import (
     search,
 )
 from caim.memory.search.lexical import BM25_B, BM25_K1, MAX_DF
-from caim.memory.store import MemoryStore
+from caim.memory.storage.cache import PerUserCache
+from caim.memory.storage.store import MemoryStore
 from caim.memory.text.slots import asked
 
 __all__ = [

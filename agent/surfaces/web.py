@@ -1,8 +1,8 @@
 """What caim's HTTP servers share: the hosts they serve, bearer-token users, a body limit, one-line errors.
 
-Used by every server caim starts - ``caim serve`` (``caim.agent.openai_server``), ``caim mcp --http``
-(``caim.agent.mcp_server``), ``caim ui`` (``caim.agent.ui``), the LangGraph deployment's auth handlers
-(``caim.agent.auth``) - and the FastAPI example (``examples/fastapi_chat.py``).
+Used by every server caim starts - ``caim serve`` (``caim.agent.surfaces.openai_server``), ``caim mcp --http``
+(``caim.agent.surfaces.mcp_server``), ``caim ui`` (``caim.agent.surfaces.ui``), the LangGraph deployment's auth handlers
+(``caim.agent.surfaces.auth``) - and the FastAPI example (``examples/fastapi_chat.py``).
 
 - ``HostGuard`` (ASGI middleware, outermost) answers 421 to a request whose ``Host`` is not one the
   deployment serves and 403 to one whose ``Origin`` (a browser's page) is not, before anything else
@@ -190,11 +190,11 @@ def loopback(host: str) -> bool:
 
 
 def default_verify(server: str = "the chat server") -> Verify:
-    """``caim.agent.auth.verify`` over ``CAIM_AUTH_TOKENS``, or a one-line ``ConfigError`` when the
+    """``caim.agent.surfaces.auth.verify`` over ``CAIM_AUTH_TOKENS``, or a one-line ``ConfigError`` when the
     variable is not set (``server`` names who refuses to start)."""
     if not os.environ.get("CAIM_AUTH_TOKENS", "").strip():
         raise ConfigError(f'{server} authenticates every request: set CAIM_AUTH_TOKENS=\'{{"<token>": "<user id>"}}\'')
-    from caim.agent import auth
+    from caim.agent.surfaces import auth
 
     return auth.verify
 

@@ -10,7 +10,7 @@ Contracts:
 - The user is never a tool argument. Over stdio it is fixed when the server is built
   (``create_server(memory, user="alice")``, checked with ``check_user``). Over streamable HTTP
   (``create_http_app``) it is the user of the request's ``Authorization: Bearer <token>``, resolved by
-  ``verify`` (``caim.agent.auth.verify`` over ``CAIM_AUTH_TOKENS`` in ``caim mcp --http``); a missing or
+  ``verify`` (``caim.agent.surfaces.auth.verify`` over ``CAIM_AUTH_TOKENS`` in ``caim mcp --http``); a missing or
   unknown token is answered 401 before the request reaches the MCP layer, and a session opened with
   one token cannot be used with another (the SDK answers 404). A server built without a user and
   called without an authenticated request refuses every tool.
@@ -20,7 +20,7 @@ Contracts:
   is a tool error of one line (``is_error``) and nothing is stored; a fault of the server (model
   endpoint down, storage failing) too. Anything else is the SDK's "Error executing tool <name>".
 - Over HTTP a request for a host the server does not serve is a 421, one from another site's page a
-  403 (``caim.agent.web.HostGuard``, as every server caim starts). Arguments that break a tool's
+  403 (``caim.agent.surfaces.web.HostGuard``, as every server caim starts). Arguments that break a tool's
   schema (``k`` of 0 or "ten", an unknown polarity) are a tool error of one line saying what is allowed.
 - Over HTTP a request body over ``max_body_bytes`` (``CAIM_MAX_BODY_BYTES``, default 64 KiB) is
   answered 413 before it is parsed.
@@ -47,8 +47,7 @@ from pydantic import BaseModel, Field, ValidationError
 from starlette.authentication import AuthCredentials
 
 from caim.agent.memory import Memory, SessionSummary
-from caim.agent.tools import remember_text
-from caim.agent.web import (
+from caim.agent.surfaces.web import (
     ASGIApp,
     HostGuard,
     Receive,
@@ -61,11 +60,12 @@ from caim.agent.web import (
     send_json,
     served_hosts,
 )
+from caim.agent.tools import remember_text
 from caim.core.checks import MAX_LOOKUP_ID, check_user, lookup_id
 from caim.core.errors import CaimError, argument_error
 from caim.memory.records import MemoryBrief, MemoryRecord, Polarity
 from caim.memory.search.relevance import explain
-from caim.memory.timeref import long_date
+from caim.memory.text.timeref import long_date
 from caim.prompts.common import DATA_RULE, data_block, quote
 
 #: Most records ``list_memories`` returns (the newest; the rest are counted).
@@ -639,10 +639,10 @@ def create_http_app(
 
     Args:
         memory: The process's memory.
-        verify: Maps a bearer token to its user id, or None (``caim.agent.auth.verify``).
+        verify: Maps a bearer token to its user id, or None (``caim.agent.surfaces.auth.verify``).
         max_body_bytes: The request body limit (default ``CAIM_MAX_BODY_BYTES`` or 64 KiB; 413 above it).
         host: The address it listens on: the hosts it answers follow from it
-            (``caim.agent.web.served_hosts``: on loopback, loopback names and ``CAIM_ALLOWED_HOSTS``);
+            (``caim.agent.surfaces.web.served_hosts``: on loopback, loopback names and ``CAIM_ALLOWED_HOSTS``);
             another ``Host`` is a 421, another site's ``Origin`` a 403, before the token is read.
 
     Returns:

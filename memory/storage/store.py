@@ -29,15 +29,16 @@ import numpy as np
 
 from caim.core.embeddings import Embedder
 from caim.core.errors import StorageError
-from caim.memory.db import DB_FILE, RecordDB
-from caim.memory.jobs import JobQueue
-from caim.memory.locks import UserLocks
 from caim.memory.profile import Profile, parse_profile, profile_key
 from caim.memory.records import MemoryRecord, SourceTurn
-from caim.memory.sql import Postgres
-from caim.memory.terms import TermBook
-from caim.memory.vectors import BATCH as VECTOR_BATCH
-from caim.memory.vectors import VectorIndex
+from caim.memory.storage.db import DB_FILE, RecordDB
+from caim.memory.storage.indexer import Indexer
+from caim.memory.storage.jobs import JobQueue
+from caim.memory.storage.locks import UserLocks
+from caim.memory.storage.sql import Postgres
+from caim.memory.storage.terms import TermBook
+from caim.memory.storage.vectors import BATCH as VECTOR_BATCH
+from caim.memory.storage.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ Progress = Callable[[int, int], None]
 #: when no write has run for ``QUIET_S`` seconds, and ``WRITES_CHUNK`` when a stream of writes kept it
 #: waiting ``WRITES_FIRST_S`` seconds (so a write waits for at most one small call, and indexing is
 #: delayed by writes, never stopped). A large chunk when quiet: each call saves the collection's
-#: graph and its whole id map once (``caim.memory.vectors.BATCH``), a cost that grows with the records.
+#: graph and its whole id map once (``caim.memory.storage.vectors.BATCH``), a cost that grows with the records.
 INDEX_CHUNK = VECTOR_BATCH
 WRITES_CHUNK = 100
 QUIET_S = 0.2
@@ -107,6 +108,7 @@ class MemoryStore:
         check_embedder: bool = True,
         replace_damaged_index: bool = False,
         quota: tuple[int, int] | None = None,
+        indexer: Indexer | None = None,
     ):
         """Embedded: a database file and a Chroma directory in ``data_dir`` (``None``: in memory).
         Shared: ``database_url`` (PostgreSQL) and ``chroma_url`` (a Chroma server), both needed so
@@ -115,12 +117,15 @@ class MemoryStore:
         ``replace_damaged_index``: an embedded Chroma directory that cannot be opened is removed and
         started again empty, for ``reindex`` to fill (without it: a one-line ``StorageError``).
         ``quota``: the most (records, bytes of records) a user may keep; a write past either is a
-        one-line ``QuotaError`` and stores nothing (``None``: no limit)."""
+        one-line ``QuotaError`` and stores nothing (``None``: no limit). ``indexer`` reads written
+        records' words for the lexical index (``None``: the default ``caim.memory`` registers)."""
         root = Path(data_dir) if data_dir is not None else None
         if database_url and not chroma_url and root is not None:
             raise StorageError("CAIM_DATABASE_URL needs CAIM_CHROMA_URL too (a vector index every worker shares)")
         self.embedder = embedder
-        self.db = RecordDB(root / DB_FILE if root is not None else None, url=database_url, namespace=namespace)
+        self.db = RecordDB(
+            root / DB_FILE if root is not None else None, url=database_url, namespace=namespace, indexer=indexer
+        )
         self.db.quota = quota
         try:
             self.vectors = VectorIndex(

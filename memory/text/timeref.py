@@ -38,7 +38,7 @@ from caim.memory.text.dates import (
     mentions,
     month_days,
 )
-from caim.memory.text.lang import LANGUAGES, Language, detect
+from caim.memory.text.lang import Language, detect, tabled
 
 warnings.filterwarnings("ignore", module="dateparser")
 
@@ -207,7 +207,7 @@ def resolve(expression: str, base: datetime) -> TimeRange | None:
         except Exception:  # dateparser raises assorted errors on odd input
             span = None
     if span is None:  # a short phrase of another language may read as English ("fin juin")
-        span = _from_tables(expression.strip(), base, [other for other in LANGUAGES[1:] if not other.unspaced])
+        span = _from_tables(expression.strip(), base, [other for other in tabled()[1:] if not other.unspaced])
     return TimeRange(expression.strip(), *span) if span else None
 
 
@@ -215,7 +215,7 @@ def _foreign(expression: str, base: datetime, language: Language) -> tuple[datet
     """The range of a phrase in another language: from the tables (its own language's, then those of
     the others written the same way: "先週" alone looks Chinese, "hier" German), else what
     dateparser reads in the phrase's language."""
-    alike = [other for other in LANGUAGES[1:] if other.unspaced == language.unspaced and other is not language]
+    alike = [other for other in tabled()[1:] if other.unspaced == language.unspaced and other is not language]
     return _from_tables(expression, base, [language, *alike]) or _parsed(expression, base, language.code)
 
 

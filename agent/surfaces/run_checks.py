@@ -1,9 +1,9 @@
 """What a client may send a LangGraph server in a run, checked before the server stores the run.
 
 Both LangGraph configurations check every run (and cron) the same way, with these functions: the
-authenticated deployment (``deploy/langgraph.json``) in its auth handlers (``caim.agent.auth``), the
+authenticated deployment (``deploy/langgraph.json``) in its auth handlers (``caim.agent.surfaces.auth``), the
 local ``langgraph dev`` (``langgraph.json``) in the middleware of its HTTP app
-(``caim.agent.langgraph_app``). Without them the server would silently drop a context key the
+(``caim.agent.surfaces.langgraph_app``). Without them the server would silently drop a context key the
 graph's ``Context`` does not have and turn a value out of range into "An internal error occurred".
 
 - the run context (or, when a client sends none, ``config.configurable``) may carry only what

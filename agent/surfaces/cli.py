@@ -37,9 +37,9 @@ if TYPE_CHECKING:
     from caim.core.models import Models
     from caim.core.settings import Settings
     from caim.memory.chat_exports import Said as Chat
-    from caim.memory.db import RecordDB
     from caim.memory.records import MemoryBrief
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.db import RecordDB
+    from caim.memory.storage.store import MemoryStore
 
 #: Entry-point group of sub-command groups that other packages add (``caim eval`` from ``caim.eval``).
 PLUGINS = "caim.cli"
@@ -222,7 +222,7 @@ def _store(settings: Settings, **options: Any) -> MemoryStore:
     """The memory store alone (no agent, no checkpoints), with the configured embedder, open to
     records another model embedded (``options``: more arguments of ``MemoryStore``)."""
     from caim.graph.services import check_data_dir, default_embedder
-    from caim.memory.store import MemoryStore
+    from caim.memory.storage.store import MemoryStore
 
     if not (settings.database_url or settings.chroma_url):
         check_data_dir(settings)
@@ -243,7 +243,7 @@ def _records(settings: Settings) -> Iterator[RecordDB | None]:
     """The record database alone - no model, no vector index - to read records; ``None`` when the
     data dir holds none. A data dir of caim 0.1 (records in Chroma only) is migrated by opening the
     full store once."""
-    from caim.memory.db import DB_FILE, RecordDB
+    from caim.memory.storage.db import DB_FILE, RecordDB
 
     db_file = settings.data_dir / DB_FILE
     if not settings.database_url and not db_file.exists():
@@ -456,7 +456,7 @@ def _token_users() -> str:
     """Who may use a server that authenticates each request: the users ``CAIM_AUTH_TOKENS`` names."""
     import os
 
-    from caim.agent.auth import parse_tokens
+    from caim.agent.surfaces.auth import parse_tokens
 
     users = set(parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).values())
     return f"for the {_count(len(users), 'user')} CAIM_AUTH_TOKENS names (a bearer token each)"
@@ -471,7 +471,7 @@ def _check_access(command: str, host: str, no_auth: bool, *, open_to: str) -> No
     """
     import os
 
-    from caim.agent.web import loopback
+    from caim.agent.surfaces.web import loopback
 
     if no_auth and not loopback(host):
         raise ConfigError(
@@ -506,7 +506,7 @@ def serve(
     try:
         import uvicorn
 
-        from caim.agent.openai_server import create_app
+        from caim.agent.surfaces.openai_server import create_app
     except ImportError as exc:
         raise ConfigError(f"caim serve needs the server extra: pip install 'caim[server]' ({exc})") from None
     from caim.agent.facade import CaimAgent
@@ -546,7 +546,7 @@ def ui(
     try:
         import uvicorn
 
-        from caim.agent.ui import create_ui_app
+        from caim.agent.surfaces.ui import create_ui_app
     except ImportError as exc:
         raise ConfigError(f"caim ui needs the server extra: pip install 'caim[server]' ({exc})") from None
     from caim.agent.memory import Memory
@@ -740,7 +740,7 @@ def memories_export(
     """Export a user's memories as JSON (streamed: any number of records in constant memory)."""
     from caim.core.checks import check_user
     from caim.memory.profile import parse_profile, profile_key
-    from caim.memory.terms import TermBook
+    from caim.memory.storage.terms import TermBook
     from caim.memory.transfer import export_lines
 
     user = check_user(user)
@@ -768,7 +768,7 @@ def memories_import(
     (an import stopped half way is finished by running it again). Its vectors are reused when this
     data dir embeds with the same model. It says how many records it added, updated, found unchanged
     and left out."""
-    from caim.agent.progress import ingest_progress
+    from caim.agent.surfaces.progress import ingest_progress
     from caim.memory.transfer import read_export
 
     data = read_export(file)
@@ -826,7 +826,7 @@ def memories_import_chat(
         raise InputError(f"no messages from {me!r} in {file}; senders: {found}{more}")
 
     from caim.agent.memory import MAX_MESSAGES, Memory
-    from caim.agent.progress import ingest_progress
+    from caim.agent.surfaces.progress import ingest_progress
 
     settings = _settings(data_dir)
     gap = timedelta.max if fmt in ASSISTANT_FORMATS else timedelta(hours=gap_hours)  # a conversation is a session
@@ -894,7 +894,7 @@ def memories_reindex(data_dir: Path | None = DataDir) -> None:
 @memories_app.command("reembed")
 def memories_reembed(data_dir: Path | None = DataDir) -> None:
     """Embed every record again with the configured embedding model (after switching models)."""
-    from caim.agent.progress import ingest_progress
+    from caim.agent.surfaces.progress import ingest_progress
 
     store = _store(_settings(data_dir))
     try:
@@ -908,7 +908,7 @@ def memories_reembed(data_dir: Path | None = DataDir) -> None:
 @memories_app.command("pending")
 def memories_pending(data_dir: Path | None = DataDir) -> None:
     """Sessions ended in the background and not yet post-thought (processed by the next caim start)."""
-    from caim.memory.jobs import JobQueue
+    from caim.memory.storage.jobs import JobQueue
 
     with _records(_settings(data_dir)) as db:
         jobs = JobQueue(db).pending() if db is not None else []
@@ -1028,7 +1028,7 @@ def mcp(
     else:  # standard output is the protocol's; MCP hosts log standard error
         err.print(f"caim mcp - stdio: every tool reads and changes the memory of {user!r}", highlight=False)
     try:
-        from caim.agent import mcp_server
+        from caim.agent.surfaces import mcp_server
     except ImportError as exc:
         raise ConfigError(f"caim mcp needs the MCP SDK: pip install 'caim[server]' ({exc})") from None
     from caim.agent.memory import Memory
@@ -1036,8 +1036,8 @@ def mcp(
     if http:
         import uvicorn
 
-        from caim.agent.auth import verify
-        from caim.agent.web import body_limit
+        from caim.agent.surfaces.auth import verify
+        from caim.agent.surfaces.web import body_limit
 
         body_limit()  # a bad CAIM_MAX_BODY_BYTES stops the server before it starts
         with Memory(settings) as memory:
@@ -1073,7 +1073,7 @@ def ontology_show(
     """Show the current ontology (the default plus any extensions in the data dir; with --user, that
     user's view, with the terms learned from their words)."""
     from caim.core.checks import check_user
-    from caim.memory.terms import TermBook
+    from caim.memory.storage.terms import TermBook
     from caim.ontology import OntologyStore
 
     settings = _settings(data_dir)

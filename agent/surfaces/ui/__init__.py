@@ -22,14 +22,14 @@ Routes (under ``/ui``):
 
 Contracts:
 
-- **Who.** ``POST /signin`` checks the token with ``verify`` (``caim.agent.auth.verify`` over
+- **Who.** ``POST /signin`` checks the token with ``verify`` (``caim.agent.surfaces.auth.verify`` over
   ``CAIM_AUTH_TOKENS``, as ``caim serve``) and sets the cookie ``caim_session``: a signed value naming
   the user, never the token (HttpOnly, SameSite=Strict, Secure on https, 12 hours;
-  ``caim.agent.ui.session``). A bad token is a 401 page. Pages also take ``Authorization: Bearer
+  ``caim.agent.surfaces.ui.session``). A bad token is a 401 page. Pages also take ``Authorization: Bearer
   <token>`` (scripts). Without either, a page redirects (303) to the sign-in page and an action is a
   401. With ``auth=False`` one local user is served without sign-in, to loopback ``Host`` names only.
 - **Hosts.** A request for a host the browser does not serve is a 421, one from another site's page
-  (``Origin``) a 403 (``caim.agent.web.HostGuard``, the guard of every server caim starts).
+  (``Origin``) a 403 (``caim.agent.surfaces.web.HostGuard``, the guard of every server caim starts).
 - **CSRF.** Every state-changing request is a POST whose form carries ``csrf``, an HMAC of the session
   under the browser's secret; without it (or with another session's) the answer is 403 and nothing
   changes. Bearer-token requests need none (another site cannot send the header).
@@ -44,6 +44,6 @@ Contracts:
 
 from __future__ import annotations
 
-from caim.agent.ui.app import DEFAULT_USER, create_ui, create_ui_app
+from caim.agent.surfaces.ui.app import DEFAULT_USER, create_ui, create_ui_app
 
 __all__ = ["DEFAULT_USER", "create_ui", "create_ui_app"]

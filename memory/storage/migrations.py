@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from caim.memory.sql import Connection, Cursor
+from caim.memory.storage.sql import Connection, Cursor
 
 #: A migration: the statements of one schema change, run inside the migration's transaction.
 Migration = Callable[[Cursor], None]
@@ -67,7 +67,7 @@ def migrate(conn: Connection, migrations: list[tuple[str, Migration]] | None = N
     """Run the migrations the database has not run yet, each in its own transaction, and record them.
 
     Args:
-        conn: An open SQLite or PostgreSQL connection (``caim.memory.sql``).
+        conn: An open SQLite or PostgreSQL connection (``caim.memory.storage.sql``).
         migrations: The registry to apply; ``MIGRATIONS`` when not given.
 
     Returns:
@@ -140,7 +140,7 @@ def _has_column(c: Cursor, table: str, column: str) -> bool:
 
 # ---- the migrations, in order -------------------------------------------------------------------
 
-#: The tables of the first release with a registry (see ``caim.memory.db`` for what each holds).
+#: The tables of the first release with a registry (see ``caim.memory.storage.db`` for what each holds).
 INITIAL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
     rid INTEGER PRIMARY KEY,

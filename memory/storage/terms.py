@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from caim.memory.db import RecordDB
+    from caim.memory.storage.db import RecordDB
 
 #: Most terms one user's ontology may learn (a proposal past it is dropped with a log line).
 MAX_USER_TERMS = 500

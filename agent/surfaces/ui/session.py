@@ -47,7 +47,7 @@ def ui_secret() -> bytes:
 
 def bound(secret: bytes, context: bytes) -> bytes:
     """A signing secret derived from ``secret`` and ``context``: sessions signed under it are refused
-    once ``context`` changes (e.g. the deployment's tokens: ``caim.agent.auth.tokens_fingerprint``)."""
+    once ``context`` changes (e.g. the deployment's tokens: ``caim.agent.surfaces.auth.tokens_fingerprint``)."""
     return hmac.new(secret, b"caim-ui-tokens\x00" + context, hashlib.sha256).digest()
 
 

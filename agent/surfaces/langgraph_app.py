@@ -2,21 +2,21 @@
 the local ``langgraph dev`` server and in ``deploy/langgraph.json`` for the authenticated
 deployment): no routes of its own, middleware the server puts around every route, its own API included.
 
-- The hosts served: ``caim.agent.web.HostGuard``, the guard of every server caim starts - with
+- The hosts served: ``caim.agent.surfaces.web.HostGuard``, the guard of every server caim starts - with
   ``CAIM_ALLOWED_HOSTS`` set, a request for another ``Host`` is a 421 and one from another site's page
   (``Origin``) a 403 (LangGraph Studio's page is another site: list its host to use Studio with the
   server); unset, any host. ``/ok`` and ``/health`` (the server's health) pass.
 - One-line refusals: the server's own 4xx answers (its request validation) are cut to their first
-  paragraph on one line (``caim.agent.web.OneLineErrors``).
+  paragraph on one line (``caim.agent.surfaces.web.OneLineErrors``).
 - Runs checked before the server stores them, as the deployment's auth handlers do
-  (``caim.agent.run_checks``): a request that creates or changes runs, crons or assistants (``POST``,
+  (``caim.agent.surfaces.run_checks``): a request that creates or changes runs, crons or assistants (``POST``,
   ``PUT`` or ``PATCH`` under ``/runs``, ``/crons`` or ``/assistants``) is read whole - at most
   ``max_run_bytes()``, else a 413 - and a context key no run may set, a value out of range, an
   unknown policy, too many or too long messages or a bad turn time is answered 400, 413 or 422 with
   ``{"detail": "<one line naming the field>"}``; anything else goes on to the server, body unchanged.
 
 Without authentication (``langgraph.json``) the user is the run context's ``user_id`` (a local,
-single-user server); who may do what on the deployment is ``caim.agent.auth``'s (the auth handlers).
+single-user server); who may do what on the deployment is ``caim.agent.surfaces.auth``'s (the auth handlers).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import re
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
-from caim.agent.run_checks import MAX_INPUT_MESSAGES, RunRefused, check_run
-from caim.agent.web import (
+from caim.agent.surfaces.run_checks import MAX_INPUT_MESSAGES, RunRefused, check_run
+from caim.agent.surfaces.web import (
     ASGIApp,
     HostGuard,
     Message,

@@ -22,7 +22,7 @@ Then:
   ``MAX_METADATA_BYTES`` and a store item's value over ``MAX_STORE_VALUE_BYTES`` (as JSON) are
   refused with a 413 naming the limit;
 - the hosts served and one-line refusals are the deployment's HTTP middleware
-  (``caim.agent.langgraph_app``, ``http.app`` in ``deploy/langgraph.json``): with ``CAIM_ALLOWED_HOSTS``
+  (``caim.agent.surfaces.langgraph_app``, ``http.app`` in ``deploy/langgraph.json``): with ``CAIM_ALLOWED_HOSTS``
   set, a request for another ``Host`` is a 421, one from another site's page a 403 - the same guard
   as every server caim starts;
 - assistants (the deployed graph) can be read by every authenticated user, changed by none.
@@ -38,7 +38,7 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from caim.agent import run_checks
+from caim.agent.surfaces import run_checks
 from caim.core.errors import ConfigError
 
 auth = Auth()
@@ -101,7 +101,7 @@ def verify(token: str) -> str | None:
 
 
 def check_run_context(context: Any) -> None:
-    """Refuse (400, one line) a run context a client may not send (``caim.agent.run_checks``)."""
+    """Refuse (400, one line) a run context a client may not send (``caim.agent.surfaces.run_checks``)."""
     try:
         run_checks.check_run_context(context)
     except run_checks.RunRefused as exc:
@@ -109,7 +109,7 @@ def check_run_context(context: Any) -> None:
 
 
 def check_run_input(payload: Any) -> None:
-    """Refuse a run's input before the server stores it (413 or 422, one line; ``caim.agent.run_checks``)."""
+    """Refuse a run's input before the server stores it (413 or 422, one line; ``caim.agent.surfaces.run_checks``)."""
     try:
         run_checks.check_run_input(payload)
     except run_checks.RunRefused as exc:

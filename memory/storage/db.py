@@ -1,6 +1,6 @@
 """The record database: every record, its lexical postings, tags, names and vector, in SQLite.
 
-This is the source of truth for long-term memory. Chroma (``caim.memory.vectors``) holds the same
+This is the source of truth for long-term memory. Chroma (``caim.memory.storage.vectors``) holds the same
 vectors for nearest-neighbour search and can always be rebuilt from here. One file,
 ``memory.sqlite`` in the data dir, in WAL mode (a reader and a writer from several processes).
 
@@ -22,8 +22,8 @@ Tables (every row carries its ``user_id``; every query filters by it):
 - ``meta``: settings of the database (the embedding model of its vectors, ...); ``jobs``: the
   post-thinking queue.
 - ``user_denied``: the ontology terms a user has denied (nothing under them is stored for that user).
-- ``user_terms``: the ontology terms learned from a user's own words (``caim.memory.terms``).
-- ``_migrations``: the schema changes the database has run (``caim.memory.migrations`` holds them
+- ``user_terms``: the ontology terms learned from a user's own words (``caim.memory.storage.terms``).
+- ``_migrations``: the schema changes the database has run (``caim.memory.storage.migrations`` holds them
   and runs the missing ones when the database opens).
 
 Every write is one transaction: a record, its postings and its statistics change together. What a
@@ -43,11 +43,10 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from caim.core.errors import QuotaError
-from caim.memory.migrations import migrate
 from caim.memory.records import MemoryRecord, as_aware
-from caim.memory.sql import Cursor, Postgres, SQLite
-from caim.memory.text import detect, expecting, has_time_expression, names, prior, usual
-from caim.memory.text.tokens import terms
+from caim.memory.storage.indexer import Indexer, default_indexer
+from caim.memory.storage.migrations import migrate
+from caim.memory.storage.sql import Cursor, Postgres, SQLite
 
 #: Stored texts a write reads for the language its user usually writes in (``usual_language``).
 USUAL_SAMPLE = 64
@@ -69,22 +68,8 @@ def unpack(blob: bytes | None) -> np.ndarray | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float16).astype(np.float32)
 
 
-def _indexed(rec: MemoryRecord) -> tuple[list[str], float, bool, list[str]]:
-    """Lexical terms, prior, time-expression flag and names of a record (computed in code). The prior
-    and the time-expression flag read the thought and the source turns it does not cover: a thought
-    that misses its turn's point ("Mel") does not hide that the turn was informative or dated."""
-    text = rec.lexical_text()
-    # its date is written in English whatever the record's language: the words after it tell that
-    words = terms(text, detect(text.removeprefix(rec.day())))
-    speakers = frozenset({rec.speaker}) if rec.speaker else frozenset()
-    found = list(dict.fromkeys([*(e.value for e in rec.entities), *names(rec.thought, speakers)]))
-    said = [rec.thought, *rec.uncovered()]
-    informative = max(prior(t, rec.turn, speakers) for t in said)
-    return words, informative, any(has_time_expression(t) for t in said), found
-
-
 class _Row(NamedTuple):
-    """A record to write, with what ``_indexed`` computed for it and its stored form (``body``)."""
+    """A record to write, with what the indexer computed for it and its stored form (``body``)."""
 
     rec: MemoryRecord
     body: str
@@ -136,10 +121,20 @@ def _as_columns(rows: Sequence[tuple]) -> dict[str, Any]:
 
 class RecordDB:
     """The record database: SQLite in the data dir (``path=None``: in memory, for tests and
-    evaluation runs), or PostgreSQL (``url``), shared by several workers, in schema ``namespace``."""
+    evaluation runs), or PostgreSQL (``url``), shared by several workers, in schema ``namespace``.
+    ``indexer`` reads each written record's words for the indexes (``None``: the registered default,
+    ``caim.memory.storage.indexer``)."""
 
-    def __init__(self, path: Path | str | None, *, url: str | None = None, namespace: str = "caim"):
+    def __init__(
+        self,
+        path: Path | str | None,
+        *,
+        url: str | None = None,
+        namespace: str = "caim",
+        indexer: Indexer | None = None,
+    ):
         self.path = Path(path) if path is not None else None
+        self.indexer = indexer if indexer is not None else default_indexer()
         self.conn: SQLite | Postgres = Postgres(url, namespace) if url else SQLite(self.path)
         self.where = self.conn.where
         try:
@@ -186,8 +181,8 @@ class RecordDB:
         rows = []
         for i, (rec, vec, was) in enumerate(zip(records, vectors, indexed or [False] * len(records), strict=True)):
             if last[rec.id] == i:
-                with expecting(language[rec.user_id]):
-                    rows.append(_Row(rec, rec.model_dump_json(), vec, *_indexed(rec), int(was)))
+                read = self.indexer.index(rec, language[rec.user_id])
+                rows.append(_Row(rec, rec.model_dump_json(), vec, *read, int(was)))
         with self._tx() as c:
             before = {u: self._usage(c, u) for u in users} if self.quota is not None else {}
             for user_id, ids in _ids_by_user(records).items():
@@ -761,10 +756,10 @@ class RecordDB:
         return [MemoryRecord.model_validate_json(b).thought for (_, b) in self._sampled(user_id, k, "body")]
 
     def usual_language(self, user_id: str, texts: Sequence[str] = (), k: int = USUAL_SAMPLE) -> str:
-        """The language the user usually writes in (``caim.memory.text.lang.usual``) by ``k`` of their
+        """The language the user usually writes in (the indexer's ``usual_language``) by ``k`` of their
         stored texts (``sample_texts``) and ``texts``: a write indexes its records, and the search
         reads a question, in it where their words leave the language open (``expecting``)."""
-        return usual([*self.sample_texts(user_id, k), *texts])
+        return self.indexer.usual_language([*self.sample_texts(user_id, k), *texts])
 
     def _sampled(self, user_id: str, k: int, column: Literal["vec", "body"]) -> list[tuple]:
         """``(rid, column)`` of the first record at or after each of ``k`` evenly spaced times of the

@@ -1,4 +1,4 @@
-"""The memory browser's app: pages and actions under ``/ui`` (see ``caim.agent.ui`` for the contracts).
+"""The memory browser's app: pages and actions under ``/ui`` (see ``caim.agent.surfaces.ui`` for the contracts).
 
 ``create_ui`` builds the app to mount at ``/ui`` (``caim serve`` mounts it there); ``create_ui_app``
 is ``caim ui``'s whole server: that app at ``/ui``, ``/`` redirecting to it, and ``/health``.
@@ -26,9 +26,9 @@ from langchain_core.messages import BaseMessage
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent.memory import Memory, SessionTurn, session_turns
-from caim.agent.ui.charts import categories, weekly
-from caim.agent.ui.session import COOKIE, Signer, bound, ui_secret
-from caim.agent.web import (
+from caim.agent.surfaces.ui.charts import categories, weekly
+from caim.agent.surfaces.ui.session import COOKIE, Signer, bound, ui_secret
+from caim.agent.surfaces.web import (
     ASGIApp,
     Guard,
     HostGuard,
@@ -201,7 +201,7 @@ def _segment(value: str) -> str:
 def templates() -> Environment:
     """The browser's Jinja2 templates (installed with the package), autoescaped, strict about names."""
     env = Environment(
-        loader=PackageLoader("caim.agent.ui", "templates"),
+        loader=PackageLoader("caim.agent.surfaces.ui", "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -453,12 +453,12 @@ def create_ui(
     open_session: OpenSession | None = None,
     bind: str | None = None,
 ) -> FastAPI:
-    """The memory browser, to mount at ``/ui`` (see ``caim.agent.ui``).
+    """The memory browser, to mount at ``/ui`` (see ``caim.agent.surfaces.ui``).
 
     Args:
         memory: The ``Memory`` every page uses, or a function returning it (when it is built later,
             e.g. at a server's startup).
-        verify: Maps a token to its user id or None (default ``caim.agent.auth.verify`` over
+        verify: Maps a token to its user id or None (default ``caim.agent.surfaces.auth.verify`` over
             ``CAIM_AUTH_TOKENS``, which must then be set; sessions are then signed under those tokens
             too, so removing or reassigning a token ends every session at the next start).
         auth: False serves one local ``user`` without sign-in, to loopback ``Host`` names only
@@ -468,7 +468,7 @@ def create_ui(
         max_body_bytes: Largest request body, an import's file included (default ``CAIM_MAX_BODY_BYTES``, else 16 MiB).
         open_session: Reads a user's open chat session (``caim serve``'s agent), for the session page.
         bind: The address the server listens on, when known: the hosts it answers follow from it and
-            ``auth`` (``caim.agent.web.served_hosts``; a request for another is a 421).
+            ``auth`` (``caim.agent.surfaces.web.served_hosts``; a request for another is a 421).
 
     Returns:
         The app.
@@ -477,7 +477,7 @@ def create_ui(
     limit = body_limit(max_body_bytes) if max_body_bytes is not None or _env_limit() else DEFAULT_MAX_BODY_BYTES
     signing = secret or ui_secret()
     if auth and verify is None:  # the deployment's tokens: their sessions end when the tokens change
-        from caim.agent.auth import tokens_fingerprint
+        from caim.agent.surfaces.auth import tokens_fingerprint
 
         signing = bound(signing, tokens_fingerprint())
     browser = Browser(memory, check, user, Signer(signing), limit, open_session)

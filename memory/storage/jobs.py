@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from caim.memory.db import RecordDB
+    from caim.memory.storage.db import RecordDB
 
 
 @dataclass(frozen=True)
