@@ -3,10 +3,13 @@
 Every phase writes a fresh data directory on disk, as a user's would be, with the default embedder,
 and runs in a process of its own (its peak memory is its own):
 
-- **remember**: ``Memory.remember`` of LoCoMo conversations (``--data``; ``--conversations`` of them),
-  session by session, LLM-free (every judged role on code: ``CAIM_USE_MODEL_FOR='[]'``): turns/s
-  over the whole run and over its first and last tenth of the turns, records stored, and where the
-  time went (embedding, searching, database writes, model calls, the rest);
+- **remember**: ``Memory.remember`` of LoCoMo conversations (``--data``; ``--conversations`` of them,
+  the first ``--sessions`` sessions of each), session by session, LLM-free (every judged role on code:
+  ``CAIM_USE_MODEL_FOR='[]'``): turns/s over the whole run and over its first and last tenth of the
+  turns, records stored, and where the time went (embedding, searching, database writes, model
+  calls, the rest). What a process loads once (the embedder, the ontology's index, the reader's
+  models and the language tables, read on a first use) is loaded by a warm-up before the clock
+  starts (a search, and a two-turn session remembered for another user): its seconds are given apart;
 - **bundled model**: post-thinking of a 20-turn session (the first 20 turns of the first session that
   long) with the bundled model deciding its probed roles as shipped (the model's
   load not counted);
@@ -19,7 +22,9 @@ and runs in a process of its own (its peak memory is its own):
   the command's start, and the same history imported again (every session skipped).
 
 The rates depend on the machine's load: each phase gives the load average at its start and end, and
-its process's CPU seconds (all its threads: the embedder runs on two).
+its process's CPU seconds (``time.process_time``: all its threads, the embedder's included) with the
+rate per CPU second beside the rate per wall second (on a machine whose cores other jobs share, the
+CPU-based rate is the one that compares across runs).
 
 Usage::
 
@@ -132,14 +137,19 @@ def tenths(marks: list[tuple[float, int]]) -> tuple[float, float]:
     return first[1] / max(first[0], 1e-9), last
 
 
-def watched(path: Path) -> tuple[Any, Clock]:
-    """An LLM-free memory at ``path``, warmed up (the embedder and the ontology's index loaded), and
-    the clock timing it."""
+def watched(path: Path, warm_up: list[dict] | None = None) -> tuple[Any, Clock, float]:
+    """An LLM-free memory at ``path``, warmed up (the embedder and the ontology's index loaded; with
+    ``warm_up``, those messages remembered for another user: the reader's models and the language
+    tables loaded), the clock timing it, and the warm-up's seconds."""
+    t = time.perf_counter()
     memory = memory_at(path, llm_free=True)
     memory.search("warm up the model and the ontology's index", user_id="nobody")
+    if warm_up:
+        memory.remember(warm_up, user_id="warm-up", background=False)
+    warm_s = time.perf_counter() - t
     clock = Clock()
     clock.watch(memory)
-    return memory, clock
+    return memory, clock, warm_s
 
 
 def memory_at(path: Path, *, llm_free: bool) -> Any:
@@ -150,13 +160,13 @@ def memory_at(path: Path, *, llm_free: bool) -> Any:
     return Memory(settings, background=False)
 
 
-def phase_remember(data: str, conversations: int, root: str) -> dict:
-    """Remember the conversations into ``root``/remember, LLM-free (a user each); export each user to
-    ``root``/export-N.json."""
+def phase_remember(data: str, conversations: int, root: str, most: int = 0) -> dict:
+    """Remember the conversations (the first ``most`` sessions of each; 0: all) into ``root``/remember,
+    LLM-free (a user each); export each user to ``root``/export-N.json."""
     from caim.memory.transfer import export_lines
 
-    convs = sessions_of(data, conversations)
-    memory, clock = watched(Path(root) / "remember")
+    convs = [c[:most] if most else c for c in sessions_of(data, conversations)]
+    memory, clock, warm_s = watched(Path(root) / "remember", convs[0][0][:2])
     marks: list[tuple[float, int]] = []
     turns = 0
     start, cpu = time.perf_counter(), time.process_time()
@@ -189,6 +199,8 @@ def phase_remember(data: str, conversations: int, root: str) -> dict:
         "seconds": round(seconds, 1),
         "turns_per_s": round(turns / seconds, 1),
         "cpu_s": round(cpu, 1),
+        "turns_per_cpu_s": round(turns / max(cpu, 1e-9), 1),
+        "warm_up_s": round(warm_s, 1),
         "first_tenth_per_s": round(first, 1),
         "last_tenth_per_s": round(last, 1),
         "spent_s": spent,
@@ -221,7 +233,7 @@ def phase_import(root: str, strip_vectors: bool) -> dict:
     from caim.memory.transfer import read_export
 
     sources = exports(root, strip_vectors)
-    memory, clock = watched(Path(tempfile.mkdtemp(dir=root, prefix="import-")))
+    memory, clock, _ = watched(Path(tempfile.mkdtemp(dir=root, prefix="import-")))
     marks: list[tuple[float, int]] = []
     n = 0
     start, cpu = time.perf_counter(), time.process_time()
@@ -249,6 +261,7 @@ def phase_import(root: str, strip_vectors: bool) -> dict:
         "seconds": round(seconds, 2),
         "records_per_s": round(n / seconds, 1),
         "cpu_s": round(cpu, 2),
+        "records_per_cpu_s": round(n / max(cpu, 1e-9), 1),
         "first_tenth_per_s": round(first, 1),
         "last_tenth_per_s": round(last, 1),
         "vector_index_after_s": round(indexed_s, 2),
@@ -347,6 +360,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="", help="LoCoMo JSON (e.g. ../shared/data/locomo-dev/locomo_dev.json)")
     ap.add_argument("--conversations", type=int, default=5, help="LoCoMo conversations remembered")
+    ap.add_argument("--sessions", type=int, default=0, help="remember the first N sessions of each (0: all)")
     ap.add_argument("--no-model", action="store_true", help="leave out the bundled model's session")
     ap.add_argument("--no-chat", action="store_true", help="leave out import-chat")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -368,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="caim-ingest-") as root:
         for name, fargs, wanted in (
-            ("remember", (args.data, args.conversations, root), True),
+            ("remember", (args.data, args.conversations, root, args.sessions), True),
             ("import", (root, False), True),
             ("import without vectors", (root, True), True),
             ("bundled model session", (args.data,), not args.no_model),
@@ -387,7 +401,10 @@ def main(argv: list[str] | None = None) -> int:
         line = run.line().replace("benchmarks/store_scale.py", "benchmarks/ingest.py")
         scale.write_doc(args.doc, HEADING, section(figures, line))
     r, i = figures["remember"], figures["import"]
-    print(f"remember {r['turns_per_s']:.1f} turns/s, import {i['records_per_s']:.0f} records/s")
+    print(
+        f"remember {r['turns_per_s']:.1f} turns/s ({r['turns_per_cpu_s']:.1f} per CPU s), "
+        f"import {i['records_per_s']:.0f} records/s ({i['records_per_cpu_s']:.0f} per CPU s)"
+    )
     return 0
 
 
@@ -412,10 +429,11 @@ def section(f: dict, line: str) -> str:
         (
             "remember, LLM-free",
             f"**{r['turns_per_s']} turns/s**: {r['turns']:,} turns of {r['conversations']} conversation(s) "
-            f"({r['sessions']} sessions) in {r['seconds']} s ({r['cpu_s']} s of CPU), {r['records']:,} records; "
+            f"({r['sessions']} sessions) in {r['seconds']} s ({r['cpu_s']} s of CPU: {r['turns_per_cpu_s']} turns per "
+            f"CPU s), {r['records']:,} records; "
             "first / last tenth "
             f"{r['first_tenth_per_s']} / {r['last_tenth_per_s']} turns/s; peak RSS {r['peak_mb']} MB; "
-            f"load {r['load'][0]} / {r['load'][1]}",
+            f"load {r['load'][0]} / {r['load'][1]}; warm-up before the clock {r['warm_up_s']} s",
         ),
         ("remember: where the time went", _spent(r["spent_s"])),
         (
@@ -425,7 +443,7 @@ def section(f: dict, line: str) -> str:
         (
             "import of those exports",
             f"**{i['records_per_s']} records/s**: {i['records']:,} records in {i['seconds']} s ({i['cpu_s']} s of "
-            "CPU); first / last tenth "
+            f"CPU: {i['records_per_cpu_s']} records per CPU s); first / last tenth "
             f"{i['first_tenth_per_s']} / {i['last_tenth_per_s']} records/s; vector index caught up "
             f"{i['vector_index_after_s']} s later; peak RSS {i['peak_mb']} MB; load {i['load'][0]} / {i['load'][1]}",
         ),
@@ -437,7 +455,8 @@ def section(f: dict, line: str) -> str:
         rows.append(
             (
                 "import of the export without its vectors (format 1)",
-                f"{w['records_per_s']} records/s: {w['seconds']} s; where the time went: {_spent(w['spent_s'])}",
+                f"{w['records_per_s']} records/s: {w['seconds']} s ({w['cpu_s']} s of CPU: {w['records_per_cpu_s']} "
+                f"records per CPU s); where the time went: {_spent(w['spent_s'])}",
             )
         )
     if "bundled model session" in f:

@@ -150,10 +150,10 @@ class _ChromaAdapter(EmbeddingFunction[Documents]):
 class MiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2 on onnxruntime; 384-dimensional, L2-normalised vectors.
 
-    Texts are embedded in length-bucketed batches: sorted by token count and cut into batches of
-    ``batch_size``, each padded only to its own longest text (one padded batch of mixed lengths
-    spends most of its work on padding). ``threads`` is onnxruntime's intra-op thread count;
-    ``docs/embeddings.md`` compares batch sizes and thread counts.
+    Texts are embedded in length-bucketed batches: sorted by token count and cut into batches of at
+    most ``batch_size`` where padding costs least (``buckets``), each padded only to its own longest
+    text (one padded batch of mixed lengths spends most of its work on padding). ``threads`` is
+    onnxruntime's intra-op thread count; ``docs/embeddings.md`` compares batch sizes and thread counts.
 
     >>> e = MiniLMEmbedder.shared()
     >>> a, b, c = e.embed(["I adopted a puppy", "we got a dog last week", "the stock market fell"])
@@ -206,8 +206,8 @@ class MiniLMEmbedder(Embedder):
         ids = [e.ids for e in enc]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         out = np.zeros((len(ids), self.dims), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
+        for start, end in buckets([len(ids[i]) for i in order], self.batch_size):
+            chunk = order[start:end]
             out[chunk] = self._run([ids[i] for i in chunk])
         return out.tolist()
 
@@ -223,6 +223,36 @@ class MiniLMEmbedder(Embedder):
         pooled = (hidden * mask[..., None]).sum(axis=1) / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return pooled.astype(np.float32)
+
+
+#: What one more batch costs beside its tokens, in tokens (onnxruntime's call and the pooling: a few
+#: milliseconds, about a padded row of this many tokens).
+BATCH_COST = 8
+
+
+def buckets(lengths: Sequence[int], most: int, batch_cost: int = BATCH_COST) -> list[tuple[int, int]]:
+    """Batches of ``lengths`` (sorted, shortest first) as ``(start, end)`` slices of at most ``most``,
+    cut where the padded tokens (each batch padded to its longest) plus ``batch_cost`` per batch are
+    fewest. A text's vector does not depend on the batch it is in, so the cut decides only the work:
+    a long text in a batch of short ones pads all of them.
+
+    >>> buckets([5, 5, 6, 40, 41, 200], 16)
+    [(0, 3), (3, 5), (5, 6)]
+    >>> len(buckets([10] * 5, 2))
+    3
+    """
+    n = len(lengths)
+    best = [0] * (n + 1)  # best[i]: the least cost of the first i texts
+    cut = [0] * (n + 1)
+    for end in range(1, n + 1):
+        options = ((best[s] + (end - s) * lengths[end - 1] + batch_cost, s) for s in range(max(0, end - most), end))
+        best[end], cut[end] = min(options)
+    out = []
+    end = n
+    while end > 0:
+        out.append((cut[end], end))
+        end = cut[end]
+    return out[::-1]
 
 
 class MultilingualEmbedder(Embedder):

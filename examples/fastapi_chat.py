@@ -35,7 +35,8 @@ Limits and errors: a request body over ``CAIM_MAX_BODY_BYTES`` (default 64 KiB) 
 before any of it is parsed; a message over the agent's ``max_message_chars`` with 413; a missing or
 unknown token with 401. Whatever a client sends wrong (malformed JSON, unknown fields, a turn time
 that is no ISO time or lies outside 1900-2199, an unknown policy) is a 4xx; a fault of the server
-(model endpoint down, storage failing) a 5xx. Every error body is ``{"detail": "<one line>"}``.
+(model endpoint down, storage failing) a 5xx: the status every surface gives (``caim.agent.surfaces.errors``).
+Every error body is ``{"detail": "<one line>"}``.
 The guards (the hosts served, bearer tokens, body limit) are ``caim.agent.surfaces.web``'s, shared with ``caim serve``.
 
 ``create_app(agent)`` takes a ready ``CaimAgent`` (tests inject one with scripted models); without one
@@ -58,11 +59,12 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent import CaimAgent, CaimError
+from caim.agent.surfaces.errors import ARGUMENT_STATUS, error_line, http_status
+from caim.agent.surfaces.tokens import Verify
 from caim.agent.surfaces.web import (
     UNPARSED_BODY,
     Guard,
     HostGuard,
-    Verify,
     body_limit,
     default_verify,
     one_line,
@@ -234,28 +236,23 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": argument_error(exc.errors())}, status_code=422)
+        return JSONResponse({"detail": argument_error(exc.errors())}, status_code=ARGUMENT_STATUS)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == 400 and exc.detail == UNPARSED_BODY:  # e.g. JSON nested too deep to parse
-            return JSONResponse({"detail": "body: malformed JSON (it could not be parsed)"}, status_code=422)
+            body = {"detail": "body: malformed JSON (it could not be parsed)"}
+            return JSONResponse(body, status_code=ARGUMENT_STATUS)
         return JSONResponse({"detail": one_line(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
-    @app.exception_handler(InputError)
-    async def input_error(_request: Request, exc: InputError) -> JSONResponse:
-        # What the client sent cannot be used; nothing was stored.
-        return JSONResponse({"detail": one_line(exc)}, status_code=422)
+    async def refused(_request: Request, exc: Exception) -> JSONResponse:
+        # caim's one mapping (caim.agent.surfaces.errors): what the client sent cannot be used (400,
+        # nothing stored), the model endpoint failing (502/504), storage or configuration failing (503),
+        # anything else a fault of the server (500; the traceback goes to the server log).
+        return JSONResponse({"detail": error_line(exc)}, status_code=http_status(exc))
 
-    @app.exception_handler(CaimError)
-    async def caim_error(_request: Request, exc: CaimError) -> JSONResponse:
-        # Model endpoint unreachable, storage failing, bad server configuration: one line, no traceback.
-        return JSONResponse({"detail": one_line(exc)}, status_code=503)
-
-    @app.exception_handler(Exception)
-    async def server_fault(_request: Request, exc: Exception) -> JSONResponse:
-        # Anything else is a bug or a fault of the server: one line; the traceback goes to the server log.
-        return JSONResponse({"detail": f"internal server error ({type(exc).__name__})"}, status_code=500)
+    app.add_exception_handler(CaimError, refused)
+    app.add_exception_handler(Exception, refused)
 
 
 def _agent(request: Request) -> CaimAgent:

@@ -54,7 +54,7 @@ from caim.memory.text.lang import (
 )
 from caim.memory.text.names import names_in
 from caim.memory.text.signals import past_action_in
-from caim.memory.uptake import misstates, taken_up
+from caim.memory.uptake import advice_taken, advises, misstates, taken_up
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our|me)\b", re.I)
 _TELLING = re.compile(
@@ -379,9 +379,10 @@ def captures(
     one that ``states_fact``; every one of the user's when they asked to be remembered: ``explicit``) -
     the user's, or a named participant's as theirs - and each reply ``reply_worth_keeping`` given what
     the user had said up to it, when the user took it up later in the session (``caim.memory.uptake.taken_up``) and it
-    tells them nothing of themselves their words do not hold (``misstates``); with a ``persona`` (the
-    other side a person: a replayed conversation) a reply is kept as a person's turn, taken up or
-    not. Turns in ``skip`` (covered otherwise) give nothing.
+    tells them nothing of themselves their words do not hold (``misstates``), and each reply that
+    advised the user when they took the advice up in their next turn (``advice_taken_up``); with a
+    ``persona`` (the other side a person: a replayed conversation) a reply is kept as a person's turn,
+    taken up or not. Turns in ``skip`` (covered otherwise) give nothing.
 
     >>> from caim.memory.stm import Exchange
     >>> said = [
@@ -401,10 +402,18 @@ def captures(
             continue
         if (explicit and t.by_user) or keep(t):
             out.append(Capture(t.number, " ".join(t.user.split()), t.speaker or USER))
-        kept = t.assistant and reply_worth_keeping(t.assistant, asked=heard_by(turns, i), persona=persona)
-        if kept and (persona or reply_taken_up(turns, i)):
+        if t.assistant and _reply_kept(turns, i, persona):
             out.append(Capture(t.number, gave(t.assistant), ASSISTANT))
     return out
+
+
+def _reply_kept(turns: Sequence[Exchange], i: int, persona: bool) -> bool:
+    """Is the reply of ``turns[i]`` kept: worth keeping and taken up (a person's: worth keeping), or
+    advice the user took up?"""
+    worth = reply_worth_keeping(turns[i].assistant, asked=heard_by(turns, i), persona=persona)
+    if persona:
+        return worth
+    return (worth and reply_taken_up(turns, i)) or advice_taken_up(turns, i)
 
 
 def heard_by(turns: Sequence[Exchange], i: int) -> str:
@@ -419,6 +428,23 @@ def reply_taken_up(turns: Sequence[Exchange], i: int) -> bool:
     reply, heard = turns[i].assistant, heard_by(turns, i)
     later = [t.user for t in turns[i + 1 :] if t.by_user]
     return bool(reply) and taken_up(reply, later, heard) and not misstates(reply, heard)
+
+
+def advice_taken_up(turns: Sequence[Exchange], i: int) -> bool:
+    """Did the assistant's reply of ``turns[i]`` advise the user (``caim.memory.uptake.advises``: "you
+    could try a meditation app"), and did the user take the advice up in their next turn (``advice_taken``:
+    "thanks, I'll try that"), the reply telling them nothing of themselves their words do not hold? Advice
+    names nothing specific, so only taking it up explicitly makes it memory.
+
+    >>> from caim.memory.stm import Exchange
+    >>> said = [Exchange(1, "I can't sleep.", "You could try reading before bed.", None)]
+    >>> said.append(Exchange(2, "Good idea!", "", None))
+    >>> advice_taken_up(said, 0), advice_taken_up(said[:1], 0)
+    (True, False)
+    """
+    reply, heard = turns[i].assistant, heard_by(turns, i)
+    later = [t.user for t in turns[i + 1 :] if t.by_user]
+    return bool(reply) and advises(reply) and advice_taken(later) and not misstates(reply, heard)
 
 
 def gave(reply: str) -> str:

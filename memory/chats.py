@@ -203,6 +203,23 @@ def read_chats(fmt: str, path: Path, day_first: bool | None, seen: Counter[str])
         raise InputError(f"cannot read {path} as a {fmt} export: {why}") from None
 
 
+def senders(chats: list[list[Said]]) -> dict[str, int]:
+    """The senders a chat app's export names, each with its messages with text, most first: those the
+    export does not mark as the user's or not (``Said.mine`` is None), among whom ``--me`` chooses.
+
+    >>> from datetime import datetime
+    >>> t = datetime(2024, 5, 3)
+    >>> senders([[Said("Ann", "hi", t), Said("Bob", "hey", t), Said("Ann", "so?", t), Said("Ann", "", t)]])
+    {'Ann': 2, 'Bob': 1}
+    """
+    counts: dict[str, int] = {}
+    for chat in chats:
+        for said in chat:
+            if said.text and said.mine is None:
+                counts[said.sender] = counts.get(said.sender, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def mine(said: Said, me: str | None) -> bool:
     """Whether a message is the user's: as the export says, else sent by ``me``."""
     return said.mine if said.mine is not None else said.sender == me

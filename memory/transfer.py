@@ -263,11 +263,18 @@ def _renamer(store: MemoryStore, user_id: str, source_user: str | None) -> Calla
     same store) each id becomes one derived from the new user and the old id - still the same on
     every import, so importing twice adds nothing."""
     if source_user is None or source_user == user_id:
-        return lambda rid: rid
+        return _kept
     return lambda rid: stable_id(user_id, "imported", rid)
 
 
+def _kept(rid: str) -> str:
+    """An id restored into the user it was exported from: kept as it is."""
+    return rid
+
+
 def _renamed(rec: MemoryRecord, new: Callable[[str], str]) -> MemoryRecord:
+    if new is _kept:  # nothing to rename: no copy
+        return rec
     return rec.model_copy(
         update={
             "id": new(rec.id),

@@ -95,6 +95,60 @@ def taken_up(reply: str, later: Sequence[str], heard: str = "") -> bool:
     return False
 
 
+#: The assistant advising the user: what they can or should do ("you could try a meditation app", "I'd
+#: suggest a 10k first", "try journaling before bed", "make sure to book early").
+_ADVISES = re.compile(
+    r"\b(you (can|could|should|might|may)( also| first| still| even| always)? (try|consider|start|go|visit|read|"
+    r"watch|listen|join|take|make|find|use|look|seek|practi[cs]e|learn|set|write|keep|plan|choose|refer|attend|"
+    r"search|download|check|buy|get|cook|bring|ask|talk|spend|record|pay|eat|drink|add|avoid|limit|reduce|"
+    r"increase|book|rent|call|contact|sign|register|prepare|focus|break|schedule|invest|save|follow|explore|"
+    r"participate|enroll|apply|stick|pick|wear|stretch|rest|sleep)|i( would|'d)? (suggest|recommend|advise)|"
+    r"(my|some|a few) (suggestions?|advice|recommendations?|tips?)\b|(^|[.!:;] )(try|consider|start by|remember to|"
+    r"make sure (to|you)|don't forget to) )",
+    re.I,
+)
+#: The user taking advice up in their next turn: thanking for it, calling it a good idea, saying they
+#: will act on it ("thanks for the suggestions", "I'll give it a try", "good idea").
+_TAKES_ADVICE = re.compile(
+    r"\b(suggestions?|advice|ideas?|tips?|recommendations?|methods?)\b|\bi('ll| will) (try|give|follow|take|keep|"
+    r"consider|check|look|start|do|make|practi[cs]e|go|read|use|definitely)\b",
+    re.I,
+)
+
+
+def advises(reply: str) -> bool:
+    """Does the assistant's ``reply`` advise the user what to do (``_ADVISES``; in another language with
+    tables, its words of giving: "ich empfehle", "建议")?
+
+    >>> advises("You could try a meditation app before bed."), advises("That sounds lovely! How was it?")
+    (True, False)
+    """
+    t = " ".join(reply.split())
+    language = detect(t)
+    if language is ENGLISH or language.signals is None:
+        return bool(_ADVISES.search(t))
+    return found(language.signals.giving, normal(t), language)
+
+
+def advice_taken(later: Sequence[str]) -> bool:
+    """Did the user take up advice in their next turn (``later[0]``): thanked for it, called it a good
+    idea or said they will act on it, refusing nothing? In another language with tables, their turn
+    opens by accepting (``Signals.accepting``).
+
+    >>> advice_taken(["Those are great suggestions, I'll give them a try."]), advice_taken(["I'm tired."])
+    (True, False)
+    >>> advice_taken(["No, I don't think that would help."]), advice_taken([])
+    (False, False)
+    """
+    if not later:
+        return False
+    first = " ".join(later[0].split())
+    language = detect(first)
+    if language is not ENGLISH and language.signals is not None:
+        return _accepts(first, language)
+    return bool(_TAKES_ADVICE.search(first)) and not _REFUSES.match(first)
+
+
 def misstates(reply: str, heard: str) -> list[str]:
     """The specifics the reply tells the user about themselves that their own words do not hold.
 

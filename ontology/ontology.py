@@ -127,8 +127,28 @@ class Ontology:
         return any(tag == r or path == r or path.startswith(r + "/") or f"/{r}/" in f"/{path}/" for r in roots)
 
     def subtree(self, term: str) -> list[str]:
-        """``term`` and every term below it, in the ontology's order (``[term]`` for a term it lacks)."""
-        return [t for t in self._tags if self.under(t, [term])] or [term]
+        """``term`` and every term below it, in the ontology's order (``[term]`` for a term it lacks):
+        the tags ``under`` it, from an index of this view built on first use.
+
+        >>> o = Ontology.default()
+        >>> all(o.subtree(r) == ([t for t in o.tags if o.under(t, [r])] or [r]) for r in [*o.tags, "family/relatives"])
+        True
+        """
+        index = self.__dict__.get("_below")
+        if index is None:
+            index = self.__dict__.setdefault("_below", self._below())
+        return list(index.get(term, ())) or [term]
+
+    def _below(self) -> dict[str, tuple[str, ...]]:
+        """Per root ``under`` accepts (a tag, or a run of consecutive steps of a tag's path), the tags
+        under it in the ontology's order."""
+        index: dict[str, dict[str, None]] = {}
+        for tag in self._tags:
+            steps = self.path(tag).split("/")
+            roots = {tag} | {"/".join(steps[i:j]) for i in range(len(steps)) for j in range(i + 1, len(steps) + 1)}
+            for root in roots:
+                index.setdefault(root, {})[tag] = None
+        return {root: tuple(tags) for root, tags in index.items()}
 
     def parent_of(self, tag: str) -> str:
         """Where a new term beside or under ``tag`` would go: the category itself for a category

@@ -114,6 +114,30 @@ def agent(settings, scripted):
 
 
 @pytest.fixture
+def deployment_auth(monkeypatch):
+    """``load(tokens)``: CAIM_AUTH_TOKENS set to ``tokens`` as the deployment sets it, and
+    ``caim.agent.surfaces.auth`` loaded afresh under it (the module reads the map once, on import); the
+    module imported before is put back after the test."""
+    import importlib.util
+    import json
+    import sys
+
+    import caim.agent.surfaces
+
+    def load(tokens: dict[str, str]):
+        monkeypatch.setenv("CAIM_AUTH_TOKENS", json.dumps(tokens))
+        spec = importlib.util.find_spec("caim.agent.surfaces.auth")
+        assert spec is not None and spec.loader is not None
+        fresh = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(fresh)
+        monkeypatch.setitem(sys.modules, "caim.agent.surfaces.auth", fresh)
+        monkeypatch.setattr(caim.agent.surfaces, "auth", fresh, raising=False)
+        return fresh
+
+    return load
+
+
+@pytest.fixture
 def served_cli(tmp_path, monkeypatch):
     """A serving ``caim`` command in-process (typer's CliRunner) with the scripted provider on a temporary
     data dir, ``caim.agent.surfaces.auth`` read afresh; ``uvicorn.run`` records its app instead of serving.
@@ -124,7 +148,7 @@ def served_cli(tmp_path, monkeypatch):
     import uvicorn
     from typer.testing import CliRunner
 
-    import caim.agent
+    import caim.agent.surfaces
     from caim.agent.surfaces.cli import app
 
     script = tmp_path / "script.json"
@@ -135,7 +159,7 @@ def served_cli(tmp_path, monkeypatch):
     monkeypatch.setenv("CAIM_SCRIPT", str(script))
     monkeypatch.setenv("CAIM_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delitem(sys.modules, "caim.agent.surfaces.auth", raising=False)  # read CAIM_AUTH_TOKENS afresh
-    monkeypatch.delattr(caim.agent, "auth", raising=False)
+    monkeypatch.delattr(caim.agent.surfaces, "auth", raising=False)
     started: list[dict] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.append({"app": app, **kw}))
 

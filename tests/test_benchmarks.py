@@ -355,9 +355,11 @@ def test_ingest_benchmark_writes_its_section(tmp_path, capsys):
     data = write_locomo(tmp_path / "locomo.json")
     assert bench.main(["--data", str(data), "--no-model", "--doc", str(doc), "--json", str(tmp_path / "i.json")]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last.startswith("remember ") and " turns/s, import " in last and last.endswith(" records/s")
+    assert last.startswith("remember ") and " turns/s (" in last and " per CPU s), import " in last
+    assert last.endswith(" per CPU s)") and " records/s (" in last
     figures = json.loads((tmp_path / "i.json").read_text())
     assert figures["remember"]["turns"] == 5 and figures["remember"]["records"] > 0  # a speaker's turns in a row: one
+    assert figures["remember"]["turns_per_cpu_s"] > 0 and figures["import"]["records_per_cpu_s"] > 0
     assert figures["import"]["records"] > 0 and figures["import"]["spent_s"]["embedding"] == 0  # vectors reused
     assert figures["import without vectors"]["spent_s"]["embedding"] > 0
     assert figures["import-chat"]["messages"] == 6 and "sessions" in figures["import-chat"]["first_said"]

@@ -489,7 +489,7 @@ async def test_an_mcp_argument_error_is_one_line_saying_what_is_allowed(memory, 
     assert "http" not in text and "pydantic" not in text
 
 
-def test_the_example_answers_json_too_deep_to_parse_with_422(settings, scripted, memory):
+def test_the_example_answers_json_too_deep_to_parse_with_400(settings, scripted, memory):
     from examples.fastapi_chat import create_app
 
     models, _, _ = scripted
@@ -498,9 +498,9 @@ def test_the_example_answers_json_too_deep_to_parse_with_422(settings, scripted,
         auth = {"authorization": "Bearer tok-bob", "content-type": "application/json"}
         for raw in ("[" * 30_000 + "]" * 30_000, '{"message": "hi", "time": ' + "[" * 30_000 + "]" * 30_000 + "}"):
             r = c.post("/chat", content=raw, headers=auth)
-            assert r.status_code == 422 and one_line(r.json()["detail"]).startswith("body: malformed JSON")
+            assert r.status_code == 400 and one_line(r.json()["detail"]).startswith("body: malformed JSON")
         r = c.post("/chat", content="{not json", headers=auth)
-        assert r.status_code == 422 and r.json()["detail"] == "body: malformed JSON (at character 1)"
+        assert r.status_code == 400 and r.json()["detail"] == "body: malformed JSON (at character 1)"
 
 
 def test_caim_memories_list_and_history_print_stored_text_as_data(memory, settings):

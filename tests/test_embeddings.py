@@ -70,6 +70,24 @@ def test_multilingual_vectors_are_normalised_bounded_and_independent_of_the_batc
     assert emb.embed([]) == []
 
 
+def test_minilm_pads_no_short_text_to_a_long_one_and_its_vectors_do_not_depend_on_the_batch(monkeypatch):
+    e = MiniLMEmbedder.shared()
+    texts = [f"I walked the dog {i} times." for i in range(15)] + [" ".join(["a long story about the sea"] * 40)]
+    alone = np.asarray([e.embed([t])[0] for t in texts])
+    padded: list[int] = []
+    run = e._run
+
+    def counted(batch: list[list[int]]) -> np.ndarray:
+        padded.append(len(batch) * max(len(x) for x in batch))
+        return run(batch)
+
+    monkeypatch.setattr(e, "_run", counted)
+    together = np.asarray(e.embed(texts))
+    longest = len(e.tokenizer.encode(texts[-1]).ids)
+    assert sum(padded) < 2 * longest  # the fifteen short ones are not padded to the long one's length
+    assert np.array_equal(together, alone)
+
+
 def test_multilingual_embedder_gives_the_same_vectors_from_many_threads():
     emb = MultilingualEmbedder.shared()
     texts = [f"memory number {i}: we met at the lake in spring" for i in range(3 * emb.CHUNK)]

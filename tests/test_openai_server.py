@@ -5,10 +5,8 @@ OpenAI-style errors for a failing or slow model that lose nothing."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import socket
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,18 +24,9 @@ TOKENS = {"token-of-alice": "alice", "token-of-bob": "bob"}
 
 
 @pytest.fixture
-def tokens(monkeypatch):
-    """CAIM_AUTH_TOKENS as the deployment sets it, and ``caim.agent.surfaces.auth`` loaded afresh under it (the
-    module reads the map on import); the module imported before is put back after."""
-    import caim.agent
-
-    monkeypatch.setenv("CAIM_AUTH_TOKENS", json.dumps(TOKENS))
-    spec = importlib.util.find_spec("caim.agent.surfaces.auth")
-    assert spec is not None and spec.loader is not None
-    fresh = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fresh)
-    monkeypatch.setitem(sys.modules, "caim.agent.surfaces.auth", fresh)
-    monkeypatch.setattr(caim.agent, "auth", fresh, raising=False)
+def tokens(deployment_auth):
+    """CAIM_AUTH_TOKENS as the deployment sets it, ``caim.agent.surfaces.auth`` loaded afresh under it."""
+    deployment_auth(TOKENS)
     return TOKENS
 
 

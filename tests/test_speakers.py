@@ -48,6 +48,34 @@ def test_a_reply_left_alone_or_refused_is_not_memory(memory, later):
     assert "assistant" not in speakers(memory, "ines").values()
 
 
+ADVICE = "It sounds like a stressful week. You could try a short breathing exercise before bed, or keep a journal."
+
+
+def test_advice_the_user_took_up_is_kept_as_the_assistants(memory):
+    session = [
+        ("user", "I can't switch off after work lately."),
+        ("assistant", ADVICE),
+        ("user", "Those are good suggestions, I'll give the journal a try."),
+    ]
+    memory.remember(session, user_id="ines", background=False)
+    kept = [r for r in memory.list(user_id="ines") if r.speaker == "assistant"]
+    assert [r.thought for r in kept] == [ADVICE]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        [],  # the session ended
+        ["Anyway, my cat Miso is ill."],  # left alone
+        ["No, I don't think that would help."],  # refused
+    ],
+)
+def test_advice_left_alone_or_refused_is_not_memory(memory, later):
+    session = [("user", "I can't switch off after work lately."), ("assistant", ADVICE)]
+    memory.remember([*session, *(("user", t) for t in later)], user_id="ines", background=False)
+    assert "assistant" not in speakers(memory, "ines").values()
+
+
 def test_a_reply_that_tells_the_user_what_they_never_said_is_not_memory_even_when_thanked(memory):
     session = [
         ("user", "My friend Sam teaches in York."),

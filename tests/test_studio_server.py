@@ -520,10 +520,10 @@ def test_a_malformed_token_map_stops_the_server_at_start_with_one_line(tmp_path)
 def _forget_auth_module(monkeypatch) -> None:
     """Let ``caim.agent.surfaces.auth`` load afresh (it reads the token map on import); the module imported
     before is put back after the test."""
-    import caim.agent
+    import caim.agent.surfaces
 
     monkeypatch.delitem(sys.modules, "caim.agent.surfaces.auth", raising=False)
-    monkeypatch.delattr(caim.agent, "auth", raising=False)
+    monkeypatch.delattr(caim.agent.surfaces, "auth", raising=False)
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ pytest.importorskip("multipart")
 from fastapi.testclient import TestClient
 
 from caim import Memory
+from caim.agent.surfaces.tokens import TokenMap
 from caim.agent.surfaces.ui import create_ui_app
 from caim.agent.surfaces.ui.app import SIGNAL_WORDS, signal_groups
 from caim.agent.surfaces.ui.session import COOKIE
@@ -648,29 +649,17 @@ def test_caim_ui_serves_the_browser_for_one_local_user(cli, monkeypatch):
     assert "Signed in as <strong>ann</strong>" in page and "0 memories" in page
 
 
-def test_a_session_ends_when_the_deployment_tokens_change(memory, ann, monkeypatch):
+def test_a_session_ends_when_the_deployment_tokens_change(memory, ann, monkeypatch, deployment_auth):
     """Sessions of the deployment's tokens are signed under them too: once a token is removed (the
     next start), a cookie it signed in is refused even with the same CAIM_UI_SECRET; unchanged
     tokens keep it."""
-    import importlib.util
-    import sys
-
-    import caim.agent
-
-    monkeypatch.setenv("CAIM_AUTH_TOKENS", '{"tok-ann": "ann"}')
-    spec = importlib.util.find_spec("caim.agent.surfaces.auth")
-    assert spec is not None and spec.loader is not None
-    auth = importlib.util.module_from_spec(spec)  # loaded afresh: it reads the tokens when imported
-    spec.loader.exec_module(auth)
-    monkeypatch.setitem(sys.modules, "caim.agent.surfaces.auth", auth)
-    monkeypatch.setattr(caim.agent, "auth", auth, raising=False)
+    auth = deployment_auth({"tok-ann": "ann"})
     secret = b"s" * 32
-    monkeypatch.setattr(auth, "_TOKENS", {auth._digest("tok-ann"): "ann"})
     c, _ = sign_in(create_ui_app(memory, secret=secret))
     cookie = {COOKIE: c.cookies[COOKIE]}
     same = TestClient(create_ui_app(memory, secret=secret), base_url=BASE, cookies=cookie)
     assert same.get("/ui/", follow_redirects=False).status_code == 200
-    monkeypatch.setattr(auth, "_TOKENS", {auth._digest("tok-new"): "ann"})  # tok-ann removed
+    monkeypatch.setattr(auth, "_TOKENS", TokenMap({"tok-new": "ann"}))  # tok-ann removed
     changed = TestClient(create_ui_app(memory, secret=secret), base_url=BASE, cookies=cookie)
     r = changed.get("/ui/", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"].endswith("/ui/signin")

@@ -30,8 +30,6 @@ Then:
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 from typing import Any
@@ -39,65 +37,28 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from caim.agent.surfaces import run_checks
-from caim.core.errors import ConfigError
+from caim.agent.surfaces.errors import http_status
+from caim.agent.surfaces.tokens import TokenMap, bearer_user, parse_tokens
 
 auth = Auth()
-
-TOKENS_SHAPE = 'a JSON object of token -> user id, e.g. {"token-of-ann": "ann"}'
-
-
-def parse_tokens(raw: str) -> dict[str, str]:
-    """The token -> user map in ``CAIM_AUTH_TOKENS``, or a one-line ``ConfigError`` saying what is wrong:
-    not set, not JSON, not a non-empty object, or an empty (or space-padded) token or user id."""
-    if not raw.strip():
-        raise ConfigError(f"CAIM_AUTH_TOKENS is not set; set it to {TOKENS_SHAPE}")
-    try:
-        tokens = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"CAIM_AUTH_TOKENS is not JSON ({exc.msg}); set it to {TOKENS_SHAPE}") from None
-    if not isinstance(tokens, dict) or not tokens:
-        raise ConfigError(f"CAIM_AUTH_TOKENS must be {TOKENS_SHAPE}, not {type(tokens).__name__} {raw[:40]!r}")
-    for token, user in tokens.items():
-        if not token or token != token.strip():
-            raise ConfigError(f"CAIM_AUTH_TOKENS has an empty or space-padded token; it must be {TOKENS_SHAPE}")
-        if not isinstance(user, str) or not user.strip() or any(ord(ch) < 32 or ord(ch) == 127 for ch in user):
-            raise ConfigError(
-                f"CAIM_AUTH_TOKENS maps a token to {user!r:.40}; each user id must be a non-empty string "
-                f"without control characters ({TOKENS_SHAPE})"
-            )
-    return tokens
-
-
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
-
 
 #: Largest metadata (as JSON) a thread, run or cron may carry, and largest store item value.
 MAX_METADATA_BYTES = 16 * 1024
 MAX_STORE_VALUE_BYTES = 64 * 1024
 
-#: Token digests -> user ids, read once when the server loads this module.
-_TOKENS: dict[bytes, str] = {_digest(k): v for k, v in parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).items()}
+#: The deployment's tokens, read once when the server loads this module.
+_TOKENS = TokenMap(parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")))
 
 
 def tokens_fingerprint() -> bytes:
     """A digest of the token -> user map read at start: it changes whenever a token is added, removed
     or given to another user (the memory browser signs its sessions under it, so they end then)."""
-    h = hashlib.sha256()
-    for digest, user in sorted(_TOKENS.items()):
-        h.update(digest + b"\x00" + user.encode() + b"\x00")
-    return h.digest()
+    return _TOKENS.fingerprint()
 
 
 def verify(token: str) -> str | None:
-    """The user id a token belongs to, or None. Every known token is compared, each in constant time
-    on fixed-length digests, so the time taken says nothing about which token nearly matched."""
-    presented = _digest(token)
-    user = None
-    for known, owner in _TOKENS.items():
-        if hmac.compare_digest(known, presented):
-            user = owner
-    return user
+    """The user id a token belongs to, or None (``TokenMap.verify``: constant time, every token compared)."""
+    return _TOKENS.verify(token)
 
 
 def check_run_context(context: Any) -> None:
@@ -105,7 +66,7 @@ def check_run_context(context: Any) -> None:
     try:
         run_checks.check_run_context(context)
     except run_checks.RunRefused as exc:
-        raise Auth.exceptions.HTTPException(status_code=exc.status, detail=str(exc)) from None
+        raise Auth.exceptions.HTTPException(status_code=http_status(exc), detail=str(exc)) from None
 
 
 def check_run_input(payload: Any) -> None:
@@ -113,7 +74,7 @@ def check_run_input(payload: Any) -> None:
     try:
         run_checks.check_run_input(payload)
     except run_checks.RunRefused as exc:
-        raise Auth.exceptions.HTTPException(status_code=exc.status, detail=str(exc)) from None
+        raise Auth.exceptions.HTTPException(status_code=http_status(exc), detail=str(exc)) from None
 
 
 def check_size(what: str, value: Any, limit: int) -> None:
@@ -131,8 +92,7 @@ def check_size(what: str, value: Any, limit: int) -> None:
 @auth.authenticate
 async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
     """The user a request's ``Authorization: Bearer <token>`` names (``verify``); 401 without one."""
-    scheme, _, token = (authorization or "").partition(" ")
-    user = verify(token.strip()) if scheme.lower() == "bearer" else None
+    user = bearer_user(authorization, verify)
     if not user:
         raise Auth.exceptions.HTTPException(status_code=401, detail="missing or invalid bearer token")
     return {"identity": user, "is_authenticated": True}

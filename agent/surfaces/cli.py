@@ -26,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
+from caim.agent.surfaces.errors import error_line
 from caim.core.errors import CaimError, ConfigError, InputError, StorageError
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ class CaimGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except CaimError as exc:
-            err.print(f"caim: {exc}", style="red", markup=False, highlight=False)
+            err.print(f"caim: {error_line(exc)}", style="red", markup=False, highlight=False)
             raise typer.Exit(2) from None
         except NoArgsIsHelpError:
             raise
@@ -456,7 +457,7 @@ def _token_users() -> str:
     """Who may use a server that authenticates each request: the users ``CAIM_AUTH_TOKENS`` names."""
     import os
 
-    from caim.agent.surfaces.auth import parse_tokens
+    from caim.agent.surfaces.tokens import parse_tokens
 
     users = set(parse_tokens(os.environ.get("CAIM_AUTH_TOKENS", "")).values())
     return f"for the {_count(len(users), 'user')} CAIM_AUTH_TOKENS names (a bearer token each)"
@@ -806,19 +807,15 @@ def memories_import_chat(
     session already remembered (same messages, same --me and --gap-hours) is skipped, so importing the
     same export again stores nothing twice. Times without a zone (WhatsApp, Telegram) are read as UTC."""
     from caim.core.checks import check_user
-    from caim.memory.chats import ASSISTANT_FORMATS, CHAT_FORMATS, chat_sessions, cut, mine, read_chats
+    from caim.memory.chats import ASSISTANT_FORMATS, CHAT_FORMATS, chat_sessions, cut, mine, read_chats, senders
 
     user = check_user(user)
     seen: Counter[str] = Counter()
     chats = read_chats(fmt, file, day_first, seen)
-    counts: dict[str, int] = {}
-    for chat in chats:
-        for said in chat:
-            if said.text and said.mine is None:
-                counts[said.sender] = counts.get(said.sender, 0) + 1
+    counts = senders(chats)
     if not any(said.text for chat in chats for said in chat):
         raise InputError(f"no messages found in {file}: is it {CHAT_FORMATS[fmt]}?")
-    found = ", ".join(f"{name} ({n})" for name, n in sorted(counts.items(), key=lambda kv: -kv[1])[:12])
+    found = ", ".join(f"{name} ({n})" for name, n in list(counts.items())[:12])
     more = f" and {len(counts) - 12} more" if len(counts) > 12 else ""
     if counts and me is None:
         raise InputError(f"say which sender is {user} with --me NAME; senders in {file}: {found}{more}")

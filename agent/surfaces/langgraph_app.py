@@ -27,6 +27,7 @@ import re
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
+from caim.agent.surfaces.errors import error_line, http_status
 from caim.agent.surfaces.run_checks import MAX_INPUT_MESSAGES, RunRefused, check_run
 from caim.agent.surfaces.web import (
     ASGIApp,
@@ -71,7 +72,8 @@ class RunChecks:
         try:
             check_run(json.loads(body) if body else None)
         except RunRefused as exc:
-            await send_json(send, exc.status, detail_body(exc.status, str(exc)))
+            status = http_status(exc)
+            await send_json(send, status, detail_body(status, error_line(exc)))
             return
         except RecursionError:  # nested deeper than any run: refused here, the server would fail on it
             await send_json(send, 422, detail_body(422, "the request body is nested too deeply"))

@@ -18,7 +18,8 @@ Contracts:
   caller does not own fail with "no such memory", exactly as for an id that does not exist.
 - What a caller sends wrong (an over-long message, an unknown role, a bad time, ``k`` out of range)
   is a tool error of one line (``is_error``) and nothing is stored; a fault of the server (model
-  endpoint down, storage failing) too. Anything else is the SDK's "Error executing tool <name>".
+  endpoint down, storage failing) too - the line every surface gives (``caim.agent.surfaces.errors``,
+  ``answered``). Anything else is the SDK's "Error executing tool <name>".
 - Over HTTP a request for a host the server does not serve is a 421, one from another site's page a
   403 (``caim.agent.surfaces.web.HostGuard``, as every server caim starts). Arguments that break a tool's
   schema (``k`` of 0 or "ten", an unknown polarity) are a tool error of one line saying what is allowed.
@@ -32,7 +33,7 @@ Contracts:
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Awaitable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -47,14 +48,15 @@ from pydantic import BaseModel, Field, ValidationError
 from starlette.authentication import AuthCredentials
 
 from caim.agent.memory import Memory, SessionSummary
+from caim.agent.surfaces.errors import error_line
+from caim.agent.surfaces.tokens import Verify, bearer_token, bearer_user, token_digest
 from caim.agent.surfaces.web import (
     ASGIApp,
     HostGuard,
     Receive,
     Scope,
     Send,
-    Verify,
-    bearer_user,
+    authorization,
     body_limit,
     one_line,
     send_json,
@@ -277,6 +279,15 @@ def tool_error(text: object) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=one_line(text))], is_error=True)
 
 
+async def answered(call: Awaitable[CallToolResult]) -> CallToolResult:
+    """A tool's result, or its refusal: a caim error it raised as a tool error of the error's one line
+    (``caim.agent.surfaces.errors``, the line every surface gives)."""
+    try:
+        return await call
+    except CaimError as exc:
+        return tool_error(error_line(exc))
+
+
 def _no_such(record_id: str) -> CallToolResult:
     return tool_error(f"no such memory: {quote(record_id, MAX_ID)} (list_memories shows the ids of your memories)")
 
@@ -300,10 +311,7 @@ def _caller(ctx: Context, fixed: str | None) -> str:
 # ---- the tools (the caller is ``fixed`` or the request's user) ---------------------------------
 async def _recall(memory: Memory, fixed: str | None, message: str, ctx: Context) -> CallToolResult:
     """What ``memory`` recalls for ``message`` (the ``recall`` tool)."""
-    try:
-        got = await memory.arecall(message, user_id=_caller(ctx, fixed))
-    except CaimError as exc:
-        return tool_error(exc)
+    got = await memory.arecall(message, user_id=_caller(ctx, fixed))
     data = RecallResult(
         route=got.route,
         memories=[_item(m) for m in got.memories],
@@ -320,10 +328,7 @@ async def _search(
 ) -> CallToolResult:
     """The ``k`` best matches for ``query``, only preferences of ``polarity`` when given (the
     ``search_memory`` tool)."""
-    try:
-        found = await memory.asearch(query, user_id=_caller(ctx, fixed), k=k, polarity=polarity)
-    except CaimError as exc:
-        return tool_error(exc)
+    found = await memory.asearch(query, user_id=_caller(ctx, fixed), k=k, polarity=polarity)
     items = [_item(m) for m in found]
     text = memories_text(items, "Matching memories (best first):", "No memories match the query.")
     return _result(text, SearchResult(memories=items))
@@ -331,20 +336,14 @@ async def _search(
 
 async def _add(memory: Memory, fixed: str | None, text: str, ctx: Context) -> CallToolResult:
     """Store one fact ``text`` and say what was stored (the ``add_memory`` tool)."""
-    try:
-        summary = await memory.aadd(text, user_id=_caller(ctx, fixed))
-    except CaimError as exc:
-        return tool_error(exc)
+    summary = await memory.aadd(text, user_id=_caller(ctx, fixed))
     return _result(remember_text(summary), _stored(summary))
 
 
 async def _remember(memory: Memory, fixed: str | None, messages: list[ChatMessage], ctx: Context) -> CallToolResult:
     """Queue ``messages`` for post-thinking (the ``remember`` tool)."""
     turns = [m.model_dump(exclude_none=True) for m in messages]
-    try:
-        summary = await memory.aremember(turns, user_id=_caller(ctx, fixed))
-    except CaimError as exc:
-        return tool_error(exc)
+    summary = await memory.aremember(turns, user_id=_caller(ctx, fixed))
     if not summary.job:
         return _result(
             "Nothing to remember: no user or assistant turn with text.", RememberResult(job="", queued=False)
@@ -355,10 +354,7 @@ async def _remember(memory: Memory, fixed: str | None, messages: list[ChatMessag
 
 async def _list(memory: Memory, fixed: str | None, ctx: Context) -> CallToolResult:
     """The caller's newest ``MAX_LISTED`` memories, oldest first (the ``list_memories`` tool)."""
-    try:
-        records = await memory.alist(user_id=_caller(ctx, fixed))
-    except CaimError as exc:
-        return tool_error(exc)
+    records = await memory.alist(user_id=_caller(ctx, fixed))
     items = [_item(r) for r in records[-MAX_LISTED:]]
     more = f" (the newest {len(items)} of {len(records)})" if len(records) > len(items) else ""
     text = memories_text(items, f"Stored memories{more}, oldest first:", "No memories are stored.")
@@ -367,10 +363,7 @@ async def _list(memory: Memory, fixed: str | None, ctx: Context) -> CallToolResu
 
 async def _profile(memory: Memory, fixed: str | None, ctx: Context) -> CallToolResult:
     """The caller's profile (the ``profile`` tool)."""
-    try:
-        profile = await memory.aprofile(user_id=_caller(ctx, fixed))
-    except CaimError as exc:
-        return tool_error(exc)
+    profile = await memory.aprofile(user_id=_caller(ctx, fixed))
     backgrounds = [
         BackgroundItem(aspect=b.aspect, text=b.text, memories=len(b.members)) for b in profile.backgrounds.values()
     ]
@@ -390,13 +383,10 @@ async def _profile(memory: Memory, fixed: str | None, ctx: Context) -> CallToolR
 
 async def _forget(memory: Memory, fixed: str | None, id: str, ctx: Context) -> CallToolResult:
     """Forget the caller's memory ``id`` (the ``forget_memory`` tool)."""
-    try:
-        owner = _caller(ctx, fixed)
-        if lookup_id(id) is None or await memory.aget(id, user_id=owner) is None:
-            return _no_such(id)
-        forgotten = await memory.aforget(id, user_id=owner)
-    except CaimError as exc:
-        return tool_error(exc)
+    owner = _caller(ctx, fixed)
+    if lookup_id(id) is None or await memory.aget(id, user_id=owner) is None:
+        return _no_such(id)
+    forgotten = await memory.aforget(id, user_id=owner)
     if not forgotten:  # forgotten by another call meanwhile
         return _no_such(id)
     return _result(f"Forgot memory {quote(id, MAX_ID)}.", ForgetResult(id=id, forgotten=True))
@@ -404,13 +394,10 @@ async def _forget(memory: Memory, fixed: str | None, id: str, ctx: Context) -> C
 
 async def _history(memory: Memory, fixed: str | None, id: str, ctx: Context) -> CallToolResult:
     """The changes of the caller's memory ``id``, oldest first (the ``memory_history`` tool)."""
-    try:
-        owner = _caller(ctx, fixed)
-        if lookup_id(id) is None or await memory.aget(id, user_id=owner) is None:
-            return _no_such(id)
-        chain = await memory.ahistory(id, user_id=owner)
-    except CaimError as exc:
-        return tool_error(exc)
+    owner = _caller(ctx, fixed)
+    if lookup_id(id) is None or await memory.aget(id, user_id=owner) is None:
+        return _no_such(id)
+    chain = await memory.ahistory(id, user_id=owner)
     entries = [_history_entry(e) for e in chain]
     lines = [_history_line(e) for e in entries]
     text = f"{DATA_RULE}\nHistory of memory {quote(id, MAX_ID)}, oldest first:\n{data_block(lines)}"
@@ -464,7 +451,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     async def recall(
         message: Annotated[str, Field(description="The user's latest message, verbatim.")], ctx: Context
     ) -> Annotated[CallToolResult, RecallResult]:
-        return await _recall(memory, fixed, message, ctx)
+        return await answered(_recall(memory, fixed, message, ctx))
 
     @server.tool(
         description=(
@@ -483,7 +470,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
             Polarity | None, Field(description="Only the user's preferences of this polarity (like, dislike, neutral).")
         ] = None,
     ) -> Annotated[CallToolResult, SearchResult]:
-        return await _search(memory, fixed, query, ctx, k, polarity)
+        return await answered(_search(memory, fixed, query, ctx, k, polarity))
 
     @server.tool(
         description=(
@@ -496,7 +483,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     async def add_memory(
         text: Annotated[str, Field(description="The fact, as the user stated it.")], ctx: Context
     ) -> Annotated[CallToolResult, StoredResult]:
-        return await _add(memory, fixed, text, ctx)
+        return await answered(_add(memory, fixed, text, ctx))
 
     @server.tool(
         description=(
@@ -512,14 +499,14 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
         ],
         ctx: Context,
     ) -> Annotated[CallToolResult, RememberResult]:
-        return await _remember(memory, fixed, messages, ctx)
+        return await answered(_remember(memory, fixed, messages, ctx))
 
     @server.tool(
         description="List the user's stored memories, oldest first, each with its id, date and tags.",
         annotations=read_only,
     )
     async def list_memories(ctx: Context) -> Annotated[CallToolResult, ListResult]:
-        return await _list(memory, fixed, ctx)
+        return await answered(_list(memory, fixed, ctx))
 
     @server.tool(
         description=(
@@ -530,7 +517,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
         annotations=read_only,
     )
     async def profile(ctx: Context) -> Annotated[CallToolResult, ProfileResult]:
-        return await _profile(memory, fixed, ctx)
+        return await answered(_profile(memory, fixed, ctx))
 
     @server.tool(
         description=(
@@ -542,7 +529,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     async def forget_memory(
         id: Annotated[str, Field(description="The memory's id.")], ctx: Context
     ) -> Annotated[CallToolResult, ForgetResult]:
-        return await _forget(memory, fixed, id, ctx)
+        return await answered(_forget(memory, fixed, id, ctx))
 
     @server.tool(
         description=(
@@ -554,7 +541,7 @@ def create_server(memory: Memory, *, user: str | None = None) -> MCPServer:
     async def memory_history(
         id: Annotated[str, Field(description="The memory's id.")], ctx: Context
     ) -> Annotated[CallToolResult, HistoryResult]:
-        return await _history(memory, fixed, id, ctx)
+        return await answered(_history(memory, fixed, id, ctx))
 
     return server
 
@@ -611,19 +598,13 @@ class BearerGuard:
                 body = {"detail": "missing or invalid bearer token"}
                 await send_json(send, 401, body, ((b"www-authenticate", b"Bearer"),))
                 return
-            digest = hashlib.sha256(self._token(scope).encode()).hexdigest()
+            digest = token_digest(bearer_token(authorization(scope))).hex()
             scope["user"] = AuthenticatedUser(AccessToken(token=digest, client_id=user, scopes=[], subject=user))
             scope["auth"] = AuthCredentials([])
         await self.app(scope, receive, send)
 
-    @staticmethod
-    def _token(scope: Scope) -> str:
-        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
-        scheme, _, token = header.partition(" ")
-        return token.strip() if scheme.lower() == "bearer" else ""
-
     def _user(self, scope: Scope) -> str | None:
-        user = bearer_user(scope, self.verify)
+        user = bearer_user(authorization(scope), self.verify)
         if user is None:
             return None
         try:

@@ -45,10 +45,11 @@ Contracts:
 - **Limits.** A body over ``max_body_bytes`` (default ``CAIM_MAX_BODY_BYTES`` or 1 MiB: clients
   resend their whole history) is a 413 before it is read; more than ``MAX_REQUEST_MESSAGES``
   messages a 413; a newest user message over the agent's ``max_message_chars`` a 413, nothing stored.
-- **Errors** are OpenAI's shape, one line: ``{"error": {"message", "type", "param", "code"}}``:
-  400 malformed request, 401 missing or unknown token, 404 unknown path or model, 413 too large,
-  422 a request caim cannot use (e.g. an unusable user id), 502 the model endpoint failed, 504 the
-  model did not answer in time (the endpoint's own timeout or ``turn_timeout`` here), 503 storage or
+- **Errors** are OpenAI's shape, one line: ``{"error": {"message", "type", "param", "code"}}``, with the
+  status every surface gives (``caim.agent.surfaces.errors``): 400 a malformed request or one caim
+  cannot use (e.g. an unusable user id), 401 missing or unknown token, 404 unknown path or model, 413
+  too large (or past the user's limits), 502 the model endpoint failed, 504 the model did not answer
+  in time (the endpoint's own timeout or ``turn_timeout`` here), 503 storage or
   configuration failing, 500 anything else. A slow or failing model never hangs a request and loses
   nothing: the user's message is in the session before the answer is asked for, a turn past the
   deadline finishes in the background and is kept, and 502/504 answers say ``x-should-retry: false``
@@ -79,7 +80,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent.facade import CaimAgent, Reply, Used
 from caim.agent.memory import Memory
-from caim.agent.surfaces.web import Guard, HostGuard, Verify, body_limit, default_verify, one_line, served_hosts
+from caim.agent.surfaces.errors import ARGUMENT_STATUS, error_line, http_status
+from caim.agent.surfaces.tokens import Verify
+from caim.agent.surfaces.web import Guard, HostGuard, body_limit, default_verify, one_line, served_hosts
 from caim.core.checks import check_user
 from caim.core.errors import CaimError, EndpointError, InputError, argument_error
 from caim.core.trace import usage
@@ -158,38 +161,24 @@ def error_body(status: int, message: str, code: str | None = None) -> dict[str, 
     }
 
 
-def _timed_out(exc: BaseException) -> bool:
-    """Whether a model fault was a timeout (the endpoint's, or this server's deadline)."""
-    if isinstance(exc, TimeoutError) or "did not answer within" in str(exc):
-        return True
-    seen = exc.__context__
-    while seen is not None:
-        if isinstance(seen, TimeoutError) or "Timeout" in type(seen).__name__:
-            return True
-        seen = seen.__context__
-    return False
-
-
 def as_api_error(exc: BaseException, turn_timeout: float) -> ApiError:
-    """The OpenAI-style answer for an exception raised while a turn ran (see the module docstring)."""
+    """The OpenAI-style answer for an exception raised while a turn ran: the status and line of
+    ``caim.agent.surfaces.errors`` (see the module docstring), with what a model fault means for the turn."""
     if isinstance(exc, ApiError):
         return exc
+    status = http_status(exc)
     if isinstance(exc, TimeoutError):
         return ApiError(
-            504,
+            status,
             f"the model did not answer within {turn_timeout:g}s; your message is kept in the session and "
             "the answer will be too - send your next message to continue",
             retry=False,
         )
     if isinstance(exc, EndpointError):
-        status = 504 if _timed_out(exc) else 502
-        return ApiError(status, f"{exc} (your message is kept in the session)", retry=False)
-    if isinstance(exc, InputError):
-        return ApiError(422, str(exc), "invalid_input")
-    if isinstance(exc, CaimError):  # storage failing, configuration
-        return ApiError(503, str(exc))
-    log.exception("caim serve: unexpected fault", exc_info=exc)
-    return ApiError(500, f"internal server error ({type(exc).__name__})")
+        return ApiError(status, f"{error_line(exc)} (your message is kept in the session)", retry=False)
+    if status == 500:
+        log.exception("caim serve: unexpected fault", exc_info=exc)
+    return ApiError(status, error_line(exc), "invalid_input" if isinstance(exc, InputError) else None)
 
 
 # ---- the request ------------------------------------------------------------------------------
@@ -415,7 +404,8 @@ def _add_error_handlers(app: FastAPI, turn_timeout: float) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse(error_body(400, argument_error(exc.errors()), "invalid_request"), status_code=400)
+        body = error_body(ARGUMENT_STATUS, argument_error(exc.errors()), "invalid_request")
+        return JSONResponse(body, status_code=ARGUMENT_STATUS)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:

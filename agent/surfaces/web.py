@@ -13,9 +13,9 @@ Used by every server caim starts - ``caim serve`` (``caim.agent.surfaces.openai_
   that setting (its tokens guard it). ``host_refusal`` is the same check for a server that is no
   ASGI app of ours (the LangGraph server's auth handler).
 - ``Guard`` runs before routing and before a byte of the body is read: a missing or unknown bearer
-  token is a 401 and the token's user goes to ``scope["state"]["user"]``; a body declared or found
-  to be over the limit is a 413. How an error body looks is the app's choice (``error_body``), so
-  each server keeps its own error shape.
+  token (``caim.agent.surfaces.tokens``, the one token check) is a 401 and the token's user goes to
+  ``scope["state"]["user"]``; a body declared or found to be over the limit is a 413. How an error
+  body looks is the app's choice (``error_body``), so each server keeps its own error shape.
 - Argument errors are answered in one line by ``caim.core.errors.argument_error`` (where, what is
   wrong and what is allowed, never the validator's multi-line dump), on every surface.
 
@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from starlette.exceptions import HTTPException
 
+from caim.agent.surfaces.tokens import Verify, bearer_user
 from caim.core.errors import ConfigError
 
 #: What FastAPI says of a body it could not parse at all (JSON nested too deep for the parser, among others).
@@ -40,7 +41,6 @@ UNPARSED_BODY = "There was an error parsing the body"
 #: Largest request body accepted when neither an explicit limit nor ``CAIM_MAX_BODY_BYTES`` says otherwise.
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 
-Verify = Callable[[str], str | None]
 ErrorBody = Callable[[int, str], dict[str, Any]]
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -78,12 +78,9 @@ async def send_json(
     await send({"type": "http.response.body", "body": data})
 
 
-def bearer_user(scope: Scope, verify: Verify) -> str | None:
-    """The user a request's ``Authorization: Bearer <token>`` names, or None."""
-    header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    return verify(token) if scheme.lower() == "bearer" and token else None
+def authorization(scope: Scope) -> str:
+    """A request's ``Authorization`` header ("" without one)."""
+    return dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
 
 
 class Guard:
@@ -116,7 +113,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         if self.verify is not None and scope["path"] not in self.public:
-            user = bearer_user(scope, self.verify)
+            user = bearer_user(authorization(scope), self.verify)
             if user is None:
                 body = self.error_body(401, "missing or invalid bearer token")
                 await send_json(send, 401, body, ((b"www-authenticate", b"Bearer"),))

@@ -26,6 +26,8 @@ from langchain_core.messages import BaseMessage
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from caim.agent.memory import Memory, SessionTurn, session_turns
+from caim.agent.surfaces.errors import ARGUMENT_STATUS, error_line, http_status
+from caim.agent.surfaces.tokens import Verify, bearer_user, is_bearer
 from caim.agent.surfaces.ui.charts import categories, weekly
 from caim.agent.surfaces.ui.session import COOKIE, Signer, bound, ui_secret
 from caim.agent.surfaces.web import (
@@ -36,14 +38,13 @@ from caim.agent.surfaces.web import (
     Receive,
     Scope,
     Send,
-    Verify,
     body_limit,
     default_verify,
     one_line,
     served_hosts,
 )
 from caim.core.checks import check_user, lookup_id
-from caim.core.errors import CaimError, InputError, QuotaError, argument_error
+from caim.core.errors import CaimError, InputError, argument_error
 from caim.memory.answer import said
 from caim.memory.records import POLARITIES, MemoryBrief, MemoryRecord, as_aware
 from caim.memory.search.relevance import explain
@@ -366,9 +367,8 @@ class Browser:
                 return Caller(self.local_user, cookie)
             return Caller(self.local_user, self.signer.issue(self.local_user), fresh=True)
         header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() == "bearer":
-            user = self.verify(token.strip()) if token.strip() else None
+        if is_bearer(header):  # a script's request: its token or nothing
+            user = bearer_user(header, self.verify)
             if user is None:
                 raise UIError(401, "missing or invalid bearer token")
             return Caller(check_user(user), None)
@@ -540,17 +540,14 @@ def _errors(app: FastAPI, browser: Browser) -> None:
     def ui_error(request: Request, exc: UIError) -> Response:
         return browser.error(request, exc.status, exc.message)
 
-    @app.exception_handler(InputError)
-    def bad_input(request: Request, exc: InputError) -> Response:
-        return browser.error(request, 413 if isinstance(exc, QuotaError) else 400, str(exc))
-
     @app.exception_handler(CaimError)
-    def failing(request: Request, exc: CaimError) -> Response:
-        return browser.error(request, 503, str(exc))
+    def refused(request: Request, exc: CaimError) -> Response:
+        return browser.error(request, http_status(exc), error_line(exc))
 
     @app.exception_handler(RequestValidationError)
     def invalid(request: Request, exc: RequestValidationError) -> Response:
-        return browser.error(request, 400, argument_error(exc.errors(), skip=("body", "query", "path", "form")))
+        line = argument_error(exc.errors(), skip=("body", "query", "path", "form"))
+        return browser.error(request, ARGUMENT_STATUS, line)
 
     @app.exception_handler(StarletteHTTPException)
     def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -559,7 +556,7 @@ def _errors(app: FastAPI, browser: Browser) -> None:
     @app.exception_handler(Exception)
     def fault(request: Request, exc: Exception) -> Response:
         log.exception("caim ui: unexpected fault", exc_info=exc)
-        return browser.error(request, 500, f"internal error ({type(exc).__name__})")
+        return browser.error(request, http_status(exc), error_line(exc))
 
 
 # ---- routes ----------------------------------------------------------------------------------------
