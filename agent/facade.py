@@ -36,14 +36,14 @@ from caim.core.files import open_checkpoints
 from caim.core.settings import Settings
 from caim.core.types import Route
 from caim.graph.builder import build_graph
-from caim.graph.intake import recorded
 from caim.graph.services import Services
-from caim.graph.state import ANSWER, Context, State, session_reset
+from caim.graph.state import ANSWER, Context, session_reset
 from caim.memory.records import MemoryBrief, MemoryRecord
 from caim.memory.stm import TIME_KEY, parse_time
 from caim.memory.text import storable
 from caim.memory.text.timeref import TimeSpan
 from caim.memory.transfer import Imported
+from caim.services.sessions import recorded
 
 __all__ = ["CaimAgent", "Reply", "SessionSummary", "Turn", "Used", "check_user", "open_checkpointer"]
 
@@ -414,8 +414,8 @@ class CaimAgent:
         if msgs:
             with self._lock(user_id):
                 config = self._config(self.thread_id(user_id))
-                # the thread's values are the graph's State
-                update = recorded(cast(State, self.state(user_id)), list(msgs), parse_time(turns[-1].at))
+                open_session = str(self.state(user_id).get("session_id") or "")
+                update = recorded(msgs, parse_time(turns[-1].at), open_session=open_session)
                 self.graph.update_state(config, update, as_node="respond")
         return len(msgs)
 

@@ -44,27 +44,17 @@ from caim.core.errors import ConfigError, InputError
 from caim.core.models import Models
 from caim.core.settings import Settings
 from caim.core.types import Route
-from caim.graph.builder import build_post_thinking_graph, build_recall_graph
-from caim.graph.common import within_bounds
-from caim.graph.env import Env
-from caim.graph.policies import get_policy
-from caim.graph.profile import prune, settle
-from caim.graph.retrieval import ranked_search
+from caim.graph.builder import build_post_thinking_graph, build_recall_graph, check_policy
 from caim.graph.services import Services
 from caim.graph.state import USED, Change, Context, KeyEvent
-from caim.memory.entities import with_entities
 from caim.memory.intents import Known
-from caim.memory.maintenance import apply_update
 from caim.memory.merge import Merge
 from caim.memory.profile import Profile
 from caim.memory.records import (
-    HistoryEntry,
     MemoryBrief,
     MemoryRecord,
-    SourceTurn,
     check_polarity,
     stable_id,
-    utcnow,
 )
 from caim.memory.stm import TIME_KEY, check_length, parse_time
 from caim.memory.text.timeref import TimeSpan
@@ -78,6 +68,10 @@ from caim.memory.transfer import (
     imported_profile,
 )
 from caim.ontology import Ontology, Proposal
+from caim.services.bounds import within_bounds
+from caim.services.profile import prune, settle
+from caim.services.records import corrected, forget_records
+from caim.services.search import SearchScope, ranked_search
 
 #: Most messages one ``remember`` call takes (a longer history is remembered in several calls).
 MAX_MESSAGES = 2000
@@ -280,7 +274,7 @@ class Memory:
         """The run context for ``user_id`` and ``policy`` (a registered policy, default the setting's)."""
         name = policy or self.settings.policy
         try:
-            get_policy(name)
+            check_policy(name)
         except ConfigError as exc:
             raise InputError(str(exc)) from None
         return Context(user_id=check_user(user_id), policy=name)
@@ -349,22 +343,36 @@ class Memory:
             missing=out.get("missing", []),
         )
 
-    def search(self, query: str, *, user_id: str, k: int = 10, polarity: str | None = None) -> list[MemoryBrief]:
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        k: int = 10,
+        polarity: str | None = None,
+        at: datetime | str | None = None,
+    ) -> list[MemoryBrief]:
         """The ranked search alone (lexical, dense, tags, time, names; no model): the best records -
         at most ``k``, only those relevant to ``query`` (``caim.memory.search.relevance``: a record
         that shares no word with it and is unrelated in meaning is not returned) - with their scores
         and relevance (0 to 1), best first; ``polarity`` ("like", "dislike", "neutral") keeps only
         preferences of that polarity (the best ``k`` of them among the ``POLARITY_POOL`` times ``k``
-        best matches)."""
+        best matches). ``at``: when the query is asked (its time expressions resolve against it;
+        default now). The graph's search step runs the same search (``caim.services.search``)."""
         if not isinstance(k, int) or not 1 <= k <= 100:
             raise InputError("k must be a whole number from 1 to 100")
         wanted = check_polarity(polarity)
-        ctx = self.context(user_id)
-        env = Env(self.services, self.settings, ctx, parse_time(None), "search")
+        scope = self._scope(self.context(user_id).user_id, parse_time(at))
         if wanted is None:
-            return ranked_search(env, self.message(query), k)
-        found = ranked_search(env, self.message(query), k * POLARITY_POOL)
+            return ranked_search(scope, self.message(query), k)
+        found = ranked_search(scope, self.message(query), k * POLARITY_POOL)
         return [m for m in found if m.get("polarity") == wanted][:k]
+
+    def _scope(self, user: str, now: datetime) -> SearchScope:
+        """The search scope of ``user`` at ``now`` (what the graph's search step reads with, too)."""
+        svc = self.services
+        ontology = svc.ontology.of(user)
+        return SearchScope(svc.store, svc.retriever, svc.embedder, svc.tagger, ontology, self.settings, user, now)
 
     # ---- remember ---------------------------------------------------------------------------
     def remember(
@@ -577,14 +585,15 @@ class Memory:
         store = self.services.store
         with self.lock(user), store.user_lock(user):
             gone = store.get_many(user, [record_id]) if isinstance(record_id, str) else []
-            forgotten = store.delete(user, [record_id]) > 0
-            if forgotten:
-                self._prune(user, gone)
-                store.compact()  # after the profile's rewrite: no trace of the old one either
-        return forgotten
+            return self._forget(user, gone) > 0
+
+    def _forget(self, user: str, gone: Sequence[MemoryRecord]) -> int:
+        """Forget ``gone`` records of the user everywhere (``caim.services.records.forget_records``)."""
+        svc = self.services
+        return forget_records(svc.store, user, gone, svc.ontology.of(user), svc.embedder)
 
     def _prune(self, user: str, gone: Sequence[MemoryRecord]) -> None:
-        """Rebuild what the user's profile drew from ``gone`` records (``caim.graph.profile.prune``)."""
+        """Rebuild what the user's profile drew from ``gone`` records (``caim.services.profile.prune``)."""
         svc = self.services
         prune(svc.store, user, svc.ontology.of(user), svc.embedder, gone)
 
@@ -626,22 +635,7 @@ class Memory:
                 raise InputError("this memory was superseded by a later one: correct that one instead")
             if text == old.thought:
                 raise InputError("the correction is what the memory already says")
-            now = utcnow()
-            session = "correct-" + stable_id(user, old.id, text)[:12]
-            new = MemoryRecord(
-                id=stable_id(user, "corrected", old.id, text),
-                user_id=user,
-                thought=text,
-                tags=old.tags,
-                event_time=old.event_time,
-                valid_from=old.valid_from or old.event_time,
-                links=old.links,
-                speaker=old.speaker,
-                session_id=session,
-                sources=[SourceTurn(role="user", text=text, time=now)],
-                history=[HistoryEntry(at=now, change="created", session_id=session, note="corrected by the user")],
-            )
-            closed, newer = apply_update(old, with_entities(new), session)
+            closed, newer = corrected(old, text)
             store.add([closed, newer])
             self._prune(user, [old])
         return newer
@@ -677,11 +671,7 @@ class Memory:
             gone: builtins.list[MemoryRecord] = []
             while batch := store.page(user, len(gone), 500, tags):
                 gone += batch
-            forgotten = store.delete(user, [r.id for r in gone]) if gone else 0
-            if forgotten:
-                self._prune(user, gone)
-                store.compact()
-            return forgotten
+            return self._forget(user, gone)
 
     def allow(self, term: str, *, user_id: str) -> bool:
         """Lift the user's own denial of ``term`` (False when it was not denied); what was forgotten
@@ -738,7 +728,7 @@ class Memory:
         are reused when this store embeds with the embedder that made them. Records outside the
         privacy bounds (``within_bounds``) are left out; a record the store holds a newer version of
         stays closed; the export's profile is kept where the records written hold it
-        (``caim.graph.profile.settle``: what draws on a record left out is rebuilt from those
+        (``caim.services.profile.settle``: what draws on a record left out is rebuilt from those
         written). ``data``: the export's JSON, or a file read by ``caim.memory.transfer.read_export``;
         ``progress(done, total)`` is called after each batch. Returns how many records were added,
         updated, found unchanged and left out (``caim.memory.transfer.Imported``)."""

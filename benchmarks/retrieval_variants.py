@@ -113,7 +113,7 @@ def conversations(cases: Sequence[Case], retriever: Retriever) -> dict[str, Conv
     for c in cases:
         if c.conversation in out:
             continue
-        recs = [r for r in records_of(retriever, user_of(c.conversation), c.scoring) if r is not None]
+        recs = [r for r in records_of(retriever.store, user_of(c.conversation), c.scoring) if r is not None]
         if len(recs) != c.scoring.columns.m:
             raise RuntimeError(f"{c.conversation}: a record of the scoring is gone")
         out[c.conversation] = Conv(

@@ -391,9 +391,9 @@ class _Bench:
             user = user_of(conv.sample_id)
             for q in conv.questions:
                 query = _query(q.text, conv, self.tagger, self.ontology, self.store.embed([q.text])[0])
-                s = scoring(self.retriever, user, query, ALL_SIGNALS)
+                s = scoring(self.retriever.prepare(user), query, ALL_SIGNALS)
                 if s is not None:
-                    turns = [_turn_ids(rec) for rec in records_of(self.retriever, user, s)]
+                    turns = [_turn_ids(rec) for rec in records_of(self.store, user, s)]
                     out.append(Case.of(conv.sample_id, q.category, q.text, s, turns, q.evidence))
         return out
 

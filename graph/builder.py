@@ -70,6 +70,13 @@ CHAT_STEPS: tuple[Step, ...] = (intake, refuse, close_session)
 STEPS: tuple[Step, ...] = (*CHAT_STEPS, *RECALL_STEPS, respond, *POST_THINKING_STEPS)
 
 
+def check_policy(name: str) -> str:
+    """``name`` if it names a registered memory policy (``caim.graph.policies``), else a one-line
+    ``ConfigError`` naming the registered ones: what a caller of the graphs checks a policy by."""
+    get_policy(name)
+    return name
+
+
 def authenticated_user(config: RunnableConfig) -> str | None:
     """The user a LangGraph server authenticated for this run (custom auth), if any."""
     conf = config.get("configurable") or {}

@@ -3,11 +3,8 @@ answer's prompt (built the same way for a drafted answer and the decided one).""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage
 
-from caim.core.settings import Settings
 from caim.core.types import Route
 from caim.graph.env import Env
 from caim.graph.state import State
@@ -15,7 +12,6 @@ from caim.graph.steps import SummaryReusedStep
 from caim.memory.profile import ANSWER_CHARS, about_user, aspect_of
 from caim.memory.records import MemoryBrief
 from caim.memory.stm import clip, session_tokens
-from caim.ontology import Ontology
 from caim.prompts import respond as respond_prompt
 from caim.prompts import summarize as summarize_prompt
 
@@ -124,17 +120,3 @@ def shown_memories(state: State, route: Route) -> list[MemoryBrief]:
     if not all(i in pool for i in draft["memories"]):
         return kept
     return [pool[i] for i in draft["memories"]]
-
-
-def within_bounds(ontology: Ontology, tags: Sequence[str], settings: Settings, user_denied: Sequence[str]) -> bool:
-    """The privacy bounds: no tag under a category the deployment denies or the user denied
-    (``user_denied``, the store's list for the user), and (when an allow-list is set) every tag under
-    an allowed one. A record without a tag (its category unsure) is within bounds only where none
-    are set: what it is about cannot be shown to be allowed."""
-    denied = [*settings.deny_categories, *user_denied]
-    allowed = settings.allow_categories
-    if not tags:
-        return not (denied or allowed)
-    if denied and any(ontology.under(t, denied) for t in tags):
-        return False
-    return not (allowed and not all(ontology.under(t, allowed) for t in tags))

@@ -16,7 +16,6 @@ The input flags are cleared here, so a later run never sees a stale command.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
@@ -26,7 +25,7 @@ from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import REFUSED, RESET, State, session_reset
 from caim.graph.steps import Action, ClosedStep, IntakeStep
-from caim.memory.stm import TIME_KEY, message_time, parse_time
+from caim.memory.stm import TIME_KEY, parse_time
 from caim.memory.text import storable
 
 EMPTY_REPLY = "I didn't get a message - please type something and I'll answer."
@@ -72,18 +71,6 @@ def _action(state: State) -> Action:
         return "end_session"
     last = _last(state)
     return "turn" if isinstance(last, HumanMessage) and str(last.content).strip() else "empty"
-
-
-def recorded(state: State, messages: list[AnyMessage], now: datetime, session_id: str = "") -> dict[str, Any]:
-    """The state update that adds turns which already happened (an imported chat log, a replay) to
-    the open session without answering them: the messages, the latest of their times as the last
-    turn's, and a session id (``session_id``, the open session's, or a new one)."""
-    times = [t for t in (message_time(m) for m in messages) if t is not None]
-    update: dict[str, Any] = {"messages": messages, "last_turn_at": (max(times) if times else now).isoformat()}
-    if session_id or not state.get("session_id"):
-        update["session_id"] = session_id or uuid.uuid4().hex[:12]
-        update["session_started"] = now.isoformat()
-    return update
 
 
 def refusal(state: State) -> str | None:

@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from caim.graph.common import within_bounds
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import State
@@ -56,6 +55,7 @@ from caim.memory.records import HistoryEntry, IntentUnit, MemoryRecord, SourceTu
 from caim.memory.stm import Exchange, turns
 from caim.memory.text import asks_about_past, memory_signals, unsupported
 from caim.prompts import intents as intents_prompt
+from caim.services.bounds import within_bounds
 
 
 def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:

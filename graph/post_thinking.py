@@ -46,7 +46,6 @@ from typing import Any
 import numpy as np
 
 from caim.core import faults
-from caim.graph.common import within_bounds
 from caim.graph.env import Env
 from caim.graph.policies.base import MemoryPolicy
 from caim.graph.state import Change, KeyEvent, State
@@ -79,6 +78,7 @@ from caim.memory.text import names, unsupported
 from caim.ontology import Ontology, Proposal
 from caim.ontology.tagger import tags_of
 from caim.prompts.thoughts import NewTerm, Thought
+from caim.services.bounds import within_bounds
 
 CHUNK = 8
 _LIST_MARK = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")  # "2. ..." - small models number their sentences

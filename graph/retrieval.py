@@ -1,12 +1,13 @@
 """Memory retrieval nodes (CAIM step 2): ranked search, route and candidates, relevance filter.
 
-1. ``search`` runs beside the controller, needing no decision: the ranked retrieval of
-   ``caim.memory.search.retrieval`` over the message, with the tags nearest by meaning and the time
-   expressions code finds (resolved against the turn time; "our first conversation" is the day of
-   the user's earliest record). When code signals point to memory and the policy filters beside its
-   plan (``filter_beside_plan``), the relevance filter runs here on the best ``candidate_cap``
-   records, in parallel with the plan - and, with ``speculative_answer``, the answer is drafted from
-   the best ``max_kept`` of them before either decision is in.
+1. ``search`` runs beside the controller, needing no decision: the ranked search of
+   ``caim.services.search`` (the one ``Memory.search`` runs) over the message read once, with the
+   tags nearest by meaning and the time expressions code finds (resolved against the turn time;
+   "our first conversation" is the day of the user's earliest record). When code signals point to
+   memory and the policy filters beside its plan (``filter_beside_plan``), the relevance filter runs
+   here on the best ``candidate_cap`` records, in parallel with the plan - and, with
+   ``speculative_answer``, the answer is drafted from the best ``max_kept`` of them before either
+   decision is in.
 2. ``retrieve`` joins the two: the route is the plan's route combined with the code signals
    (``route_rule``: a clear memory question - a reference to the past, a time expression, a question
    about the user's own facts, a closely similar stored memory, a name the memory knows - is never
@@ -33,9 +34,7 @@ out; ``retrieve`` then keeps that route and those memories, and ``respond`` the 
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict
-from datetime import datetime, time, timedelta
 from typing import Any, cast
 
 import numpy as np
@@ -67,90 +66,27 @@ from caim.graph.steps import (
 from caim.memory.answer import memory_question
 from caim.memory.intents import INTENT_SIMILARITY, SINGLE_VALUED, closest_task, fill, search_texts
 from caim.memory.profile import about_user
-from caim.memory.records import MemoryBrief, MemoryRecord, as_aware
-from caim.memory.search.relevance import RELEVANCE_FLOOR
-from caim.memory.search.retrieval import DEFAULT_WEIGHTS, Hit, Query, Weights, own_value
+from caim.memory.records import MemoryBrief, MemoryRecord
 from caim.memory.text import asks_about_past, is_small_talk, memory_signals, names
-from caim.memory.text.timeref import TimeRange, TimeSpan, find_expressions, resolve
+from caim.memory.text.timeref import TimeSpan
 from caim.prompts import respond as respond_prompt
-
-_FIRST = re.compile(r"\b(first|earliest) (conversation|chat|talk|session|time we (talked|spoke|met))\b", re.I)
-
-
-def _ranges(expressions: list[str], text: str, env: Env) -> list[TimeSpan]:
-    spans: list[TimeSpan] = []
-    for expr in dict.fromkeys(expressions):
-        r = resolve(expr, env.now)
-        if r:
-            spans.append(r.span())
-    if _FIRST.search(text):
-        first = env.svc.store.first(env.user_id)
-        if first:
-            day = as_aware(first.event_time)
-            start = datetime.combine(day.date(), time.min, tzinfo=day.tzinfo)
-            spans.append(TimeRange("first conversation", start, start + timedelta(days=1, microseconds=-1)).span())
-    return spans
+from caim.services.search import Reading, SearchScope, hits, looked_for, rank, read, time_spans
 
 
-def _expired(env: Env) -> Any:
-    """Per-category lifetimes: a record expires from retrieval when one of its tags lies under a
-    category with a lifetime (``lifetimes`` setting, days) that has passed since its event."""
-    lifetimes = env.settings.lifetimes
-    if not lifetimes:
-        return None
-    ontology = env.ontology
-    now = env.now.timestamp()
-
-    def expired(event_ts: float, tags: set[str]) -> bool:
-        for tag in tags:
-            path = ontology.path(tag)
-            for root, days in lifetimes.items():
-                if (tag == root or path == root or path.startswith(root + "/") or f"/{root}/" in f"/{path}/") and (
-                    now - event_ts > days * 86400
-                ):
-                    return True
-        return False
-
-    return expired
+def scope_of(env: Env) -> SearchScope:
+    """The search scope of a node's run: its user, services, settings and turn time."""
+    svc = env.svc
+    return SearchScope(
+        svc.store, svc.retriever, svc.embedder, svc.tagger, env.ontology, env.settings, env.user_id, env.now
+    )
 
 
 def _search(
-    env: Env, policy: MemoryPolicy, text: str, tags: list[str], spans: list[TimeSpan], k: int
+    env: Env, policy: MemoryPolicy, reading: Reading, tags: list[str], spans: list[TimeSpan], k: int
 ) -> list[MemoryBrief]:
     # a turn's candidates are all the ranking's best: the relevance filter judges them (a question
     # such as "what do I like to do?" shares no word with "loves hiking"); the floor is for searches
-    return _rank(env, policy.weights, text, tags, spans, k, floor=False)
-
-
-def _rank(
-    env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int, *, floor: bool = True
-) -> list[MemoryBrief]:
-    """The ranked hits as briefs (``floor``: only those at the search's relevance floor or above); a
-    question asking the user's single-value fact gets the user's own current statement of it first
-    (``own_value``), whatever its relevance: "Where do I live?" shares no word with "I moved to
-    Valencia"."""
-    ranked = _hits(env, weights, text, tags, spans, k, floor=False)  # the engine takes k, then rates them
-    own = own_value(text, ranked, env.ontology.single_valued)
-    least = RELEVANCE_FLOOR if floor else 0.0
-    kept = [h for h in ranked if h is not own and h.relevance >= least]
-    return [h.brief(env.settings.source_chars) for h in ([own] if own is not None else []) + kept]
-
-
-def _hits(
-    env: Env, weights: Weights, text: str, tags: list[str], spans: list[TimeSpan], k: int, *, floor: bool = True
-) -> list[Hit]:
-    query = Query(
-        text=text,
-        now=env.now,
-        tags=tags,
-        ranges=[(TimeRange.of(s).start.timestamp(), TimeRange.of(s).end.timestamp()) for s in spans],
-        past=asks_about_past(text),
-        vector=env.svc.embedder.embed_query(text),
-        expired=_expired(env),
-        decay_days=env.settings.decay_days,
-        **({} if floor else {"min_relevance": 0.0}),
-    )
-    return env.svc.retriever.search(env.user_id, query, k, weights)
+    return rank(scope_of(env), reading, policy.weights, tags, spans, k, floor=False)
 
 
 #: Names of a message checked against the memory (a long message names many; a question few).
@@ -199,21 +135,6 @@ def _draft(state: State, env: Env, route: Route, shown: list[MemoryBrief]) -> di
     return {"id": env.start_draft(messages), "memories": [m["id"] for m in shown]}
 
 
-def _looked_for(env: Env, text: str) -> tuple[list[str], list[TimeSpan]]:
-    """What code looks for in ``text``: the three ontology tags nearest by meaning and the time
-    ranges of its time expressions."""
-    ontology = env.ontology
-    tags = [t for t, _ in env.svc.tagger.nearest(ontology, env.svc.embedder.embed_query(text), 3)[0]]
-    return tags, _ranges(find_expressions(text), text, env)
-
-
-def ranked_search(env: Env, text: str, k: int, weights: Weights = DEFAULT_WEIGHTS) -> list[MemoryBrief]:
-    """The ranked search alone, no model: the user's best ``k`` records for ``text`` (lexical, dense,
-    tags nearest by meaning, time ranges of its time expressions, names), with their scores."""
-    tags, spans = _looked_for(env, text)
-    return _rank(env, weights, text, tags, spans, k)
-
-
 def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     """Run the ranked search for the current message; when code signals point to long-term memory,
     also run the relevance filter (and draft the answer) beside the plan.
@@ -224,8 +145,10 @@ def search(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     if not policy.uses_memory:
         return {"found": [], "found_signals": {}, "early": None, "draft": None, "answered": None}
     text = current_input(state, env)
-    tags, spans = _looked_for(env, text)
-    found = _search(env, policy, text, tags, spans, env.settings.search_k)
+    scope = scope_of(env)
+    reading = read(scope, text)
+    tags, spans = looked_for(scope, reading)
+    found = _search(env, policy, reading, tags, spans, env.settings.search_k)
     signals = found_signals(env, text, found)
     env.note(SearchStep(tags=tags, ranges=spans, found=[{"id": f["id"], **f.get("scores", {})} for f in found]))
     update: dict[str, Any] = {
@@ -380,11 +303,13 @@ def retrieve(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     spans = list(state.get("time_ranges", []))
     if plan is not None and plan["model"]:
         new_tags = [t for t in plan["tags"] if t in env.ontology and t not in tags]
-        new_spans = [s for s in _ranges(plan["time_expressions"], "", env) if s not in spans]
+        scope = scope_of(env)
+        language = env.svc.retriever.usual_language(env.user_id)  # the search step's, kept by the retriever
+        new_spans = [s for s in time_spans(scope, plan["time_expressions"], language) if s not in spans]
         if new_tags or new_spans:  # the plan adds something to look for: search again with it
             tags = list(dict.fromkeys([*plan["tags"], *tags]))[:3]
             spans += new_spans
-            found = _search(env, policy, text, tags, spans, env.settings.search_k)
+            found = _search(env, policy, read(scope, text), tags, spans, env.settings.search_k)
     candidates = found[: env.settings.candidate_cap]
     env.note(
         RouteStep(
@@ -488,8 +413,11 @@ def goal(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any]:
     pool: dict[str, MemoryRecord] = {}
     queries = search_texts(intent, text)
     env.svc.embedder.embed_queries(queries)  # one batch; each search below finds its vector remembered
+    scope = scope_of(env)
+    user = env.svc.retriever.prepare(env.user_id)  # one user's search for every slot's query
     for query in queries:
-        pool.update((h.record.id, h.record) for h in _hits(env, policy.weights, query, [], [], SLOT_K))
+        reading = read(scope, query, user)
+        pool.update((h.record.id, h.record) for h in hits(scope, reading, policy.weights, [], [], SLOT_K))
     units = env.svc.store.page(env.user_id, 0, UNITS, [intent.tag])  # earlier tasks of this intent
     pool.update((r.id, r) for r in units if r.intent is not None and r.intent.name == name)
     ontology = env.ontology

@@ -1,7 +1,10 @@
 """The package's import direction: layers from top to bottom, no import running back up, no circle.
 
-    agent (facade, CLI)  ->  graph (state, nodes, builder, policies)  ->  memory, ontology, prompts  ->  core
-    eval sits above agent; nodes never import other nodes; policies never import nodes.
+    agent (facade, CLI)  ->  graph (state, nodes, builder, policies)  ->  services  ->  memory, ontology  ->  core
+    prompts sit on memory and ontology; eval sits above agent; nodes never import other nodes;
+    policies never import nodes. The library (``Memory``, ``CaimAgent``) reaches the graph only
+    through its builder, state types and services: the operations it shares with the graph's steps
+    (search, bounds, profile, records) are the service layer's, below both.
 
 Every ``import caim.…`` in the source (function-level ones included) is checked, so a lazy import
 cannot hide a circle. The memory store is the only door to storage: no module outside ``memory``
@@ -20,7 +23,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("core", "testing", "memory", "ontology", "prompts", "graph", "agent", "eval")
+PACKAGES = ("core", "testing", "memory", "ontology", "prompts", "services", "graph", "agent", "eval")
 
 #: What each top-level package may import besides itself.
 ALLOWED = {
@@ -29,10 +32,11 @@ ALLOWED = {
     "ontology": {"core"},
     "memory": {"core"},
     "prompts": {"core", "memory", "ontology"},
-    "graph": {"core", "memory", "ontology", "prompts"},
-    "agent": {"core", "memory", "ontology", "prompts", "graph"},  # the library: no surface
-    "surfaces": {"core", "memory", "ontology", "prompts", "graph", "agent"},  # the CLI, the servers, the UI
-    "eval": {"core", "memory", "ontology", "prompts", "graph", "agent"},
+    "services": {"core", "memory", "ontology"},  # what the graph's steps and the library share
+    "graph": {"core", "memory", "ontology", "prompts", "services"},
+    "agent": {"core", "memory", "ontology", "prompts", "services", "graph"},  # the library: no surface
+    "surfaces": {"core", "memory", "ontology", "prompts", "services", "graph", "agent"},  # the CLI, the servers, the UI
+    "eval": {"core", "memory", "ontology", "prompts", "services", "graph", "agent"},
 }
 #: Rooms inside a package, checked as packages of their own: module prefix -> room.
 ROOMS = {"caim.agent.surfaces": "surfaces"}
@@ -49,8 +53,14 @@ MEMORY_ALLOWED = {
 }
 
 NODES = {"intake", "controller", "retrieval", "respond", "post_thinking"}
+#: The library's modules, and the only graph modules they may import (no step: the graphs are built
+#: by the builder, and what the library shares with the steps is the service layer's).
+LIBRARY = ("caim.agent.memory", "caim.agent.facade")
+GRAPH_DOORS = {"caim.graph.builder", "caim.graph.state", "caim.graph.services"}
+#: What the search engine never imports: it reads storage through ``SearchStore`` alone.
+SEARCH_BANS = ("caim.memory.storage", "caim.memory.search.retrieval")
 #: Where code uses the memory store only through its methods.
-STORE_USERS = ("graph", "agent", "eval", "benchmarks", "examples")
+STORE_USERS = ("services", "graph", "agent", "eval", "benchmarks", "examples")
 #: The store's parts behind its door.
 STORAGE = {"db", "vectors"}
 
@@ -189,6 +199,69 @@ def test_the_checks_see_a_planted_upward_import_and_circle(tmp_path):
     edges = import_graph(tmp_path)
     assert upward_imports(edges) == ["caim.core.x imports caim.graph.y"]
     assert find_cycle(edges) == ["caim.core.x", "caim.graph.y", "caim.core.x"]
+
+
+def graph_steps_reached(edges: dict[str, set[str]]) -> list[str]:
+    """Each import of a graph module other than the builder, state and services by a library module."""
+    return [
+        f"{src} imports {dst}"
+        for src in LIBRARY
+        for dst in sorted(edges.get(src, ()))
+        if _package(dst) == "graph" and dst not in GRAPH_DOORS
+    ]
+
+
+def test_the_library_imports_no_graph_step():
+    reached = graph_steps_reached(import_graph())
+    assert not reached, "call the service layer (caim.services) instead:\n" + "\n".join(reached)
+
+
+def test_the_check_sees_a_planted_graph_step_in_the_library(tmp_path):
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir()
+    (tmp_path / "agent" / "memory.py").write_text(
+        "from caim.graph.builder import build\nfrom caim.graph.retrieval import ranked_search\n"
+    )
+    (tmp_path / "agent" / "facade.py").write_text("def f():\n    from caim.graph.env import Env\n")
+    for name in ("builder", "retrieval", "env"):
+        (tmp_path / "graph" / f"{name}.py").write_text("build = ranked_search = Env = 1\n")
+    assert graph_steps_reached(import_graph(tmp_path)) == [
+        "caim.agent.memory imports caim.graph.retrieval",
+        "caim.agent.facade imports caim.graph.env",
+    ]
+
+
+def search_reaches(root: Path = ROOT) -> list[str]:
+    """Where the search engine (``memory/search``) reads past ``SearchStore``: a store's ``.db`` or
+    ``.vectors`` anywhere in it, or - outside the ``Retriever`` (``retrieval.py``, which prepares a
+    user's search from its caches) - an import of storage or of the retriever (no call back into it)."""
+    found = []
+    for path in sorted((root / "memory" / "search").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in STORAGE and ast.unparse(node.value).endswith("store"):
+                found.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
+        if path.name != "retrieval.py":
+            banned = {m for m in _imports(path) if m.startswith(SEARCH_BANS)}
+            banned = {m for m in banned if m.rsplit(".", 1)[0] not in banned}  # the module, not each name
+            found += [f"{path.relative_to(root)} imports {m}" for m in sorted(banned)]
+    return found
+
+
+def test_the_search_reads_through_one_interface():
+    reached = search_reaches()
+    assert not reached, "read through SearchStore (MemoryStore implements it):\n" + "\n".join(reached)
+
+
+def test_the_check_sees_a_planted_reach_past_the_search_interface(tmp_path):
+    (tmp_path / "memory" / "search").mkdir(parents=True)
+    (tmp_path / "memory" / "search" / "e.py").write_text(
+        "from caim.memory.search.retrieval import Retriever\ndef f(s):\n    return s.store.db.stats()\n"
+    )
+    (tmp_path / "memory" / "search" / "retrieval.py").write_text("from caim.memory.storage.store import Store\n")
+    assert search_reaches(tmp_path) == [
+        "memory/search/e.py:3 s.store.db",
+        "memory/search/e.py imports caim.memory.search.retrieval",
+    ]
 
 
 def test_the_library_imports_no_surface(tmp_path):

@@ -143,7 +143,7 @@ def test_the_dense_signal_counts_less_in_a_language_the_embedder_does_not_read(e
     retriever, query = Retriever(store), Query("Welches Fahrrad habe ich gekauft?", T0)
     hits = retriever.search("u", query, k=2)
     assert hits[0].record.id == recs[first].id  # the lexical match, unless the embedder reads German
-    assert scoring(retriever, "u", query, ALL_SIGNALS).unread is (first == 0)  # what `caim eval --cv` ranks by
+    assert scoring(retriever.prepare("u"), query, ALL_SIGNALS).unread is (first == 0)  # what `caim eval --cv` ranks by
 
 
 #: A German user's turns, the oldest first: "Kinder" is "kind" only to the German stemmer.

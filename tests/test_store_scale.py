@@ -254,7 +254,7 @@ def test_records_not_yet_in_the_vector_index_join_by_their_vector_the_nearest_on
     assert store.unindexed() == 40
     retriever = Retriever(store, full_scan=100, lexical_k=5, dense_k=5)
     query = Query("unrelated words", T0, vector=store.embed([late[7].document()])[0])  # no lexical match
-    s = scoring(retriever, "ann", query)
+    s = scoring(retriever.prepare("ann"), query)
     assert s is not None
     joined = set(s.columns.rid.tolist()) & set(store.db.rids_of("ann", [r.id for r in late]))
     assert store.db.rids_of("ann", [late[7].id])[0] in joined and len(joined) <= 5  # the nearest, not all 40
@@ -273,7 +273,7 @@ def test_a_nearest_record_next_to_a_lexical_hit_brings_its_own_neighbours(tmp_pa
     # the words find turn 0 (read before the query's vector is there), the vector turn 1: a neighbour
     # of the first, which still brings turn 2 as when every candidate was read at once
     query = Query("cello", T0, vector=store.embed([recs[21].document()])[0])
-    s = scoring(retriever, "ann", query)
+    s = scoring(retriever.prepare("ann"), query)
     assert s is not None
     got = set(s.columns.rid.tolist())
     assert got == set(store.db.rids_of("ann", [recs[i].id for i in (20, 21, 22)]))

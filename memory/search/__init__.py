@@ -25,7 +25,8 @@ on the LoCoMo development split (``caim eval retrieval``; ``docs/retrieval.md``)
 Modules, from the bottom:
 
 - ``config``: ``Weights`` and the recipes ``DEFAULT_WEIGHTS``, ``DENSE_ONLY``, ``LEXICAL_ONLY``;
-- ``query``: ``Query`` and ``Hit``;
+- ``analysis``: ``QueryAnalysis``, the one reading of a query's text (``analyse``);
+- ``query``: ``Query`` (with its analysis) and ``Hit``;
 - ``columns``: ``Columns``, a set of records as typed arrays;
 - ``lexical``: the lexical index (BM25 over the database's postings);
 - ``signals``: one pure function per signal;
@@ -37,9 +38,10 @@ Modules, from the bottom:
 
 from __future__ import annotations
 
+from caim.memory.search.analysis import QueryAnalysis, analyse
 from caim.memory.search.columns import Columns
 from caim.memory.search.config import DECAY_WEIGHT, DEFAULT_WEIGHTS, DENSE_ONLY, LEXICAL_ONLY, Weights, for_question
-from caim.memory.search.engine import Source, search
+from caim.memory.search.engine import SearchStore, UserSearch, search
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
 
@@ -53,8 +55,11 @@ __all__ = [
     "LexicalIndex",
     "LexicalScores",
     "Query",
-    "Source",
+    "QueryAnalysis",
+    "SearchStore",
+    "UserSearch",
     "Weights",
+    "analyse",
     "for_question",
     "search",
 ]

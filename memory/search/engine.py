@@ -1,7 +1,9 @@
 """The search: pick candidates, gather the query's evidence, weigh, filter, and return hits.
 
-``search`` reads through a ``Source`` (``caim.memory.search.retrieval.Retriever`` is one): the store, the
-lexical index, and the caches of a user's columns, vector sample and speakers. A user with at most
+``search`` reads one user's memory (``UserSearch``: made by ``caim.memory.search.retrieval.Retriever.prepare``
+from its caches) through one interface, ``SearchStore``, that ``caim.memory.storage.store.MemoryStore``
+implements; it reads the query through its ``QueryAnalysis`` only (``caim.memory.search.analysis``),
+made once per query. A user with at most
 ``full_scan`` records is scored over all of them; past that the candidates come from indexes only,
 each read a bounded number of rows whatever the memory's size: the lexical top ``lexical_k`` (from
 a bounded read of the postings, ``LexicalIndex.scores``), the ``dense_k`` nearest vectors, the
@@ -18,6 +20,7 @@ three linked records that did not rank themselves. Only the hits relevant enough
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -27,61 +30,136 @@ import numpy as np
 import caim.memory.search.ranking as ranking
 import caim.memory.search.relevance as relevance
 import caim.memory.search.signals as signals
+from caim.core.embeddings import Embedder
 from caim.memory.records import MemoryRecord
+from caim.memory.search.analysis import QueryAnalysis, analyse
 from caim.memory.search.columns import Columns, Flags, Floats, merged
-from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, adjusted, question_flags
+from caim.memory.search.config import DEFAULT_WEIGHTS, Weights, adjusted
 from caim.memory.search.lexical import LexicalIndex, LexicalScores
 from caim.memory.search.query import Hit, Query
-from caim.memory.storage.db import RecordDB
-from caim.memory.storage.store import MemoryStore
-from caim.memory.text import (
-    date_windows,
-    expecting,
-    in_first_person,
-    is_when_question,
-    named_speakers,
-    names,
-    tokenize,
-)
 
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="caim-retrieval")
 #: Most linked records added after the hits.
 MOST_LINKED = 3
 
 
-class Source(Protocol):
-    """What a search reads: the store, the lexical index, the candidate limits and the per-user caches."""
+class SearchStore(Protocol):
+    """The one interface the search reads storage through (``caim.memory.storage.store.MemoryStore`` implements
+    it): records by number, their columns, the lexical postings, the vector index, and the indexes of
+    times, names and sessions."""
 
-    store: MemoryStore
+    embedder: Embedder
+
+    def search_stats(self, user_id: str) -> tuple[int, float, int]:
+        """Record count, mean lexical length, write version."""
+        ...
+
+    def columns(self, user_id: str, rids: Sequence[int] | None = None) -> dict[str, Any]:
+        """Raw ranking columns of the records numbered ``rids`` (``None``: all)."""
+        ...
+
+    def by_rid(self, user_id: str, rids: Sequence[int]) -> dict[int, MemoryRecord]:
+        """Records by number."""
+        ...
+
+    def get_many(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records by id."""
+        ...
+
+    def postings(self, user_id: str, term: str, newest: int | None = None) -> list[tuple[int, int, int]]:
+        """A term's lexical postings."""
+        ...
+
+    def document_frequency(self, user_id: str, terms: Iterable[str]) -> dict[str, int]:
+        """How many records hold each term."""
+        ...
+
+    def in_range(self, user_id: str, start: float, end: float, limit: int) -> list[int]:
+        """Numbers of records dated in a range."""
+        ...
+
+    def with_names(self, user_id: str, found: Sequence[str], limit: int) -> list[int]:
+        """Numbers of records naming one of ``found``."""
+        ...
+
+    def neighbours_of(self, user_id: str, rids: Sequence[int]) -> list[int]:
+        """Numbers of the turns next to records."""
+        ...
+
+    def nearest_rids(self, user_id: str, vector: np.ndarray, k: int) -> list[int]:
+        """Numbers of the indexed records nearest to a vector."""
+        ...
+
+    def pending_vectors(self, user_id: str, newest: int) -> tuple[list[int], np.ndarray]:
+        """Numbers and vectors of the latest records not yet in the vector index."""
+        ...
+
+    def names_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
+        """Names per record."""
+        ...
+
+    def tags_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
+        """Tags per record."""
+        ...
+
+
+@dataclass(frozen=True)
+class UserSearch:
+    """One user's search: where it reads, what is known of the user before it reads (counts, the
+    language their records are usually in, their known speakers, and - from the caller's caches -
+    all their records as columns for a full scan, or a sample of their vectors for a large memory),
+    and the candidate limits (``caim.memory.search.retrieval.Retriever.prepare`` makes it).
+
+    Attributes:
+        store: Where to read.
+        lexical: The lexical index over ``store``.
+        user_id: Whose memory.
+        n: Their record count.
+        avgdl: Their records' mean lexical length.
+        version: Their write version.
+        language: The language their records are usually in (the query's expected language).
+        speakers: Their known speakers.
+        columns: All their records as columns when they are scored over all (``n <= full_scan``), else ``None``.
+        sample: A sample of their vectors when they are not (the cosine's mean and spread), else ``None``.
+        lexical_k: Lexical candidates of a large memory.
+        dense_k: Nearest-vector candidates of a large memory.
+        full_scan: How many of the latest unindexed records are compared by exact cosine.
+    """
+
+    store: SearchStore
     lexical: LexicalIndex
-    full_scan: int
+    user_id: str
+    n: int
+    avgdl: float
+    version: int
+    language: str
+    speakers: tuple[str, ...]
+    columns: Columns | None
+    sample: np.ndarray | None
     lexical_k: int
     dense_k: int
+    full_scan: int
 
-    def columns(self, user_id: str, version: int) -> Columns:
-        """All the user's records as columns."""
-        ...
-
-    def dense_sample(self, user_id: str, n: int) -> np.ndarray:
-        """A sample of the user's vectors (for the cosine's mean and spread)."""
-        ...
-
-    def speakers(self, user_id: str, version: int) -> list[str]:
-        """The user's known speakers."""
-        ...
-
-    def usual_language(self, user_id: str, n: int) -> str:
-        """The language the user's records are usually in (a ``detect`` code)."""
-        ...
+    def analysis(self, query: Query) -> QueryAnalysis:
+        """The query's analysis: the one it brought, else one made now (in the user's usual language)."""
+        if query.analysis is not None:
+            return query.analysis
+        return analyse(
+            query.text,
+            now=query.now,
+            expected=self.language,
+            speakers=self.speakers,
+            languages=self.store.embedder.languages,
+            vector=query.vector,
+        )
 
 
-def search(source: Source, user_id: str, query: Query, k: int = 10, weights: Weights = DEFAULT_WEIGHTS) -> list[Hit]:
+def search(user: UserSearch, query: Query, k: int = 10, weights: Weights = DEFAULT_WEIGHTS) -> list[Hit]:
     """The ``k`` best records of the user for the query that are relevant enough, each followed by its
     linked records.
 
     Args:
-        source: Where to read.
-        user_id: Whose memory.
+        user: The user's search (where to read, what is known).
         query: What to look for.
         k: Most ranked hits.
         weights: The ranking recipe (aggregate questions turn neighbour and session off).
@@ -89,28 +167,30 @@ def search(source: Source, user_id: str, query: Query, k: int = 10, weights: Wei
     Returns:
         Hits, best first, linked records after the hit that links them.
     """
-    s = scoring(source, user_id, query, weights) if k > 0 else None
+    a = user.analysis(query)
+    s = scoring(user, query, weights, a) if k > 0 else None
     if s is None:
         return []
     score, parts = ranking.weigh(s.columns, s.weights, s.evidence)
     order = ranking.top(score, s.allowed, k)
-    hit_list = hits(source.store.db, user_id, s.columns, order, score, parts, s.cos)
-    return relevant(with_links(source.store, user_id, hit_list, query), query)
+    hit_list = hits(user.store, user.user_id, s.columns, order, score, parts, s.cos)
+    return relevant(with_links(user.store, user.user_id, hit_list, query), query, a)
 
 
-def relevant(found: list[Hit], query: Query) -> list[Hit]:
-    """The hits whose relevance reaches ``query.min_relevance``, each rated
+def relevant(found: list[Hit], query: Query, analysis: QueryAnalysis) -> list[Hit]:
+    """The hits whose relevance reaches ``query.min_relevance``, each rated against the query's words
     (``caim.memory.search.relevance``); a linked record stands or falls with the hit that links it.
 
     Args:
         found: Hits, each linked record after the hit that links it (``with_links``).
         query: The query.
+        analysis: Its analysis (its words).
 
     Returns:
         The relevant hits, in their order.
     """
     ranked = [h for h in found if "linked" not in h.scores]
-    rated = iter(relevance.rate(query.text, [(h.record.lexical_text(), h.similarity) for h in ranked]))
+    rated = iter(relevance.rate(analysis.words, [(h.record.lexical_text(), h.similarity) for h in ranked]))
     out: list[Hit] = []
     linking = 0.0
     for h in found:
@@ -147,60 +227,50 @@ class Scoring:
     unread: bool = False
 
 
-def scoring(source: Source, user_id: str, query: Query, weights: Weights = DEFAULT_WEIGHTS) -> Scoring | None:
+def scoring(
+    user: UserSearch, query: Query, weights: Weights = DEFAULT_WEIGHTS, analysis: QueryAnalysis | None = None
+) -> Scoring | None:
     """The candidates and evidence of a query (``None`` when the user has no candidate records).
 
-    The query is read in the language its words name, and where they leave it open ("Wo wohnt
-    Caroline?") in the language the user's records usually are in (``expecting``).
-    Signals whose weight is 0 read nothing, so their evidence is absent: to rank the same
-    ``Scoring`` under other weights (``caim eval retrieval --cv`` fits them), pass weights with
+    The query is read once (``analysis``, else ``UserSearch.analysis``): in the language its words
+    name, and where they leave it open ("Wo wohnt Caroline?") in the language the user's records
+    usually are in. Signals whose weight is 0 read nothing, so their evidence is absent: to rank the
+    same ``Scoring`` under other weights (``caim eval retrieval --cv`` fits them), pass weights with
     every signal on.
     """
-    n, avgdl, version = source.store.db.stats(user_id)
-    if n == 0:
+    if user.n == 0:
         return None
-    with expecting(source.usual_language(user_id, n)):
-        return _scoring(source, user_id, query, weights, (n, avgdl, version))
-
-
-def _scoring(
-    source: Source, user_id: str, query: Query, weights: Weights, stats: tuple[int, float, int]
-) -> Scoring | None:
-    db, (n, avgdl, version) = source.store.db, stats
-    aggregate, unread = question_flags(query.text, source.store.embedder.languages)
-    w = adjusted(weights, aggregate=aggregate, unread=unread)
-    speakers = source.speakers(user_id, version)
-    named = named_speakers(query.text, speakers)
-    pending = _embedding(source, query, named)
-    full = n <= source.full_scan
-    lex = source.lexical.scores(user_id, tokenize(query.text), n, avgdl, prune=not full)
-    query_names = [x.lower() for x in names(query.text, frozenset(speakers))]
+    a = analysis or user.analysis(query)
+    w = adjusted(weights, aggregate=a.aggregate, unread=a.unread)
+    pending = _embedding(user, query, a)
+    full = user.columns is not None
+    lex = user.lexical.scores(user.user_id, list(a.terms), user.n, user.avgdl, prune=not full)
     # a large memory's candidates from the query's words, ranges and names are read while it embeds, too
-    cues = None if full else cue_candidates(source, user_id, query, lex, query_names)
+    cues = None if full else cue_candidates(user, query, lex, list(a.names))
     # no pending embedding: the query brought its vector
     qvec = cast(np.ndarray, query.vector) if pending is None else pending.result()
-    c = source.columns(user_id, version) if cues is None else candidates(source, user_id, qvec, cues)
+    c = cast(Columns, user.columns) if cues is None else candidates(user, qvec, cues)
     if c.m == 0:
         return None
     cos = signals.cosine(c.vec, qvec)
-    reference = cos if full else _sample_cosine(source.dense_sample(user_id, n), qvec, cos)
-    ev = evidence(db, user_id, c, query, w, lex, cos, reference, named, query_names)
-    return Scoring(c, ev, ranking.allowed(c, query, ev.tags_of), cos, w, aggregate, unread)
+    reference = cos if full else _sample_cosine(cast(np.ndarray, user.sample), qvec, cos)
+    ev = evidence(user.store, user.user_id, c, query, a, w, lex, cos, reference)
+    return Scoring(c, ev, ranking.allowed(c, query, ev.tags_of), cos, w, a.aggregate, a.unread)
 
 
-def _embedding(source: Source, query: Query, named: list[str]) -> Future[np.ndarray] | None:
+def _embedding(user: UserSearch, query: Query, analysis: QueryAnalysis) -> Future[np.ndarray] | None:
     """The query's vector, computed while the lexical part reads the database (both release the GIL):
-    of the text as the speakers it names would ask it (``in_first_person``); ``None`` when the query
-    brought the vector of that text (its own vector, when it names no known speaker)."""
-    text = in_first_person(query.text, named)
+    of the text as the speakers it names would ask it (``QueryAnalysis.dense_text``); ``None`` when the
+    query brought the vector of that text (its own vector, when it names no known speaker)."""
+    text = analysis.dense_text
     if query.vector is not None and text == query.text:
         return None
-    return _POOL.submit(source.store.embedder.embed_query, text)
+    return _POOL.submit(user.store.embedder.embed_query, text)
 
 
-def records_of(source: Source, user_id: str, s: Scoring) -> list[MemoryRecord | None]:
+def records_of(store: SearchStore, user_id: str, s: Scoring) -> list[MemoryRecord | None]:
     """The record of each of the scoring's candidate rows, in row order (``None`` where it is gone)."""
-    found = source.store.db.by_rid(user_id, [int(r) for r in s.columns.rid])
+    found = store.by_rid(user_id, [int(r) for r in s.columns.rid])
     return [found.get(int(r)) for r in s.columns.rid]
 
 
@@ -216,7 +286,7 @@ class Cues:
         found: Row ids of the lexical top, the records in the query's time ranges and those naming
             its names.
         rids: ``found`` and the turns before and after them.
-        columns: The raw columns of ``rids`` (``RecordDB.columns``).
+        columns: The raw columns of ``rids`` (``SearchStore.columns``).
     """
 
     found: set[int]
@@ -224,13 +294,12 @@ class Cues:
     columns: dict[str, Any]
 
 
-def cue_candidates(source: Source, user_id: str, query: Query, lex: LexicalScores, query_names: list[str]) -> Cues:
+def cue_candidates(user: UserSearch, query: Query, lex: LexicalScores, query_names: list[str]) -> Cues:
     """The records a large memory's query finds by its words, time ranges and names, with the turns
     next to them (read while the query's vector is computed).
 
     Args:
-        source: Where to read.
-        user_id: Whose memory.
+        user: The user's search.
         query: The query (its time ranges).
         lex: Its lexical scores.
         query_names: Names it mentions (lower case).
@@ -238,42 +307,41 @@ def cue_candidates(source: Source, user_id: str, query: Query, lex: LexicalScore
     Returns:
         Their row ids and columns.
     """
-    db = source.store.db
-    found = {int(r) for r in lex.top(source.lexical_k)}
+    store, uid = user.store, user.user_id
+    found = {int(r) for r in lex.top(user.lexical_k)}
     for a, b in query.ranges:
-        found |= set(db.in_range(user_id, a, b, source.lexical_k))
-    found |= set(db.with_names(user_id, query_names, source.lexical_k))
-    rids = found | set(db.neighbours_of(user_id, list(found)))
-    return Cues(found, rids, db.columns(user_id, sorted(rids)))
+        found |= set(store.in_range(uid, a, b, user.lexical_k))
+    found |= set(store.with_names(uid, query_names, user.lexical_k))
+    rids = found | set(store.neighbours_of(uid, list(found)))
+    return Cues(found, rids, store.columns(uid, sorted(rids)))
 
 
-def candidates(source: Source, user_id: str, qvec: np.ndarray, cues: Cues) -> Columns:
+def candidates(user: UserSearch, qvec: np.ndarray, cues: Cues) -> Columns:
     """The records worth scoring in a large memory: ``cues``, the nearest by vector (indexed and not
     yet indexed), and the turns next to all of them.
 
     Args:
-        source: Where to read.
-        user_id: Whose memory.
+        user: The user's search.
         qvec: The query's vector.
         cues: The candidates found without it.
 
     Returns:
         Their columns.
     """
-    db = source.store.db
-    near = set(db.rids_of(user_id, [i for i, _ in source.store.vectors.nearest(user_id, qvec, source.dense_k)]))
-    near |= set(pending_nearest(db, user_id, qvec, source.dense_k, source.full_scan))
+    store, uid = user.store, user.user_id
+    near = set(store.nearest_rids(uid, qvec, user.dense_k))
+    near |= set(pending_nearest(store, uid, qvec, user.dense_k, user.full_scan))
     near -= cues.found  # a nearest record that is only a cue's neighbour still brings its own neighbours
-    extra = (near | set(db.neighbours_of(user_id, list(near)))) - cues.rids
-    return Columns(merged(cues.columns, db.columns(user_id, sorted(extra))))
+    extra = (near | set(store.neighbours_of(uid, list(near)))) - cues.rids
+    return Columns(merged(cues.columns, store.columns(uid, sorted(extra))))
 
 
-def pending_nearest(db: RecordDB, user_id: str, qvec: np.ndarray, k: int, newest: int) -> list[int]:
+def pending_nearest(store: SearchStore, user_id: str, qvec: np.ndarray, k: int, newest: int) -> list[int]:
     """Row ids of the ``k`` records nearest to ``qvec`` by exact cosine among the user's ``newest``
     latest records that the vector index does not hold yet (written, not yet indexed).
 
     Args:
-        db: The record database.
+        store: Where to read.
         user_id: Whose records.
         qvec: The query's vector.
         k: How many.
@@ -282,7 +350,7 @@ def pending_nearest(db: RecordDB, user_id: str, qvec: np.ndarray, k: int, newest
     Returns:
         Row ids, nearest first.
     """
-    rids, vecs = db.pending_vectors_of(user_id, newest)
+    rids, vecs = store.pending_vectors(user_id, newest)
     if not rids:
         return []
     order = np.argsort(-(vecs @ qvec), kind="stable")[:k]
@@ -290,58 +358,57 @@ def pending_nearest(db: RecordDB, user_id: str, qvec: np.ndarray, k: int, newest
 
 
 def evidence(
-    db: RecordDB,
+    store: SearchStore,
     user_id: str,
     c: Columns,
     query: Query,
+    analysis: QueryAnalysis,
     w: Weights,
     lex: LexicalScores,
     cos: Floats,
     reference: Floats,
-    named: list[str],
-    query_names: list[str],
 ) -> ranking.Evidence:
     """What the query brings to the signals over the candidates ``c``.
 
     Args:
-        db: The record database (names and tags per record are read only when needed).
+        store: Where to read (names and tags per record are read only when needed).
         user_id: Whose memory.
         c: The candidates.
-        query: The query.
+        query: The query (its tags, ranges, age decay).
+        analysis: Its analysis (the speakers and names it names, its explicit dates, a "when" question).
         w: The weights (a signal at 0 reads nothing).
         lex: Its lexical scores over the user's records.
         cos: Cosine similarity per candidate.
         reference: Cosine similarities the dense z-score's mean and spread come from.
-        named: Known speakers the query names.
-        query_names: Names it mentions (lower case).
 
     Returns:
         The evidence.
     """
     rids = c.rid.tolist()
+    named = analysis.speakers
     return ranking.Evidence(
         lexical=signals.zscore(lex.at(c.rid), lex.mean, lex.std),
         dense=signals.zscore(cos, float(reference.mean()), float(reference.std())),
         speaker=named[0] if len(named) == 1 else None,
-        names=frozenset(query_names),
-        names_of=db.names_of(user_id, rids) if w.name and query_names else {},
-        when=is_when_question(query.text),
-        windows=date_windows(query.text, query.now),
+        names=frozenset(analysis.names),
+        names_of=store.names_of(user_id, rids) if w.name and analysis.names else {},
+        when=analysis.when,
+        windows=list(analysis.windows),
         ranges=query.ranges,
         tags=query.tags,
-        tags_of=db.tags_of(user_id, rids) if (w.tag and query.tags) or query.expired is not None else {},
+        tags_of=store.tags_of(user_id, rids) if (w.tag and query.tags) or query.expired is not None else {},
         decay_days=query.decay_days,
         now=query.now.timestamp(),
     )
 
 
 def hits(
-    db: RecordDB, user_id: str, c: Columns, order: list[int], score: Floats, parts: ranking.Parts, cos: Floats
+    store: SearchStore, user_id: str, c: Columns, order: list[int], score: Floats, parts: ranking.Parts, cos: Floats
 ) -> list[Hit]:
     """The ranked rows as hits: the record, its score and parts, and the turn it answered.
 
     Args:
-        db: The record database.
+        store: Where to read.
         user_id: Whose memory.
         c: The candidates.
         order: Rows to return, best first.
@@ -354,7 +421,7 @@ def hits(
     """
     partner = {i: c.answered(i) for i in order}
     wanted = [int(c.rid[i]) for i in order] + [int(c.rid[j]) for j in partner.values() if j >= 0]
-    records = db.by_rid(user_id, wanted)
+    records = store.by_rid(user_id, wanted)
     out: list[Hit] = []
     for i in order:
         rec = records.get(int(c.rid[i]))
@@ -369,13 +436,13 @@ def hits(
     return out
 
 
-def with_links(store: MemoryStore, user_id: str, hits: list[Hit], query: Query, most: int = MOST_LINKED) -> list[Hit]:
+def with_links(store: SearchStore, user_id: str, hits: list[Hit], query: Query, most: int = MOST_LINKED) -> list[Hit]:
     """Each hit followed by the records linked to it (the same person, pet, place or thing) that did not rank.
 
     They become candidates beside it, so information split over sessions is answered together.
 
     Args:
-        store: The store.
+        store: Where to read.
         user_id: Whose memory.
         hits: The ranked hits.
         query: The query (superseded links only when it asks about the past).

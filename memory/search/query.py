@@ -1,8 +1,9 @@
 """What a search is asked (``Query``) and what it answers (``Hit``).
 
-A ``Query`` is plain data: the text, the time it is asked at, and what the memory controller
-resolved (tags, time ranges, whether the past is asked about). A ``Hit`` carries its total score and
-the part each signal contributed, so a trace shows why it ranked where it did.
+A ``Query`` is plain data: the text, the time it is asked at, what the memory controller resolved
+(tags, time ranges, whether the past is asked about), and the text's one reading (``QueryAnalysis``).
+A ``Hit`` carries its total score and the part each signal contributed, so a trace shows why it
+ranked where it did.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime
 import numpy as np
 
 from caim.memory.records import MemoryBrief, MemoryRecord
+from caim.memory.search.analysis import QueryAnalysis
 from caim.memory.search.relevance import RELEVANCE_FLOOR
 
 
@@ -33,6 +35,8 @@ class Query:
         decay_days: Half-life of the age decay; ``None``: no decay.
         expired: ``(event time, tags) -> bool``: a record whose category has expired is left out.
         min_relevance: The least relevance a returned record has (``caim.memory.search.relevance``).
+        analysis: The one reading of ``text`` (``caim.memory.search.analysis``), made by the caller
+            once per query (``None``: the search makes it, in the user's usual language).
     """
 
     text: str
@@ -44,6 +48,7 @@ class Query:
     decay_days: float | None = None
     expired: Callable[[float, set[str]], bool] | None = None
     min_relevance: float = RELEVANCE_FLOOR
+    analysis: QueryAnalysis | None = None
 
 
 @dataclass

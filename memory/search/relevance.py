@@ -93,10 +93,13 @@ def _terms(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
-def rate(text: str, records: Sequence[tuple[str, float]]) -> list[tuple[float, list[str]]]:
-    """Per record - its text and its cosine similarity to ``text`` - its relevance and the query's
-    words it holds (as written in the query)."""
-    asked = query_words(text)
+def rate(asked: Mapping[str, str], records: Sequence[tuple[str, float]]) -> list[tuple[float, list[str]]]:
+    """Per record - its text and its cosine similarity to the query - its relevance and the query's
+    words it holds (as written in the query; ``asked``: its ``query_words``).
+
+    >>> rate(query_words("Where do I teach?"), [("I teach math", 0.5), ("lunch", 0.0)])
+    [(1.0, ['teach']), (0.0, [])]
+    """
     out = []
     for record_text, similarity in records:
         held = set(_terms(record_text))

@@ -32,6 +32,7 @@ from caim.memory.search import (
     Hit,
     LexicalIndex,
     Query,
+    UserSearch,
     Weights,
     search,
 )
@@ -94,7 +95,7 @@ class Retriever:
         cache_mb: float = 256.0,
     ):
         self.store = store
-        self.lexical = LexicalIndex(store.db)
+        self.lexical = LexicalIndex(store)
         self.full_scan = full_scan
         self.lexical_k = lexical_k
         self.dense_k = dense_k
@@ -117,7 +118,36 @@ class Retriever:
         Returns:
             Hits, best first (``caim.memory.search.search``).
         """
-        return search(self, user_id, query, k, weights)
+        return search(self.prepare(user_id), query, k, weights)
+
+    def prepare(self, user_id: str) -> UserSearch:
+        """The user's search, from what is kept between searches: their counts, usual language and
+        known speakers, and all their records as columns (at most ``full_scan`` records) or a sample
+        of their vectors (more). The engine reads nothing else of this retriever.
+
+        Args:
+            user_id: Whose memory.
+
+        Returns:
+            What ``caim.memory.search.search`` reads for the user.
+        """
+        n, avgdl, version = self.store.search_stats(user_id)
+        full = n <= self.full_scan
+        return UserSearch(
+            store=self.store,
+            lexical=self.lexical,
+            user_id=user_id,
+            n=n,
+            avgdl=avgdl,
+            version=version,
+            language=self.usual_language(user_id, n),
+            speakers=tuple(self.speakers(user_id, version)) if n else (),
+            columns=self.columns(user_id, version) if n and full else None,
+            sample=self.dense_sample(user_id, n) if n and not full else None,
+            lexical_k=self.lexical_k,
+            dense_k=self.dense_k,
+            full_scan=self.full_scan,
+        )
 
     # ---- caches -------------------------------------------------------------------------------------
     def columns(self, user_id: str, version: int) -> Columns:
@@ -130,7 +160,7 @@ class Retriever:
         Returns:
             The columns (shared: do not modify).
         """
-        return self._columns.get(user_id, version, lambda: Columns(self.store.db.columns(user_id)))
+        return self._columns.get(user_id, version, lambda: Columns(self.store.columns(user_id)))
 
     def dense_sample(self, user_id: str, n: int) -> np.ndarray:
         """A sample of the user's vectors (``_sample``).
@@ -144,7 +174,7 @@ class Retriever:
         """
         st = self._sample(user_id, n)
         if st.vectors is None:
-            st.vectors = self.store.db.sample_vectors(user_id, self.sample)
+            st.vectors = self.store.sample_vectors(user_id, self.sample)
         return st.vectors
 
     def usual_language(self, user_id: str, n: int | None = None) -> str:
@@ -165,7 +195,7 @@ class Retriever:
                 st = self._samples.get(user_id)
             if st is not None and _time.monotonic() - st.at <= SAMPLE_TTL:
                 return st.language
-            n = self.store.db.stats(user_id)[0]
+            n = self.store.search_stats(user_id)[0]
         return self._sample(user_id, n).language
 
     def _sample(self, user_id: str, n: int) -> _Sample:
@@ -174,7 +204,7 @@ class Retriever:
         with self._lock:
             st = self._samples.get(user_id)
         if st is None or abs(st.n - n) > SAMPLE_DRIFT * st.n or _time.monotonic() - st.at > SAMPLE_TTL:
-            st = _Sample(n, self.store.db.usual_language(user_id, k=self.sample), _time.monotonic())
+            st = _Sample(n, self.store.usual_language(user_id, self.sample), _time.monotonic())
         with self._lock:
             self._samples[user_id] = st
             self._samples.move_to_end(user_id)
@@ -192,16 +222,16 @@ class Retriever:
         Returns:
             Speaker names.
         """
-        return self._speakers.get(user_id, version, lambda: self.store.db.speakers(user_id))
+        return self._speakers.get(user_id, version, lambda: self.store.speakers(user_id))
 
     def known_names(self, user_id: str, candidates: Sequence[str]) -> list[str]:
         """Those of ``candidates`` (names, e.g. from a question) that this user's memory mentions, as
         a speaker (cached per write version) or as a name in a record (one indexed query)."""
         if not candidates:
             return []
-        db = self.store.db
-        speakers = {s.casefold() for s in self.speakers(user_id, db.stats(user_id)[2])}
-        return [n for n in candidates if n.casefold() in speakers or db.with_names(user_id, [n], 1)]
+        store = self.store
+        speakers = {s.casefold() for s in self.speakers(user_id, store.search_stats(user_id)[2])}
+        return [n for n in candidates if n.casefold() in speakers or store.with_names(user_id, [n], 1)]
 
 
 def epoch(dt: datetime) -> float:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -433,6 +433,67 @@ class MemoryStore:
     def save_profile(self, profile: Profile) -> None:
         """Store ``profile`` as its user's (replacing the one before)."""
         self.db.set_meta(profile_key(profile.user_id), profile.model_dump_json())
+
+    # ---- what the search reads (``caim.memory.search.engine.SearchStore``) ------------------------------
+    def search_stats(self, user_id: str) -> tuple[int, float, int]:
+        """The user's record count, mean lexical length and write version."""
+        return self.db.stats(user_id)
+
+    def columns(self, user_id: str, rids: Sequence[int] | None = None) -> dict[str, Any]:
+        """The user's records (all, or those numbered ``rids``) as raw columns for the ranking."""
+        return self.db.columns(user_id, rids)
+
+    def by_rid(self, user_id: str, rids: Sequence[int]) -> dict[int, MemoryRecord]:
+        """The user's records numbered ``rids``, by number (missing ones left out)."""
+        return self.db.by_rid(user_id, rids)
+
+    def postings(self, user_id: str, term: str, newest: int | None = None) -> builtins.list[tuple[int, int, int]]:
+        """The lexical postings of ``term`` in the user's records (``caim.memory.search.lexical``)."""
+        return self.db.postings(user_id, term, newest)
+
+    def document_frequency(self, user_id: str, terms: Iterable[str]) -> dict[str, int]:
+        """How many of the user's records hold each of ``terms``."""
+        return self.db.document_frequency(user_id, terms)
+
+    def in_range(self, user_id: str, start: float, end: float, limit: int) -> builtins.list[int]:
+        """Numbers of up to ``limit`` of the user's records dated from ``start`` to ``end`` (epoch seconds)."""
+        return self.db.in_range(user_id, start, end, limit)
+
+    def with_names(self, user_id: str, found: Sequence[str], limit: int) -> builtins.list[int]:
+        """Numbers of up to ``limit`` of the user's records naming one of ``found`` (lower case)."""
+        return self.db.with_names(user_id, found, limit)
+
+    def neighbours_of(self, user_id: str, rids: Sequence[int]) -> builtins.list[int]:
+        """Numbers of the turns before and after the records numbered ``rids`` (same session)."""
+        return self.db.neighbours_of(user_id, rids)
+
+    def nearest_rids(self, user_id: str, vector: np.ndarray, k: int) -> builtins.list[int]:
+        """Numbers of the user's ``k`` indexed records nearest to ``vector`` (the vector index)."""
+        return self.db.rids_of(user_id, [i for i, _ in self.vectors.nearest(user_id, vector, k)])
+
+    def pending_vectors(self, user_id: str, newest: int) -> tuple[builtins.list[int], np.ndarray]:
+        """Numbers and vectors of the user's ``newest`` latest records the vector index does not hold yet."""
+        return self.db.pending_vectors_of(user_id, newest)
+
+    def names_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
+        """The names each of the records numbered ``rids`` mentions."""
+        return self.db.names_of(user_id, rids)
+
+    def tags_of(self, user_id: str, rids: Sequence[int]) -> dict[int, set[str]]:
+        """The tags of each of the records numbered ``rids``."""
+        return self.db.tags_of(user_id, rids)
+
+    def speakers(self, user_id: str) -> builtins.list[str]:
+        """The user's known speakers."""
+        return self.db.speakers(user_id)
+
+    def sample_vectors(self, user_id: str, k: int) -> np.ndarray:
+        """Up to ``k`` of the user's vectors, one per row."""
+        return self.db.sample_vectors(user_id, k)
+
+    def usual_language(self, user_id: str, k: int) -> str:
+        """The language a sample of ``k`` of the user's texts is usually in (a ``detect`` code)."""
+        return self.db.usual_language(user_id, k=k)
 
     # ---- reads ------------------------------------------------------------------------------------
     def get(self, user_id: str, record_id: str) -> MemoryRecord | None:
