@@ -73,7 +73,7 @@ from caim.memory.merge import Merge
 from caim.memory.reading import Reading
 from caim.memory.records import ASSISTANT, USER, MemoryRecord, as_aware
 from caim.memory.search.retrieval import Query
-from caim.memory.stm import Exchange, clip, turns
+from caim.memory.stm import Exchange, clip, said_before, turns
 from caim.memory.text import names, unsupported
 from caim.ontology import Ontology, Proposal
 from caim.ontology.tagger import tags_of
@@ -207,7 +207,9 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     by_number = {t.number: t for t in all_turns}
     # the reader decides which person's turns are worth remembering (one batch: every turn's words);
     # a turn that only asks tells nothing to remember
-    read = dict(zip([t.number for t in all_turns], env.svc.reader.read([t.user for t in all_turns]), strict=True))
+    # (each read after what was said just before it: a reaction to it reads as one)
+    readings = env.svc.reader.read([t.user for t in all_turns], said_before(all_turns))
+    read = dict(zip([t.number for t in all_turns], readings, strict=True))
     worth = env.svc.reader.model.worth
     kept = captures(
         all_turns,

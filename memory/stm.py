@@ -118,6 +118,17 @@ def turns(messages: list[AnyMessage]) -> list[Exchange]:
     return out
 
 
+def said_before(exchanges: list[Exchange]) -> list[str]:
+    """What was said just before each exchange's person spoke: the reply that closed the exchange
+    before it, else that exchange's own message; "" for the first.
+
+    >>> said_before([Exchange(1, "hi", "hello", None), Exchange(2, "hey", "", None, speaker="Sam"),
+    ...              Exchange(3, "I moved", "", None)])
+    ['', 'hello', 'hey']
+    """
+    return ["", *(e.assistant or e.user for e in exchanges[:-1])] if exchanges else []
+
+
 def clip(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, with a note of how many more were not shown."""
     if len(text) <= limit:

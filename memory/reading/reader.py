@@ -38,7 +38,8 @@ class Reading:
 @dataclass
 class Model:
     """A fitted network - one hidden layer of rectified units, sigmoid outputs - over the encoder's
-    vector and the lexicon's 0/1 vector (standardised by ``mu``/``sd``), with the thresholds fitted
+    vector and the lexicon's 0/1 vector, then the ``context`` features of the turn before it
+    (``features``; all standardised by ``mu``/``sd``), with the thresholds fitted
     with it: ``store_at`` (a message is worth remembering), ``category_floor`` (below it, not even
     the likeliest category is given: no tag rather than a wrong one), ``category_at`` (a second and
     third category), ``polarity_at`` (a like or dislike)."""
@@ -56,6 +57,8 @@ class Model:
     category_at: float = 0.6
     polarity_at: float = 0.5
     meta: dict = field(default_factory=dict)
+    #: What the network reads of the turn before a message (``CONTEXT``'s blocks); none: the message alone.
+    context: tuple[str, ...] = ()
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """The outputs' probabilities for each row of features."""
@@ -73,6 +76,7 @@ class Model:
             "category_at": self.category_at,
             "polarity_at": self.polarity_at,
             "meta": self.meta,
+            "context": list(self.context),
         }
         arrays = {k: getattr(self, k).astype(np.float16) for k in ("mu", "sd", "w1", "b1", "w2", "b2")}
         with path.open("wb") as f:
@@ -94,6 +98,7 @@ class Model:
             category_at=float(head["category_at"]),
             polarity_at=float(head["polarity_at"]),
             meta=head.get("meta", {}),
+            context=tuple(head.get("context", ())),
         )
 
     def worth(self, r: Reading) -> bool:
@@ -115,12 +120,61 @@ class Model:
         return "like" if r.like >= r.dislike else "dislike"
 
 
-def features(texts: list[str], encoder: Embedder, lexicon: Lexicon) -> np.ndarray:
-    """Each text's features, one row per text: the encoder's vector, then the lexicon's 0/1 vector."""
+#: What the network may read of the turn before a message (the other person's last words), each a
+#: block of features computed from the two turns' encoder vectors and lexicon hits: ``vector`` the
+#: turn before's encoder vector, ``similarity`` the cosine of the two vectors and the lexicon hits they
+#: share. Every block is zero when there is no turn before, and a last feature says whether there is.
+CONTEXT = ("vector", "similarity")
+
+
+def features(
+    texts: list[str],
+    encoder: Embedder,
+    lexicon: Lexicon,
+    before: list[str] | None = None,
+    context: tuple[str, ...] = (),
+) -> np.ndarray:
+    """Each text's features, one row per text: the encoder's vector, then the lexicon's 0/1 vector,
+    then - with ``context`` blocks (``CONTEXT``) - what they read of the turn before it (``before``,
+    one per text, "" for none; none given: every text alone)."""
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    vectors = np.asarray(encoder.embed(texts), dtype=np.float32)
-    return np.hstack([vectors, np.stack([lexicon.vector(t) for t in texts])])
+    prior = list(before) if before is not None else [""] * len(texts)
+    if len(prior) != len(texts):
+        raise ValueError("one turn before (or '') per text")
+    # each distinct text is embedded once (a turn is often the one before the next)
+    distinct = list(dict.fromkeys(texts + ([p for p in prior if p] if context else [])))
+    at = {t: i for i, t in enumerate(distinct)}
+    vectors = np.asarray(encoder.embed(distinct), dtype=np.float32)
+    hits = np.stack([lexicon.vector(t) for t in texts]).astype(np.float32)
+    x = np.hstack([vectors[[at[t] for t in texts]], hits])
+    if not context:
+        return x
+    has = np.array([bool(p) for p in prior], dtype=bool)
+    pv = np.zeros((len(texts), vectors.shape[1]), np.float32)
+    ph = np.zeros((len(texts), hits.shape[1]), np.float32)
+    pv[has] = vectors[[at[p] for p in prior if p]]
+    if "similarity" in context:
+        ph[has] = np.stack([lexicon.vector(p) for p in prior if p])
+    return np.hstack([x, context_features(x, pv, ph, has, context)])
+
+
+def context_features(
+    x: np.ndarray, vectors: np.ndarray, hits: np.ndarray, has: np.ndarray, context: tuple[str, ...]
+) -> np.ndarray:
+    """The ``context`` blocks (``CONTEXT``) of rows of text features ``x`` given the turn before's
+    encoder ``vectors`` and lexicon ``hits`` (zero rows where ``has`` is false), then the flag."""
+    dims = vectors.shape[1]
+    blocks = []
+    for name in context:
+        if name == "vector":
+            blocks.append(vectors)
+        elif name == "similarity":
+            blocks.append(np.stack([(x[:, :dims] * vectors).sum(1), (x[:, dims:] * hits).sum(1)], axis=1))
+        else:
+            raise ConfigError(f"the reader's weights read an unknown context {name!r}: run caim eval reading --fit")
+    flag = has.astype(np.float32)[:, None]
+    return np.hstack([*(b * flag for b in blocks), flag]).astype(np.float32)
 
 
 class Reader:
@@ -155,15 +209,16 @@ class Reader:
             self._encoder = MultilingualEmbedder.shared()
         return self._encoder
 
-    def features(self, texts: list[str]) -> np.ndarray:
-        """Each text's features (``features``)."""
-        return features(texts, self.encoder, self.lexicon)
+    def features(self, texts: list[str], before: list[str] | None = None) -> np.ndarray:
+        """Each text's features (``features``, with the context the model reads)."""
+        return features(texts, self.encoder, self.lexicon, before, self.model.context)
 
-    def read(self, texts: list[str]) -> list[Reading]:
-        """A ``Reading`` of each text (one encoder batch)."""
+    def read(self, texts: list[str], before: list[str] | None = None) -> list[Reading]:
+        """A ``Reading`` of each text (one encoder batch), each read after its turn in ``before`` (the
+        other person's words just before it, "" for none; none given: each text alone)."""
         if not texts:
             return []
-        probs = self.model.predict(self.features(texts))
+        probs = self.model.predict(self.features(texts, before))
         n = len(self.model.categories)
         out = []
         for text, p in zip(texts, probs, strict=True):
