@@ -288,7 +288,7 @@ def cross_validate(shared: Path, *, progress: Callable[[str], None] = lambda _: 
         out = ll.group == g
         x, data = _joined(xb, lb, xl[~out], _rows(ll, ~out))
         m = fit(x, data, categories, keys, CONTEXT)
-        pooled[out], pooled_alone[out] = m.predict(xl[out]), m.predict(alone[nb : nb + nl][out])
+        pooled[out], pooled_alone[out] = m.outputs(xl[out]), m.predict(alone[nb : nb + nl][out])
     progress("fitting on everything")
     x, data = _joined(xb, lb, xl, ll)
     model = choose_thresholds(
@@ -300,7 +300,7 @@ def cross_validate(shared: Path, *, progress: Callable[[str], None] = lambda _: 
         "lexicon": hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16],
     }  # fmt: skip
     # the written set is never fitted on
-    return Run(model, (pooled, ll), (model.predict(xw), lw), pooled_alone, model.predict(alone[nb + nl :]))
+    return Run(model, (pooled, ll), (model.outputs(xw), lw), pooled_alone, model.predict(alone[nb + nl :]))
 
 
 def _rows(data: Labelled, keep: np.ndarray) -> Labelled:

@@ -140,6 +140,7 @@ def test_a_turn_is_read_after_what_was_said_before_it(reader):
     assert not reader.model.worth(after), after.stores
     assert after.stores < alone.stores - 0.2, (after.stores, alone.stores)
     assert nothing == alone
+    assert after.categories == pytest.approx(alone.categories, abs=1e-4)  # what it is about: the message alone
 
 
 def test_remember_reads_each_turn_after_the_one_before_it(settings):

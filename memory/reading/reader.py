@@ -66,6 +66,25 @@ class Model:
         h = np.maximum(z @ self.w1 + self.b1, 0.0)
         return 1.0 / (1.0 + np.exp(-(h @ self.w2 + self.b2)))
 
+    def outputs(self, x: np.ndarray) -> np.ndarray:
+        """The outputs' probabilities as decisions use them: whether a message is worth remembering
+        read after the turn before it, its categories and like or dislike read from the message alone
+        (the turn before tells what the message answers, not what it is about)."""
+        p = self.predict(x)
+        if self.context:
+            p[:, STORES + 1 :] = self.predict(self.alone(x))[:, STORES + 1 :]
+        return p
+
+    def alone(self, x: np.ndarray) -> np.ndarray:
+        """Rows of features with their context blocks zeroed: each message read as if nothing came before it."""
+        if not self.context:
+            return x
+        extra = 1 + 2 * ("similarity" in self.context)
+        dims = (len(self.mu) - len(self.keys) - extra) // (1 + ("vector" in self.context))
+        out = np.array(x, dtype=np.float32, copy=True)
+        out[:, dims + len(self.keys) :] = 0.0
+        return out
+
     def save(self, path: Path) -> None:
         """Write the model as one ``.npz`` (arrays as float16; names, thresholds and notes as JSON)."""
         head = {
@@ -218,7 +237,7 @@ class Reader:
         other person's words just before it, "" for none; none given: each text alone)."""
         if not texts:
             return []
-        probs = self.model.predict(self.features(texts, before))
+        probs = self.model.outputs(self.features(texts, before))
         n = len(self.model.categories)
         out = []
         for text, p in zip(texts, probs, strict=True):
