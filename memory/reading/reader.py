@@ -20,6 +20,8 @@ from caim.memory.reading.lexicon import Lexicon
 STORES = 0
 #: Most categories a message is given.
 MAX_CATEGORIES = 3
+#: Read alone, a message this likely to be worth remembering is, whatever was said before it.
+SURE_ALONE = 0.9
 
 
 @dataclass(frozen=True)
@@ -68,11 +70,16 @@ class Model:
 
     def outputs(self, x: np.ndarray) -> np.ndarray:
         """The outputs' probabilities as decisions use them: whether a message is worth remembering
-        read after the turn before it, its categories and like or dislike read from the message alone
-        (the turn before tells what the message answers, not what it is about)."""
+        read after the turn before it (unless read alone it is at least ``SURE_ALONE``: a fact of one's
+        own after a friend's like it is no echo), its categories and like or dislike read from the
+        message alone (the turn before tells what the message answers, not what it is about)."""
         p = self.predict(x)
         if self.context:
-            p[:, STORES + 1 :] = self.predict(self.alone(x))[:, STORES + 1 :]
+            alone = self.predict(self.alone(x))
+            p[:, STORES + 1 :] = alone[:, STORES + 1 :]
+            # a message sure to be worth remembering on its own stays so whatever came before it
+            sure = alone[:, STORES] >= SURE_ALONE
+            p[sure, STORES] = np.maximum(p[sure, STORES], alone[sure, STORES])
         return p
 
     def alone(self, x: np.ndarray) -> np.ndarray:
