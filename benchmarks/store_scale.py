@@ -271,6 +271,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--vectors", dest="synthetic", choices=("words", "random", "embedder"), default="words", help="record vectors"
     )
+    ap.add_argument(
+        "--embedder-fill",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also fill a fresh store with N records the configured embedder embeds as they are written, in a "
+        "child process: its records/s, CPU seconds and peak memory beside this run's fill",
+    )
+    ap.add_argument("--fill-only", action="store_true", help=argparse.SUPPRESS)  # the child of --embedder-fill
     ap.add_argument("--hnsw", type=int, default=0, help="instead: compare the vector graph's settings on N vectors")
     ap.add_argument("--data-dir", type=Path, default=None, help="default: a temporary directory")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -284,12 +293,13 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns) as bar:
         task = bar.add_task("insert", total=total)
-        fill_start = time.perf_counter()
+        fill_start, cpu_start = time.perf_counter(), time.process_time()
         spent = fill(store, "u0", args.records, text, vectors, args.batch, bar, task)
         first, last = tenth_rates(spent, args.records, args.batch)
         for u in range(1, args.users + 1):
             spent += fill(store, f"u{u}", args.per_user, text, vectors, args.batch, bar, task)
         fill_s = time.perf_counter() - fill_start  # the writes and the making of their text
+        fill_cpu = time.process_time() - cpu_start  # every thread's: the embedder's and the indexer's included
         drain = bar.add_task("vector index (catching up)", total=total)
         while (left := store.unindexed(total)) > 0:  # counting reads the pending rows: not too often
             bar.update(drain, completed=total - left)
@@ -297,6 +307,7 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
         store.flush()
         bar.update(drain, completed=total)
         index_s = time.perf_counter() - fill_start  # the indexer runs beside the writes: writes and indexing together
+        index_cpu = time.process_time() - cpu_start
     return {
         "records_total": total,
         "insert_records_per_s": round(total / sum(spent), 1),
@@ -305,7 +316,38 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
         "indexed_records_per_s": round(total / index_s, 1),
         "indexed_s": round(index_s, 1),
         "fill_s": round(fill_s, 1),
+        "fill_cpu_s": round(fill_cpu, 1),
+        "indexed_cpu_s": round(index_cpu, 1),
+        "fill_peak_rss_mb": round(peak_rss_mb(), 1),
     }
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far (MB)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        return int(next(line.split()[1] for line in status if line.startswith("VmHWM:"))) / 1024
+
+
+def embedder_fill(args: argparse.Namespace) -> dict:
+    """``args.embedder_fill`` records written to a fresh store by a child process whose store embeds each
+    record with the configured embedder (``--vectors embedder --fill-only``): its fill figures and wall seconds."""
+    with tempfile.TemporaryDirectory(prefix="caim-scale-embedder-") as tmp:
+        out = Path(tmp) / "fill.json"
+        argv = ["--records", str(args.embedder_fill), "--vectors", "embedder", "--batch", str(args.batch)]
+        argv += ["--fill-only", "--data-dir", str(Path(tmp) / "data"), "--json", str(out)]
+        t = time.perf_counter()
+        subprocess.run([sys.executable, __file__, *argv], check=True)
+        figures = json.loads(out.read_text())
+    return figures | {"process_s": round(time.perf_counter() - t, 1)}
+
+
+def fill_only(args: argparse.Namespace, text: Text, vectors: Vectors, embedder: MiniLMEmbedder) -> dict:
+    """Fill a fresh store and catch its vector index up, nothing else: the fill's figures."""
+    store = MemoryStore(args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-")), embedder)
+    figures = {"vectors": f"{embedder.name} (each record embedded as it is written)"}
+    figures |= fill_all(store, args, text, vectors)
+    store.close()
+    return figures
 
 
 def retrieval(store: MemoryStore, args: argparse.Namespace, text: Text) -> dict:
@@ -372,12 +414,25 @@ def main(argv: list[str] | None = None) -> int:
     embedder = MiniLMEmbedder.shared()
     vectors = Vectors(args.synthetic, text.words, len(embedder.embed(["probe"])[0]))
     run = RunInfo(started, load_start, sys.argv[1:] if argv is None else argv)
+    if args.fill_only:
+        figures = fill_only(args, text, vectors, embedder)
+        print(json.dumps(figures, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2))
+        return 0
     if args.hnsw:
         rows = hnsw_check(args.hnsw, text, vectors, embedder)
         if args.doc:
             write_doc(args.doc, HNSW_HEADING, hnsw_section(rows, run))
         return 0
+    if args.embedder_fill:  # first: its figures are in the output even when the larger run is stopped
+        t = time.perf_counter()
+        filled = embedder_fill(args)
+        print(json.dumps({"embedder_fill": filled}, indent=2), flush=True)
+        wall += time.perf_counter() - t  # the whole run's clock counts this run's own fill only
     figures = measure(args, text, vectors, embedder)
+    if args.embedder_fill:
+        figures["embedder_fill"] = filled
     rss, base = figures["export_peak_rss_mb"], figures["export_baseline_rss_mb"]
     figures |= {"total_s": round(time.perf_counter() - wall, 1), "load_average": os.getloadavg()[0]}
     figures["load_average_start"] = load_start
@@ -483,11 +538,35 @@ def section(figures: dict, scope: str, run: RunInfo) -> str:
             f"{figures['export_s']} s, {figures['export_mb']} MB, peak RSS {figures['export_peak_rss_mb']} MB "
             f"({figures['export_baseline_rss_mb']} MB for an empty export)",
         ),
+        (
+            "fill: CPU, peak memory",
+            f"{figures['fill_cpu_s']:,.0f} CPU s for the fill ({figures['indexed_cpu_s']:,.0f} with the vector index "
+            f"caught up; every thread's); peak RSS {figures['fill_peak_rss_mb']:,.0f} MB",
+        ),
+        *embedder_rows(figures.get("embedder_fill")),
         ("whole run", f"{int(minutes)} min {seconds:.0f} s"),
         ("of which", ", ".join(f"{k} {v:,.0f} s" for k, v in figures["phases_s"].items())),
     ]
     head = f"{run.line()}; {figures['vectors']} vectors."
     return "\n".join([head, "", "| figure | value |", "|---|---:|", *(f"| {a} | {b} |" for a, b in rows)])
+
+
+def embedder_rows(filled: dict | None) -> list[tuple[str, str]]:
+    """The rows of an ``--embedder-fill`` child's figures (none without one)."""
+    if not filled:
+        return []
+    n = filled["records_total"]
+    return [
+        (
+            f"fill of {n:,} records, each embedded as written ({filled['vectors'].split(' ')[0]})",
+            f"{filled['insert_records_per_s']:,.0f} records/s written (first / last tenth "
+            f"{filled['insert_first_tenth_per_s']:,.0f} / {filled['insert_last_tenth_per_s']:,.0f}); "
+            f"{filled['fill_s']:,.0f} s, {filled['fill_cpu_s']:,.0f} CPU s ({n / max(filled['fill_cpu_s'], 1e-9):,.0f} "
+            f"records per CPU s); vector index caught up {filled['indexed_s']:,.0f} s after the fill began "
+            f"({filled['indexed_records_per_s']:,.0f} records/s); peak RSS {filled['fill_peak_rss_mb']:,.0f} MB; "
+            f"its own process, {filled['process_s']:,.0f} s in all, before the run's own fill and not in its whole run",
+        )
+    ]
 
 
 def hnsw_section(rows: list[dict], run: RunInfo) -> str:
