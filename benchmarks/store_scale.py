@@ -156,8 +156,11 @@ class Vectors:
         return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
 
 
-def fill(store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, batch: int, bar, task) -> list[float]:
-    """Write ``n`` synthetic records for ``user``; returns the seconds each batch spent writing."""
+def fill(
+    store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, batch: int, bar, task, each=None
+) -> list[float]:
+    """Write ``n`` synthetic records for ``user``; returns the seconds each batch spent writing.
+    ``each(written, spent)`` is called after each batch."""
     t0 = datetime(2020, 1, 1, tzinfo=UTC)
     spent = []
     for start in range(0, n, batch):
@@ -179,6 +182,8 @@ def fill(store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, ba
         store.add(recs, vectors=vecs)  # no vectors: the store embeds the records
         spent.append(time.perf_counter() - t)
         bar.advance(task, len(recs))
+        if each is not None:
+            each(min(start + batch, n), spent)
     return spent
 
 
@@ -287,14 +292,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: Vectors) -> dict:
-    """Every user's records written, then the vector index caught up: the insert figures."""
+def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: Vectors, each=None) -> dict:
+    """Every user's records written, then the vector index caught up: the insert figures (``each``:
+    called after each batch of the measured user's, see ``fill``)."""
     total = args.records + args.users * args.per_user
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns) as bar:
         task = bar.add_task("insert", total=total)
         fill_start, cpu_start = time.perf_counter(), time.process_time()
-        spent = fill(store, "u0", args.records, text, vectors, args.batch, bar, task)
+        spent = fill(store, "u0", args.records, text, vectors, args.batch, bar, task, each)
         first, last = tenth_rates(spent, args.records, args.batch)
         for u in range(1, args.users + 1):
             spent += fill(store, f"u{u}", args.per_user, text, vectors, args.batch, bar, task)
@@ -330,9 +336,11 @@ def peak_rss_mb() -> float:
 
 def embedder_fill(args: argparse.Namespace) -> dict:
     """``args.embedder_fill`` records written to a fresh store by a child process whose store embeds each
-    record with the configured embedder (``--vectors embedder --fill-only``): its fill figures and wall seconds."""
+    record with the configured embedder (``--vectors embedder --fill-only``): its fill figures and wall
+    seconds. The child writes its figures so far after each batch (to ``<--json>-embedder-fill.json``
+    beside this run's ``--json``): a run stopped during this fill leaves them there."""
     with tempfile.TemporaryDirectory(prefix="caim-scale-embedder-") as tmp:
-        out = Path(tmp) / "fill.json"
+        out = args.json.with_name(f"{args.json.stem}-embedder-fill.json") if args.json else Path(tmp) / "fill.json"
         argv = ["--records", str(args.embedder_fill), "--vectors", "embedder", "--batch", str(args.batch)]
         argv += ["--fill-only", "--data-dir", str(Path(tmp) / "data"), "--json", str(out)]
         t = time.perf_counter()
@@ -344,8 +352,17 @@ def embedder_fill(args: argparse.Namespace) -> dict:
 def fill_only(args: argparse.Namespace, text: Text, vectors: Vectors, embedder: MiniLMEmbedder) -> dict:
     """Fill a fresh store and catch its vector index up, nothing else: the fill's figures."""
     store = MemoryStore(args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-")), embedder)
-    figures = {"vectors": f"{embedder.name} (each record embedded as it is written)"}
-    figures |= fill_all(store, args, text, vectors)
+    figures: dict = {"vectors": f"{embedder.name} (each record embedded as it is written)"}
+    start, cpu = time.perf_counter(), time.process_time()
+
+    def so_far(written: int, spent: list[float]) -> None:
+        if args.json:  # the figures of the batches written, should the run be stopped
+            partial = {"partial": True, "records_written": written, "of": args.records}
+            partial |= {"seconds": round(time.perf_counter() - start, 1), "cpu_s": round(time.process_time() - cpu, 1)}
+            partial |= {"records_per_s_in_add": round(written / sum(spent), 1), "peak_rss_mb": round(peak_rss_mb(), 1)}
+            args.json.write_text(json.dumps(figures | partial, indent=2))
+
+    figures |= fill_all(store, args, text, vectors, so_far)
     store.close()
     return figures
 
@@ -425,14 +442,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.doc:
             write_doc(args.doc, HNSW_HEADING, hnsw_section(rows, run))
         return 0
-    if args.embedder_fill:  # first: its figures are in the output even when the larger run is stopped
-        t = time.perf_counter()
-        filled = embedder_fill(args)
-        print(json.dumps({"embedder_fill": filled}, indent=2), flush=True)
-        wall += time.perf_counter() - t  # the whole run's clock counts this run's own fill only
     figures = measure(args, text, vectors, embedder)
-    if args.embedder_fill:
-        figures["embedder_fill"] = filled
     rss, base = figures["export_peak_rss_mb"], figures["export_baseline_rss_mb"]
     figures |= {"total_s": round(time.perf_counter() - wall, 1), "load_average": os.getloadavg()[0]}
     figures["load_average_start"] = load_start
@@ -443,6 +453,13 @@ def main(argv: list[str] | None = None) -> int:
     scope += ", embedded as written" if args.synthetic == "embedder" else ""
     if args.doc:
         write_doc(args.doc, scope, section(figures, scope, run))
+    if args.embedder_fill:  # last, outside the whole run's clock; the figures above are written already
+        figures["embedder_fill"] = embedder_fill(args)
+        print(json.dumps({"embedder_fill": figures["embedder_fill"]}, indent=2), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2))
+        if args.doc:
+            write_doc(args.doc, scope, section(figures, scope, run))
     f = figures
     print(
         f"insert {f['insert_records_per_s']:.0f} records/s (written and searchable; first tenth "
@@ -564,7 +581,7 @@ def embedder_rows(filled: dict | None) -> list[tuple[str, str]]:
             f"{filled['fill_s']:,.0f} s, {filled['fill_cpu_s']:,.0f} CPU s ({n / max(filled['fill_cpu_s'], 1e-9):,.0f} "
             f"records per CPU s); vector index caught up {filled['indexed_s']:,.0f} s after the fill began "
             f"({filled['indexed_records_per_s']:,.0f} records/s); peak RSS {filled['fill_peak_rss_mb']:,.0f} MB; "
-            f"its own process, {filled['process_s']:,.0f} s in all, before the run's own fill and not in its whole run",
+            f"its own process, {filled['process_s']:,.0f} s in all, after this run and not in its whole run",
         )
     ]
 
