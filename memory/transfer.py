@@ -22,8 +22,8 @@ an export from before speakers were kept, is the user), so no field of it can ca
 of its own into what a surface prints; an id another user's record holds is "no such memory" of
 this user, as on every other path; the learned terms are well-formed; the records new to the user
 fit in their quota. A record refused names itself in one line (its place in the file and its id,
-quoted) and nothing of the import is stored (a streamed file is read twice: checked, then
-written). An import never makes an older version current again:
+quoted) and nothing of the import is stored (a streamed file of more than ``KEEP`` records is read
+twice: checked, then written). An import never makes an older version current again:
 a record the store (or the file) holds a newer version of - one that supersedes it or merged it - is
 written closed, valid until that version began, superseded by it.
 """
@@ -54,6 +54,9 @@ from caim.memory.storage.terms import MAX_USER_TERMS
 #: The format ``export_lines`` writes: 1 (records only) and 2 (records with their vectors) are read.
 FORMAT = 2
 BATCH = 256
+#: A streamed export of at most this many records is kept from its check for its write (read once);
+#: a larger one is read again from its file (bounded memory).
+KEEP = 4096
 #: How a format-2 export writes a vector.
 ENCODING = "float16 little-endian, base64"
 #: A stored vector's length may be this far from 1 (float16 rounding); further, it is damaged.
@@ -336,7 +339,7 @@ def _vector(item: dict[str, Any], rec: MemoryRecord, dims: int) -> np.ndarray | 
     if len(raw) != 2 * dims or given["of"] != text_digest(rec.embedded_text()):
         return None
     vec = np.frombuffer(raw, dtype="<f2").astype(np.float32)
-    if not np.isfinite(vec).all() or abs(float(np.linalg.norm(vec)) - 1.0) > NORM_SLACK:
+    if not np.isfinite(vec).all() or abs(float(np.sqrt(vec @ vec)) - 1.0) > NORM_SLACK:
         return None
     return vec
 
@@ -458,6 +461,8 @@ class _Checked:
     the file holds, and the bytes of its records."""
 
     records: list[tuple[MemoryRecord, Any]] = field(default_factory=list)
+    #: Whether ``records`` holds every record (else the export is read again for the write).
+    kept: bool = True
     count: int = 0
     ids: list[str] = field(default_factory=list)
     newer: dict[str, tuple[str, Any]] = field(default_factory=dict)
@@ -491,7 +496,7 @@ def import_records(
     newer = _newer_versions(store.iter(user_id)) if checked.count else {}
     for old, found in checked.newer.items():
         newer.setdefault(old, found)
-    if export.reopen is not None:
+    if not checked.kept and export.reopen is not None:
         again = export.reopen()
         items: Iterable[tuple[MemoryRecord, Any]] = (
             (_checked(i, item, user_id, new), item) for i, item in enumerate(again.memories)
@@ -535,11 +540,14 @@ def _check(store: MemoryStore, user_id: str, export: Export, new: Callable[[str]
             rec = _checked(i, item, user_id, new)
             found.count += 1
             found.ids.append(rec.id)
-            found.bytes += len(rec.model_dump_json().encode())
+            if store.db.quota is not None:
+                found.bytes += len(rec.model_dump_json().encode())
             for old, newer in _newer_versions([rec]).items():
                 found.newer.setdefault(old, newer)
-            if export.reopen is None:
+            if found.kept:
                 found.records.append((rec, item))
+                if export.reopen is not None and len(found.records) > KEEP:  # read again for the write
+                    found.records, found.kept = [], False
     finally:
         if export.streamed:
             export.close()
