@@ -719,6 +719,7 @@ class Memory:
         *,
         user_id: str,
         progress: Callable[[int, int | None], None] | None = None,
+        checking: Callable[[int, int | None], None] | None = None,
     ) -> Imported:
         """Restore an export (ids, times, validity, links, history and learned terms kept; importing
         twice adds nothing, and a record stored as the export has it is not written again), checked
@@ -730,7 +731,8 @@ class Memory:
         stays closed; the export's profile is kept where the records written hold it
         (``caim.services.profile.settle``: what draws on a record left out is rebuilt from those
         written). ``data``: the export's JSON, or a file read by ``caim.memory.transfer.read_export``;
-        ``progress(done, total)`` is called after each batch. Returns how many records were added,
+        ``progress(done, total)`` is called after each batch written, ``checking(done, total)`` after
+        each batch checked (the whole export is checked before the first write). Returns how many records were added,
         updated, found unchanged and left out (``caim.memory.transfer.Imported``)."""
         user = check_user(user_id)
         export = as_export(data)
@@ -738,7 +740,9 @@ class Memory:
         limit = self.settings.max_import_records or None
         with self.lock(user):
             within = self._bounds(user)
-            n = import_records(store, user, export, lambda rec: within(rec.tags), progress, limit=limit)
+            n = import_records(
+                store, user, export, lambda rec: within(rec.tags), progress, limit=limit, checking=checking
+            )
             terms = import_terms(export.head)  # a streamed export's, once its records were read
             if terms:
                 proposals = [Proposal(parent, term) for parent, term in terms]

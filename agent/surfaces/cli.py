@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -773,8 +774,8 @@ def memories_import(
     from caim.memory.transfer import read_export
 
     data = read_export(file)
-    with _agent(_settings(data_dir)) as agent, ingest_progress(out, "importing", data.total, "records") as shown:
-        done = agent.memory.import_(data, user_id=user, progress=shown)
+    with _agent(_settings(data_dir)) as agent, ingest_progress(out, "checking", data.total, "records") as shown:
+        done = agent.memory.import_(data, user_id=user, progress=partial(shown, what="importing"), checking=shown)
     parts = [f"{done.added} added", f"{done.updated} updated", f"{done.unchanged} unchanged (already there)"]
     if done.refused:
         parts.append(f"{done.refused} left out (their categories are outside {user}'s privacy bounds)")
