@@ -19,11 +19,19 @@ its content words, so records that share words are near each other as with text 
 ``--vectors random`` gives independent random vectors, which have no near neighbours - a worst case
 for the vector index's graph that no embedder produces; ``--vectors embedder`` has the store embed
 every record with the configured embedder as it writes it (ingestion as a real memory pays for it:
-the insert rate is then the embedder's).
+the insert rate is then the embedder's). Every fill reports its CPU seconds (every thread's: the
+vector index's and the embedder's included) and the process's peak memory.
+
+``--embedder-fill N`` also fills a fresh store with ``N`` records that the configured embedder embeds
+as they are written, in a child process of its own (its peak memory its own), once the run's own
+figures are written: its records/s, CPU seconds and peak memory are a row of the run's section, beside
+the word-vector fill, and not part of its whole run. The child writes its figures so far after each
+batch (``<--json>-embedder-fill.json``), so a run stopped during it still tells its rate.
 
 Usage::
 
     python benchmarks/store_scale.py --records 100000 --doc docs/scale.md
+    python benchmarks/store_scale.py --records 1000000 --embedder-fill 100000 --doc docs/scale.md --json r1m.json
     python benchmarks/store_scale.py --records 1000 --users 999 --per-user 1000
 
 ``--doc`` rewrites the run's own section of that Markdown file (one per record count and user
