@@ -503,17 +503,20 @@ def _related(
     also_same: dict[str, list[MemoryRecord]] = {}
     also_moved: dict[str, list[MemoryRecord]] = {}
     k = env.settings.maintain_k
-    embedder = env.svc.embedder
+    store = env.svc.store
     found: list[list[MemoryRecord]] = []
-    for rec, vec in zip(new, embedder.vectors_of([r.thought for r in new]) if new else [], strict=True):
+    # records are compared by the vectors the store holds for them (their embedded texts): none is embedded again
+    mine = store.held_vectors(new)
+    for rec, vec in zip(new, mine, strict=True):
         query = Query(text=rec.thought, now=env.now, past=True, vector=vec)
         hits = env.svc.retriever.search(env.user_id, query, k + len(new) + COPIES)
         found.append([h.record for h in hits if h.record.id not in new_ids])
-    # every thought compared, new and stored, embedded once (one batch for those not embedded lately)
-    texts = list(dict.fromkeys([r.thought for r in new] + [o.thought for others in found for o in others]))
-    vectors = dict(zip(texts, embedder.vectors_of(texts), strict=True)) if texts else {}
+    stored = list({o.id: o for others in found for o in others}.values())
+    vectors = {r.id: v for r, v in zip(new, mine, strict=True)} | dict(
+        zip([o.id for o in stored], store.held_vectors(stored), strict=True)
+    )
     for rec, others in zip(new, found, strict=True):
-        sims = [float(vectors[rec.thought] @ vectors[o.thought]) for o in others]
+        sims = [float(vectors[rec.id] @ vectors[o.id]) for o in others]
         scored = list(zip(others, sims, strict=True))
         related[rec.id] = scored[:k]
         same = [other for other, sim in scored if duplicate(rec.thought, other.thought, sim)]
@@ -563,7 +566,8 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
     run = Maintenance(store, env.user_id, session, env.settings.merge_min_similarity, single=single)
     new = store.get_many(env.user_id, [r["id"] for r in stored])
     if len(new) >= 2:
-        new = run.merge_copies(new, env.svc.embedder.similarity([r.thought for r in new]))
+        vecs = store.held_vectors(new)
+        new = run.merge_copies(new, vecs @ vecs.T)
     new = run.settle_slots(run.tag_slots(new))  # two values in one session: the later is current
     new = run.settle_turns(new)  # a like, then a dislike of the same thing in one session: the later is current
     related, decisions, also_same, also_moved = _related(new, env)
