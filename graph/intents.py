@@ -96,13 +96,18 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
 
 
 def _by_meaning(env: Env, exchanges: list[Exchange]) -> list[str]:
-    """Per user turn, the intent closest in meaning to it ("" for none, and for a turn referring to the
-    past), the turns embedded in one batch."""
-    asks = [not (memory_signals(t.user).past_reference or asks_about_past(t.user)) for t in exchanges]
+    """Per user turn, the intent closest in meaning to it ("" for none, for a turn referring to the
+    past, and for one the catalogue's cues recognise: ``tasks`` takes the cues' intent there), the
+    turns embedded in one batch."""
+    catalogue = env.svc.intents
+    asks = [
+        not (catalogue.recognise(t.user) or memory_signals(t.user).past_reference or asks_about_past(t.user))
+        for t in exchanges
+    ]
     texts = [t.user for t, a in zip(exchanges, asks, strict=True) if a]
     vectors: Iterator[np.ndarray] = iter(env.svc.embedder.vectors_of(texts) if texts else [])
     embed = env.svc.embedder.embed
-    return [env.svc.intents.by_meaning(next(vectors), embed) if a else "" for a in asks]
+    return [catalogue.by_meaning(next(vectors), embed) if a else "" for a in asks]
 
 
 def _unknown_tasks(env: Env, session: str, exchanges: list[Exchange], asked: list[Exchange]) -> list[MemoryRecord]:
