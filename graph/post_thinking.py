@@ -39,6 +39,10 @@ session afterwards is the chat graph's ``close_session``.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -84,6 +88,9 @@ CHUNK = 8
 _LIST_MARK = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")  # "2. ..." - small models number their sentences
 #: Raw records of earlier sessions refined per post-thinking run.
 REFINE_PER_SESSION = 8
+#: Texts whose reading ``readings`` keeps per reader (a raw record refined in a later session is its
+#: turn's words, read when that session was post-thought).
+READ_KEPT = 4096
 #: Further search hits the code checks for stored copies of a new memory (beyond those the model sees).
 COPIES = 8
 #: Cosine similarity a proposed ontology term needs to the events it is meant for (when it does not occur in them).
@@ -207,7 +214,7 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     by_number = {t.number: t for t in all_turns}
     # the reader decides which person's turns are worth remembering (one batch: every turn's words);
     # a turn that only asks tells nothing to remember
-    read = dict(zip([t.number for t in all_turns], env.svc.reader.read([t.user for t in all_turns]), strict=True))
+    read = dict(zip([t.number for t in all_turns], readings(env, [t.user for t in all_turns]), strict=True))
     worth = env.svc.reader.model.worth
     kept = captures(
         all_turns,
@@ -378,10 +385,32 @@ def _read(events: list[KeyEvent], env: Env) -> list[KeyEvent]:
     if not todo:
         return events
     out = list(events)
-    readings = env.svc.reader.read([_said(events[i]) for i in todo])
-    for i, r in zip(todo, readings, strict=True):
+    for i, r in zip(todo, readings(env, [_said(events[i]) for i in todo]), strict=True):
         out[i] = _with_reading(events[i], r, env)
     return out
+
+
+_KEPT: weakref.WeakKeyDictionary[Any, OrderedDict[str, Reading]] = weakref.WeakKeyDictionary()
+_KEPT_LOCK = threading.Lock()
+
+
+def readings(env: Env, texts: Sequence[str]) -> list[Reading]:
+    """The reader's ``Reading`` of each text, those it read lately (the last ``READ_KEPT`` texts, per
+    reader) not read again, the others in one batch: a session's turns are read once to choose what
+    to keep, and the raw records that later sessions refine are the same words."""
+    reader = env.svc.reader
+    with _KEPT_LOCK:
+        kept = _KEPT.setdefault(reader, OrderedDict())
+        found = {t: kept[t] for t in texts if t in kept}
+    todo = list(dict.fromkeys(t for t in texts if t not in found))
+    if todo:
+        fresh = dict(zip(todo, reader.read(todo), strict=True))
+        found.update(fresh)
+        with _KEPT_LOCK:
+            kept.update(fresh)
+            while len(kept) > READ_KEPT:
+                kept.popitem(last=False)
+    return [found[t] for t in texts]
 
 
 def _said(event: KeyEvent) -> str:
