@@ -1,6 +1,7 @@
 """What remembering a session embeds, LLM-free: each new record's embedded text once, in one batch,
-and the user's turns for the intents; maintenance compares records by the vectors the store holds,
-so no stored record is embedded again and no thought is embedded apart from its record."""
+and the user's turns that no verbatim record holds, for the intents; maintenance and the intents
+read records by the vectors the store holds, so no stored record is embedded again and no thought
+or turn is embedded apart from its record."""
 
 from __future__ import annotations
 
@@ -59,8 +60,11 @@ def test_a_session_embeds_each_record_once_and_maintenance_embeds_nothing(tmp_pa
     # the new records' texts went to the embedder in one call
     texts = {r.embedded_text() for r in new}
     assert any(texts <= set(call) for call in calls), calls
-    # besides those, only the user's turns (read for the intents): no stored record's text or
-    # thought, no new record's thought alone, though maintenance compared them
-    said = {text for role, text in SECOND if role == "user"}
+    # besides those, only the user's turns not kept verbatim (read for the intents): no stored
+    # record's text or thought, no new record's thought alone, though maintenance compared them,
+    # and no turn a verbatim record holds (the intents read it by that record's vector)
+    verbatim = {r.thought for r in new if r.kind == "raw" and r.by_user}
+    assert verbatim
+    said = {text for role, text in SECOND if role == "user"} - verbatim
     others = [t for t in embedded if t not in texts and t not in said]
     assert not others, others
