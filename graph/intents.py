@@ -108,12 +108,10 @@ def _by_meaning(env: Env, exchanges: list[Exchange], stored: Sequence[str] = ())
     ]
     held = _verbatim_vectors(env, stored)
     texts = [t.user for t, a in zip(exchanges, asks, strict=True) if a and t.user not in held]
-    fresh = dict(zip(texts, env.svc.embedder.vectors_of(texts), strict=True)) if texts else {}
+    if texts:
+        held.update(zip(texts, env.svc.embedder.vectors_of(texts), strict=True))
     embed = env.svc.embedder.embed
-    return [
-        catalogue.by_meaning(held.get(t.user, fresh.get(t.user)), embed) if a else ""
-        for t, a in zip(exchanges, asks, strict=True)
-    ]
+    return [catalogue.by_meaning(held[t.user], embed) if a else "" for t, a in zip(exchanges, asks, strict=True)]
 
 
 def _verbatim_vectors(env: Env, ids: Sequence[str]) -> dict[str, np.ndarray]:
