@@ -101,11 +101,16 @@ def draft(event, **kw):
 
 
 def test_code_wins_where_it_found_a_cue_and_the_model_fills_in_where_it_found_none():
-    assert preference(draft(BEACHES, polarity="like")) == ("dislike", "too noisy")
-    assert preference(draft("Sushi night is the best.", polarity="like")) == ("like", None)
-    assert preference(draft("Sushi night is the best.")) == (None, None)
-    assert preference(draft(BEACHES, speaker="assistant")) == (None, None)  # the assistant's words
-    assert preference(draft(BEACHES, speaker="Sam")) == ("dislike", "too noisy")  # Sam's, on Sam's record
+    assert preference(draft(BEACHES, polarity="like")) == ("dislike", "too noisy", "")
+    assert preference(draft("Sushi night is the best.", polarity="like")) == ("like", None, "")
+    assert preference(draft("Sushi night is the best.")) == (None, None, "")
+    assert preference(draft(BEACHES, speaker="assistant")) == (None, None, "")  # the assistant's words
+    assert preference(draft(BEACHES, speaker="Sam")) == ("dislike", "too noisy", "")  # Sam's, on Sam's record
+
+
+def test_a_preference_told_of_a_pet_or_another_person_is_held_by_them():
+    assert preference(draft("My dog Biscuit loves the beach.", polarity="like")) == ("like", None, "My dog Biscuit")
+    assert preference(draft("My sister hates flying.")) == ("dislike", None, "My sister")
 
 
 def test_a_model_reason_is_kept_only_when_its_source_holds_it():
@@ -113,8 +118,9 @@ def test_a_model_reason_is_kept_only_when_its_source_holds_it():
     assert preference(draft(text, polarity="like", reason="fresh fish every Friday")) == (
         "like",
         "fresh fish every Friday",
+        "",
     )
-    assert preference(draft(text, polarity="like", reason="fresh fish since 2019")) == ("like", None)
+    assert preference(draft(text, polarity="like", reason="fresh fish since 2019")) == ("like", None, "")
 
 
 def test_the_thoughts_schema_enumerates_polarity_and_rejects_other_values():
