@@ -272,3 +272,24 @@ def test_a_like_then_a_dislike_of_the_same_thing_in_one_session_closes_the_like_
     assert [h.change for h in old.history][-2:] == ["superseded", "contradicted"]
     assert "was a like, now a dislike" in old.history[-1].note and "was a like" in new.history[-1].note
     assert [r.id for r in recs if r.current and r.polarity] == [new.id]  # one current polarity of the thing
+
+
+def test_a_pets_preference_is_shown_as_theirs_and_left_out_of_the_users_preferences(memory, settings):
+    from typer.testing import CliRunner
+
+    from caim.agent.surfaces.cli import app
+
+    said(memory, "My dog Biscuit loves the beach.", "2024-05-07T10:00:00")
+    rec = only(memory)
+    assert (rec.polarity, rec.holder) == ("like", "My dog Biscuit") and rec.brief()["holder"] == "My dog Biscuit"
+    assert memory.list(user_id="marta", polarity="like") == []
+    assert memory.search("beach", user_id="marta", polarity="like") == []
+    [line] = memory_lines([rec.brief()])
+    assert 'preference of "My dog Biscuit" (not the speaker\'s): likes' in line
+    dump = memory.export(user_id="marta")
+    memory.import_(dump, user_id="bob")
+    assert only(memory, user="bob").holder == "My dog Biscuit"
+    memory.close()
+    runner = CliRunner(env={"COLUMNS": "200"})
+    shown = runner.invoke(app, ["memories", "list", "--user", "marta", "--data-dir", str(settings.data_dir)])
+    assert "like (held by My dog Biscuit)" in shown.output
