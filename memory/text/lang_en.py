@@ -266,7 +266,10 @@ POLARITY = PolarityWords(
             breathtaking; magical;
             the real reason; so satisfying; satisfying; mind-blowing; top notch; top-notch; stole my heart;
             stolen my heart; switches my brain off; switch my brain off; my brain goes quiet; clears my head;
-            very helpful; so helpful; really helpful; only lure worth"""
+            very helpful; so helpful; really helpful; only lure worth;
+            kept me sane; kept me going; kept me grounded; kept me calm; brings joy; bring joy; brought me joy;
+            puts me in a great mood; puts me in a better mood; puts me in a happy mood; inspiring; captivating;
+            fascinating; hilarious"""
         ),
     ),
     scorn=(
@@ -278,7 +281,8 @@ POLARITY = PolarityWords(
         bland; tasteless; too depressing; too sweet; too much for me; too loud; too noisy; too clever; a scam;
         tastes like death; unbearable; exhausting; a drag; a pain; the pits; rubbish; garbage; trash; sucks;
         stinks; painful; frustrating; infuriating; maddening; insane; a joke; the bane of my; a human rights
-        violation; nauseating; depressing; grim; ugh"""
+        violation; nauseating; depressing; grim; ugh; a letdown; such a letdown; a disappointment;
+        disappointing; underwhelming; mediocre; bores me; bore me; bored me; bores me to tears; bore me to tears"""
         ),
     ),
     reactions=phrases(
