@@ -293,3 +293,57 @@ def test_a_pets_preference_is_shown_as_theirs_and_left_out_of_the_users_preferen
     runner = CliRunner(env={"COLUMNS": "200"})
     shown = runner.invoke(app, ["memories", "list", "--user", "marta", "--data-dir", str(settings.data_dir)])
     assert "like (held by My dog Biscuit)" in shown.output
+
+
+# ---- lasting attitudes in six languages ----------------------------------------------------------
+CUES = Path(__file__).parent / "data" / "polarity_cues.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Gardening makes me so happy, I'm out there every evening.", "like"),
+        ("Knitting keeps me sane during exam season.", "like"),
+        ("That documentary about octopuses was brilliant.", "like"),
+        ("The new Dune film was such a letdown.", "dislike"),
+        ("Gärtnern macht mich einfach glücklich.", "like"),
+        ("Lesen ist meine Zuflucht nach der Arbeit.", "like"),
+        ("Le jardinage me rend vraiment heureuse.", "like"),
+        ("Je ne supporte pas la coriandre.", "dislike"),
+        ("Cocinar me hace muy feliz.", "like"),
+        ("Esa película fue buenísima.", "like"),
+        ("画画让我特别开心。", "like"),
+        ("读书是我的避风港。", "like"),
+        ("我特别讨厌挤地铁。", "dislike"),
+        ("読書は私の逃げ場なんだ。", "like"),
+        ("仕事がつまらなくてしかたない。", "dislike"),
+    ],
+)
+def test_lasting_attitudes_are_read_in_every_language(text, want):
+    found = polarity(text)
+    assert found is not None and (found.polarity, found.holder) == (want, "")
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [
+        ("Mi hermano odia el fútbol.", "Mi hermano"),
+        ("我家猫特别喜欢晒太阳。", "我家猫"),
+        ("Mon chien adore la plage.", "Mon chien"),
+    ],
+)
+def test_a_pets_or_a_relatives_attitude_is_theirs(text, holder):
+    found = polarity(text)
+    assert found is not None and found.holder == holder
+
+
+def test_the_polarity_cue_set_is_read_with_its_holders_and_no_one_off_excitement_plan_or_wish():
+    rows = [json.loads(line) for line in CUES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert {r["lang"] for r in rows} == {"en", "de", "fr", "es", "zh", "ja"}
+    stated = [r for r in rows if r["polarity"]]
+    read = [(p.polarity, bool(p.holder)) if (p := polarity(r["text"])) else None for r in stated]
+    right = sum(got == (r["polarity"], bool(r["holder"])) for got, r in zip(read, stated, strict=True))
+    assert right / len(stated) >= 0.95
+    assert [
+        r["text"] for r in rows if not r["polarity"] and (p := polarity(r["text"])) and p.polarity != "neutral"
+    ] == []

@@ -335,6 +335,13 @@ _ZH_NAME = (
 )
 _ME = r"我(?:现在|目前)?"
 _AS = r"(?:一名|一个|一位|个|名)?"
+#: A full name right after a relation ("我姐姐李娜住在上海"): a common surname and one or two characters, before
+#: a verb that tells about them.
+_NAMED = (
+    r"[李王张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟"
+    r"谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔汤]"
+    r"[^\W\d_是在住也现目教搬的今很和最]{1,2}?(?=[是在住也很和跟今最，。！]|$)"
+)
 ENTITIES = EntityWords(
     mine=(
         ("job", "", _ME + r"(?:是|当|做)(?:了)?" + _AS + "{job}"),
@@ -353,7 +360,7 @@ ENTITIES = EntityWords(
         ),
         ("place", "travel", r"我(?:们)?刚从(?P<value>[^\W\d_，。]{1,8}?)回来"),
     ),
-    holder=r"我(?:的)?{adj}{rel}(?:(?P<value>[小阿][^\W\d_是在住也现目教搬的今很和最]{1,2}))?",
+    holder=r"我(?:的)?{adj}{rel}(?:(?P<value>[小阿][^\W\d_是在住也现目教搬的今很和最]{1,2}|" + _NAMED + r"))?",
     theirs=(
         ("job", "", r"(?:现在|目前)?(?:也)?(?:是|当|做)(?:了)?" + _AS + "{job}"),
         ("place", "home", r"(?:现在|目前)?(?:也)?住在{v}"),
@@ -367,6 +374,7 @@ ENTITIES = EntityWords(
         r"我(?:的)?{adj}{rel}(?:叫|名叫|叫做|的名字是|的名字叫|名字叫){name}",
         r"我(?:的)?{adj}{rel}(?P<value>[小阿][^\W\d_是在住也现目教搬的今很和最]{1,2}?)"
         r"(?=[^\w]|$|[是在住也很和跟今最])",
+        r"我(?:的)?{adj}{rel}(?P<value>" + _NAMED + ")",
     ),
     animals=(
         r"我(?:们)?(?:家)?(?:的|有|养了|养的|养)?[^，。！？]{0,4}?{pet}(?:，)?(?:叫|名叫|叫做|名字叫){name}",
