@@ -55,6 +55,7 @@ LANGUAGES = ("en", "de", "fr", "es", "zh", "ja")
 SOURCES = ("locomo-dev", "gvd")
 LABELS_WRITTEN = ROOT / "tests" / "data" / "labels_written.jsonl"
 LABELS_SHARED = ROOT / "tests" / "data" / "labels_shared.jsonl"
+CUES = ROOT / "tests" / "data" / "polarity_cues.jsonl"
 #: The polarities found and precision count: a lasting like or dislike.
 STATED = ("like", "dislike")
 
@@ -158,6 +159,35 @@ def labels_table(per: dict[str, list[int]]) -> str:
     return "\n".join(lines)
 
 
+def cue_counts(rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
+    """Per language and "all" of the cue set (``lang``, ``text``, gold ``polarity`` or null, ``holder``: ""
+    for the speaker's own): [likes and dislikes, read the same, read the same and whose it is (the speaker's
+    or another's) right, statements of none, of those read as a like or dislike]."""
+    per: dict[str, list[int]] = {}
+    for row in rows:
+        found = polarity(row["text"])
+        got = found.polarity if found is not None and found.polarity in STATED else None
+        gold = row["polarity"]
+        whose = found is not None and bool(found.holder) == bool(row["holder"])
+        counts = (gold is not None, gold is not None and got == gold, gold is not None and got == gold and whose)
+        counts += (gold is None, gold is None and got is not None)
+        for key in (row["lang"], "all"):
+            per[key] = [a + int(b) for a, b in zip(per.get(key, [0] * 5), counts, strict=True)]
+    return per
+
+
+def cues_table(per: dict[str, list[int]]) -> str:
+    """The cue set's counts as Markdown, per language, overall last."""
+    lines = [
+        "| cue set | likes and dislikes | read the same | and whose right | no preference | read as one |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for key in [*(k for k in LANGUAGES if k in per), "all"]:
+        stated, same, whose, none, wrong = per[key]
+        lines.append(f"| {key} | {stated} | {same} | {whose} | {none} | {wrong} |")
+    return "\n".join(lines)
+
+
 def _said(text: str, when: str, user: bool) -> dict[str, str]:
     return {"role": "user" if user else "assistant", "content": text, "time": when}
 
@@ -237,6 +267,13 @@ is called for the polarity.
   for "interested in", "my passion", "I'm loving", "brings me joy" were added after these turns were labelled,
   looking at their misses, so these rows too are a development figure, not a held-out one.
 
+*cue set*: `tests/data/polarity_cues.jsonl`, statements in the six languages written from the labelling rules
+(docs/reading.md) before the cues for them were: lasting attitudes ("X makes me happy", "is my escape", "keeps me
+sane", "I'm into X", favourites, verdicts on a specific work or dish), a pet's or another person's (whose: read
+as someone else's), and statements of none (a one-off event's excitement, plans, wishes, sympathy, questions).
+The cues were then developed against it, so it is a development figure; "read as one" counts statements of
+none read as a like or dislike.
+
 "Do I like X?": for each LoCoMo dev dislike of a named thing, the conversation up to its session is
 remembered (the speaker as the user; the chat model never answers usably, so every memory is code's own),
 then the question goes through `Memory.recall`. LoCoMo dev holds few dislikes; the larger measure of the
@@ -256,6 +293,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument(
         "--train", type=Path, default=None, help="a folder of labelled conversations the rules were written from"
     )
+    ap.add_argument("--cues", type=Path, default=CUES, help="a cue set: lasting attitudes, whose, and none")
     ap.add_argument("--no-recall", action="store_true", help="skip the dislikes recalled (the polarity only)")
     ap.add_argument("--doc", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -263,7 +301,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     result = score([*load(args.data), *shared])
     result["labels"] = found_and_precision(labelled(args.labels_written, args.labels_shared, args.shared, args.train))
     result["recalled"] = None if args.no_recall else dislikes_recalled(shared, args.shared)
-    text = labels_table(result["labels"]) + "\n\n" + table(result)
+    result["cues"] = cue_counts(load(args.cues))
+    text = labels_table(result["labels"]) + "\n\n" + cues_table(result["cues"]) + "\n\n" + table(result)
     print(text)
     if args.doc is not None:
         args.doc.write_text(DOC_HEAD + text + "\n", encoding="utf-8")

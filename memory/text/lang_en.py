@@ -205,7 +205,13 @@ POLARITY = PolarityWords(
         love love love; i'm interested; i am interested; very interested; quite interested; really interested;
         most interested; so interested; getting into; got into; gotten into; i'm hooked; im hooked;
         i'm passionate; i am passionate; i'm all about; big part of my life; part of who i am;
-        a big part of who i am; never miss; can't wait to go back; my kind of thing; right up my alley"""
+        a big part of who i am; never miss; can't wait to go back; my kind of thing; right up my alley;
+        mostly into; mainly into; kinda into; pretty into"""
+    )
+    + spelled(
+        ("find it", "found it", "find the process", "find that"),
+        ("", "so", "really", "very", "super", "incredibly", "truly", "quite"),
+        ("fulfilling", "rewarding", "relaxing", "calming", "therapeutic", "empowering", "cathartic", "fascinating"),
     ),
     dislikes=phrases(
         """hate; hates; hated; hating; dislike; dislikes; disliked; can't stand; cannot stand; can not stand;
@@ -237,6 +243,19 @@ POLARITY = PolarityWords(
         *spelled(("calms", "calm", "relaxes", "relax", "soothes", "grounds", "centers", "centres"), ("me",)),
         *spelled(("keeps", "keep"), ("me",), ("sane", "grounded", "going", "calm", "alive")),
         *spelled(("brings", "bring", "gives", "give"), _ME, ("joy", "so much joy", "peace", "comfort", "happiness")),
+        *spelled(
+            ("makes", "make", "made"), ("me feel",), ("calm", "happy", "good", "better", "relaxed", "great", "at ease")
+        ),
+        *spelled(
+            ("keeps", "keep", "kept"),
+            ("my mind", "my head"),
+            ("focused", "calm", "busy", "sharp", "clear", "off things"),
+        ),
+        *spelled(
+            ("a", "a great", "a good", "a nice", "a perfect", "the best", "my", "my favourite", "my favorite"),
+            ("way to",),
+            ("relax", "unwind", "chill", "chill out", "de-stress", "destress", "escape", "switch off", "decompress"),
+        ),
         *spelled(("", "so", "really", "very", "super", "incredibly"), ("therapeutic", "relaxing", "calming")),
         *spelled(("", "so", "really", "very", "super", "incredibly"), ("soothing", "addictive", "cathartic")),
         *spelled(_SO[1:], ("good", "great", "nice", "cool")),
