@@ -119,13 +119,19 @@ def score(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"per": per, "misses": misses}
 
 
-def labelled(written: Path, shared_labels: Path, shared: Path, train: Path | None = None) -> list[dict[str, Any]]:
+def labelled(
+    written: Path, shared_labels: Path, shared: Path, train: Path | None = None, by_conversation: bool = False
+) -> list[dict[str, Any]]:
     """Every person's turn of the label sets (the assistant's lines left out), with its ``group`` (the
-    written set's language, the shared set's source, "train <lang>" for ``train``'s files) and gold
-    ``polarity`` ("none" where the label is empty)."""
+    written set's language, the shared set's source - a LoCoMo dev turn's conversation with
+    ``by_conversation`` -, "train <lang>" for ``train``'s files) and gold ``polarity`` ("none" where the
+    label is empty)."""
     rows = [{**r, "group": r["lang"]} for r in load(written) if r.get("role") != "assistant"]
     refs = [r for r in load(shared_labels) if "polarity" in r]  # a GVD reply carries no polarity
-    rows += [{**r, "group": r["source"]} for r in resolve(refs, shared)]
+    rows += [
+        {**r, "group": r["conversation"] if by_conversation and r["source"] == "locomo-dev" else r["source"]}
+        for r in resolve(refs, shared)
+    ]
     for path in sorted(train.glob("*.jsonl")) if train is not None else []:
         rows += [{**r, "group": f"train {r['lang']}"} for r in load(path) if r.get("role") != "assistant"]
     return [{**r, "polarity": r["polarity"] or "none"} for r in rows]
@@ -151,7 +157,8 @@ def labels_table(per: dict[str, list[int]]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     train = sorted(k for k in per if k.startswith("train "))
-    for key in [*(k for k in (*LANGUAGES, *SOURCES) if k in per), "all", *train]:
+    conversations = sorted(k for k in per if k.startswith("conv-"))
+    for key in [*(k for k in (*LANGUAGES, *conversations, *SOURCES) if k in per), "all", *train]:
         n, gold, found, said, right = per[key]
         share = f"{found / gold:.3f}" if gold else "-"
         precision = f"{right / said:.3f}" if said else "-"
@@ -293,13 +300,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument(
         "--train", type=Path, default=None, help="a folder of labelled conversations the rules were written from"
     )
+    ap.add_argument("--by-conversation", action="store_true", help="LoCoMo dev's turns per conversation")
     ap.add_argument("--cues", type=Path, default=CUES, help="a cue set: lasting attitudes, whose, and none")
     ap.add_argument("--no-recall", action="store_true", help="skip the dislikes recalled (the polarity only)")
     ap.add_argument("--doc", type=Path, default=None)
     args = ap.parse_args(argv)
     shared = resolve(load(args.shared_data), args.shared)
     result = score([*load(args.data), *shared])
-    result["labels"] = found_and_precision(labelled(args.labels_written, args.labels_shared, args.shared, args.train))
+    rows = labelled(args.labels_written, args.labels_shared, args.shared, args.train, args.by_conversation)
+    result["labels"] = found_and_precision(rows)
     result["recalled"] = None if args.no_recall else dislikes_recalled(shared, args.shared)
     result["cues"] = cue_counts(load(args.cues))
     text = labels_table(result["labels"]) + "\n\n" + cues_table(result["cues"]) + "\n\n" + table(result)
