@@ -211,7 +211,19 @@ POLARITY = PolarityWords(
     + spelled(
         ("find it", "found it", "find the process", "find that"),
         ("", "so", "really", "very", "super", "incredibly", "truly", "quite"),
-        ("fulfilling", "rewarding", "relaxing", "calming", "therapeutic", "empowering", "cathartic", "fascinating"),
+        (
+            *(
+                "fulfilling",
+                "rewarding",
+                "relaxing",
+                "calming",
+                "therapeutic",
+                "empowering",
+                "cathartic",
+                "fascinating",
+            ),
+            *("moving", "inspiring", "touching", "interesting", "enjoyable"),
+        ),
     ),
     dislikes=phrases(
         """hate; hates; hated; hating; dislike; dislikes; disliked; can't stand; cannot stand; can not stand;
@@ -241,7 +253,7 @@ POLARITY = PolarityWords(
             ("helps", "help"), ("me",), ("relax", "unwind", "de-stress", "destress", "switch off", "clear my head")
         ),
         *spelled(("calms", "calm", "relaxes", "relax", "soothes", "grounds", "centers", "centres"), ("me",)),
-        *spelled(("keeps", "keep"), ("me",), ("sane", "grounded", "going", "calm", "alive")),
+        *spelled(("keeps", "keep", "kept"), ("me",), ("sane", "grounded", "going", "calm", "alive", "at peace")),
         *spelled(("brings", "bring", "gives", "give"), _ME, ("joy", "so much joy", "peace", "comfort", "happiness")),
         *spelled(
             ("makes", "make", "made"), ("me feel",), ("calm", "happy", "good", "better", "relaxed", "great", "at ease")
@@ -288,7 +300,9 @@ POLARITY = PolarityWords(
             very helpful; so helpful; really helpful; only lure worth;
             kept me sane; kept me going; kept me grounded; kept me calm; brings joy; bring joy; brought me joy;
             puts me in a great mood; puts me in a better mood; puts me in a happy mood; inspiring; captivating;
-            fascinating; hilarious"""
+            fascinating; hilarious; fascinates me; fascinate me; inspires me; inspire me; refreshes me; refresh me;
+            at the top of my list; top of my list; gives me inspiration; give me inspiration;
+            gives me a lot of inspiration; give me a lot of inspiration; bring me tons of joy; brings me tons of joy"""
         ),
     ),
     scorn=(
