@@ -357,8 +357,9 @@ class Memory:
         that shares no word with it and is unrelated in meaning is not returned) - with their scores
         and relevance (0 to 1), best first; ``polarity`` ("like", "dislike", "neutral") keeps only
         preferences of that polarity held by the speaker (not one told of a pet or another person; the
-        best ``k`` of them among the ``POLARITY_POOL`` times ``k`` best matches). ``at``: when the query is asked (its time expressions resolve against it;
-        default now). The graph's search step runs the same search (``caim.services.search``)."""
+        best ``k`` of them among the ``POLARITY_POOL`` times ``k`` best matches). ``at``: when the query is
+        asked (its time expressions resolve against it; default now). The graph's search step runs the
+        same search (``caim.services.search``)."""
         if not isinstance(k, int) or not 1 <= k <= 100:
             raise InputError("k must be a whole number from 1 to 100")
         wanted = check_polarity(polarity)

@@ -176,8 +176,8 @@ def cue_counts(rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
         got = found.polarity if found is not None and found.polarity in STATED else None
         gold = row["polarity"]
         whose = found is not None and bool(found.holder) == bool(row["holder"])
-        counts = (gold is not None, gold is not None and got == gold, gold is not None and got == gold and whose)
-        counts += (gold is None, gold is None and got is not None)
+        stated, same = gold is not None, gold is not None and got == gold
+        counts = (stated, same, same and whose, gold is None, gold is None and got is not None)
         for key in (row["lang"], "all"):
             per[key] = [a + int(b) for a, b in zip(per.get(key, [0] * 5), counts, strict=True)]
     return per
