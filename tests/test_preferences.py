@@ -317,6 +317,9 @@ CUES = Path(__file__).parent / "data" / "polarity_cues.jsonl"
         ("我特别讨厌挤地铁。", "dislike"),
         ("読書は私の逃げ場なんだ。", "like"),
         ("仕事がつまらなくてしかたない。", "dislike"),
+        ("Honestly nothing helps me relax like a long swim.", "like"),
+        ("I love nothing more than a long walk.", "like"),
+        ("Nothing makes me happy anymore.", "dislike"),
     ],
 )
 def test_lasting_attitudes_are_read_in_every_language(text, want):

@@ -370,6 +370,8 @@ POLARITY = PolarityWords(
         """don't; do not; doesn't; does not; didn't; did not; not; never; no longer; won't; can't; isn't; aren't;
         wasn't; weren't; hardly; barely; nothing; none"""
     ),
+    unmatched=words("nothing"),
+    rivals=phrases("like; quite like; as much as; more than; the way"),
     once=words("loved enjoyed liked hated disliked"),
     orders=words("enjoy love"),
     blocks=(

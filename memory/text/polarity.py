@@ -429,7 +429,12 @@ def _negated(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool
         window = matcher(table.fillers, True).sub(" ", f"{before[-_BEFORE[True] :]} {after[: _AFTER[True]]}")
     else:
         window = " ".join([*_WORD.findall(before)[-_BEFORE[False] :], "|", *_WORD.findall(after)[: _AFTER[False]]])
-    return matcher(table.negations, unspaced).search(window) is not None
+    found = matcher(table.negations, unspaced).search(window)
+    if found is not None and matcher(table.unmatched, unspaced).fullmatch(found.group(0)):
+        rest = after.strip()  # "nothing relaxes me like ...", "I love nothing more than ..."
+        lead = matcher(table.unmatched, unspaced).match(rest)
+        return matcher(table.rivals, unspaced).match(rest[lead.end() :].strip() if lead else rest) is None
+    return found is not None
 
 
 def _reason(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool) -> str:
