@@ -304,7 +304,8 @@ def _show_records(records: Sequence[MemoryBrief], title: str) -> None:
     table.add_column("preference")
     table.add_column("id", style="dim")
     for r in records:
-        pref = " \u2014 ".join(x for x in (r.get("polarity", ""), r.get("reason", "")) if x)
+        held = f"{r.get('polarity', '')} (held by {r['holder']})" if r.get("holder") else r.get("polarity", "")
+        pref = " \u2014 ".join(x for x in (held, r.get("reason", "")) if x)
         who = r.get("speaker") or "you"  # a brief names its speaker when it is not the user
         table.add_row(*_data(str(r["event_time"])[:10], who, ", ".join(r["tags"]), r["thought"], pref, r["id"][:8]))
     out.print(table)
@@ -600,7 +601,7 @@ def memories_list(
     with _records(_settings(data_dir)) as db:
         found = db.iter_user(user) if db is not None else iter(())
         if wanted is not None:
-            found = (r for r in found if r.polarity == wanted)
+            found = (r for r in found if r.polarity == wanted and not r.holder)
         if as_json:  # streamed record by record
             sys.stdout.write("[")
             for i, rec in enumerate(found):
