@@ -356,9 +356,10 @@ class Memory:
         at most ``k``, only those relevant to ``query`` (``caim.memory.search.relevance``: a record
         that shares no word with it and is unrelated in meaning is not returned) - with their scores
         and relevance (0 to 1), best first; ``polarity`` ("like", "dislike", "neutral") keeps only
-        preferences of that polarity (the best ``k`` of them among the ``POLARITY_POOL`` times ``k``
-        best matches). ``at``: when the query is asked (its time expressions resolve against it;
-        default now). The graph's search step runs the same search (``caim.services.search``)."""
+        preferences of that polarity held by the speaker (not one told of a pet or another person; the
+        best ``k`` of them among the ``POLARITY_POOL`` times ``k`` best matches). ``at``: when the query is
+        asked (its time expressions resolve against it; default now). The graph's search step runs the
+        same search (``caim.services.search``)."""
         if not isinstance(k, int) or not 1 <= k <= 100:
             raise InputError("k must be a whole number from 1 to 100")
         wanted = check_polarity(polarity)
@@ -366,7 +367,7 @@ class Memory:
         if wanted is None:
             return ranked_search(scope, self.message(query), k)
         found = ranked_search(scope, self.message(query), k * POLARITY_POOL)
-        return [m for m in found if m.get("polarity") == wanted][:k]
+        return [m for m in found if m.get("polarity") == wanted and not m.get("holder")][:k]
 
     def _scope(self, user: str, now: datetime) -> SearchScope:
         """The search scope of ``user`` at ``now`` (what the graph's search step reads with, too)."""
@@ -513,10 +514,10 @@ class Memory:
 
     def list(self, *, user_id: str, polarity: str | None = None) -> builtins.list[MemoryRecord]:
         """The user's records, oldest first (``export`` streams them for large memories); with
-        ``polarity``, only the preferences of that polarity."""
+        ``polarity``, only the preferences of that polarity held by the speaker (not a pet's or another person's)."""
         wanted = check_polarity(polarity)
         found = self.services.store.list(check_user(user_id))
-        return found if wanted is None else [r for r in found if r.polarity == wanted]
+        return found if wanted is None else [r for r in found if r.polarity == wanted and not r.holder]
 
     def get_many(self, record_ids: Sequence[str], *, user_id: str) -> builtins.list[MemoryRecord]:
         """The user's records among ``record_ids``, in their order (ids of no record of the user left out)."""
@@ -719,6 +720,7 @@ class Memory:
         *,
         user_id: str,
         progress: Callable[[int, int | None], None] | None = None,
+        checking: Callable[[int, int | None], None] | None = None,
     ) -> Imported:
         """Restore an export (ids, times, validity, links, history and learned terms kept; importing
         twice adds nothing, and a record stored as the export has it is not written again), checked
@@ -730,7 +732,8 @@ class Memory:
         stays closed; the export's profile is kept where the records written hold it
         (``caim.services.profile.settle``: what draws on a record left out is rebuilt from those
         written). ``data``: the export's JSON, or a file read by ``caim.memory.transfer.read_export``;
-        ``progress(done, total)`` is called after each batch. Returns how many records were added,
+        ``progress(done, total)`` is called after each batch written, ``checking(done, total)`` after
+        each batch checked (the whole export is checked before the first write). Returns how many records were added,
         updated, found unchanged and left out (``caim.memory.transfer.Imported``)."""
         user = check_user(user_id)
         export = as_export(data)
@@ -738,7 +741,9 @@ class Memory:
         limit = self.settings.max_import_records or None
         with self.lock(user):
             within = self._bounds(user)
-            n = import_records(store, user, export, lambda rec: within(rec.tags), progress, limit=limit)
+            n = import_records(
+                store, user, export, lambda rec: within(rec.tags), progress, limit=limit, checking=checking
+            )
             terms = import_terms(export.head)  # a streamed export's, once its records were read
             if terms:
                 proposals = [Proposal(parent, term) for parent, term in terms]

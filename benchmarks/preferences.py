@@ -55,6 +55,7 @@ LANGUAGES = ("en", "de", "fr", "es", "zh", "ja")
 SOURCES = ("locomo-dev", "gvd")
 LABELS_WRITTEN = ROOT / "tests" / "data" / "labels_written.jsonl"
 LABELS_SHARED = ROOT / "tests" / "data" / "labels_shared.jsonl"
+CUES = ROOT / "tests" / "data" / "polarity_cues.jsonl"
 #: The polarities found and precision count: a lasting like or dislike.
 STATED = ("like", "dislike")
 
@@ -118,13 +119,19 @@ def score(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"per": per, "misses": misses}
 
 
-def labelled(written: Path, shared_labels: Path, shared: Path, train: Path | None = None) -> list[dict[str, Any]]:
+def labelled(
+    written: Path, shared_labels: Path, shared: Path, train: Path | None = None, by_conversation: bool = False
+) -> list[dict[str, Any]]:
     """Every person's turn of the label sets (the assistant's lines left out), with its ``group`` (the
-    written set's language, the shared set's source, "train <lang>" for ``train``'s files) and gold
-    ``polarity`` ("none" where the label is empty)."""
+    written set's language, the shared set's source - a LoCoMo dev turn's conversation with
+    ``by_conversation`` -, "train <lang>" for ``train``'s files) and gold ``polarity`` ("none" where the
+    label is empty)."""
     rows = [{**r, "group": r["lang"]} for r in load(written) if r.get("role") != "assistant"]
     refs = [r for r in load(shared_labels) if "polarity" in r]  # a GVD reply carries no polarity
-    rows += [{**r, "group": r["source"]} for r in resolve(refs, shared)]
+    rows += [
+        {**r, "group": r["conversation"] if by_conversation and r["source"] == "locomo-dev" else r["source"]}
+        for r in resolve(refs, shared)
+    ]
     for path in sorted(train.glob("*.jsonl")) if train is not None else []:
         rows += [{**r, "group": f"train {r['lang']}"} for r in load(path) if r.get("role") != "assistant"]
     return [{**r, "polarity": r["polarity"] or "none"} for r in rows]
@@ -150,11 +157,41 @@ def labels_table(per: dict[str, list[int]]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     train = sorted(k for k in per if k.startswith("train "))
-    for key in [*(k for k in (*LANGUAGES, *SOURCES) if k in per), "all", *train]:
+    conversations = sorted(k for k in per if k.startswith("conv-"))
+    for key in [*(k for k in (*LANGUAGES, *conversations, *SOURCES) if k in per), "all", *train]:
         n, gold, found, said, right = per[key]
         share = f"{found / gold:.3f}" if gold else "-"
         precision = f"{right / said:.3f}" if said else "-"
         lines.append(f"| {key} | {n} | {gold} | {found} | {share} | {said} | {right} | {precision} |")
+    return "\n".join(lines)
+
+
+def cue_counts(rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
+    """Per language and "all" of the cue set (``lang``, ``text``, gold ``polarity`` or null, ``holder``: ""
+    for the speaker's own): [likes and dislikes, read the same, read the same and whose it is (the speaker's
+    or another's) right, statements of none, of those read as a like or dislike]."""
+    per: dict[str, list[int]] = {}
+    for row in rows:
+        found = polarity(row["text"])
+        got = found.polarity if found is not None and found.polarity in STATED else None
+        gold = row["polarity"]
+        whose = found is not None and bool(found.holder) == bool(row["holder"])
+        stated, same = gold is not None, gold is not None and got == gold
+        counts = (stated, same, same and whose, gold is None, gold is None and got is not None)
+        for key in (row["lang"], "all"):
+            per[key] = [a + int(b) for a, b in zip(per.get(key, [0] * 5), counts, strict=True)]
+    return per
+
+
+def cues_table(per: dict[str, list[int]]) -> str:
+    """The cue set's counts as Markdown, per language, overall last."""
+    lines = [
+        "| cue set | likes and dislikes | read the same | and whose right | no preference | read as one |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for key in [*(k for k in LANGUAGES if k in per), "all"]:
+        stated, same, whose, none, wrong = per[key]
+        lines.append(f"| {key} | {stated} | {same} | {whose} | {none} | {wrong} |")
     return "\n".join(lines)
 
 
@@ -237,6 +274,13 @@ is called for the polarity.
   for "interested in", "my passion", "I'm loving", "brings me joy" were added after these turns were labelled,
   looking at their misses, so these rows too are a development figure, not a held-out one.
 
+*cue set*: `tests/data/polarity_cues.jsonl`, statements in the six languages written from the labelling rules
+(docs/reading.md) before the cues for them were: lasting attitudes ("X makes me happy", "is my escape", "keeps me
+sane", "I'm into X", favourites, verdicts on a specific work or dish), a pet's or another person's (whose: read
+as someone else's), and statements of none (a one-off event's excitement, plans, wishes, sympathy, questions).
+The cues were then developed against it, so it is a development figure; "read as one" counts statements of
+none read as a like or dislike.
+
 "Do I like X?": for each LoCoMo dev dislike of a named thing, the conversation up to its session is
 remembered (the speaker as the user; the chat model never answers usably, so every memory is code's own),
 then the question goes through `Memory.recall`. LoCoMo dev holds few dislikes; the larger measure of the
@@ -256,14 +300,18 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument(
         "--train", type=Path, default=None, help="a folder of labelled conversations the rules were written from"
     )
+    ap.add_argument("--by-conversation", action="store_true", help="LoCoMo dev's turns per conversation")
+    ap.add_argument("--cues", type=Path, default=CUES, help="a cue set: lasting attitudes, whose, and none")
     ap.add_argument("--no-recall", action="store_true", help="skip the dislikes recalled (the polarity only)")
     ap.add_argument("--doc", type=Path, default=None)
     args = ap.parse_args(argv)
     shared = resolve(load(args.shared_data), args.shared)
     result = score([*load(args.data), *shared])
-    result["labels"] = found_and_precision(labelled(args.labels_written, args.labels_shared, args.shared, args.train))
+    rows = labelled(args.labels_written, args.labels_shared, args.shared, args.train, args.by_conversation)
+    result["labels"] = found_and_precision(rows)
     result["recalled"] = None if args.no_recall else dislikes_recalled(shared, args.shared)
-    text = labels_table(result["labels"]) + "\n\n" + table(result)
+    result["cues"] = cue_counts(load(args.cues))
+    text = labels_table(result["labels"]) + "\n\n" + cues_table(result["cues"]) + "\n\n" + table(result)
     print(text)
     if args.doc is not None:
         args.doc.write_text(DOC_HEAD + text + "\n", encoding="utf-8")

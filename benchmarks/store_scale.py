@@ -19,11 +19,19 @@ its content words, so records that share words are near each other as with text 
 ``--vectors random`` gives independent random vectors, which have no near neighbours - a worst case
 for the vector index's graph that no embedder produces; ``--vectors embedder`` has the store embed
 every record with the configured embedder as it writes it (ingestion as a real memory pays for it:
-the insert rate is then the embedder's).
+the insert rate is then the embedder's). Every fill reports its CPU seconds (every thread's: the
+vector index's and the embedder's included) and the process's peak memory.
+
+``--embedder-fill N`` also fills a fresh store with ``N`` records that the configured embedder embeds
+as they are written, in a child process of its own (its peak memory its own), once the run's own
+figures are written: its records/s, CPU seconds and peak memory are a row of the run's section, beside
+the word-vector fill, and not part of its whole run. The child writes its figures so far after each
+batch (``<--json>-embedder-fill.json``), so a run stopped during it still tells its rate.
 
 Usage::
 
     python benchmarks/store_scale.py --records 100000 --doc docs/scale.md
+    python benchmarks/store_scale.py --records 1000000 --embedder-fill 100000 --doc docs/scale.md --json r1m.json
     python benchmarks/store_scale.py --records 1000 --users 999 --per-user 1000
 
 ``--doc`` rewrites the run's own section of that Markdown file (one per record count and user
@@ -156,8 +164,11 @@ class Vectors:
         return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
 
 
-def fill(store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, batch: int, bar, task) -> list[float]:
-    """Write ``n`` synthetic records for ``user``; returns the seconds each batch spent writing."""
+def fill(
+    store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, batch: int, bar, task, each=None
+) -> list[float]:
+    """Write ``n`` synthetic records for ``user``; returns the seconds each batch spent writing.
+    ``each(written, spent)`` is called after each batch."""
     t0 = datetime(2020, 1, 1, tzinfo=UTC)
     spent = []
     for start in range(0, n, batch):
@@ -179,6 +190,8 @@ def fill(store: MemoryStore, user: str, n: int, text: Text, vectors: Vectors, ba
         store.add(recs, vectors=vecs)  # no vectors: the store embeds the records
         spent.append(time.perf_counter() - t)
         bar.advance(task, len(recs))
+        if each is not None:
+            each(min(start + batch, n), spent)
     return spent
 
 
@@ -271,6 +284,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--vectors", dest="synthetic", choices=("words", "random", "embedder"), default="words", help="record vectors"
     )
+    ap.add_argument(
+        "--embedder-fill",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also fill a fresh store with N records the configured embedder embeds as they are written, in a "
+        "child process: its records/s, CPU seconds and peak memory beside this run's fill",
+    )
+    ap.add_argument("--fill-only", action="store_true", help=argparse.SUPPRESS)  # the child of --embedder-fill
     ap.add_argument("--hnsw", type=int, default=0, help="instead: compare the vector graph's settings on N vectors")
     ap.add_argument("--data-dir", type=Path, default=None, help="default: a temporary directory")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -278,18 +300,20 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: Vectors) -> dict:
-    """Every user's records written, then the vector index caught up: the insert figures."""
+def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: Vectors, each=None) -> dict:
+    """Every user's records written, then the vector index caught up: the insert figures (``each``:
+    called after each batch of the measured user's, see ``fill``)."""
     total = args.records + args.users * args.per_user
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns) as bar:
         task = bar.add_task("insert", total=total)
-        fill_start = time.perf_counter()
-        spent = fill(store, "u0", args.records, text, vectors, args.batch, bar, task)
+        fill_start, cpu_start = time.perf_counter(), time.process_time()
+        spent = fill(store, "u0", args.records, text, vectors, args.batch, bar, task, each)
         first, last = tenth_rates(spent, args.records, args.batch)
         for u in range(1, args.users + 1):
             spent += fill(store, f"u{u}", args.per_user, text, vectors, args.batch, bar, task)
         fill_s = time.perf_counter() - fill_start  # the writes and the making of their text
+        fill_cpu = time.process_time() - cpu_start  # every thread's: the embedder's and the indexer's included
         drain = bar.add_task("vector index (catching up)", total=total)
         while (left := store.unindexed(total)) > 0:  # counting reads the pending rows: not too often
             bar.update(drain, completed=total - left)
@@ -297,6 +321,7 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
         store.flush()
         bar.update(drain, completed=total)
         index_s = time.perf_counter() - fill_start  # the indexer runs beside the writes: writes and indexing together
+        index_cpu = time.process_time() - cpu_start
     return {
         "records_total": total,
         "insert_records_per_s": round(total / sum(spent), 1),
@@ -305,7 +330,49 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
         "indexed_records_per_s": round(total / index_s, 1),
         "indexed_s": round(index_s, 1),
         "fill_s": round(fill_s, 1),
+        "fill_cpu_s": round(fill_cpu, 1),
+        "indexed_cpu_s": round(index_cpu, 1),
+        "fill_peak_rss_mb": round(peak_rss_mb(), 1),
     }
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far (MB)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        return int(next(line.split()[1] for line in status if line.startswith("VmHWM:"))) / 1024
+
+
+def embedder_fill(args: argparse.Namespace) -> dict:
+    """``args.embedder_fill`` records written to a fresh store by a child process whose store embeds each
+    record with the configured embedder (``--vectors embedder --fill-only``): its fill figures and wall
+    seconds. The child writes its figures so far after each batch (to ``<--json>-embedder-fill.json``
+    beside this run's ``--json``): a run stopped during this fill leaves them there."""
+    with tempfile.TemporaryDirectory(prefix="caim-scale-embedder-") as tmp:
+        out = args.json.with_name(f"{args.json.stem}-embedder-fill.json") if args.json else Path(tmp) / "fill.json"
+        argv = ["--records", str(args.embedder_fill), "--vectors", "embedder", "--batch", str(args.batch)]
+        argv += ["--fill-only", "--data-dir", str(Path(tmp) / "data"), "--json", str(out)]
+        t = time.perf_counter()
+        subprocess.run([sys.executable, __file__, *argv], check=True)
+        figures = json.loads(out.read_text())
+    return figures | {"process_s": round(time.perf_counter() - t, 1)}
+
+
+def fill_only(args: argparse.Namespace, text: Text, vectors: Vectors, embedder: MiniLMEmbedder) -> dict:
+    """Fill a fresh store and catch its vector index up, nothing else: the fill's figures."""
+    store = MemoryStore(args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-")), embedder)
+    figures: dict = {"vectors": f"{embedder.name} (each record embedded as it is written)"}
+    start, cpu = time.perf_counter(), time.process_time()
+
+    def so_far(written: int, spent: list[float]) -> None:
+        if args.json:  # the figures of the batches written, should the run be stopped
+            partial = {"partial": True, "records_written": written, "of": args.records}
+            partial |= {"seconds": round(time.perf_counter() - start, 1), "cpu_s": round(time.process_time() - cpu, 1)}
+            partial |= {"records_per_s_in_add": round(written / sum(spent), 1), "peak_rss_mb": round(peak_rss_mb(), 1)}
+            args.json.write_text(json.dumps(figures | partial, indent=2))
+
+    figures |= fill_all(store, args, text, vectors, so_far)
+    store.close()
+    return figures
 
 
 def retrieval(store: MemoryStore, args: argparse.Namespace, text: Text) -> dict:
@@ -372,6 +439,12 @@ def main(argv: list[str] | None = None) -> int:
     embedder = MiniLMEmbedder.shared()
     vectors = Vectors(args.synthetic, text.words, len(embedder.embed(["probe"])[0]))
     run = RunInfo(started, load_start, sys.argv[1:] if argv is None else argv)
+    if args.fill_only:
+        figures = fill_only(args, text, vectors, embedder)
+        print(json.dumps(figures, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2))
+        return 0
     if args.hnsw:
         rows = hnsw_check(args.hnsw, text, vectors, embedder)
         if args.doc:
@@ -388,6 +461,13 @@ def main(argv: list[str] | None = None) -> int:
     scope += ", embedded as written" if args.synthetic == "embedder" else ""
     if args.doc:
         write_doc(args.doc, scope, section(figures, scope, run))
+    if args.embedder_fill:  # last, outside the whole run's clock; the figures above are written already
+        figures["embedder_fill"] = embedder_fill(args)
+        print(json.dumps({"embedder_fill": figures["embedder_fill"]}, indent=2), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2))
+        if args.doc:
+            write_doc(args.doc, scope, section(figures, scope, run))
     f = figures
     print(
         f"insert {f['insert_records_per_s']:.0f} records/s (written and searchable; first tenth "
@@ -483,11 +563,35 @@ def section(figures: dict, scope: str, run: RunInfo) -> str:
             f"{figures['export_s']} s, {figures['export_mb']} MB, peak RSS {figures['export_peak_rss_mb']} MB "
             f"({figures['export_baseline_rss_mb']} MB for an empty export)",
         ),
+        (
+            "fill: CPU, peak memory",
+            f"{figures['fill_cpu_s']:,.0f} CPU s for the fill ({figures['indexed_cpu_s']:,.0f} with the vector index "
+            f"caught up; every thread's); peak RSS {figures['fill_peak_rss_mb']:,.0f} MB",
+        ),
+        *embedder_rows(figures.get("embedder_fill")),
         ("whole run", f"{int(minutes)} min {seconds:.0f} s"),
         ("of which", ", ".join(f"{k} {v:,.0f} s" for k, v in figures["phases_s"].items())),
     ]
     head = f"{run.line()}; {figures['vectors']} vectors."
     return "\n".join([head, "", "| figure | value |", "|---|---:|", *(f"| {a} | {b} |" for a, b in rows)])
+
+
+def embedder_rows(filled: dict | None) -> list[tuple[str, str]]:
+    """The rows of an ``--embedder-fill`` child's figures (none without one)."""
+    if not filled:
+        return []
+    n = filled["records_total"]
+    return [
+        (
+            f"fill of {n:,} records, each embedded as written ({filled['vectors'].split(' ')[0]})",
+            f"{filled['insert_records_per_s']:,.0f} records/s written (first / last tenth "
+            f"{filled['insert_first_tenth_per_s']:,.0f} / {filled['insert_last_tenth_per_s']:,.0f}); "
+            f"{filled['fill_s']:,.0f} s, {filled['fill_cpu_s']:,.0f} CPU s ({n / max(filled['fill_cpu_s'], 1e-9):,.0f} "
+            f"records per CPU s); vector index caught up {filled['indexed_s']:,.0f} s after the fill began "
+            f"({filled['indexed_records_per_s']:,.0f} records/s); peak RSS {filled['fill_peak_rss_mb']:,.0f} MB; "
+            f"its own process, {filled['process_s']:,.0f} s in all, after this run and not in its whole run",
+        )
+    ]
 
 
 def hnsw_section(rows: list[dict], run: RunInfo) -> str:

@@ -27,7 +27,7 @@ records outside the privacy bounds are not stored.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -68,7 +68,8 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
         return {}
     session = state.get("session_id", "")
     exchanges = [t for t in turns(state.get("messages", [])) if t.by_user]  # the user's tasks, not a participant's
-    found = tasks(exchanges, env.svc.intents, _by_meaning(env, exchanges))
+    stored = [r["id"] for r in state.get("stored", [])]
+    found = tasks(exchanges, env.svc.intents, _by_meaning(env, exchanges, stored))
     records = [
         _record(env, session, intent, window, unit)
         for intent, window in found
@@ -95,14 +96,29 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     return {}
 
 
-def _by_meaning(env: Env, exchanges: list[Exchange]) -> list[str]:
-    """Per user turn, the intent closest in meaning to it ("" for none, and for a turn referring to the
-    past), the turns embedded in one batch."""
-    asks = [not (memory_signals(t.user).past_reference or asks_about_past(t.user)) for t in exchanges]
-    texts = [t.user for t, a in zip(exchanges, asks, strict=True) if a]
-    vectors: Iterator[np.ndarray] = iter(env.svc.embedder.vectors_of(texts) if texts else [])
+def _by_meaning(env: Env, exchanges: list[Exchange], stored: Sequence[str] = ()) -> list[str]:
+    """Per user turn, the intent closest in meaning to it ("" for none, for a turn referring to the
+    past, and for one the catalogue's cues recognise: ``tasks`` takes the cues' intent there). A turn
+    the session stored as a verbatim record (among ``stored``, by id) is read by that record's vector
+    (its words with the reply and the turn it answered), the others embedded in one batch."""
+    catalogue = env.svc.intents
+    asks = [
+        not (catalogue.recognise(t.user) or memory_signals(t.user).past_reference or asks_about_past(t.user))
+        for t in exchanges
+    ]
+    held = _verbatim_vectors(env, stored)
+    texts = [t.user for t, a in zip(exchanges, asks, strict=True) if a and t.user not in held]
+    if texts:
+        held.update(zip(texts, env.svc.embedder.vectors_of(texts), strict=True))
     embed = env.svc.embedder.embed
-    return [env.svc.intents.by_meaning(next(vectors), embed) if a else "" for a in asks]
+    return [catalogue.by_meaning(held[t.user], embed) if a else "" for t, a in zip(exchanges, asks, strict=True)]
+
+
+def _verbatim_vectors(env: Env, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    """The vectors the store holds for the user's verbatim records among ``ids``, by their words."""
+    store = env.svc.store
+    mine = [r for r in store.get_many(env.user_id, ids) if r.kind == "raw" and r.by_user]
+    return dict(zip([r.thought for r in mine], store.held_vectors(mine), strict=True)) if mine else {}
 
 
 def _unknown_tasks(env: Env, session: str, exchanges: list[Exchange], asked: list[Exchange]) -> list[MemoryRecord]:

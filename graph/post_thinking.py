@@ -39,6 +39,10 @@ session afterwards is the chat graph's ``close_session``.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -84,6 +88,9 @@ CHUNK = 8
 _LIST_MARK = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")  # "2. ..." - small models number their sentences
 #: Raw records of earlier sessions refined per post-thinking run.
 REFINE_PER_SESSION = 8
+#: Texts whose reading ``readings`` keeps per reader (a raw record refined in a later session is its
+#: turn's words, read when that session was post-thought).
+READ_KEPT = 4096
 #: Further search hits the code checks for stored copies of a new memory (beyond those the model sees).
 COPIES = 8
 #: Cosine similarity a proposed ontology term needs to the events it is meant for (when it does not occur in them).
@@ -208,8 +215,8 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     # the reader decides which person's turns are worth remembering (one batch: every turn's words);
     # a turn that only asks tells nothing to remember
     # (each read after what was said just before it: a reaction to it reads as one)
-    readings = env.svc.reader.read([t.user for t in all_turns], said_before(all_turns))
-    read = dict(zip([t.number for t in all_turns], readings, strict=True))
+    turn_readings = readings(env, [t.user for t in all_turns], said_before(all_turns))
+    read = dict(zip([t.number for t in all_turns], turn_readings, strict=True))
     worth = env.svc.reader.model.worth
     kept = captures(
         all_turns,
@@ -380,10 +387,34 @@ def _read(events: list[KeyEvent], env: Env) -> list[KeyEvent]:
     if not todo:
         return events
     out = list(events)
-    readings = env.svc.reader.read([_said(events[i]) for i in todo])
-    for i, r in zip(todo, readings, strict=True):
+    for i, r in zip(todo, readings(env, [_said(events[i]) for i in todo]), strict=True):
         out[i] = _with_reading(events[i], r, env)
     return out
+
+
+_KEPT: weakref.WeakKeyDictionary[Any, OrderedDict[tuple[str, str], Reading]] = weakref.WeakKeyDictionary()
+_KEPT_LOCK = threading.Lock()
+
+
+def readings(env: Env, texts: Sequence[str], before: Sequence[str] | None = None) -> list[Reading]:
+    """The reader's ``Reading`` of each text, each after its turn in ``before`` ("" or none given:
+    alone), those it read lately (the last ``READ_KEPT`` pairs, per reader) not read again, the
+    others in one batch: a session's turns are read once to choose what to keep, and the raw records
+    that later sessions refine are the same words."""
+    reader = env.svc.reader
+    pairs = list(zip(texts, before if before is not None else [""] * len(texts), strict=True))
+    with _KEPT_LOCK:
+        kept = _KEPT.setdefault(reader, OrderedDict())
+        found = {p: kept[p] for p in pairs if p in kept}
+    todo = list(dict.fromkeys(p for p in pairs if p not in found))
+    if todo:
+        fresh = dict(zip(todo, reader.read([t for t, _ in todo], [b for _, b in todo]), strict=True))
+        found.update(fresh)
+        with _KEPT_LOCK:
+            kept.update(fresh)
+            while len(kept) > READ_KEPT:
+                kept.popitem(last=False)
+    return [found[p] for p in pairs]
 
 
 def _said(event: KeyEvent) -> str:
@@ -505,17 +536,20 @@ def _related(
     also_same: dict[str, list[MemoryRecord]] = {}
     also_moved: dict[str, list[MemoryRecord]] = {}
     k = env.settings.maintain_k
-    embedder = env.svc.embedder
+    store = env.svc.store
     found: list[list[MemoryRecord]] = []
-    for rec, vec in zip(new, embedder.vectors_of([r.thought for r in new]) if new else [], strict=True):
+    # records are compared by the vectors the store holds for them (their embedded texts): none is embedded again
+    mine = store.held_vectors(new)
+    for rec, vec in zip(new, mine, strict=True):
         query = Query(text=rec.thought, now=env.now, past=True, vector=vec)
         hits = env.svc.retriever.search(env.user_id, query, k + len(new) + COPIES)
         found.append([h.record for h in hits if h.record.id not in new_ids])
-    # every thought compared, new and stored, embedded once (one batch for those not embedded lately)
-    texts = list(dict.fromkeys([r.thought for r in new] + [o.thought for others in found for o in others]))
-    vectors = dict(zip(texts, embedder.vectors_of(texts), strict=True)) if texts else {}
+    stored = list({o.id: o for others in found for o in others}.values())
+    vectors = {r.id: v for r, v in zip(new, mine, strict=True)} | dict(
+        zip([o.id for o in stored], store.held_vectors(stored), strict=True)
+    )
     for rec, others in zip(new, found, strict=True):
-        sims = [float(vectors[rec.thought] @ vectors[o.thought]) for o in others]
+        sims = [float(vectors[rec.id] @ vectors[o.id]) for o in others]
         scored = list(zip(others, sims, strict=True))
         related[rec.id] = scored[:k]
         same = [other for other, sim in scored if duplicate(rec.thought, other.thought, sim)]
@@ -565,7 +599,8 @@ def _maintain(stored: list, env: Env, policy: MemoryPolicy, session: str) -> tup
     run = Maintenance(store, env.user_id, session, env.settings.merge_min_similarity, single=single)
     new = store.get_many(env.user_id, [r["id"] for r in stored])
     if len(new) >= 2:
-        new = run.merge_copies(new, env.svc.embedder.similarity([r.thought for r in new]))
+        vecs = store.held_vectors(new)
+        new = run.merge_copies(new, vecs @ vecs.T)
     new = run.settle_slots(run.tag_slots(new))  # two values in one session: the later is current
     new = run.settle_turns(new)  # a like, then a dislike of the same thing in one session: the later is current
     related, decisions, also_same, also_moved = _related(new, env)

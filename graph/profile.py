@@ -85,7 +85,7 @@ def _refresh(
     ]
     written = policy.backgrounds(env, updates) if updates else None
     by_model = _backgrounds(profile, by_aspect, written, env, session)
-    prefs = [r for r in touched if r.polarity is not None]
+    prefs = [r for r in touched if r.own_polarity is not None]  # not a preference they told of someone else
     named = 0
     if prefs:
         profile.principles, named = _principles(profile, prefs, env, policy)
@@ -126,7 +126,7 @@ def _preferences(store: MemoryStore, user: str, profile: Profile, new: Sequence[
     members = [i for p in profile.principles for i in p.members]
     have = {r.id: r for r in store.get_many(user, members)}
     have.update({r.id: r for r in new})
-    prefs = [r for r in have.values() if r.current and r.polarity is not None]
+    prefs = [r for r in have.values() if r.current and r.own_polarity is not None]
     return sorted(prefs, key=lambda r: r.event_time)[-PREFERENCES:]
 
 

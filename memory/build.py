@@ -17,8 +17,9 @@ from the code signal (``caim.memory.text.polarity``), from the thoughts model an
 (``caim.memory.reading``), by one rule - code wins where it found an explicit cue (the bundled model is
 weak; a cue is not), the model fills in where code found none, the reader where neither did; a reason
 is the code's span of the turn, else the model's when its specifics are grounded in the source
-(``reason_grounded``). The assistant's words state no user preference, nor does a preference the code
-finds is someone else's ("my son loves dinosaurs": ``Preference.holder``).
+(``reason_grounded``). The assistant's words state no preference; a preference the code finds is someone
+else's ("my son loves dinosaurs": ``Preference.holder``) is stored as theirs (the record's ``holder``), which no
+profile of the speaker takes.
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from caim.memory.capture import raw_record
 from caim.memory.entities import as_names, with_entities
 from caim.memory.maintenance import content_overlap, grounded, keeps
 from caim.memory.records import (
     ASSISTANT,
+    MAX_ENTITY,
     MAX_REASON,
     USER,
     HistoryEntry,
@@ -285,27 +287,33 @@ def reason_grounded(reason: str, source: str) -> bool:
     )
 
 
-def preference(draft: ThoughtDraft) -> tuple[Polarity | None, str | None]:
-    """The polarity and reason of a draft's record (see the module docstring for the rule).
+class Stated(NamedTuple):
+    """The preference a record states: its polarity, its reason, and whose it is ("" for the speaker's own)."""
+
+    polarity: Polarity | None
+    reason: str | None
+    holder: str = ""
+
+
+def preference(draft: ThoughtDraft) -> Stated:
+    """The polarity, reason and holder of a draft's record (see the module docstring for the rule).
 
     Args:
         draft: The event, with the model's polarity and reason when it gave them.
 
     Returns:
-        ``(polarity, reason)``; ``(None, None)`` for a memory that states no preference.
+        ``(polarity, reason, holder)``; ``(None, None, "")`` for a memory that states no preference.
     """
     if draft.assistant:  # the assistant's words state no preference; a participant's is theirs, on their record
-        return None, None
+        return Stated(None, None)
     said = draft.raw.thought if draft.raw is not None else draft.event
     code = polarity(said)
-    if code is not None and code.holder:  # someone else's preference, told by the speaker: not theirs
-        return None, None
     model_reason = draft.reason if reason_grounded(draft.reason, draft.source or said) else ""
     if code is not None:
-        return code.polarity, (code.reason or model_reason)[:MAX_REASON] or None
+        return Stated(code.polarity, (code.reason or model_reason)[:MAX_REASON] or None, code.holder[:MAX_ENTITY])
     if draft.polarity is not None:
-        return draft.polarity, model_reason[:MAX_REASON] or None
-    return draft.liking, None
+        return Stated(draft.polarity, model_reason[:MAX_REASON] or None)
+    return Stated(draft.liking, None)
 
 
 @dataclass
@@ -332,8 +340,8 @@ class RecordBuilder:
         rec = self._record(settled, list(tags))
         if rec is None:
             return None
-        found, reason = preference(settled.draft)
-        return rec.model_copy(update={"polarity": found, "reason": reason})
+        found, reason, holder = preference(settled.draft)
+        return rec.model_copy(update={"polarity": found, "reason": reason, "holder": holder})
 
     def _record(self, settled: Settled, tags_: list[str]) -> MemoryRecord | None:
         draft = settled.draft

@@ -195,8 +195,9 @@ def same_thing(a: str, b: str) -> bool:
 
 
 def opposed(new: MemoryRecord, old: MemoryRecord) -> bool:
-    """Does ``new`` turn ``old``, a current preference: a like against a dislike of the same thing?"""
-    if not old.current or {new.polarity, old.polarity} != {"like", "dislike"}:
+    """Does ``new`` turn ``old``, a current preference: a like against a dislike of the same thing by the
+    same holder (the dog's dislike does not turn the user's like)?"""
+    if not old.current or new.holder != old.holder or {new.polarity, old.polarity} != {"like", "dislike"}:
         return False
     return same_thing(new.thought, old.thought)
 

@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Annotated, Literal
 
 import numpy as np
@@ -30,6 +31,7 @@ from pydantic import BaseModel, Field
 
 from caim.memory.records import MemoryRecord, utcnow
 from caim.memory.text import unsupported
+from caim.memory.text.lang import Language, detect
 from caim.memory.text.polarity import polarity as find_polarity
 
 #: Top categories folded into one aspect; every other top category is an aspect of its own.
@@ -272,16 +274,18 @@ def _kmeans(x: np.ndarray, k: int, rounds: int = 20) -> np.ndarray:
 
 def _silhouette(x: np.ndarray, labels: np.ndarray) -> float:
     """Mean silhouette of a labelling under cosine distance (-1 when a cluster is a single point)."""
-    dist = 1.0 - x @ x.T
-    scores = []
-    for i in range(len(x)):
-        own = labels == labels[i]
-        if own.sum() < 2:
-            return -1.0
-        a = dist[i, own].sum() / (own.sum() - 1)
-        b = min(dist[i, labels == j].mean() for j in set(labels.tolist()) if j != labels[i])
-        scores.append((b - a) / max(a, b, 1e-9))
-    return float(np.mean(scores))
+    kinds, own = np.unique(labels, return_inverse=True)
+    member = own[:, None] == np.arange(len(kinds))[None, :]  # point x cluster
+    sizes = member.sum(axis=0)
+    if sizes.min() < 2:
+        return -1.0
+    rows = np.arange(len(x))
+    summed = (1.0 - x @ x.T) @ member  # each point's cosine distances summed per cluster
+    a = summed[rows, own] / (sizes[own] - 1)
+    others = summed / sizes
+    others[rows, own] = np.inf
+    b = others.min(axis=1)
+    return float(np.mean((b - a) / np.maximum(np.maximum(a, b), 1e-9)))
 
 
 def _distinct(x: np.ndarray, labels: np.ndarray) -> bool:
@@ -315,8 +319,15 @@ def clusters(vectors: np.ndarray) -> np.ndarray:
 
 
 def _thing(rec: MemoryRecord) -> str:
-    found = find_polarity(rec.thought)
-    return (found.thing if found is not None and found.thing else rec.thought)[:MAX_THING]
+    return _thing_of(rec.thought, detect(rec.thought))
+
+
+@lru_cache(maxsize=4096)
+def _thing_of(thought: str, language: Language) -> str:
+    """What a preference's thought likes or dislikes (its polarity's thing), else the thought, kept per
+    text and the language it reads as: every refresh of the principles reads the same preferences."""
+    found = find_polarity(thought)
+    return (found.thing if found is not None and found.thing else thought)[:MAX_THING]
 
 
 def principle(members: Sequence[MemoryRecord], vectors: np.ndarray, requirement: str) -> Principle:

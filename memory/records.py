@@ -104,6 +104,7 @@ class MemoryBrief(TypedDict):
     task: NotRequired[bool]
     valid_until: NotRequired[str]
     polarity: NotRequired[str]
+    holder: NotRequired[str]
     reason: NotRequired[str]
     similarity: NotRequired[float]
     relevance: NotRequired[float]
@@ -271,6 +272,10 @@ class MemoryRecord(BaseModel):
     #: stored before these fields existed.
     polarity: Polarity | None = None
     reason: str | None = Field(default=None, max_length=MAX_REASON)
+    #: Whose preference ``polarity`` is: "" for the speaker's own, else the words naming its holder as the
+    #: speaker said them ("my dog Biscuit", "Tom"): a preference told of a pet or another person is theirs,
+    #: never the speaker's (``own_polarity``).
+    holder: str = Field(default="", max_length=MAX_ENTITY)
     #: For a task the user worked on (``caim.memory.intents``): its intent unit; ``None`` otherwise.
     intent: IntentUnit | None = None
     _uncovered: tuple[tuple, tuple[str, ...]] | None = PrivateAttr(default=None)
@@ -292,6 +297,12 @@ class MemoryRecord(BaseModel):
     def by_user(self) -> bool:
         """The user's own words: only these feed the profile, preferences, single-value facts and intents."""
         return self.speaker in ("", USER)
+
+    @property
+    def own_polarity(self) -> Polarity | None:
+        """The user's own preference the record states: its polarity when the user said it of
+        themselves (``None`` for another's words and for a preference held by someone they named)."""
+        return self.polarity if self.by_user and not self.holder else None
 
     @property
     def who(self) -> str:
@@ -379,6 +390,8 @@ class MemoryRecord(BaseModel):
             out["valid_until"] = as_aware(self.valid_until).isoformat()
         if self.polarity is not None:
             out["polarity"] = self.polarity
+            if self.holder:
+                out["holder"] = self.holder  # a pet's or another person's preference, not the speaker's
             if self.reason:
                 out["reason"] = self.reason
         if source_chars > 0 and self.sources and self.kind == "thought":

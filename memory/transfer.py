@@ -22,8 +22,8 @@ an export from before speakers were kept, is the user), so no field of it can ca
 of its own into what a surface prints; an id another user's record holds is "no such memory" of
 this user, as on every other path; the learned terms are well-formed; the records new to the user
 fit in their quota. A record refused names itself in one line (its place in the file and its id,
-quoted) and nothing of the import is stored (a streamed file is read twice: checked, then
-written). An import never makes an older version current again:
+quoted) and nothing of the import is stored (a streamed file of more than ``KEEP`` records is read
+twice: checked, then written). An import never makes an older version current again:
 a record the store (or the file) holds a newer version of - one that supersedes it or merged it - is
 written closed, valid until that version began, superseded by it.
 """
@@ -54,6 +54,9 @@ from caim.memory.storage.terms import MAX_USER_TERMS
 #: The format ``export_lines`` writes: 1 (records only) and 2 (records with their vectors) are read.
 FORMAT = 2
 BATCH = 256
+#: A streamed export of at most this many records is kept from its check for its write (read once);
+#: a larger one is read again from its file (bounded memory).
+KEEP = 4096
 #: How a format-2 export writes a vector.
 ENCODING = "float16 little-endian, base64"
 #: A stored vector's length may be this far from 1 (float16 rounding); further, it is damaged.
@@ -336,7 +339,7 @@ def _vector(item: dict[str, Any], rec: MemoryRecord, dims: int) -> np.ndarray | 
     if len(raw) != 2 * dims or given["of"] != text_digest(rec.embedded_text()):
         return None
     vec = np.frombuffer(raw, dtype="<f2").astype(np.float32)
-    if not np.isfinite(vec).all() or abs(float(np.linalg.norm(vec)) - 1.0) > NORM_SLACK:
+    if not np.isfinite(vec).all() or abs(float(np.sqrt(vec @ vec)) - 1.0) > NORM_SLACK:
         return None
     return vec
 
@@ -454,12 +457,16 @@ class _Batch:
 @dataclass
 class _Checked:
     """What checking an export found: its records (kept for the writing pass unless the export can
-    be read again from its file), how many there are, the ids of their records, the newer versions
-    the file holds, and the bytes of its records."""
+    be read again from its file), how many there are, how many of their ids the user holds no record
+    of (``fresh``), the newer versions the file holds, and the bytes of its records (under a quota).
+    Ids are checked against the store a batch at a time (``pending``: place in the file and id)."""
 
     records: list[tuple[MemoryRecord, Any]] = field(default_factory=list)
+    #: Whether ``records`` holds every record (else the export is read again for the write).
+    kept: bool = True
     count: int = 0
-    ids: list[str] = field(default_factory=list)
+    fresh: int = 0
+    pending: list[tuple[int, str]] = field(default_factory=list)
     newer: dict[str, tuple[str, Any]] = field(default_factory=dict)
     bytes: int = 0
 
@@ -472,6 +479,7 @@ def import_records(
     progress: Progress | None = None,
     *,
     limit: int | None = None,
+    checking: Progress | None = None,
 ) -> Imported:
     """Check every record of the export (see the module docstring), then write them under
     ``user_id`` (replacing records with the same id) ``BATCH`` at a time; returns how many were
@@ -479,7 +487,8 @@ def import_records(
 
     ``keep``: records it refuses (e.g. outside the user's privacy bounds) are left out. ``limit``: the
     most records one import may hold (``None``: no limit). ``progress(done, total)`` is called after
-    each batch written (``total``: ``None`` when unknown). A refusal is a one-line ``InputError``
+    each batch written (``total``: ``None`` when unknown), ``checking(done, total)`` after each batch
+    checked (before the first write: the whole export is checked first). A refusal is a one-line ``InputError``
     (``QuotaError`` past a limit) and nothing is written."""
     export = as_export(data)
     version = export.head.get("format", 1)
@@ -487,11 +496,11 @@ def import_records(
         raise CaimError(f"this export is of format {version}, written by a newer caim (this one reads up to {FORMAT})")
     source = export.head.get("user_id")
     new = _renamer(store, user_id, str(source) if source is not None else None)
-    checked = _check(store, user_id, export, new, limit)
+    checked = _check(store, user_id, export, new, limit, checking)
     newer = _newer_versions(store.iter(user_id)) if checked.count else {}
     for old, found in checked.newer.items():
         newer.setdefault(old, found)
-    if export.reopen is not None:
+    if not checked.kept and export.reopen is not None:
         again = export.reopen()
         items: Iterable[tuple[MemoryRecord, Any]] = (
             (_checked(i, item, user_id, new), item) for i, item in enumerate(again.memories)
@@ -521,9 +530,17 @@ def import_records(
     return done
 
 
-def _check(store: MemoryStore, user_id: str, export: Export, new: Callable[[str], str], limit: int | None) -> _Checked:
-    """Every record of ``export`` checked (kept unless it can be read again), then the learned terms, the
-    foreign ids and the user's quota; the first refusal raised."""
+def _check(
+    store: MemoryStore,
+    user_id: str,
+    export: Export,
+    new: Callable[[str], str],
+    limit: int | None,
+    progress: Progress | None = None,
+) -> _Checked:
+    """Every record of ``export`` checked (kept unless it can be read again; ``progress`` told after each
+    ``BATCH``) and its ids against the store's a batch at a time (``_check_ids``), then the learned terms
+    and the user's quota; the first refusal raised."""
     found = _Checked()
     try:
         for i, item in enumerate(export.memories):
@@ -534,43 +551,52 @@ def _check(store: MemoryStore, user_id: str, export: Export, new: Callable[[str]
                 )
             rec = _checked(i, item, user_id, new)
             found.count += 1
-            found.ids.append(rec.id)
-            found.bytes += len(rec.model_dump_json().encode())
+            found.pending.append((i, rec.id))
+            if len(found.pending) >= BATCH:
+                _check_ids(store, user_id, found)
+            if store.db.quota is not None:
+                found.bytes += len(rec.model_dump_json().encode())
             for old, newer in _newer_versions([rec]).items():
                 found.newer.setdefault(old, newer)
-            if export.reopen is None:
+            if found.kept:
                 found.records.append((rec, item))
+                if export.reopen is not None and len(found.records) > KEEP:  # read again for the write
+                    found.records, found.kept = [], False
+            if progress is not None and found.count % BATCH == 0:
+                progress(found.count, export.total)
+        _check_ids(store, user_id, found)
     finally:
         if export.streamed:
             export.close()
     import_terms(export.head)
-    _check_owners(store, user_id, found.ids)
     _check_room(store, user_id, found)
     return found
 
 
-def _check_owners(store: MemoryStore, user_id: str, ids: list[str]) -> None:
-    """Refuse an import naming a record another user holds: "no such memory" of this user."""
-    place = {rid: i for i, rid in reversed(list(enumerate(ids)))}
-    for start in range(0, len(ids), BATCH):
-        for rid, owner in store.db.owners(ids[start : start + BATCH]).items():
-            if owner != user_id:
-                raise InputError(
-                    f"record {place[rid] + 1} of the import (id {_shown(rid)}): no such memory of this user to "
-                    "restore; ids are kept only for the user's own memories"
-                )
+def _check_ids(store: MemoryStore, user_id: str, found: _Checked) -> None:
+    """The pending ids checked against the store: one another user holds is refused ("no such memory"
+    of this user); those the user holds no record of are counted as fresh (an id the file gives again
+    in a later batch is counted again: the quota's check errs on the side of refusing)."""
+    if not found.pending:
+        return
+    owners = store.db.owners(list(dict.fromkeys(rid for _, rid in found.pending)))
+    for i, rid in found.pending:
+        if owners.get(rid, user_id) != user_id:
+            raise InputError(
+                f"record {i + 1} of the import (id {_shown(rid)}): no such memory of this user to "
+                "restore; ids are kept only for the user's own memories"
+            )
+    found.fresh += len({rid for _, rid in found.pending if rid not in owners})
+    found.pending = []
 
 
 def _check_room(store: MemoryStore, user_id: str, found: _Checked) -> None:
     """Refuse an import whose records new to the user would take them past their quota (the record
     database refuses each write past it too: this says so before the first batch is written)."""
-    if store.db.quota is None or not found.ids:
+    if store.db.quota is None or not found.count:
         return
     most_records, most_bytes = store.db.quota
-    held: set[str] = set()
-    for start in range(0, len(found.ids), BATCH):
-        held.update(store.db.owners(found.ids[start : start + BATCH]))
-    fresh = len(set(found.ids) - held)
+    fresh = found.fresh
     records, size = store.usage(user_id)
     if fresh and records + fresh > most_records:
         raise QuotaError(

@@ -101,7 +101,8 @@ def preference_note(m: MemoryBrief) -> str:
     found = polarity(m["thought"])
     thing = f" {quote(found.thing, 120)}" if found is not None and found.thing else ""
     why = f" \u2014 {quote(m['reason'], 200)}" if m.get("reason") else ""
-    return f" - preference: {_PREFERS[m['polarity']]}{thing}{why}"
+    whose = f" of {quote(m['holder'], 120)} (not the speaker's)" if m.get("holder") else ""
+    return f" - preference{whose}: {_PREFERS[m['polarity']]}{thing}{why}"
 
 
 def memory_lines(memories: list[MemoryBrief], source_chars: int = 1200) -> list[str]:

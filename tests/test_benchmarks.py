@@ -376,3 +376,17 @@ def test_store_scale_fills_with_the_embedder(tmp_path, capsys):
     figures = json.loads((tmp_path / "s.json").read_text())
     assert figures["listed"] == 40 and "embedded as it is written" in figures["vectors"]
     assert "## 40 records, embedded as written" in (tmp_path / "scale.md").read_text()
+
+
+def test_store_scale_reports_a_fill_with_the_real_embedder_beside_its_own(tmp_path, capsys):
+    bench = load("store_scale")
+    args = ["--records", "30", "--queries", "6", "--embedder-fill", "20", "--json", str(tmp_path / "s.json")]
+    assert bench.main([*args, "--data-dir", str(tmp_path / "d"), "--doc", str(tmp_path / "scale.md")]) == 0
+    figures = json.loads((tmp_path / "s.json").read_text())
+    filled = figures["embedder_fill"]
+    assert filled["records_total"] == 20 and "embedded as it is written" in filled["vectors"]
+    assert filled["fill_cpu_s"] >= 0 and filled["fill_peak_rss_mb"] > 0 and figures["fill_peak_rss_mb"] > 0
+    so_far = json.loads((tmp_path / "s-embedder-fill.json").read_text())  # the child's file: its figures so far
+    assert so_far["records_total"] == 20
+    text = (tmp_path / "scale.md").read_text()
+    assert "## 30 records" in text and "fill of 20 records, each embedded as written" in text

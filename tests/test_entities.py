@@ -230,3 +230,16 @@ def test_the_benchmark_reads_each_language_with_high_precision_and_writes_its_do
     assert sam.right == user.right == result["tests/data/entities.jsonl"]["all"].right  # held by Sam, as Sam's
     assert assistant.found == 0
     assert written.count("| all |") == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("我姐姐李娜住在上海。", {("person", "李娜", "sister", ""), ("place", "上海", "home", "李娜")}),
+        ("我姐姐很高兴。", set()),  # a surname's character opening a word is no name
+        ("うちの猫はミケという名前です。", {("pet", "ミケ", "cat", "")}),
+        ("トヨタでエンジニアとして働いています。", {("job", "エンジニア", "", "")}),  # the job alone, not where
+    ],
+)
+def test_a_full_name_after_a_relation_a_pets_name_and_a_job_said_after_where(text, want):
+    assert said(text) == want

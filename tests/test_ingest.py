@@ -287,3 +287,78 @@ def test_the_progress_line_shows_the_rate_and_the_time_left():
     text = screen.getvalue()
     assert "importing" in text and "1000/1000" in text and "records/s" in text and "left" in text
     assert "- records/s" not in text.splitlines()[-1]  # a rate once some were done
+
+
+def test_a_streamed_export_is_read_once_when_it_is_small_and_again_when_it_is_large(tmp_path, exported, monkeypatch):
+    path = tmp_path / "ann.json"
+    path.write_text(json.dumps(exported), encoding="utf-8")
+    opened: list[int] = []
+    real = transfer.read_export
+
+    def counted(p, stream_from=transfer.STREAM_FROM):
+        opened.append(1)
+        return real(p, stream_from)
+
+    monkeypatch.setattr(transfer, "read_export", counted)
+    with memory_at(tmp_path / "b") as memory:
+        assert memory.import_(counted(path, 0), user_id="ann").added == len(FACTS)
+        assert len(opened) == 1  # its records kept from the check for the write
+        monkeypatch.setattr(transfer, "KEEP", 2)  # more records than are kept: read again to be written
+        opened.clear()
+        assert memory.import_(counted(path, 0), user_id="bob").added == len(FACTS)
+        assert len(opened) == 2
+        assert sorted(r.thought for r in memory.services.store.iter("bob")) == sorted(FACTS)
+
+
+def test_a_large_streamed_export_with_a_bad_last_record_stores_nothing(tmp_path, exported, monkeypatch):
+    monkeypatch.setattr(transfer, "KEEP", 2)
+    monkeypatch.setattr(transfer, "BATCH", 2)
+    exported["memories"][-1]["tags"] = ["Not A Tag"]
+    path = tmp_path / "ann.json"
+    path.write_text(json.dumps(exported), encoding="utf-8")
+    with memory_at(tmp_path / "b") as memory:
+        with pytest.raises(InputError, match=f"record {len(FACTS)} of the import"):
+            memory.import_(read_export(path, stream_from=0), user_id="ann")
+        assert memory.services.store.count("ann") == 0
+
+
+def test_an_id_another_user_holds_is_refused_in_any_batch_before_anything_is_written(tmp_path, exported, monkeypatch):
+    monkeypatch.setattr(transfer, "BATCH", 2)
+    with memory_at(tmp_path / "b") as memory:
+        memory.import_(exported, user_id="ann")
+        fresh = json.loads(json.dumps(exported))
+        for i, item in enumerate(fresh["memories"][:3]):  # the first batches hold ids of nobody's
+            item["id"] = f"{i + 1:032x}"
+        fresh["user_id"] = "bob"
+        with pytest.raises(InputError, match=r"record 4 of the import .* no such memory"):
+            memory.import_(fresh, user_id="bob")
+        assert memory.services.store.count("bob") == 0
+        assert sorted(r.id for r in memory.services.store.iter("ann")) == sorted(m["id"] for m in exported["memories"])
+
+
+def test_an_import_reports_its_check_before_its_writes(tmp_path, exported, monkeypatch):
+    monkeypatch.setattr(transfer, "BATCH", 2)
+    seen: list[tuple[str, int, int | None]] = []
+    with memory_at(tmp_path / "b") as memory:
+        memory.import_(
+            exported,
+            user_id="ann",
+            checking=lambda done, total: seen.append(("checked", done, total)),
+            progress=lambda done, total: seen.append(("written", done, total)),
+        )
+    assert seen == [("checked", 2, 5), ("checked", 4, 5), ("written", 2, 5), ("written", 4, 5), ("written", 5, 5)]
+
+
+def test_the_progress_line_names_its_stage_and_restarts_its_count():
+    import io
+
+    from rich.console import Console
+
+    from caim.agent.surfaces.progress import ingest_progress
+
+    screen = io.StringIO()
+    with ingest_progress(Console(file=screen, force_terminal=True, width=120), "checking", 10, "records") as shown:
+        shown(10, 10)
+        shown(4, 10, what="importing")
+    lines = [line for line in screen.getvalue().replace("\r", "\n").splitlines() if "records" in line]
+    assert "checking" in lines[0] and "importing" in lines[-1] and "4/10" in lines[-1]

@@ -101,11 +101,16 @@ def draft(event, **kw):
 
 
 def test_code_wins_where_it_found_a_cue_and_the_model_fills_in_where_it_found_none():
-    assert preference(draft(BEACHES, polarity="like")) == ("dislike", "too noisy")
-    assert preference(draft("Sushi night is the best.", polarity="like")) == ("like", None)
-    assert preference(draft("Sushi night is the best.")) == (None, None)
-    assert preference(draft(BEACHES, speaker="assistant")) == (None, None)  # the assistant's words
-    assert preference(draft(BEACHES, speaker="Sam")) == ("dislike", "too noisy")  # Sam's, on Sam's record
+    assert preference(draft(BEACHES, polarity="like")) == ("dislike", "too noisy", "")
+    assert preference(draft("Sushi night is the best.", polarity="like")) == ("like", None, "")
+    assert preference(draft("Sushi night is the best.")) == (None, None, "")
+    assert preference(draft(BEACHES, speaker="assistant")) == (None, None, "")  # the assistant's words
+    assert preference(draft(BEACHES, speaker="Sam")) == ("dislike", "too noisy", "")  # Sam's, on Sam's record
+
+
+def test_a_preference_told_of_a_pet_or_another_person_is_held_by_them():
+    assert preference(draft("My dog Biscuit loves the beach.", polarity="like")) == ("like", None, "My dog Biscuit")
+    assert preference(draft("My sister hates flying.")) == ("dislike", None, "My sister")
 
 
 def test_a_model_reason_is_kept_only_when_its_source_holds_it():
@@ -113,8 +118,9 @@ def test_a_model_reason_is_kept_only_when_its_source_holds_it():
     assert preference(draft(text, polarity="like", reason="fresh fish every Friday")) == (
         "like",
         "fresh fish every Friday",
+        "",
     )
-    assert preference(draft(text, polarity="like", reason="fresh fish since 2019")) == ("like", None)
+    assert preference(draft(text, polarity="like", reason="fresh fish since 2019")) == ("like", None, "")
 
 
 def test_the_thoughts_schema_enumerates_polarity_and_rejects_other_values():
@@ -266,3 +272,80 @@ def test_a_like_then_a_dislike_of_the_same_thing_in_one_session_closes_the_like_
     assert [h.change for h in old.history][-2:] == ["superseded", "contradicted"]
     assert "was a like, now a dislike" in old.history[-1].note and "was a like" in new.history[-1].note
     assert [r.id for r in recs if r.current and r.polarity] == [new.id]  # one current polarity of the thing
+
+
+def test_a_pets_preference_is_shown_as_theirs_and_left_out_of_the_users_preferences(memory, settings):
+    from typer.testing import CliRunner
+
+    from caim.agent.surfaces.cli import app
+
+    said(memory, "My dog Biscuit loves the beach.", "2024-05-07T10:00:00")
+    rec = only(memory)
+    assert (rec.polarity, rec.holder) == ("like", "My dog Biscuit") and rec.brief()["holder"] == "My dog Biscuit"
+    assert memory.list(user_id="marta", polarity="like") == []
+    assert memory.search("beach", user_id="marta", polarity="like") == []
+    [line] = memory_lines([rec.brief()])
+    assert 'preference of "My dog Biscuit" (not the speaker\'s): likes' in line
+    dump = memory.export(user_id="marta")
+    memory.import_(dump, user_id="bob")
+    assert only(memory, user="bob").holder == "My dog Biscuit"
+    memory.close()
+    runner = CliRunner(env={"COLUMNS": "200"})
+    shown = runner.invoke(app, ["memories", "list", "--user", "marta", "--data-dir", str(settings.data_dir)])
+    assert "like (held by My dog Biscuit)" in shown.output
+
+
+# ---- lasting attitudes in six languages ----------------------------------------------------------
+CUES = Path(__file__).parent / "data" / "polarity_cues.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Gardening makes me so happy, I'm out there every evening.", "like"),
+        ("Knitting keeps me sane during exam season.", "like"),
+        ("That documentary about octopuses was brilliant.", "like"),
+        ("The new Dune film was such a letdown.", "dislike"),
+        ("Gärtnern macht mich einfach glücklich.", "like"),
+        ("Lesen ist meine Zuflucht nach der Arbeit.", "like"),
+        ("Le jardinage me rend vraiment heureuse.", "like"),
+        ("Je ne supporte pas la coriandre.", "dislike"),
+        ("Cocinar me hace muy feliz.", "like"),
+        ("Esa película fue buenísima.", "like"),
+        ("画画让我特别开心。", "like"),
+        ("读书是我的避风港。", "like"),
+        ("我特别讨厌挤地铁。", "dislike"),
+        ("読書は私の逃げ場なんだ。", "like"),
+        ("仕事がつまらなくてしかたない。", "dislike"),
+        ("Honestly nothing helps me relax like a long swim.", "like"),
+        ("I love nothing more than a long walk.", "like"),
+        ("Nothing makes me happy anymore.", "dislike"),
+    ],
+)
+def test_lasting_attitudes_are_read_in_every_language(text, want):
+    found = polarity(text)
+    assert found is not None and (found.polarity, found.holder) == (want, "")
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [
+        ("Mi hermano odia el fútbol.", "Mi hermano"),
+        ("我家猫特别喜欢晒太阳。", "我家猫"),
+        ("Mon chien adore la plage.", "Mon chien"),
+    ],
+)
+def test_a_pets_or_a_relatives_attitude_is_theirs(text, holder):
+    found = polarity(text)
+    assert found is not None and found.holder == holder
+
+
+def test_the_polarity_cue_set_is_read_with_its_holders_and_no_one_off_excitement_plan_or_wish():
+    rows = [json.loads(line) for line in CUES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert {r["lang"] for r in rows} == {"en", "de", "fr", "es", "zh", "ja"}
+    stated = [r for r in rows if r["polarity"]]
+    read = [(p.polarity, bool(p.holder)) if (p := polarity(r["text"])) else None for r in stated]
+    right = sum(got == (r["polarity"], bool(r["holder"])) for got, r in zip(read, stated, strict=True))
+    assert right / len(stated) >= 0.95
+    said = {r["text"]: polarity(r["text"]) for r in rows if not r["polarity"]}
+    assert [text for text, p in said.items() if p is not None and p.polarity != "neutral"] == []

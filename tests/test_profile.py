@@ -207,3 +207,14 @@ def test_a_malformed_imported_profile_is_a_one_line_error(memory):
     with pytest.raises(CaimError, match="not a caim profile") as err:
         memory.import_(data, user_id="copy")
     assert "\n" not in str(err.value)
+
+
+def test_a_preference_told_of_a_pet_is_stored_as_its_own_and_never_in_the_users_principles(memory):
+    session(memory, [*FOOD, ("My dog Biscuit loves the beach.", "2024-05-07T10:30:00")])
+    session(memory, LATER)
+    recs = memory.list(user_id=U)
+    dog = next(r for r in recs if "Biscuit" in r.thought)
+    assert (dog.polarity, dog.holder, dog.own_polarity) == ("like", "My dog Biscuit", None)
+    members = {i for p in memory.profile(user_id=U).principles for i in p.members}
+    assert members and dog.id not in members
+    assert not any("beach" in x for p in memory.profile(user_id=U).principles for x in p.likes)

@@ -378,6 +378,17 @@ def test_search_filters_by_polarity(app, memory):
     assert r.status_code == 400 and "polarity must be one of" in alert(r.text)
 
 
+def test_a_pets_preference_is_shown_as_theirs(app, memory):
+    memory.add("My dog Biscuit loves the beach.", user_id="ann")
+    (rec,) = memory.list(user_id="ann")
+    c, _ = sign_in(app)
+    page = c.get(f"/ui/memories/{rec.id}").text
+    assert "<dt>Preference</dt><dd>like, held by My dog Biscuit (not the user)" in page
+    found = c.get("/ui/search", params={"q": "beach Biscuit"}).text
+    assert "(like, held by My dog Biscuit)" in found
+    assert "loves the beach" not in c.get("/ui/search", params={"q": "beach Biscuit", "polarity": "like"}).text
+
+
 # ---- actions ---------------------------------------------------------------------------------------------
 def test_correct_makes_a_new_version_and_keeps_the_old_in_its_history(app, memory, ann):
     c, csrf = sign_in(app)

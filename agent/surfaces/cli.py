@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -303,7 +304,8 @@ def _show_records(records: Sequence[MemoryBrief], title: str) -> None:
     table.add_column("preference")
     table.add_column("id", style="dim")
     for r in records:
-        pref = " \u2014 ".join(x for x in (r.get("polarity", ""), r.get("reason", "")) if x)
+        held = f"{r.get('polarity', '')} (held by {r['holder']})" if r.get("holder") else r.get("polarity", "")
+        pref = " \u2014 ".join(x for x in (held, r.get("reason", "")) if x)
         who = r.get("speaker") or "you"  # a brief names its speaker when it is not the user
         table.add_row(*_data(str(r["event_time"])[:10], who, ", ".join(r["tags"]), r["thought"], pref, r["id"][:8]))
     out.print(table)
@@ -599,7 +601,7 @@ def memories_list(
     with _records(_settings(data_dir)) as db:
         found = db.iter_user(user) if db is not None else iter(())
         if wanted is not None:
-            found = (r for r in found if r.polarity == wanted)
+            found = (r for r in found if r.polarity == wanted and not r.holder)
         if as_json:  # streamed record by record
             sys.stdout.write("[")
             for i, rec in enumerate(found):
@@ -773,8 +775,8 @@ def memories_import(
     from caim.memory.transfer import read_export
 
     data = read_export(file)
-    with _agent(_settings(data_dir)) as agent, ingest_progress(out, "importing", data.total, "records") as shown:
-        done = agent.memory.import_(data, user_id=user, progress=shown)
+    with _agent(_settings(data_dir)) as agent, ingest_progress(out, "checking", data.total, "records") as shown:
+        done = agent.memory.import_(data, user_id=user, progress=partial(shown, what="importing"), checking=shown)
     parts = [f"{done.added} added", f"{done.updated} updated", f"{done.unchanged} unchanged (already there)"]
     if done.refused:
         parts.append(f"{done.refused} left out (their categories are outside {user}'s privacy bounds)")

@@ -9,8 +9,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -24,8 +25,12 @@ from rich.progress import (
 )
 from rich.text import Text
 
-#: ``shown(done, total)``: how much is done, and of how much (``None``: as before).
-Shown = Callable[[int, int | None], None]
+
+class Shown(Protocol):
+    """``shown(done, total)``: how much is done, and of how much (``None``: as before); ``what``: the
+    stage now done, when it changes (its count and rate start again)."""
+
+    def __call__(self, done: int, of: int | None, what: str | None = None) -> None: ...  # noqa: D102
 
 
 class RateColumn(ProgressColumn):
@@ -67,7 +72,9 @@ def ingest_progress(console: Console, what: str, total: int | None, unit: str) -
     with Progress(*columns, console=console) as bar:
         task = bar.add_task(what, total=total)
 
-        def shown(done: int, of: int | None) -> None:
+        def shown(done: int, of: int | None, what: str | None = None) -> None:
+            if what is not None and what != bar.tasks[0].description:
+                bar.reset(task, description=what)
             if of is not None:
                 bar.update(task, total=of)
             bar.update(task, completed=done)

@@ -447,6 +447,18 @@ class RecordDB:
         by_id = {i: MemoryRecord.model_validate_json(b) for i, b in rows}
         return [by_id[i] for i in dict.fromkeys(ids) if i in by_id]
 
+    def vectors(self, user_id: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of this user's records among ``ids``, by id (records without one left
+        out; one read per 500 ids)."""
+        out: dict[str, np.ndarray] = {}
+        for part in _chunks(list(dict.fromkeys(ids)), 500):
+            rows = self._read(
+                f"SELECT id, vec FROM records WHERE +user_id = ? AND id IN ({_marks(part)}) AND vec IS NOT NULL",
+                (user_id, *part),
+            )
+            out.update((i, np.frombuffer(v, dtype=np.float16).astype(np.float32)) for i, v in rows)
+        return out
+
     def ids_starting(self, user_id: str, prefix: str, limit: int = 2) -> list[str]:
         """Up to ``limit`` ids of this user's records that start with ``prefix``."""
         rows = self._read(

@@ -505,6 +505,19 @@ class MemoryStore:
         """This user's records among ``ids``, in the order of ``ids`` (missing ones left out, each once)."""
         return self.db.get(user_id, ids)
 
+    def held_vectors(self, records: Sequence[MemoryRecord]) -> np.ndarray:
+        """The vectors of ``records`` (one row each, in order) as the database holds them, the vector
+        of their embedded text (``add`` wrote it); a record the database holds no vector for gets its
+        text's vector from the embedder. Maintenance compares records by
+        these: no record is embedded again to be compared."""
+        if not records:
+            return np.zeros((0, 0), dtype=np.float32)
+        held = self.db.vectors(records[0].user_id, [r.id for r in records])
+        missing = [r for r in records if r.id not in held]
+        if missing:
+            held.update(zip([r.id for r in missing], self.embed([r.embedded_text() for r in missing]), strict=True))
+        return np.vstack([held[r.id] for r in records])
+
     def iter(self, user_id: str) -> Iterator[MemoryRecord]:
         """Every record of the user, oldest first, paged (constant memory)."""
         return self.db.iter_user(user_id)

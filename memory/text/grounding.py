@@ -76,9 +76,12 @@ def unsupported(answer: str, context: str) -> list[str]:
     >>> unsupported("Has 3 kids.", "I have three kids."), unsupported("Has 4 kids.", "I have three kids.")
     ([], ['4'])
     """
-    words = {w.lower() for w in re.findall(r"\w+", context)}
-    held = set(specifics(context)) | words | {NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS}
-    return [s for s in specifics(answer) if s not in held]
+    words = {w.lower() for w in set(re.findall(r"\w+", context))}
+    held = words | {NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS}
+    claimed = [s for s in specifics(answer) if s not in held]
+    if claimed:  # the context's own specifics (its whole dates) only when its words leave some unheld
+        held |= set(specifics(context))
+    return [s for s in claimed if s not in held]
 
 
 def states_a_date(text: str) -> bool:

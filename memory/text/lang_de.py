@@ -365,7 +365,9 @@ POLARITY = PolarityWords(
         nicht wegzudenken; nicht mehr wegzudenken; schwärme für; vergöttere; gefällt mir; gefallen mir;
         hat mir gefallen; hat mir gut gefallen; hat mir sehr gut gefallen; haben mir gefallen; gefiel mir;
         schmeckt mir; schmecken mir; hat mir geschmeckt; fasziniert mich; faszinieren mich; interessiert mich;
-        interessieren mich; bin ein großer fan; liebe es; mach ich gern; mache ich gern; mache ich gerne"""
+        interessieren mich; bin ein großer fan; liebe es; mach ich gern; mache ich gerne;
+        steh total auf; stehe total auf; steh voll auf; stehe voll auf; steh echt auf; stehe echt auf;
+        steht total auf; steht voll auf; steh so auf; stehe so auf"""
     ),
     dislikes=phrases(
         """hasse; hasst; hassen; nicht ausstehen; nicht leiden; nicht ertragen; nicht aushalten; verabscheue; kein fan;
@@ -387,7 +389,11 @@ POLARITY = PolarityWords(
         tut mir so gut;
         tut so gut; wie eine zweite familie; wie meditation; entspannend;
         beruhigend; erholsam; wirkt wunder; entspannt an; gemütlich; spannend; ein genuss; ein gedicht;
-        empfehlenswert; unschlagbar; ein muss; bester kauf"""
+        empfehlenswert; unschlagbar; ein muss; bester kauf;
+        kann ich entspannen; kann ich abschalten; kann ich runterkommen; kann ich mich entspannen;
+        hilft mir beim abschalten; hilft mir abzuschalten; hilft mir zu entspannen; hilft mir runterzukommen;
+        hält mich bei verstand; hält mich gesund; hält mich über wasser; hält mich aufrecht; bringt mich runter;
+        erdet mich; gibt mir kraft; gibt mir ruhe; macht mich ruhig; bringt mich zum lachen"""
     ),
     scorn=phrases(
         """langweilig; schrecklich; furchtbar; grässlich; ekelhaft; eklig; nervig; öde; mies; grauenhaft;
@@ -414,7 +420,8 @@ POLARITY = PolarityWords(
         *words("leidenschaft"),
         *phrases(
             """mein ventil; mein ding; meine leidenschaft; mein ganzer stolz; mein highlight; meine therapie;
-            mein ausgleich; mein lieblingsort; mein glück; meine auszeit; mein rückzugsort"""
+            mein ausgleich; mein lieblingsort; mein glück; meine auszeit; mein rückzugsort; meine zuflucht;
+            mein zufluchtsort; mein anker; meine oase; mein safe space; meine flucht"""
         ),
     ),
     owners=words(
@@ -450,6 +457,7 @@ POLARITY = PolarityWords(
         unglaublich; wahnsinnig; so richtig; also; oh; ach; wow; haha; ok; okay; hallo; hi; hey; na; nun; eh;
         eh schon; schon immer; ganz schön; einfach nur; wirklich sehr; das; es"""
     ),
+    pointers=words("dieser diese dieses diesen diesem jener jene"),
     joins=words("und aber oder dann zu um"),
     reasons=phrases("weil; denn; da es; da sie; —; –"),
     reason_openers=phrases("zu; viel zu; so; es ist; sie sind; das ist; immer"),

@@ -205,7 +205,25 @@ POLARITY = PolarityWords(
         love love love; i'm interested; i am interested; very interested; quite interested; really interested;
         most interested; so interested; getting into; got into; gotten into; i'm hooked; im hooked;
         i'm passionate; i am passionate; i'm all about; big part of my life; part of who i am;
-        a big part of who i am; never miss; can't wait to go back; my kind of thing; right up my alley"""
+        a big part of who i am; never miss; can't wait to go back; my kind of thing; right up my alley;
+        mostly into; mainly into; kinda into; pretty into"""
+    )
+    + spelled(
+        ("find it", "found it", "find the process", "find that"),
+        ("", "so", "really", "very", "super", "incredibly", "truly", "quite"),
+        (
+            *(
+                "fulfilling",
+                "rewarding",
+                "relaxing",
+                "calming",
+                "therapeutic",
+                "empowering",
+                "cathartic",
+                "fascinating",
+            ),
+            *("moving", "inspiring", "touching", "interesting", "enjoyable"),
+        ),
     ),
     dislikes=phrases(
         """hate; hates; hated; hating; dislike; dislikes; disliked; can't stand; cannot stand; can not stand;
@@ -235,8 +253,21 @@ POLARITY = PolarityWords(
             ("helps", "help"), ("me",), ("relax", "unwind", "de-stress", "destress", "switch off", "clear my head")
         ),
         *spelled(("calms", "calm", "relaxes", "relax", "soothes", "grounds", "centers", "centres"), ("me",)),
-        *spelled(("keeps", "keep"), ("me",), ("sane", "grounded", "going", "calm", "alive")),
+        *spelled(("keeps", "keep", "kept"), ("me",), ("sane", "grounded", "going", "calm", "alive", "at peace")),
         *spelled(("brings", "bring", "gives", "give"), _ME, ("joy", "so much joy", "peace", "comfort", "happiness")),
+        *spelled(
+            ("makes", "make", "made"), ("me feel",), ("calm", "happy", "good", "better", "relaxed", "great", "at ease")
+        ),
+        *spelled(
+            ("keeps", "keep", "kept"),
+            ("my mind", "my head"),
+            ("focused", "calm", "busy", "sharp", "clear", "off things"),
+        ),
+        *spelled(
+            ("a", "a great", "a good", "a nice", "a perfect", "the best", "my", "my favourite", "my favorite"),
+            ("way to",),
+            ("relax", "unwind", "chill", "chill out", "de-stress", "destress", "escape", "switch off", "decompress"),
+        ),
         *spelled(("", "so", "really", "very", "super", "incredibly"), ("therapeutic", "relaxing", "calming")),
         *spelled(("", "so", "really", "very", "super", "incredibly"), ("soothing", "addictive", "cathartic")),
         *spelled(_SO[1:], ("good", "great", "nice", "cool")),
@@ -266,7 +297,12 @@ POLARITY = PolarityWords(
             breathtaking; magical;
             the real reason; so satisfying; satisfying; mind-blowing; top notch; top-notch; stole my heart;
             stolen my heart; switches my brain off; switch my brain off; my brain goes quiet; clears my head;
-            very helpful; so helpful; really helpful; only lure worth"""
+            very helpful; so helpful; really helpful; only lure worth;
+            kept me sane; kept me going; kept me grounded; kept me calm; brings joy; bring joy; brought me joy;
+            puts me in a great mood; puts me in a better mood; puts me in a happy mood; inspiring; captivating;
+            fascinating; hilarious; fascinates me; fascinate me; inspires me; inspire me; refreshes me; refresh me;
+            at the top of my list; top of my list; gives me inspiration; give me inspiration;
+            gives me a lot of inspiration; give me a lot of inspiration; bring me tons of joy; brings me tons of joy"""
         ),
     ),
     scorn=(
@@ -278,7 +314,8 @@ POLARITY = PolarityWords(
         bland; tasteless; too depressing; too sweet; too much for me; too loud; too noisy; too clever; a scam;
         tastes like death; unbearable; exhausting; a drag; a pain; the pits; rubbish; garbage; trash; sucks;
         stinks; painful; frustrating; infuriating; maddening; insane; a joke; the bane of my; a human rights
-        violation; nauseating; depressing; grim; ugh"""
+        violation; nauseating; depressing; grim; ugh; a letdown; such a letdown; a disappointment;
+        disappointing; underwhelming; mediocre; bores me; bore me; bored me; bores me to tears; bore me to tears"""
         ),
     ),
     reactions=phrases(
@@ -333,6 +370,8 @@ POLARITY = PolarityWords(
         """don't; do not; doesn't; does not; didn't; did not; not; never; no longer; won't; can't; isn't; aren't;
         wasn't; weren't; hardly; barely; nothing; none"""
     ),
+    unmatched=words("nothing"),
+    rivals=phrases("like; quite like; as much as; more than; the way"),
     once=words("loved enjoyed liked hated disliked"),
     orders=words("enjoy love"),
     blocks=(

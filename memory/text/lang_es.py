@@ -362,7 +362,8 @@ POLARITY = PolarityWords(
         me sentí increíble; lo vuelvo a ver; la vuelvo a ver; no me canso; nunca me canso;
         le gusta; le gustan; le encanta; le encantan; les gusta; les gustan; les encanta; les encantan;
         me quedo con; me divierte; me divierten; me entretiene; me interesa; me interesan; me llama la atención;
-        me pirra; me pirran; lo disfruto; la disfruto"""
+        me pirra; me pirran; lo disfruto; la disfruto; adora; adoran; ama; aman; metido en; metida en;
+        metidos en; metidas en; enganchado con; enganchada con; enganchado al; enganchada al; muy fan"""
     ),
     dislikes=phrases(
         """odio; detesto; no soporto; no aguanto; me molesta; me molestan; me fastidia; me fastidian; no me va;
@@ -370,7 +371,8 @@ POLARITY = PolarityWords(
         me tiene harto; me tiene harta; me tiene paranoica; me tiene paranoico; me da asco; me dan asco;
         me pone de mal humor; me saca de quicio; me sacan de quicio; me da pereza; me da flojera; nunca más;
         no es lo mío; no es para mí; no me convence; me agobia; me agobian; me estresa; me estresan;
-        le molesta; le da miedo; me cae mal; me da miedo; me dan miedo; me pone nervioso; me pone nerviosa"""
+        le molesta; le da miedo; me cae mal; me da miedo; me dan miedo; me pone nervioso; me pone nerviosa;
+        odia; odian; detesta; detestan; no soporta; no soportan; no aguanta; no aguantan"""
     ),
     neutral=phrases("me da igual; me es indiferente; ni fu ni fa; no me importa; me da lo mismo"),
     praise=phrases(
@@ -378,7 +380,9 @@ POLARITY = PolarityWords(
         una maravilla; maravilloso; maravillosa; espectacular; lo mejor; el mejor; la mejor; los mejores;
         las mejores; perfecto; perfecta; precioso; preciosa; brutal; lo máximo; excelente; fantástico;
         fantástica; lo más rico; una delicia; divino; divina; lo mío; una joya; una obra maestra; muy rico; muy rica;
-        súper rico; súper rica; relajante; me encantó; adictivo; adictiva"""
+        súper rico; súper rica; relajante; me encantó; adictivo; adictiva; me ayuda a relajarme;
+        me ayuda a desconectar; me ayuda a despejarme; me mantiene cuerdo; me mantiene cuerda; me mantiene sano;
+        me mantiene sana; me da vida; me pone de buen humor; me alegra el día; me alegra la vida"""
     ),
     scorn=phrases(
         """aburrido; aburrida; horrible; asqueroso; asquerosa; un asco; fatal; pésimo; pésima; lo peor; el peor;
@@ -420,8 +424,9 @@ POLARITY = PolarityWords(
         """muchísimo; mucho; muy; tanto; también; siempre; todavía; ya; realmente; de verdad; la verdad;
         sinceramente; la neta; súper; super; bastante; totalmente; completamente; absolutamente; es que; es;
         son; era; fue; está; están; estoy; soy; oh; ah; uy; wow; jaja; jajaja; vale; bueno; pues; oye; hola;
-        lo; la; ha sido; a"""
+        lo; la; ha sido; a; estaba; estaban; fueron; eran"""
     ),
+    pointers=words("ese esa esos esas este esta estos estas aquel aquella aquellos aquellas"),
     joins=words("y pero o luego e"),
     reasons=phrases("porque; ya que; pues; —; –"),
     reason_openers=phrases("demasiado; es; son; muy; siempre; tan"),

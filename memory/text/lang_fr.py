@@ -362,13 +362,17 @@ POLARITY = PolarityWords(
         merveilleux; merveilleuse; fantastique; extra; le meilleur; la meilleure; les meilleurs; génialissime;
         ouf; le pied; au top; canon; super bon; super bonne;
         hyper bon; vraiment bon; vraiment bien; trop cool; trop beau; trop belle; réconfortant; apaisant;
-        relaxant; reposant; un délice; délicieusement; seul moment où; déconnecter"""
+        relaxant; reposant; un délice; délicieusement; seul moment où; déconnecter;
+        m'aide à me détendre; m'aide à décompresser; m'aide à déconnecter; m'aide à tenir; m'aide à souffler;
+        m'empêche de devenir fou; m'empêche de devenir folle; me garde sain d'esprit; me garde saine d'esprit;
+        me maintient à flot; me met de bonne humeur; me donne le sourire; me remonte le moral"""
     ),
     scorn=phrases(
         """nul; nulle; ennuyeux; ennuyeuse; chiant; chiante; horrible; affreux; affreuse; dégoûtant; dégoûtante;
         dégueu; dégueulasse; pénible; barbant; barbante; le pire; la pire; relou; gonflant; gonflante; infect;
         infecte; immonde; épuisant; épuisante; lourd; lourde; trop cher; trop long; trop lent; trop sucré;
-        trop épicé; un cauchemar; l'enfer; insipide; fade; décevant; décevante; bondé; bondée; bof"""
+        trop épicé; un cauchemar; l'enfer; insipide; fade; décevant; décevante; bondé; bondée; bof; immondes;
+        nuls; nulles; horribles; affreux; dégoûtants; décevants; décevantes; infects; fades"""
     ),
     reactions=phrases(
         """ça a l'air; a l'air; t'as; tu; toi; ton; ta; tes; vous; votre; vos; quel; quelle; quels; quelles;
@@ -411,8 +415,9 @@ POLARITY = PolarityWords(
         honnêtement; vraiment beaucoup; énormément; carrément; complètement; totalement; absolument; juste;
         surtout; en fait; en vrai; du coup; sincèrement; ne; n; y; en; l; le; la; les; j'; c'est; c; est; était;
         ai; as; a; avoir; suis; es; été; oh; ah; waouh; wow; haha; ok; bon; bah; ben; eh; ouais; oui; salut;
-        coucou; super; hyper"""
+        coucou; super; hyper; étaient; sont"""
     ),
+    pointers=words("ce cet cette ces"),
     joins=words("et mais ou puis à de pour"),
     reasons=phrases("parce que; parce qu'; car; puisque; —; –"),
     reason_openers=phrases("trop; c'est; c'était; si; tellement; toujours"),

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal, NamedTuple
 
 from caim.memory.text import languages
@@ -101,14 +102,16 @@ def polarity(text: str) -> Preference | None:
     ('My son', 'like')
     """
     language = detect(text)
-    table, unspaced = (languages.module(language.code) or languages.english()).POLARITY, language.unspaced
+    module = languages.module(language.code) or languages.english()
+    table, unspaced = module.POLARITY, language.unspaced
+    people = _people(module)
     theirs: Preference | None = None
     neutral: Preference | None = None
     for cue in _cues(text, table, unspaced):
         m = cue.match
         if cue.kind is None or _question(text, m.end()):
             continue
-        holder = _whose(text, cue, table, unspaced)
+        holder = _whose(text, cue, table, unspaced, people)
         if holder is None or (holder and matcher(table.once, unspaced).fullmatch(m.group(0))):
             continue
         found: Polarity = _FLIP[cue.kind] if _negated(text, m, table, unspaced) else cue.kind
@@ -139,6 +142,8 @@ def _cues(text: str, table: PolarityWords, unspaced: bool) -> list[_Cue]:
     out: list[_Cue] = []
     for kind, phrases, way in kinds:
         out += [_Cue(m, kind, way) for m in matcher(phrases, unspaced).finditer(text)]
+        if kind is not None and not unspaced:
+            out += [_Cue(m, kind, way) for m in _loose(phrases, table.selves, table.fillers).finditer(text)]
     out += [_Cue(m, "like", "subject") for m in matcher(table.bare, unspaced).finditer(text) if _bare(text, m, table)]
     if table.stems:
         out += [_Cue(m, "like", "noun") for m in _stems(table.stems, unspaced).finditer(text)]
@@ -148,6 +153,25 @@ def _cues(text: str, table: PolarityWords, unspaced: bool) -> list[_Cue]:
         if not kept or cue.match.start() >= kept[-1].match.end():
             kept.append(cue)
     return kept
+
+
+#: Most single-word ``fillers`` between two words of a cue ("makes me so happy", "me rend vraiment heureuse").
+_INSIDE = 2
+
+
+@cache
+def _loose(phrases: Words, selves: Words, fillers: Words) -> re.Pattern[str]:
+    """The phrases that name the speaker ("makes me happy", "me rend heureuse": a word of ``selves`` in
+    them), as whole words of a language written with spaces, with up to ``_INSIDE`` of its single-word
+    ``fillers`` between their words (an intensifier inside a cue: "macht mich einfach glücklich")."""
+    framed = tuple(p for p in phrases if " " in p and any(w in selves for w in p.split()))
+    inside = alternation(tuple(f for f in fillers if " " not in f))
+    if not framed or not inside:
+        return re.compile(r"(?!)")
+    joint = rf"\s+(?:(?:{inside})\s+){{0,{_INSIDE}}}"
+    ordered = sorted(set(framed), key=lambda w: (-len(w), w))
+    body = "|".join(joint.join(re.escape(w).replace("'", "['\u2019]") for w in p.split()) for p in ordered)
+    return re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
 
 
 def _stems(stems: Words, unspaced: bool) -> re.Pattern[str]:
@@ -169,11 +193,17 @@ def _bare(text: str, m: re.Match[str], table: PolarityWords) -> bool:
     )
 
 
-def _whose(text: str, cue: _Cue, table: PolarityWords, unspaced: bool) -> str | None:
+def _people(module: languages.LanguageModule) -> frozenset[str]:
+    """The words naming a person in a language: its relatives (``ENTITIES.relatives``) and its
+    ``holders`` ("he", "she")."""
+    return frozenset([*module.ENTITIES.relatives, *module.POLARITY.holders])
+
+
+def _whose(text: str, cue: _Cue, table: PolarityWords, unspaced: bool, people: frozenset[str]) -> str | None:
     """Whose attitude the cue states: "" for the speaker's, the words naming its holder, or ``None``
     when it is no one's preference (a reaction, the other side's, a noun)."""
     if cue.way == "verdict":
-        return "" if _verdict(text, cue.match, table, unspaced) else None
+        return "" if _verdict(text, cue.match, table, unspaced, people) else None
     if unspaced:
         return _holder_unspaced(text, cue.match, table)
     if cue.way == "noun":
@@ -181,14 +211,16 @@ def _whose(text: str, cue: _Cue, table: PolarityWords, unspaced: bool) -> str | 
     return _subject(text, cue.match, table)
 
 
-def _verdict(text: str, m: re.Match[str], table: PolarityWords, unspaced: bool) -> bool:
+def _verdict(text: str, m: re.Match[str], table: PolarityWords, unspaced: bool, people: frozenset[str]) -> bool:
     """Is the verdict the speaker's on a lasting thing? Not a reaction or praise of a person (one of
     ``reactions`` before it in its clause), not a one-off (one of ``events`` just before or after it),
-    and - written with spaces - said of a thing: predicative ("the film was amazing") or before one of
+    and - written with spaces - said of a thing: predicative ("the film was amazing", "that documentary
+    was brilliant": a determiner, a thing and a copula before it, no person among them) or before one of
     ``works`` ("such a beautiful film"), with a subject before it in its clause (not a name alone:
-    "Hamish is perfect" praises a person), or after other words of the text ("The apps, meh"; not
-    as an exclamation opening it: "Amazing!"), or in a sentence holding one of ``ever`` ("best pasta
-    of my life")."""
+    "Hamish is perfect" praises a person; a cause before a verdict of several words is a thing,
+    "Gardening makes me happy"), or after other words of the text ("The apps, meh"; not as an
+    exclamation opening it: "Amazing!"), or in a sentence holding one of ``ever`` ("best pasta of my
+    life")."""
     start = _clause_start(text, m.start())
     before, after = text[start : m.start()], text[m.end() : _clause_end(text, m.end())]
     if unspaced:
@@ -196,21 +228,40 @@ def _verdict(text: str, m: re.Match[str], table: PolarityWords, unspaced: bool) 
             return False
         return bool(matcher(table.fillers, True).sub("", before).strip(_TRIM) or text[:start].strip(_TRIM))
     said, next_words = _WORD.findall(before), _WORD.findall(after)[:1]
-    if matcher(table.reactions, False).search(" ".join(said)) or _shown(said, table):
+    thing = not next_words and _of_thing(said, table, people)
+    if (not thing and matcher(table.reactions, False).search(" ".join(said))) or _shown(said, table):
         return False
     if matcher(table.events, False).search(" ".join([*said[-_EVENT_BEFORE:], *next_words[:_EVENT_AFTER]])):
         return False
     if next_words and " " not in m.group(0).strip() and not _trailing(next_words[0], table):
         return False
-    if table.works and " " not in m.group(0).strip() and not any(_said(w) in table.works for w in [*said, *next_words]):
+    one_word = " " not in m.group(0).strip()
+    if table.works and one_word and not any(_said(w) in table.works for w in [*said, *next_words]) and not thing:
         return False
     subject = [w for w in said if _said(w) not in table.fillers]
-    if subject:
-        return not (len(subject) == 1 and subject[0][:1].isupper() and len(said) == 1)
+    if subject:  # a capitalised word alone may be a person ("Hamish is perfect"), a pronoun the other side's news
+        named = one_word or _said(subject[0]) in table.holders
+        return not (named and len(subject) == 1 and subject[0][:1].isupper() and len(said) == 1)
     if any(_said(w) not in table.fillers for w in _WORD.findall(text[: m.start()])):
         return True
     end = _SENTENCE_END.search(text, m.end())
     return matcher(table.ever, False).search(text[start : end.start() if end else len(text)]) is not None
+
+
+def _of_thing(said: list[str], table: PolarityWords, people: frozenset[str]) -> bool:
+    """Do the words before a predicative verdict name a specific thing: a determiner (one of ``owners``
+    or ``pointers``) opening them, a word or more, then a copula (one of ``fillers``), one of
+    ``pointers`` among them ("that documentary was", "the ramen at that place was"; not "the sky was",
+    which tells of a moment) and no person ("that sister of mine is")?"""
+    lowered = [_said(w) for w in said]
+    return (
+        len(lowered) >= 3
+        and (lowered[0] in table.owners or lowered[0] in table.pointers)
+        and any(w in table.pointers for w in lowered)
+        and lowered[-1] in table.fillers
+        and _said(said[1]) not in table.fillers
+        and not any(w in people or w in table.selves or w in table.addressee for w in lowered)
+    )
 
 
 def _shown(said: list[str], table: PolarityWords) -> bool:
@@ -368,14 +419,22 @@ def _clause_end(text: str, at: int) -> int:
 
 
 def _negated(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool) -> bool:
-    """Is there a negation in the cue's clause just before it, or just after it?"""
+    """Is there a negation in the cue's clause just before it, or just after it (none for a cue that
+    holds its own negation: "ne supporte pas", "不崩溃")?"""
+    if matcher(table.negations, unspaced).search(cue.group(0)):
+        return False
     before = text[_clause_start(text, cue.start()) : cue.start()]
     after = text[cue.end() : _clause_end(text, cue.end())]
-    if unspaced:
-        window = f"{before[-_BEFORE[True] :]} {after[: _AFTER[True]]}"
+    if unspaced:  # a filler holding a negation's character is none ("特别")
+        window = matcher(table.fillers, True).sub(" ", f"{before[-_BEFORE[True] :]} {after[: _AFTER[True]]}")
     else:
         window = " ".join([*_WORD.findall(before)[-_BEFORE[False] :], "|", *_WORD.findall(after)[: _AFTER[False]]])
-    return matcher(table.negations, unspaced).search(window) is not None
+    found = matcher(table.negations, unspaced).search(window)
+    if found is not None and matcher(table.unmatched, unspaced).fullmatch(found.group(0)):
+        rest = after.strip()  # "nothing relaxes me like ...", "I love nothing more than ..."
+        lead = matcher(table.unmatched, unspaced).match(rest)
+        return matcher(table.rivals, unspaced).match(rest[lead.end() :].strip() if lead else rest) is None
+    return found is not None
 
 
 def _reason(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool) -> str:

@@ -274,7 +274,9 @@ class PolarityWords:
     What turns or rules out a cue:
 
     - ``negations``: words that, shortly before a cue in its clause (or just after it), turn a like
-      into a dislike and a dislike into neutral ("I don't love it anymore").
+      into a dislike and a dislike into neutral ("I don't love it anymore"); ``unmatched``: negations
+      that turn nothing when one of ``rivals`` follows the cue in its clause ("nothing relaxes me like a
+      long swim": the swim relaxes most).
     - ``once``: cues of a one-off reaction ("loved", "enjoyed"): the speaker's verdict on a thing, but
       no lasting preference of someone else's ("my sister tried it and loved it").
     - ``blocks``: phrases holding a cue that state no preference - a wish, a plan, affection, an
@@ -329,6 +331,8 @@ class PolarityWords:
     reasons: Words = ()
     reason_openers: Words = ()
     reasons_before: Words = ()
+    unmatched: Words = ()
+    rivals: Words = ()
 
 
 @dataclass(frozen=True, eq=False)

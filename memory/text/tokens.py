@@ -17,6 +17,7 @@ from functools import cache, lru_cache
 
 import Stemmer
 
+from caim.memory.text import languages
 from caim.memory.text.lang import ENGLISH, UNSPACED_RUN, Language, detect, script_language
 from caim.memory.text.lang_en import STOPWORDS
 
@@ -110,7 +111,27 @@ def tokenize(text: str) -> list[str]:
     >>> tokenize("Wir haben zwei Welpen adoptiert."), tokenize("我在图书馆")
     (['zwei', 'welp', 'adoptiert'], ['我在', '在图', '图', '图书', '书', '书馆', '馆'])
     """
-    return terms(text, detect(text))
+    if len(text) > TOKENIZED_CHARS:
+        return terms(text, detect(text))
+    return list(_terms_of(text, detect(text)))
+
+
+#: How many texts ``tokenize`` keeps the terms of (a record's source turns are read again by every search
+#: that rates the record, and by capture, grounding and the slots), and the longest text it keeps.
+TOKENIZED = 8192
+TOKENIZED_CHARS = 2000
+
+
+@lru_cache(maxsize=TOKENIZED)
+def _terms_of(text: str, language: Language) -> tuple[str, ...]:
+    """``terms`` of a text, kept (a language is its own key: one registered anew is another)."""
+    return tuple(terms(text, language))
+
+
+@languages.on_change
+def _forget() -> None:
+    """Drop the terms read with the languages registered before."""
+    _terms_of.cache_clear()
 
 
 def terms(text: str, language: Language) -> list[str]:
