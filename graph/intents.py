@@ -54,6 +54,7 @@ from caim.memory.intents import (
 from caim.memory.records import HistoryEntry, IntentUnit, MemoryRecord, SourceTurn, stable_id
 from caim.memory.stm import Exchange, turns
 from caim.memory.text import asks_about_past, memory_signals, unsupported
+from caim.ontology.tagger import tags_of
 from caim.prompts import intents as intents_prompt
 from caim.services.bounds import within_bounds
 
@@ -88,7 +89,9 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
         with store.user_lock(env.user_id):
             denied = store.denied(env.user_id)
             records = [
-                r for r in records if r.tags[0] in ontology and within_bounds(ontology, r.tags, env.settings, denied)
+                r
+                for r in records
+                if all(t in ontology for t in r.tags[:1]) and within_bounds(ontology, r.tags, env.settings, denied)
             ]
             store.add(records)
     if records:  # a session with no task leaves no step in the trace
@@ -150,24 +153,27 @@ def _unknown_tasks(env: Env, session: str, exchanges: list[Exchange], asked: lis
 
 
 def _slot_facts(env: Env, session: str, exchanges: list[Exchange], catalogue: Catalogue) -> list[MemoryRecord]:
-    """Raw records of the user turns that give a catalogue slot a value, tagged with its intents' terms."""
-    out = []
-    for t in exchanges:
-        intents = fills_slots(t.user, catalogue)
-        if intents:
-            tags = list(dict.fromkeys(i.tag for i in intents))[:3]
-            out.append(
-                raw_record(
-                    user_id=env.user_id,
-                    session_id=session,
-                    turn=t.number,
-                    text=t.user,
-                    when=t.time or env.now,
-                    tags=tags,
-                    reply=t.assistant,
-                )
-            )
-    return out
+    """Raw records of the user turns that give a catalogue slot a value, tagged as the reader tags
+    any message (``tags_of`` its chosen categories; none when it is unsure): what a task later needs
+    is found by search, and a fact is not about the tasks it could serve ("There are 8 of us now"
+    tells of work, not of restaurants)."""
+    facts = [t for t in exchanges if fills_slots(t.user, catalogue)]
+    if not facts:
+        return []
+    reader = env.svc.reader
+    read = reader.read([t.user for t in facts])
+    return [
+        raw_record(
+            user_id=env.user_id,
+            session_id=session,
+            turn=t.number,
+            text=t.user,
+            when=t.time or env.now,
+            tags=tags_of(env.ontology, reader.model.chosen(r), r.found),
+            reply=t.assistant,
+        )
+        for t, r in zip(facts, read, strict=True)
+    ]
 
 
 def _record(env: Env, session: str, intent: Intent | None, window: list[Exchange], unit: IntentUnit) -> MemoryRecord:

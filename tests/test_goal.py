@@ -387,3 +387,16 @@ def test_what_a_recipient_likes_said_by_their_name(memory):
     assert recall.known["interests"].value == "chess"
     interests = {s.name: s for s in Catalogue().intents["gift"].slots}["interests"]
     assert read_slot(interests, "Tom plays golf badly.", "sister", ["Anna"]) == ""  # not her name
+
+
+def test_a_slot_fact_is_tagged_as_any_message_not_with_the_tasks_it_could_serve(memory):
+    session = [
+        {"role": "user", "content": "Lol yeah, 4 of us", "time": "2024-03-10T10:00"},
+        {"role": "assistant", "content": "Nice.", "time": "2024-03-10T10:01"},
+    ]
+    memory.remember(session, user_id=U, background=False)
+    kept = [r for r in memory.list(user_id=U) if "4 of us" in r.thought]
+    assert len(kept) == 1  # kept for a later task's party size
+    assert not {"restaurants", "trips", "food", "travel"} & set(kept[0].tags)  # no task's term as its topic
+    recall = memory.recall("Could you book us a table for Friday?", user_id=U, at="2024-04-01T12:00:00")
+    assert recall.known["party_size"].value == "4"
