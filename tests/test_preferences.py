@@ -304,6 +304,8 @@ CUES = Path(__file__).parent / "data" / "polarity_cues.jsonl"
     [
         ("Gardening makes me so happy, I'm out there every evening.", "like"),
         ("Knitting keeps me sane during exam season.", "like"),
+        ("Running is what's keeping me sane this winter.", "like"),
+        ("Pottery has been helping me unwind after work.", "like"),
         ("That documentary about octopuses was brilliant.", "like"),
         ("The new Dune film was such a letdown.", "dislike"),
         ("Gärtnern macht mich einfach glücklich.", "like"),

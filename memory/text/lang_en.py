@@ -248,13 +248,23 @@ POLARITY = PolarityWords(
         " always just still definitely quite rather both all genuinely honestly truly"
     ),
     praise=(
-        *spelled(("makes", "make"), _ME, ("happy", "happier", "smile", "feel good", "feel better", "feel alive")),
         *spelled(
-            ("helps", "help"), ("me",), ("relax", "unwind", "de-stress", "destress", "switch off", "clear my head")
+            ("makes", "make", "making"), _ME, ("happy", "happier", "smile", "feel good", "feel better", "feel alive")
+        ),
+        *spelled(
+            ("helps", "help", "helping"),
+            ("me",),
+            ("relax", "unwind", "de-stress", "destress", "switch off", "clear my head"),
         ),
         *spelled(("calms", "calm", "relaxes", "relax", "soothes", "grounds", "centers", "centres"), ("me",)),
-        *spelled(("keeps", "keep", "kept"), ("me",), ("sane", "grounded", "going", "calm", "alive", "at peace")),
-        *spelled(("brings", "bring", "gives", "give"), _ME, ("joy", "so much joy", "peace", "comfort", "happiness")),
+        *spelled(
+            ("keeps", "keep", "kept", "keeping"), ("me",), ("sane", "grounded", "going", "calm", "alive", "at peace")
+        ),
+        *spelled(
+            ("brings", "bring", "bringing", "gives", "give", "giving"),
+            _ME,
+            ("joy", "so much joy", "peace", "comfort", "happiness"),
+        ),
         *spelled(
             ("makes", "make", "made"), ("me feel",), ("calm", "happy", "good", "better", "relaxed", "great", "at ease")
         ),
