@@ -12,7 +12,11 @@ embed; every query is embedded for real with the configured embedder) - for one 
 - list (all records of the user, paged) and export (streamed) time, and the export's peak memory,
   measured in a child process running ``caim memories export`` against the same process for an
   empty user;
-- the whole run's wall time.
+- the whole run's wall time, beside its CPU seconds and the machine's load average while it ran (a
+  shared machine's wall time measures its other jobs too).
+
+The records are verbatim records as capture writes them, their entities left unread: the made-up
+words name none, and reading them is capture's work (``benchmarks/ingest.py`` measures it).
 
 ``--vectors words`` (the default) gives each record the normalised sum of fixed random vectors of
 its content words, so records that share words are near each other as with text embeddings;
@@ -48,6 +52,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -183,6 +188,7 @@ def fill(
                     when=t0 + timedelta(minutes=17 * i),
                     tags=["personal"],
                     speaker="user",
+                    read_entities=False,  # made-up words name no entity; reading them is capture's work
                 )
             )
         vecs = vectors.of([r.thought for r in recs]) if vectors.kind != "embedder" else None
@@ -432,15 +438,41 @@ def measure(args: argparse.Namespace, text: Text, vectors: Vectors, embedder: Mi
     return figures | {"export_peak_rss_mb": round(rss, 1), "export_baseline_rss_mb": round(base, 1), "phases_s": phases}
 
 
+class LoadSampler:
+    """The machine's 1-minute load average, sampled every ``every`` seconds in a daemon thread while
+    the run goes on: its mean and its highest."""
+
+    def __init__(self, every: float = 10.0):
+        self.samples = [os.getloadavg()[0]]
+        self._stop = threading.Event()
+        self._every = every
+        threading.Thread(target=self._run, daemon=True, name="load-sampler").start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            self.samples.append(os.getloadavg()[0])
+
+    def figures(self) -> dict:
+        """The samples' mean and highest (the sampler goes on)."""
+        return {"load_average_mean": round(statistics.mean(self.samples), 1), "load_average_max": max(self.samples)}
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process (every thread's) and of its children that ended, so far."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     started, load_start, wall = datetime.now(UTC), os.getloadavg()[0], time.perf_counter()
+    cpu_start, load = cpu_seconds(), LoadSampler()
     text = Text(random.Random(7))
     embedder = MiniLMEmbedder.shared()
     vectors = Vectors(args.synthetic, text.words, len(embedder.embed(["probe"])[0]))
     run = RunInfo(started, load_start, sys.argv[1:] if argv is None else argv)
     if args.fill_only:
-        figures = fill_only(args, text, vectors, embedder)
+        figures = fill_only(args, text, vectors, embedder) | load.figures()
         print(json.dumps(figures, indent=2))
         if args.json:
             args.json.write_text(json.dumps(figures, indent=2))
@@ -453,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = measure(args, text, vectors, embedder)
     rss, base = figures["export_peak_rss_mb"], figures["export_baseline_rss_mb"]
     figures |= {"total_s": round(time.perf_counter() - wall, 1), "load_average": os.getloadavg()[0]}
+    figures |= {"total_cpu_s": round(cpu_seconds() - cpu_start, 1), **load.figures()}
     figures["load_average_start"] = load_start
     print(json.dumps(figures, indent=2))
     if args.json:
@@ -474,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{f['insert_first_tenth_per_s']:.0f}, last tenth {f['insert_last_tenth_per_s']:.0f}), "
         f"{f['indexed_records_per_s']:.0f} records/s with the vector index caught up; list {f['list_s']:.2f} s, "
         f"export {f['export_s']:.2f} s (peak RSS {rss:.0f} MB, {rss - base:+.0f} MB over an empty export); "
-        f"whole run {f['total_s']:.0f} s"
+        f"whole run {f['total_s']:.0f} s, {f['total_cpu_s']:.0f} CPU s at load {f['load_average_mean']:.1f} on the mean"
     )
     print(f"retrieval p95 {f['retrieval_ms']['p95']:.1f} ms at {scope}")
     return 0
@@ -570,6 +603,12 @@ def section(figures: dict, scope: str, run: RunInfo) -> str:
         ),
         *embedder_rows(figures.get("embedder_fill")),
         ("whole run", f"{int(minutes)} min {seconds:.0f} s"),
+        (
+            "whole run: CPU, load",
+            f"{figures['total_cpu_s']:,.0f} CPU s (this process's threads and its export processes); load average "
+            f"{figures['load_average_mean']:.1f} on the mean while it ran (sampled every 10 s), "
+            f"{figures['load_average_max']:.1f} at most",
+        ),
         ("of which", ", ".join(f"{k} {v:,.0f} s" for k, v in figures["phases_s"].items())),
     ]
     head = f"{run.line()}; {figures['vectors']} vectors."
@@ -589,6 +628,7 @@ def embedder_rows(filled: dict | None) -> list[tuple[str, str]]:
             f"{filled['fill_s']:,.0f} s, {filled['fill_cpu_s']:,.0f} CPU s ({n / max(filled['fill_cpu_s'], 1e-9):,.0f} "
             f"records per CPU s); vector index caught up {filled['indexed_s']:,.0f} s after the fill began "
             f"({filled['indexed_records_per_s']:,.0f} records/s); peak RSS {filled['fill_peak_rss_mb']:,.0f} MB; "
+            f"load average {filled.get('load_average_mean', float('nan')):.1f} on the mean while it ran; "
             f"its own process, {filled['process_s']:,.0f} s in all, after this run and not in its whole run",
         )
     ]

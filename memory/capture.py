@@ -477,13 +477,16 @@ def raw_record(
     turn_id: str | None = None,
     role: Literal["user", "assistant"] | None = None,
     kept: str = "",
+    read_entities: bool = True,
 ) -> MemoryRecord:
     """The verbatim record of one side of a turn, the words ``text`` of ``speaker`` (the user, the
     assistant or a named participant): ``reply`` is the assistant's answer that followed a person's
     words, ``asked`` the other side's turn before them when that holds the missing half of the
     exchange. ``role``: the side the words are on, when not the speaker's own (a replayed
     conversation's second person on the assistant's side). ``kept``: the part of ``text`` the
-    thought keeps (what an assistant's reply gave: ``gave``), when not all of it."""
+    thought keeps (what an assistant's reply gave: ``gave``), when not all of it. ``read_entities``:
+    False leaves the entities its words name unread (``with_entities`` reads them), for a caller that
+    knows its words name none."""
     words = " ".join((kept or text).split())
     assistant = (role or ("assistant" if speaker == ASSISTANT else "user")) == "assistant"
     side: Literal["user", "assistant"] = "assistant" if assistant else "user"
@@ -517,4 +520,4 @@ def raw_record(
         sources=sources,
         history=[],
     )
-    return with_entities(rec)  # what the speaker's words name of their life
+    return with_entities(rec) if read_entities else rec  # what the speaker's words name of their life
