@@ -93,6 +93,31 @@ def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         yield items[i : i + size]
 
 
+#: Records one ``INSERT`` writes: 14 parameters each, within SQLite's oldest limit of 999.
+INSERT_ROWS = 64
+
+
+def _record_values(row: _Row) -> tuple:
+    """The ``records`` columns of a row, in ``_insert_records``' order."""
+    rec = row.rec
+    return (
+        rec.id,
+        rec.user_id,
+        rec.kind,
+        as_aware(rec.event_time).timestamp(),
+        as_aware(rec.valid_until).timestamp() if rec.valid_until else None,
+        rec.session_id,
+        rec.turn,
+        rec.speaker,
+        row.prior,
+        int(row.timex),
+        len(row.terms),
+        row.body,
+        pack(row.vec),
+        row.done,
+    )
+
+
 def _marks(items: Sized) -> str:
     """``?, ?, ...``: one placeholder per item."""
     return ",".join("?" * len(items))
@@ -187,37 +212,25 @@ class RecordDB:
             before = {u: self._usage(c, u) for u in users} if self.quota is not None else {}
             for user_id, ids in _ids_by_user(records).items():
                 self._remove(c, user_id, ids, tombstone=False)
-            rids = [self._insert_record(c, row) for row in rows]
+            rids = self._insert_records(c, rows)
             self._index_rows(c, rows, rids)
             for user_id, was_used in before.items():  # past a limit: the transaction is rolled back
                 self._check_quota(user_id, was_used, self._usage(c, user_id))
 
     @staticmethod
-    def _insert_record(c: Cursor, row: _Row) -> int:
-        rec = row.rec
-        got = c.one(
-            "INSERT INTO records (id, user_id, kind, event_ts, valid_until_ts, session_id, turn, speaker,"
-            " prior, timex, dl, body, vec, vec_state)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid",
-            (
-                rec.id,
-                rec.user_id,
-                rec.kind,
-                as_aware(rec.event_time).timestamp(),
-                as_aware(rec.valid_until).timestamp() if rec.valid_until else None,
-                rec.session_id,
-                rec.turn,
-                rec.speaker,
-                row.prior,
-                int(row.timex),
-                len(row.terms),
-                row.body,
-                pack(row.vec),
-                row.done,
-            ),
-        )
-        assert got is not None  # INSERT ... RETURNING returns the row it inserted
-        return int(got[0])
+    def _insert_records(c: Cursor, rows: Sequence[_Row]) -> list[int]:
+        """Insert the rows' records (ids not stored), a statement per ``INSERT_ROWS`` records, not per
+        record: their row ids, in the rows' order."""
+        rids: dict[str, int] = {}
+        for part in _chunks(rows, INSERT_ROWS):
+            values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(part))
+            got = c.execute(
+                "INSERT INTO records (id, user_id, kind, event_ts, valid_until_ts, session_id, turn, speaker,"
+                f" prior, timex, dl, body, vec, vec_state) VALUES {values} RETURNING id, rid",
+                [value for row in part for value in _record_values(row)],
+            ).fetchall()
+            rids.update((str(i), int(rid)) for i, rid in got)  # RETURNING's order is the engine's: by id
+        return [rids[row.rec.id] for row in rows]
 
     @staticmethod
     def _index_rows(c: Cursor, rows: Sequence[_Row], rids: Sequence[int]) -> None:
@@ -256,38 +269,50 @@ class RecordDB:
     def _remove(self, c: Cursor, user_id: str, ids: Sequence[str], *, tombstone: bool) -> list[str]:
         """Delete this user's records among ``ids`` with their index rows and their share of the
         statistics: the work of each is its own rows' (the id index finds it, its postings name the
-        terms whose counts drop)."""
-        removed = []
+        terms whose counts drop), in statements per 500 ids, not per record."""
+        removed: list[str] = []
         size = "octet_length(body)" if self.conn.dialect == "postgres" else "length(CAST(body AS BLOB))"
         for part in _chunks(ids, 500):
             found = c.execute(
                 f"SELECT rid, id, dl, {size} FROM records WHERE +user_id = ? AND id IN ({_marks(part)})",
                 (user_id, *part),
             ).fetchall()
-            for rid, rid_id, dl, nbytes in found:
-                self._remove_one(c, user_id, rid, dl, int(nbytes or 0))
-                if tombstone:
-                    c.execute(
-                        "INSERT INTO vector_deletes VALUES (?, ?) "
-                        "ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id",
-                        (rid_id, user_id),
-                    )
-                removed.append(rid_id)
+            if not found:
+                continue
+            self._remove_rows(c, user_id, found)
+            if tombstone:
+                c.executemany(
+                    "INSERT INTO vector_deletes VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id",
+                    [(rid_id, user_id) for _, rid_id, _, _ in found],
+                )
+            removed += [rid_id for _, rid_id, _, _ in found]
         return removed
 
     @staticmethod
-    def _remove_one(c: Cursor, user_id: str, rid: int, dl: int, nbytes: int) -> None:
-        terms = "(SELECT term FROM postings WHERE user_id = ? AND rid = ?)"
-        c.execute(f"UPDATE term_df SET df = df - 1 WHERE user_id = ? AND term IN {terms}", (user_id, user_id, rid))
-        c.execute(f"DELETE FROM term_df WHERE user_id = ? AND df <= 0 AND term IN {terms}", (user_id, user_id, rid))
-        c.execute("DELETE FROM postings WHERE user_id = ? AND rid = ?", (user_id, rid))
-        c.execute("DELETE FROM record_tags WHERE user_id = ? AND rid = ?", (user_id, rid))
-        c.execute("DELETE FROM record_names WHERE user_id = ? AND rid = ?", (user_id, rid))
-        c.execute("DELETE FROM records WHERE rid = ?", (rid,))
+    def _remove_rows(c: Cursor, user_id: str, found: Sequence[tuple]) -> None:
+        """Delete the records ``found`` (rid, id, document length, bytes) of one user, their postings,
+        tags and names, and take their counts off ``term_df`` and ``user_stats``."""
+        rids = [int(f[0]) for f in found]
+        marks = _marks(rids)
+        terms = Counter(  # counted here: a GROUP BY would walk the user's whole postings in term order
+            t
+            for (t,) in c.execute(
+                f"SELECT term FROM postings WHERE user_id = ? AND rid IN ({marks})", (user_id, *rids)
+            ).fetchall()
+        ).items()
+        c.executemany(
+            "UPDATE term_df SET df = df - ? WHERE user_id = ? AND term = ?", [(k, user_id, t) for t, k in terms]
+        )
+        c.executemany(
+            "DELETE FROM term_df WHERE user_id = ? AND term = ? AND df <= 0", [(user_id, t) for t, _ in terms]
+        )
+        for table in ("postings", "record_tags", "record_names"):
+            c.execute(f"DELETE FROM {table} WHERE user_id = ? AND rid IN ({marks})", (user_id, *rids))
+        c.execute(f"DELETE FROM records WHERE rid IN ({marks})", rids)
         c.execute(
-            "UPDATE user_stats SET n = n - 1, total_dl = total_dl - ?, bytes = bytes - ?, version = version + 1 "
+            "UPDATE user_stats SET n = n - ?, total_dl = total_dl - ?, bytes = bytes - ?, version = version + 1 "
             "WHERE user_id = ?",
-            (dl, nbytes, user_id),
+            (len(found), sum(int(f[2]) for f in found), sum(int(f[3] or 0) for f in found), user_id),
         )
 
     @staticmethod
