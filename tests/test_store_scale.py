@@ -21,7 +21,8 @@ from caim.memory.search import lexical
 from caim.memory.search.engine import scoring
 from caim.memory.search.lexical import LexicalIndex
 from caim.memory.search.retrieval import Query, Retriever
-from caim.memory.storage.db import RecordDB
+from caim.memory.storage.db import INSERT_ROWS, RecordDB
+from caim.memory.storage.sql import Cursor
 from caim.memory.storage.store import MemoryStore, Writes
 from tests.test_store import CountingEmbedder
 
@@ -88,6 +89,49 @@ def test_a_write_costs_the_same_in_a_store_ten_times_larger(tmp_path):
     assert db.count("ann") == 3400
     assert large < 1.3 * small, (small, large)  # hundreds of instructions; 10x the records and vocabulary
     db.close()
+
+
+@contextmanager
+def statements(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The statements a transaction sends to the database (one per ``execute`` or ``executemany``
+    call: a round trip to a database server)."""
+    sent: list[str] = []
+    execute, executemany = Cursor.execute, Cursor.executemany
+
+    def counted_execute(self: Cursor, sql: str, params=()):
+        sent.append(sql)
+        return execute(self, sql, params)
+
+    def counted_executemany(self: Cursor, sql: str, rows) -> None:
+        sent.append(sql)
+        executemany(self, sql, rows)
+
+    with monkeypatch.context() as m:
+        m.setattr(Cursor, "execute", counted_execute)
+        m.setattr(Cursor, "executemany", counted_executemany)
+        yield sent
+
+
+@BOTH
+def test_a_batch_is_written_rewritten_and_deleted_in_statements_per_batch_not_per_record(record_db, monkeypatch):
+    db = record_db
+
+    def sent(write) -> int:
+        with statements(monkeypatch) as got:
+            write()
+        return len(got)
+
+    small = [note("ann", i) for i in range(10)]
+    large = [note("ann", i) for i in range(10, 210)]
+    fresh = (sent(lambda: db.upsert(small, [VEC] * 10)), sent(lambda: db.upsert(large, [VEC] * 200)))
+    again = [[r.model_copy(update={"thought": f"rewritten {r.thought} anew"}) for r in b] for b in (small, large)]
+    rewritten = tuple(sent(lambda b=b: db.upsert(b, [VEC] * len(b))) for b in again)
+    assert db.count("ann") == 210 and all(r.thought.startswith("rewritten") for r in db.iter_user("ann"))
+    deleted = tuple(sent(lambda b=b: db.delete("ann", [r.id for r in b])) for b in (small, large))
+    assert db.count("ann") == 0 and db.stats("ann")[0] == 0
+    for kind, (ten, two_hundred) in {"fresh": fresh, "rewritten": rewritten, "deleted": deleted}.items():
+        # 190 more records: a few more statements (an INSERT per 64 records), never some per record
+        assert two_hundred <= ten + 200 // INSERT_ROWS, (kind, ten, two_hundred)
 
 
 def test_listing_a_memory_reads_each_record_once(tmp_path):
