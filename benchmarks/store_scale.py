@@ -30,7 +30,8 @@ vector index's and the embedder's included) and the process's peak memory.
 as they are written, in a child process of its own (its peak memory its own), once the run's own
 figures are written: its records/s, CPU seconds and peak memory are a row of the run's section, beside
 the word-vector fill, and not part of its whole run. The child writes its figures so far after each
-batch (``<--json>-embedder-fill.json``), so a run stopped during it still tells its rate.
+batch (``<--json>-embedder-fill.json``), so a run stopped during it still tells its rate; so does the
+run's own fill (``--json``, until the run's figures replace them).
 
 Usage::
 
@@ -367,18 +368,25 @@ def fill_only(args: argparse.Namespace, text: Text, vectors: Vectors, embedder: 
     """Fill a fresh store and catch its vector index up, nothing else: the fill's figures."""
     store = MemoryStore(args.data_dir or Path(tempfile.mkdtemp(prefix="caim-scale-")), embedder)
     figures: dict = {"vectors": f"{embedder.name} (each record embedded as it is written)"}
+    figures |= fill_all(store, args, text, vectors, so_far(args, figures))
+    store.close()
+    return figures
+
+
+def so_far(args: argparse.Namespace, figures: dict):
+    """A ``fill`` callback that writes the figures of the batches written so far to ``args.json``
+    (nothing without it), should the run be stopped: records written, wall and CPU seconds (every
+    thread's), the rate in ``MemoryStore.add``, peak memory and the load average."""
     start, cpu = time.perf_counter(), time.process_time()
 
-    def so_far(written: int, spent: list[float]) -> None:
-        if args.json:  # the figures of the batches written, should the run be stopped
+    def write(written: int, spent: list[float]) -> None:
+        if args.json:
             partial = {"partial": True, "records_written": written, "of": args.records}
             partial |= {"seconds": round(time.perf_counter() - start, 1), "cpu_s": round(time.process_time() - cpu, 1)}
             partial |= {"records_per_s_in_add": round(written / sum(spent), 1), "peak_rss_mb": round(peak_rss_mb(), 1)}
-            args.json.write_text(json.dumps(figures | partial, indent=2))
+            args.json.write_text(json.dumps(figures | partial | {"load_average": os.getloadavg()[0]}, indent=2))
 
-    figures |= fill_all(store, args, text, vectors, so_far)
-    store.close()
-    return figures
+    return write
 
 
 def retrieval(store: MemoryStore, args: argparse.Namespace, text: Text) -> dict:
@@ -424,7 +432,7 @@ def measure(args: argparse.Namespace, text: Text, vectors: Vectors, embedder: Mi
         f"{embedder.name} (each record embedded as it is written)" if args.synthetic == "embedder" else args.synthetic
     )
     figures = {"records_u0": args.records, "users": 1 + args.users, "vectors": kind}
-    figures |= fill_all(store, args, text, vectors)
+    figures |= fill_all(store, args, text, vectors, so_far(args, figures))
     phases = {"fill": figures["fill_s"], "vector index catching up": round(figures["indexed_s"] - figures["fill_s"], 1)}
     with timed(phases, "queries"):
         figures["retrieval_ms"] = retrieval(store, args, text)
@@ -454,7 +462,10 @@ class LoadSampler:
 
     def figures(self) -> dict:
         """The samples' mean and highest (the sampler goes on)."""
-        return {"load_average_mean": round(statistics.mean(self.samples), 1), "load_average_max": max(self.samples)}
+        return {
+            "load_average_mean": round(statistics.mean(self.samples), 1),
+            "load_average_max": round(max(self.samples), 1),
+        }
 
 
 def cpu_seconds() -> float:

@@ -390,3 +390,15 @@ def test_store_scale_reports_a_fill_with_the_real_embedder_beside_its_own(tmp_pa
     assert so_far["records_total"] == 20
     text = (tmp_path / "scale.md").read_text()
     assert "## 30 records" in text and "fill of 20 records, each embedded as written" in text
+    assert "CPU s (this process's threads and its export processes); load average" in text
+    assert figures["total_cpu_s"] > 0 and figures["load_average_max"] >= figures["load_average_mean"] >= 0
+
+
+def test_store_scale_writes_the_figures_of_a_fill_so_far(tmp_path):
+    bench = load("store_scale")
+    args = bench.parse(["--records", "30", "--json", str(tmp_path / "p.json")])
+    figures = {"vectors": "words"}
+    bench.so_far(args, figures)(20, [0.1, 0.1])  # after two batches: a stopped run's figures
+    got = json.loads((tmp_path / "p.json").read_text())
+    assert got["partial"] and got["records_written"] == 20 and got["of"] == 30 and got["vectors"] == "words"
+    assert got["records_per_s_in_add"] == 100 and got["cpu_s"] >= 0 and got["load_average"] >= 0
