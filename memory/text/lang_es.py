@@ -364,7 +364,8 @@ POLARITY = PolarityWords(
         me quedo con; me divierte; me divierten; me entretiene; me interesa; me interesan; me llama la atención;
         me pirra; me pirran; lo disfruto; la disfruto; adora; adoran; ama; aman; metido en; metida en;
         metidos en; metidas en; enganchado con; enganchada con; enganchado al; enganchada al; muy fan"""
-    ),
+    )
+    + spelled(("un", "una"), ("gran", "enorme", "auténtico", "auténtica", "verdadero", "verdadera", "súper"), ("fan",)),
     dislikes=phrases(
         """odio; detesto; no soporto; no aguanto; me molesta; me molestan; me fastidia; me fastidian; no me va;
         harto de; harta de; hartos de; me aburre; me aburren; me cansa; me cansan; me harta; me hartan;
@@ -388,7 +389,7 @@ POLARITY = PolarityWords(
         """aburrido; aburrida; horrible; asqueroso; asquerosa; un asco; fatal; pésimo; pésima; lo peor; el peor;
         la peor; insoportable; un rollo; un coñazo; agotador; agotadora; malísimo; malísima; horroroso;
         horrorosa; espantoso; espantosa; una pesadilla; un infierno; decepcionante; demasiado caro;
-        demasiado lento; demasiado dulce; demasiado picante"""
+        demasiado lento; demasiado dulce; demasiado picante; aburridísimo; aburridísima; pesadísimo; pesadísima"""
     ),
     reactions=phrases(
         """qué; que bien; suena; suenan; tú; tu; tus; te; ti; usted; ustedes; su; vosotros; felicidades;

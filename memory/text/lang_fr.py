@@ -346,7 +346,8 @@ POLARITY = PolarityWords(
         tombée amoureuse; amoureux de; amoureuse de; m'a donné envie; me donne envie; me plaît; me plait;
         me plaisent; m'a plu; m'ont plu; suis fan; un faible pour; mon péché mignon; prends plaisir;
         m'intéresse; m'intéressent; m'amuse; me fascine; me fascinent"""
-    ),
+    )
+    + spelled(("un", "une"), ("", "grand", "grande", "énorme", "immense", "vrai", "vraie"), ("fan",)),
     dislikes=phrases(
         """déteste; détestes; détestons; détestent; détesté; supporte pas; supporte plus; supportes pas; horreur;
         pas fan; exècre; ai marre; en ai marre; marre de; ras le bol; ras-le-bol; me saoule; me soûle; me gonfle;
@@ -392,7 +393,7 @@ POLARITY = PolarityWords(
         *words("préféré préférée préférés préférées passion truc kif"),
         *phrases(
             """ma passion; mon truc; mon rayon de soleil; ma bouffée d'oxygène; ma thérapie; ma soupape;
-            mon échappatoire; mon moment à moi; mon refuge; mon plaisir"""
+            mon échappatoire; mon moment à moi; mon refuge; mon plaisir; mon bonheur; mon kif"""
         ),
     ),
     bad_nouns=phrases("bête noire"),
@@ -415,7 +416,7 @@ POLARITY = PolarityWords(
         honnêtement; vraiment beaucoup; énormément; carrément; complètement; totalement; absolument; juste;
         surtout; en fait; en vrai; du coup; sincèrement; ne; n; y; en; l; le; la; les; j'; c'est; c; est; était;
         ai; as; a; avoir; suis; es; été; oh; ah; waouh; wow; haha; ok; bon; bah; ben; eh; ouais; oui; salut;
-        coucou; super; hyper; étaient; sont"""
+        coucou; super; hyper; étaient; sont; de plus en plus"""
     ),
     pointers=words("ce cet cette ces"),
     joins=words("et mais ou puis à de pour"),

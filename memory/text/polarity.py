@@ -183,6 +183,12 @@ def _said(word: str) -> str:
     return word.lower().replace("\u2019", "'")
 
 
+def _self(word: str, table: PolarityWords) -> bool:
+    """Is the word one of ``selves``, or an elided one of them joined to the next word ("m'ennuie")?"""
+    said = _said(word)
+    return said in table.selves or ("'" in said and said.split("'")[0] in table.selves)
+
+
 def _bare(text: str, m: re.Match[str], table: PolarityWords) -> bool:
     """A bare cue ("like") counts right after one of ``before_bare`` ("I like", never "looks like")
     or right before one of ``after_bare`` ("mag ich")."""
@@ -296,7 +302,7 @@ def _subject(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
     after = _WORD.findall(text[m.end() : _clause_end(text, m.end())])
     if matcher(table.addressee, False).search(" ".join(after[:_OBJECT_SPAN])):
         return None
-    if any(_said(w) in table.selves for w in _WORD.findall(m.group(0))):  # "I'm into", "find ich gut"
+    if any(_self(w, table) for w in _WORD.findall(m.group(0))):  # "I'm into", "find ich gut", "m'ennuie"
         return ""
     if after and _said(after[0]) in table.after_bare:  # "Jazz mag ich", "das mag er"
         return "" if _said(after[0]) in table.selves else after[0]
@@ -427,7 +433,8 @@ def _negated(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool
     after = text[cue.end() : _clause_end(text, cue.end())]
     if unspaced:  # a filler holding a negation's character is none ("特别")
         window = matcher(table.fillers, True).sub(" ", f"{before[-_BEFORE[True] :]} {after[: _AFTER[True]]}")
-    else:
+    else:  # a filler of several words is no negation ("de plus en plus")
+        before, after = (_phrase_fillers(table).sub(" ", part) for part in (before, after))
         window = " ".join([*_WORD.findall(before)[-_BEFORE[False] :], "|", *_WORD.findall(after)[: _AFTER[False]]])
     found = matcher(table.negations, unspaced).search(window)
     if found is not None and matcher(table.unmatched, unspaced).fullmatch(found.group(0)):
@@ -435,6 +442,11 @@ def _negated(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool
         lead = matcher(table.unmatched, unspaced).match(rest)
         return matcher(table.rivals, unspaced).match(rest[lead.end() :].strip() if lead else rest) is None
     return found is not None
+
+
+def _phrase_fillers(table: PolarityWords) -> re.Pattern[str]:
+    """The table's ``fillers`` of several words, as whole words."""
+    return matcher(tuple(f for f in table.fillers if " " in f), False)
 
 
 def _reason(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool) -> str:
