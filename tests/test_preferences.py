@@ -322,6 +322,21 @@ CUES = Path(__file__).parent / "data" / "polarity_cues.jsonl"
         ("Honestly nothing helps me relax like a long swim.", "like"),
         ("I love nothing more than a long walk.", "like"),
         ("Nothing makes me happy anymore.", "dislike"),
+        ("I'm a huge fan of Studio Ghibli films.", "like"),
+        ("Jazz really isn't for me.", "dislike"),
+        ("Writing and creative projects are what get me through tough times.", "like"),
+        ("Ich bin ein riesiger Fan von Studio Ghibli.", "like"),
+        ("Die Lasagne bei Luigi ist die beste der Stadt.", "like"),
+        ("Je suis une grande fan des films de Miyazaki.", "like"),
+        ("L'escalade, c'est mon bonheur.", "like"),
+        ("Mon boulot m'ennuie de plus en plus.", "dislike"),
+        ("Soy un gran fan de las películas de Miyazaki.", "like"),
+        ("El último libro de Zafón me pareció aburridísimo.", "dislike"),
+        ("恐怖片真不是我的菜。", "dislike"),
+        ("我对现在的工作越来越厌倦了。", "dislike"),
+        ("ホラー映画は私には合わない。", "dislike"),
+        ("今の仕事に飽きてきた。", "dislike"),
+        ("走ると頭がすっきりする。", "like"),
     ],
 )
 def test_lasting_attitudes_are_read_in_every_language(text, want):
@@ -335,6 +350,8 @@ def test_lasting_attitudes_are_read_in_every_language(text, want):
         ("Mi hermano odia el fútbol.", "Mi hermano"),
         ("我家猫特别喜欢晒太阳。", "我家猫"),
         ("Mon chien adore la plage.", "Mon chien"),
+        ("Meine Tochter ist verrückt nach Pferden.", "Meine Tochter"),
+        ("Mein Mann mag keine Pilze.", "Mein Mann"),
     ],
 )
 def test_a_pets_or_a_relatives_attitude_is_theirs(text, holder):
