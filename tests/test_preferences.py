@@ -337,6 +337,16 @@ CUES = Path(__file__).parent / "data" / "polarity_cues.jsonl"
         ("ホラー映画は私には合わない。", "dislike"),
         ("今の仕事に飽きてきた。", "dislike"),
         ("走ると頭がすっきりする。", "like"),
+        ("Loud restaurants wear me out.", "dislike"),
+        ("Mit Opern kann ich nichts anfangen.", "dislike"),
+        ("Mein absoluter Favorit ist der Apfelstrudel.", "like"),
+        ("Ce roman a été un vrai coup de cœur.", "like"),
+        ("Le bruit des voisins m'insupporte.", "dislike"),
+        ("El reguetón me pone de los nervios.", "dislike"),
+        ("做手工是我的快乐源泉。", "like"),
+        ("吵闹的餐厅让我很抓狂。", "dislike"),
+        ("毎朝のコーヒーがやめられない。", "like"),
+        ("彼女の歌声にすっかり虜になった。", "like"),
     ],
 )
 def test_lasting_attitudes_are_read_in_every_language(text, want):
@@ -352,6 +362,7 @@ def test_lasting_attitudes_are_read_in_every_language(text, want):
         ("Mon chien adore la plage.", "Mon chien"),
         ("Meine Tochter ist verrückt nach Pferden.", "Meine Tochter"),
         ("Mein Mann mag keine Pilze.", "Mein Mann"),
+        ("姉の犬は雪が好き。", "姉の犬"),
     ],
 )
 def test_a_pets_or_a_relatives_attitude_is_theirs(text, holder):

@@ -367,7 +367,8 @@ POLARITY = PolarityWords(
         schmeckt mir; schmecken mir; hat mir geschmeckt; fasziniert mich; faszinieren mich; interessiert mich;
         interessieren mich; bin ein großer fan; liebe es; mach ich gern; mache ich gerne;
         steh total auf; stehe total auf; steh voll auf; stehe voll auf; steh echt auf; stehe echt auf;
-        steht total auf; steht voll auf; steh so auf; stehe so auf; verrückt nach; ganz verrückt nach"""
+        steht total auf; steht voll auf; steh so auf; stehe so auf; verrückt nach; ganz verrückt nach;
+        ein faible für; faible für; vernarrt in; schwöre auf; begeistert mich; begeistern mich"""
     )
     + spelled(
         ("ein", "eine"),
@@ -380,7 +381,8 @@ POLARITY = PolarityWords(
         habe es satt; hab es satt; habe das satt; hab das satt; hab die nase voll; habe die nase voll; bin es leid;
         bin das leid; keine lust mehr; kann nicht mehr; graut mir; graust mir; ekelt mich; stört mich;
         stören mich; ärgert mich; regt mich auf; nie wieder; keine lust auf; stresst mich; macht mir angst;
-        langweilt mich; langweilen mich; mag keine; mag keinen; mag kein; mögen keine; magst keine"""
+        langweilt mich; langweilen mich; mag keine; mag keinen; mag kein; mögen keine; magst keine;
+        nichts anfangen; nichts für mich; macht mich wahnsinnig; macht mich verrückt; ödet mich an"""
     ),
     neutral=phrases("egal; ist mir gleich; geht so; ganz okay; nicht schlimm; ist okay; passt schon"),
     bare=words("mag liebe"),
@@ -428,7 +430,7 @@ POLARITY = PolarityWords(
     ),
     ever=phrases("ever; aller zeiten; meines lebens; seit jahren; der welt; überhaupt; je"),
     nouns=(
-        *words("leidenschaft"),
+        *words("leidenschaft favorit favoritin"),
         *phrases(
             """mein ventil; mein ding; meine leidenschaft; mein ganzer stolz; mein highlight; meine therapie;
             mein ausgleich; mein lieblingsort; mein glück; meine auszeit; mein rückzugsort; meine zuflucht;

@@ -363,7 +363,9 @@ POLARITY = PolarityWords(
         le gusta; le gustan; le encanta; le encantan; les gusta; les gustan; les encanta; les encantan;
         me quedo con; me divierte; me divierten; me entretiene; me interesa; me interesan; me llama la atención;
         me pirra; me pirran; lo disfruto; la disfruto; adora; adoran; ama; aman; metido en; metida en;
-        metidos en; metidas en; enganchado con; enganchada con; enganchado al; enganchada al; muy fan"""
+        metidos en; metidas en; enganchado con; enganchada con; enganchado al; enganchada al; muy fan;
+        enganchadísimo; enganchadísima; me tiene enganchado; me tiene enganchada; me llena; me llenan;
+        me sube el ánimo; me suben el ánimo; me anima; me priva; me privan"""
     )
     + spelled(("un", "una"), ("gran", "enorme", "auténtico", "auténtica", "verdadero", "verdadera", "súper"), ("fan",)),
     dislikes=phrases(
@@ -373,7 +375,9 @@ POLARITY = PolarityWords(
         me pone de mal humor; me saca de quicio; me sacan de quicio; me da pereza; me da flojera; nunca más;
         no es lo mío; no es para mí; no me convence; me agobia; me agobian; me estresa; me estresan;
         le molesta; le da miedo; me cae mal; me da miedo; me dan miedo; me pone nervioso; me pone nerviosa;
-        odia; odian; detesta; detestan; no soporta; no soportan; no aguanta; no aguantan"""
+        odia; odian; detesta; detestan; no soporta; no soportan; no aguanta; no aguantan; me da rabia;
+        me dan rabia; me da grima; me dan grima; hasta las narices; hasta el gorro; hasta el moño;
+        me pone de los nervios; me ponen de los nervios; me revienta; me revientan; me deprime; me deprimen"""
     ),
     neutral=phrases("me da igual; me es indiferente; ni fu ni fa; no me importa; me da lo mismo"),
     praise=phrases(

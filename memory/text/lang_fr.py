@@ -354,7 +354,8 @@ POLARITY = PolarityWords(
         m'énerve; m'énervent; m'ennuie; m'ennuient; me fatigue; me fatiguent; me dégoûte; me dégoûtent;
         j'en peux plus; en peux plus; insupportable; me casse les pieds; me tape sur les nerfs; plus jamais;
         peux pas voir; pas mon truc; pas pour moi; pas trop mon truc; me stresse; m'angoisse; me fait peur;
-        me font peur"""
+        me font peur; m'agace; m'agacent; m'insupporte; m'insupportent; me gave; me gavent; me lasse;
+        me lassent; lassé de; lassée de; me barbe; me barbent; me rase"""
     ),
     neutral=phrases("m'est égal; indifférent; indifférente; ça va; pas mal; ça dépend; comme tu veux"),
     praise=phrases(
@@ -366,7 +367,8 @@ POLARITY = PolarityWords(
         relaxant; reposant; un délice; délicieusement; seul moment où; déconnecter;
         m'aide à me détendre; m'aide à décompresser; m'aide à déconnecter; m'aide à tenir; m'aide à souffler;
         m'empêche de devenir fou; m'empêche de devenir folle; me garde sain d'esprit; me garde saine d'esprit;
-        me maintient à flot; me met de bonne humeur; me donne le sourire; me remonte le moral"""
+        me maintient à flot; me met de bonne humeur; me donne le sourire; me remonte le moral;
+        coup de cœur; coup de coeur"""
     ),
     scorn=phrases(
         """nul; nulle; ennuyeux; ennuyeuse; chiant; chiante; horrible; affreux; affreuse; dégoûtant; dégoûtante;
@@ -393,7 +395,7 @@ POLARITY = PolarityWords(
         *words("préféré préférée préférés préférées passion truc kif"),
         *phrases(
             """ma passion; mon truc; mon rayon de soleil; ma bouffée d'oxygène; ma thérapie; ma soupape;
-            mon échappatoire; mon moment à moi; mon refuge; mon plaisir; mon bonheur; mon kif"""
+            mon échappatoire; mon moment à moi; mon refuge; mon plaisir; mon bonheur; mon kif; ma came; mon dada"""
         ),
     ),
     bad_nouns=phrases("bête noire"),

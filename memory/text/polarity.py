@@ -383,14 +383,15 @@ def _owner(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
 
 def _holder_unspaced(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
     """The holder in a language written without spaces: the clause before the cue up to the last of
-    ``holders`` in it ("我儿子", "うちの猫"), unless one of ``selves`` comes after it; ``None`` when one
-    of ``others`` ("你") is the last of them."""
+    ``holders`` in it ("我儿子", "うちの猫"; not one right before one of ``possessives``: "彼女の歌声"),
+    unless one of ``selves`` comes after it; ``None`` when one of ``others`` ("你") is the last of them."""
     start = _clause_start(text, m.start())
     before = text[start : m.start()]
     last: tuple[int, str] = (-1, "self")
+    owning = matcher(table.possessives, True)
     for kind, phrases in (("self", table.selves), ("holder", table.holders), ("other", table.others)):
         for hit in matcher(phrases, True).finditer(before):
-            if hit.end() > last[0]:
+            if hit.end() > last[0] and not (kind == "holder" and owning.match(before, hit.end())):
                 last = (hit.end(), kind)
     if last[1] == "other":
         return None
