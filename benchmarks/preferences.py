@@ -279,7 +279,11 @@ is called for the polarity.
 sane", "I'm into X", favourites, verdicts on a specific work or dish), a pet's or another person's (whose: read
 as someone else's), and statements of none (a one-off event's excitement, plans, wishes, sympathy, questions).
 The cues were then developed against it, so it is a development figure; "read as one" counts statements of
-none read as a like or dislike.
+none read as a like or dislike. It grew in three rounds, each written before the cues for it ("a big fan of",
+"X is the best", "not my thing", "bored with my job", "clears my head", "a soft spot for", "nothing for me",
+"wears me out", "my source of joy" and more); a cue was kept only where no LoCoMo dev conversation lost
+precision, so a few of its statements stay unread ("Nothing beats a cold swim"), as do short German, French and
+Spanish sentences the language detection reads as English (their language's cues are never tried).
 
 "Do I like X?": for each LoCoMo dev dislike of a named thing, the conversation up to its session is
 remembered (the speaker as the user; the chat model never answers usably, so every memory is code's own),

@@ -379,3 +379,20 @@ def test_the_polarity_cue_set_is_read_with_its_holders_and_no_one_off_excitement
     assert right / len(stated) >= 0.95
     said = {r["text"]: polarity(r["text"]) for r in rows if not r["polarity"]}
     assert [text for text, p in said.items() if p is not None and p.polarity != "neutral"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Salir a correr me despeja la mente.", "like"),
+        ("Les réunions interminables m'agacent.", "dislike"),
+        ("Yoga hilft mir, abzuschalten.", "like"),
+    ],
+)
+def test_a_short_sentence_the_detection_is_unsure_of_is_read_with_the_other_tables(text, want):
+    found = polarity(text)
+    assert found is not None and found.polarity == want
+
+
+def test_an_english_sentence_holding_another_languages_cue_is_no_preference():
+    assert polarity("The people around me gave me renewed energy and a purpose.") is None

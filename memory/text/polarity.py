@@ -31,8 +31,8 @@ from functools import cache
 from typing import Literal, NamedTuple
 
 from caim.memory.text import languages
-from caim.memory.text.lang import alternation, detect, matcher
-from caim.memory.text.tables import PolarityWords, Words
+from caim.memory.text.lang import alternation, detect, matcher, tabled
+from caim.memory.text.tables import Language, PolarityWords, Words
 
 Polarity = Literal["like", "dislike", "neutral"]
 #: The closed set of polarities, in the order prompts and filters list them.
@@ -103,7 +103,37 @@ def polarity(text: str) -> Preference | None:
     """
     language = detect(text)
     module = languages.module(language.code) or languages.english()
-    table, unspaced = module.POLARITY, language.unspaced
+    said = _stated(text, module, language.unspaced)
+    if said is None and not language.unspaced:
+        said = _read_as_other(text, language)
+    return said
+
+
+def _votes(text: str, language: Language) -> int:
+    """How many of the text's words are among the language's ``votes``, plus its ``marks`` in it."""
+    return sum(w in language.votes for w in _WORD.findall(text.lower())) + sum(c in text for c in language.marks)
+
+
+def _read_as_other(text: str, read: Language) -> Preference | None:
+    """A text written with spaces in which the table of its detected language (``read``) finds no
+    preference, read with the table of each other language written with spaces that has as many of
+    its ``votes`` in it (the detection was unsure: "Salir a correr me despeja la mente" read as
+    French): the first like or dislike said by a cue of several words or an elided one ("m'agacent";
+    a single word such as "super" or "top" may be any of them)."""
+    least = max(_votes(text, read), 1)
+    for language in tabled():
+        module = languages.module(language.code)
+        if language.unspaced or module is None or language.code == read.code or _votes(text, language) < least:
+            continue
+        said = _stated(text, module, False)
+        if said is not None and said.polarity != "neutral" and (" " in said.cue or "'" in said.cue):
+            return said
+    return None
+
+
+def _stated(text: str, module: languages.LanguageModule, unspaced: bool) -> Preference | None:
+    """The preference the text states read with ``module``'s table (see ``polarity``)."""
+    table = module.POLARITY
     people = _people(module)
     theirs: Preference | None = None
     neutral: Preference | None = None
