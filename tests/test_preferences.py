@@ -347,6 +347,15 @@ CUES = Path(__file__).parent / "data" / "polarity_cues.jsonl"
         ("吵闹的餐厅让我很抓狂。", "dislike"),
         ("毎朝のコーヒーがやめられない。", "like"),
         ("彼女の歌声にすっかり虜になった。", "like"),
+        ("Early mornings are not really my scene.", "dislike"),
+        ("Fotografieren macht mir große Freude.", "like"),
+        ("Cette série m'a complètement bluffée.", "like"),
+        ("Soy más de montaña que de playa.", "like"),
+        ("No soy muy de discotecas.", "dislike"),
+        ("这家的菜很对我胃口。", "like"),
+        ("这种咖啡我实在喝不惯。", "dislike"),
+        ("最近ヨガにハマった。", "like"),
+        ("満員電車で通勤するとストレスがたまる。", "dislike"),
     ],
 )
 def test_lasting_attitudes_are_read_in_every_language(text, want):
@@ -363,6 +372,7 @@ def test_lasting_attitudes_are_read_in_every_language(text, want):
         ("Meine Tochter ist verrückt nach Pferden.", "Meine Tochter"),
         ("Mein Mann mag keine Pilze.", "Mein Mann"),
         ("姉の犬は雪が好き。", "姉の犬"),
+        ("Meine Oma schwärmt für alte Filme.", "Meine Oma"),
     ],
 )
 def test_a_pets_or_a_relatives_attitude_is_theirs(text, holder):

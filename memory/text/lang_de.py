@@ -368,7 +368,8 @@ POLARITY = PolarityWords(
         interessieren mich; bin ein großer fan; liebe es; mach ich gern; mache ich gerne;
         steh total auf; stehe total auf; steh voll auf; stehe voll auf; steh echt auf; stehe echt auf;
         steht total auf; steht voll auf; steh so auf; stehe so auf; verrückt nach; ganz verrückt nach;
-        ein faible für; faible für; vernarrt in; schwöre auf; begeistert mich; begeistern mich"""
+        ein faible für; faible für; vernarrt in; schwöre auf; begeistert mich; begeistern mich;
+        schwärmt für; schwärmen für"""
     )
     + spelled(
         ("ein", "eine"),
@@ -382,7 +383,8 @@ POLARITY = PolarityWords(
         bin das leid; keine lust mehr; kann nicht mehr; graut mir; graust mir; ekelt mich; stört mich;
         stören mich; ärgert mich; regt mich auf; nie wieder; keine lust auf; stresst mich; macht mir angst;
         langweilt mich; langweilen mich; mag keine; mag keinen; mag kein; mögen keine; magst keine;
-        nichts anfangen; nichts für mich; macht mich wahnsinnig; macht mich verrückt; ödet mich an"""
+        nichts anfangen; nichts für mich; macht mich wahnsinnig; macht mich verrückt; ödet mich an;
+        nicht mehr hören; nicht mehr sehen"""
     ),
     neutral=phrases("egal; ist mir gleich; geht so; ganz okay; nicht schlimm; ist okay; passt schon"),
     bare=words("mag liebe"),
@@ -401,7 +403,8 @@ POLARITY = PolarityWords(
         hilft mir beim abschalten; hilft mir abzuschalten; hilft mir zu entspannen; hilft mir runterzukommen;
         hält mich bei verstand; hält mich gesund; hält mich über wasser; hält mich aufrecht; bringt mich runter;
         erdet mich; gibt mir kraft; gibt mir ruhe; macht mich ruhig; bringt mich zum lachen; hilft mir, abzuschalten;
-        hilft mir, zu entspannen; hilft mir, runterzukommen"""
+        hilft mir, zu entspannen; hilft mir, runterzukommen; macht mir freude; macht mir große freude;
+        bereitet mir freude"""
     )
     + spelled(
         ("ist die", "ist der", "ist das", "sind die", "für mich die", "für mich der", "für mich das"),

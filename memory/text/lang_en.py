@@ -240,7 +240,8 @@ POLARITY = PolarityWords(
         makes me nervous; makes me sad; makes me uncomfortable; not my favorite; not my favourite; over it;
         sick and tired; had enough of; allergic; isn't for me; is not for me; aren't for me; are not for me;
         wasn't for me; never been for me; make me cringe; makes me cringe; wear me out; wears me out;
-        wear me down; wears me down; gross me out; grosses me out; can't be bothered with"""
+        wear me down; wears me down; gross me out; grosses me out; can't be bothered with;
+        not my scene; not my kind of thing"""
     ),
     neutral=phrases(
         """don't mind; do not mind; doesn't mind; don't care; doesn't matter; indifferent; so-so; meh;
@@ -320,7 +321,7 @@ POLARITY = PolarityWords(
             brought me so much joy; special to me;
             brightens my days; brighten my days; brightens up my day; brightens up our day; helps me escape;
             help me escape; get me through; gets me through; getting me through; refreshes my soul;
-            a source of comfort; a sanctuary"""
+            a source of comfort; a sanctuary; is life"""
         ),
     ),
     scorn=(

@@ -365,7 +365,8 @@ POLARITY = PolarityWords(
         me pirra; me pirran; lo disfruto; la disfruto; adora; adoran; ama; aman; metido en; metida en;
         metidos en; metidas en; enganchado con; enganchada con; enganchado al; enganchada al; muy fan;
         enganchadísimo; enganchadísima; me tiene enganchado; me tiene enganchada; me llena; me llenan;
-        me sube el ánimo; me suben el ánimo; me anima; me priva; me privan"""
+        me sube el ánimo; me suben el ánimo; me anima; me priva; me privan; soy más de; soy muy de;
+        me tiene loco; me tiene loca; me tienen loco; me tienen loca"""
     )
     + spelled(("un", "una"), ("gran", "enorme", "auténtico", "auténtica", "verdadero", "verdadera", "súper"), ("fan",)),
     dislikes=phrases(

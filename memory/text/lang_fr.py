@@ -355,7 +355,7 @@ POLARITY = PolarityWords(
         j'en peux plus; en peux plus; insupportable; me casse les pieds; me tape sur les nerfs; plus jamais;
         peux pas voir; pas mon truc; pas pour moi; pas trop mon truc; me stresse; m'angoisse; me fait peur;
         me font peur; m'agace; m'agacent; m'insupporte; m'insupportent; me gave; me gavent; me lasse;
-        me lassent; lassé de; lassée de; me barbe; me barbent; me rase"""
+        me lassent; lassé de; lassée de; me barbe; me barbent; me rase; du mal avec; pas ma tasse de thé"""
     ),
     neutral=phrases("m'est égal; indifférent; indifférente; ça va; pas mal; ça dépend; comme tu veux"),
     praise=phrases(
@@ -368,7 +368,8 @@ POLARITY = PolarityWords(
         m'aide à me détendre; m'aide à décompresser; m'aide à déconnecter; m'aide à tenir; m'aide à souffler;
         m'empêche de devenir fou; m'empêche de devenir folle; me garde sain d'esprit; me garde saine d'esprit;
         me maintient à flot; me met de bonne humeur; me donne le sourire; me remonte le moral;
-        coup de cœur; coup de coeur"""
+        coup de cœur; coup de coeur; m'a bluffé; m'a bluffée; m'ont bluffé; m'a complètement bluffé;
+        m'a complètement bluffée; m'a vraiment bluffé; m'a vraiment bluffée"""
     ),
     scorn=phrases(
         """nul; nulle; ennuyeux; ennuyeuse; chiant; chiante; horrible; affreux; affreuse; dégoûtant; dégoûtante;

@@ -358,7 +358,7 @@ def _noun_phrase(before: list[str], table: PolarityWords) -> str:
     """The subject ending ``before`` when its last word is none of the table's: a noun after one of
     ``owners`` ("my son", "the kids"), a subject a word or two before it ("ich wandere gerne", "er
     wandert gerne"), or a capitalised name ("Minka"); "" where it names none ("seriously love" reads
-    as the speaker's)."""
+    as the speaker's, as does a negation opening the sentence: "No soy muy de")."""
     for n in range(2, min(_OWNER_SPAN, len(before)) + 1):
         raw = before[-n]
         word = _said(raw)
@@ -371,7 +371,8 @@ def _noun_phrase(before: list[str], table: PolarityWords) -> str:
         if word in table.joins or word in table.others:
             break
     last = before[-1]
-    return last if last[:1].isupper() and not _said(last).endswith("ly") else ""
+    named = last[:1].isupper() and not _said(last).endswith("ly") and _said(last) not in table.negations
+    return last if named else ""
 
 
 def _first_subject(before: list[str], table: PolarityWords) -> str | None:
