@@ -279,7 +279,7 @@ the tests own. The code signal is `caim.memory.text.polarity` (cue tables per la
 sane", "I'm into X", favourites, verdicts on a specific work or dish), a pet's or another person's (whose: read
 as someone else's), and statements of none (a one-off event's excitement, plans, wishes, sympathy, questions).
 The cues were then developed against it, so it is a development figure; "read as one" counts statements of
-none read as a like or dislike. It grew in three rounds, each written before the cues for it ("a big fan of",
+none read as a like or dislike. It grew in rounds, each written before the cues for it ("a big fan of",
 "X is the best", "not my thing", "bored with my job", "clears my head", "a soft spot for", "nothing for me",
 "wears me out", "my source of joy" and more); a cue was kept only where no LoCoMo dev conversation lost
 precision, so a few of its statements stay unread ("Nothing beats a cold swim"). A text written with spaces in
