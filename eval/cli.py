@@ -426,7 +426,7 @@ def labels(
     figures = got.figures()
     if which == "check":  # labelled only whether each message stores
         figures = {k: figures[k] for k in ("turns", "capture_precision", "capture_recall", "by_speaker")}
-    table = Table(title=f"{which} labels: {figures['turns']} turns, {figures['replies']} replies")
+    table = Table(title=f"{which} labels: {figures['turns']} turns, {figures.get('replies', 0)} replies")
     table.add_column("figure")
     table.add_column("value", justify="right")
     for key, value in figures.items():
