@@ -50,6 +50,7 @@ from caim.memory.text.lang import (
     normal,
     opens_with,
     sentences,
+    tabled,
     word_count,
 )
 from caim.memory.text.names import names_in
@@ -133,7 +134,18 @@ def worth_keeping(text: str, stores: float, store_at: float) -> bool:
     """
     if stores < store_at or asks_only(text):
         return False
-    return stores >= SURE_WITHOUT_FACT or states_fact(text)
+    return stores >= SURE_WITHOUT_FACT or states_fact(text) or _told_in_another(text)
+
+
+def _told_in_another(text: str) -> bool:
+    """Does another language written the same way (with spaces or without) find something told in the
+    text? A short text's language is a guess ("Melanie hat Kinder.": English by its votes), and the
+    veto is for what no table reads as telling."""
+    detected = detect(" ".join(text.split()))
+    languages = tabled()
+    if detected not in languages:  # a script without tables: no other reading
+        return False
+    return any(states_fact(text, o) for o in languages if o is not detected and o.unspaced == detected.unspaced)
 
 
 #: How sure the reader must be that a turn is worth keeping when code finds nothing in it that tells
@@ -141,7 +153,7 @@ def worth_keeping(text: str, stores: float, store_at: float) -> bool:
 SURE_WITHOUT_FACT = 0.9
 
 
-def states_fact(text: str) -> bool:
+def states_fact(text: str, language: Language | None = None) -> bool:
     """Does this turn state something about the speaker or their life (worth remembering unprocessed)?
     True when one of its sentences, not a question, tells something (``tells_something``).
 
@@ -153,11 +165,14 @@ def states_fact(text: str) -> bool:
     (True, False, False)
     """
     t = " ".join(text.split())
-    language = detect(t)
+    language = language or detect(t)
     if language.signals is None:
         if len(t) < 8 or is_small_talk(t):
             return False
-        return any(s.strip() and not s.rstrip().endswith("?") and tells_something(s) for s in _SENTENCE.split(t))
+        english = language if language is ENGLISH else None
+        return any(
+            s.strip() and not s.rstrip().endswith("?") and tells_something(s, english) for s in _SENTENCE.split(t)
+        )
     if len(t) < (4 if language.unspaced else 8) or is_small_talk(t):
         return False
     return any(not normal(s).endswith("?") and tells_something(s, language) for s in sentences(t))
