@@ -41,7 +41,8 @@ def main() -> None:
         lang.SHORT = short
         lang._detect.cache_clear()
         for name, texts in sets.items():
-            right, total = Counter(), Counter()
+            right: Counter[str] = Counter()
+            total: Counter[str] = Counter()
             for text, code in texts:
                 total[code] += 1
                 right[code] += lang.detect(text).code == code
