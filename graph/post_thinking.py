@@ -59,7 +59,7 @@ from caim.graph.steps import (
     ThoughtsStep,
 )
 from caim.memory.build import Grounding, RecordBuilder, ThoughtDraft, said_by, settle
-from caim.memory.capture import Capture, asks_only, captures, reply_taken_up
+from caim.memory.capture import Capture, captures, reply_taken_up, worth_keeping
 from caim.memory.maintenance import (
     Decision,
     Maintenance,
@@ -206,18 +206,18 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     events = judged.events
     covered = {e["turn"] for e in events}
     by_number = {t.number: t for t in all_turns}
-    # the reader decides which person's turns are worth remembering (one batch: every turn's words);
-    # a turn that only asks tells nothing to remember
-    # (each read after what was said just before it: a reaction to it reads as one)
+    # the reader decides which person's turns are worth remembering (one batch: every turn's words;
+    # each read after what was said just before it: a reaction to it reads as one); a turn that only
+    # asks tells nothing to remember, nor one in which code finds nothing told unless the reader is sure
     turn_readings = readings(env, [t.user for t in all_turns], said_before(all_turns))
     read = dict(zip([t.number for t in all_turns], turn_readings, strict=True))
-    worth = env.svc.reader.model.worth
+    store_at = env.svc.reader.model.store_at
     kept = captures(
         all_turns,
         skip=covered,
         explicit=bool(state.get("explicit")),
         persona=env.settings.persona,
-        worth=lambda t: worth(read[t.number]) and not asks_only(t.user),
+        worth=lambda t: worth_keeping(t.user, read[t.number].stores, store_at),
     )
     events += [
         _capture_event(c, by_number[c.turn], env, read[c.turn] if c.speaker != ASSISTANT else None) for c in kept

@@ -263,7 +263,7 @@ SIGNALS = Signals(
         arbeite arbeiten wohne wohnen lebe leben gehe gehen fahre fahren lerne lernen studiere studieren plane
         möchte will wollen brauche brauchen koche lese mache machen esse trinke heiße heißt geboren verheiratet
         umgezogen angefangen gekauft adoptiert besucht treffe treffen hasse bevorzuge kann nie immer
-        normalerweise jeden jede jedes oft"""
+        normalerweise jeden jede jedes oft liegt liegen"""
     ),
     # "I'm sorry / glad / proud of you / here for you / not sure": said to the other side
     reactions=phrases("tut mir leid; tut mir so leid; tut mir wirklich leid; freut mich; freut mich für dich")

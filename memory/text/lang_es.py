@@ -271,7 +271,8 @@ SIGNALS = Signals(
         """soy; era; fui; estoy; estaba; es; está; son; tengo; tenía; tenemos; tiene; amo; odio; prefiero; quiero;
         queremos; necesito; voy; vamos; iba; trabajo; trabajamos; vivo; vivimos; juego; estudio; aprendo; compré;
         hice; hago; adopté; casado; casada; nací; empecé; visité; llamo; llama; puedo; nunca; siempre;
-        normalmente; cada; favorito; favorita; me gusta; me gustan; me encanta; me encantan; me casé; me mudé"""
+        normalmente; cada; favorito; favorita; me gusta; me gustan; me encanta; me encantan; me casé; me mudé;
+        me encantaría; me gustaría"""
     ),
     # "I'm sorry / glad / proud of you / here for you / not sure": said to the other side
     reactions=phrases("lo siento; lo siento mucho; me alegro; me alegro mucho; me alegro por ti; me alegra; qué pena")
