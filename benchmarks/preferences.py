@@ -256,9 +256,9 @@ def table(result: dict[str, Any]) -> str:
 
 DOC_HEAD = """# Preference polarity: the code signal alone
 
-Written by `python benchmarks/preferences.py --doc docs/preferences.md` from the labelled sets the tests own.
-The code signal is `caim.memory.text.polarity` (cue tables per language in `memory/text/lang_*.py`); no model
-is called for the polarity.
+Written by `python benchmarks/preferences.py --by-conversation --doc docs/preferences.md` from the labelled sets
+the tests own. The code signal is `caim.memory.text.polarity` (cue tables per language in
+`memory/text/lang_*.py`); no model is called for the polarity.
 
 - *en ... ja*: `tests/data/preferences.jsonl`, statements written for caim's tests with gold polarity
   (`none`: no preference stated). It was written by the same session that wrote the cue tables, so these rows
@@ -279,7 +279,12 @@ is called for the polarity.
 sane", "I'm into X", favourites, verdicts on a specific work or dish), a pet's or another person's (whose: read
 as someone else's), and statements of none (a one-off event's excitement, plans, wishes, sympathy, questions).
 The cues were then developed against it, so it is a development figure; "read as one" counts statements of
-none read as a like or dislike.
+none read as a like or dislike. It grew in rounds, each written before the cues for it ("a big fan of",
+"X is the best", "not my thing", "bored with my job", "clears my head", "a soft spot for", "nothing for me",
+"wears me out", "my source of joy" and more); a cue was kept only where no LoCoMo dev conversation lost
+precision, so a few of its statements stay unread ("Nothing beats a cold swim"). A text written with spaces in
+which its detected language's table finds nothing is read with the table of another such language that has as
+many of its vote words in it (a short sentence the detection was unsure of), by cues of several words only.
 
 "Do I like X?": for each LoCoMo dev dislike of a named thing, the conversation up to its session is
 remembered (the speaker as the user; the chat model never answers usably, so every memory is code's own),

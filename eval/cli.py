@@ -384,7 +384,10 @@ def reading(
 def labels(
     shared: Path = typer.Option(Path("../shared/data"), "--shared", help="The shared data folder (LoCoMo dev, GVD)."),
     which: str = typer.Option(
-        "shared", "--set", help="shared: LoCoMo dev and GVD (tests/data/labels_shared.jsonl); written: the written set."
+        "shared",
+        "--set",
+        help="shared: LoCoMo dev and GVD (tests/data/labels_shared.jsonl); written: the written set; check: the "
+        "capture check set (tests/data/capture_check.jsonl, whether each message stores).",
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="At most this many turns (and replies)."),
     replies_only: bool = typer.Option(
@@ -407,10 +410,12 @@ def labels(
     from caim.agent.memory import Memory
     from caim.eval import labels as sets
 
-    if which not in ("shared", "written"):
-        raise typer.BadParameter("--set is shared or written")
+    if which not in ("shared", "written", "check"):
+        raise typer.BadParameter("--set is shared, written or check")
     if which == "shared":
         turns, replies = sets.shared_turns(shared)
+    elif which == "check":
+        turns, replies = sets.check_turns(), []
     else:
         turns, replies = sets.written_turns(), []
     turns, replies = ([] if replies_only else turns[:limit]), replies[:limit]
@@ -419,7 +424,9 @@ def labels(
         task = bar.add_task("remembering", total=len(turns) + len(replies))
         got = sets.remember_labelled(memory, turns, replies, progress=lambda d, n: bar.update(task, completed=d))
     figures = got.figures()
-    table = Table(title=f"{which} labels: {figures['turns']} turns, {figures['replies']} replies")
+    if which == "check":  # labelled only whether each message stores
+        figures = {k: figures[k] for k in ("turns", "capture_precision", "capture_recall", "by_speaker")}
+    table = Table(title=f"{which} labels: {figures['turns']} turns, {figures.get('replies', 0)} replies")
     table.add_column("figure")
     table.add_column("value", justify="right")
     for key, value in figures.items():

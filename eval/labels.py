@@ -29,6 +29,8 @@ from caim.eval.locomo import locomo_turn_text
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_LABELS = ROOT / "tests" / "data" / "labels_shared.jsonl"
 WRITTEN_LABELS = ROOT / "tests" / "data" / "labels_written.jsonl"
+#: Short messages written to check capture alone (whether each stores), six languages.
+CAPTURE_CHECK = ROOT / "tests" / "data" / "capture_check.jsonl"
 TRAINING = Path(__file__).resolve().parent / "data" / "reading"
 #: How a written conversation marks a shared photo, and how caim's LoCoMo replay writes it.
 _PHOTO, IMAGE = "[shares an image:", "[shared an image:"
@@ -165,6 +167,14 @@ def _written(rows: Iterator[dict[str, Any]], source: str) -> tuple[list[Turn], l
 def written_turns(path: Path = WRITTEN_LABELS) -> list[Turn]:
     """The written development set."""
     return _written(_jsonl(path), "written")[0]
+
+
+def check_turns(path: Path = CAPTURE_CHECK) -> list[Turn]:
+    """The capture check set: short messages in six languages, each alone, labelled only whether they store."""
+    return [
+        Turn("check", row["lang"], str(i), row["text"], "user", bool(row["stores"]), [], lang=row["lang"])
+        for i, row in enumerate(_jsonl(path))
+    ]
 
 
 def training_turns(folder: Path = TRAINING) -> tuple[list[Turn], list[Reply]]:

@@ -31,7 +31,7 @@ from caim.ontology import Ontology
 RECALL = 0.9
 HIDDEN = 256
 EPOCHS = 20
-SEEDS = (0, 1, 2)
+SEEDS: tuple[int, ...] = (0, 1, 2)
 #: What the network reads of the turn before (``caim.memory.reading.CONTEXT``).
 CONTEXT = ("vector",)
 #: The most turns given a wrong category the category thresholds may leave (pooled leave-one-out).

@@ -22,6 +22,7 @@ LangGraph's ``(state, config, runtime)``. ``graph`` (module level, no custom che
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +30,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from caim.core.blas import one_blas_thread
 from caim.graph.controller import controller
 from caim.graph.env import Env
 from caim.graph.intake import after_intake, close_session, intake, refuse
@@ -87,14 +89,15 @@ def authenticated_user(config: RunnableConfig) -> str | None:
 
 
 def as_node(
-    step: Step, services: Services | None, fixed: dict[str, Any] | None = None
+    step: Step, services: Services | None, fixed: dict[str, Any] | None = None, *, one_blas: bool = False
 ) -> Callable[..., dict[str, Any]]:
     """Wrap a step ``(state, env, policy) -> update`` as a LangGraph node of ``(state, config, runtime)``.
     Behind a server with authentication the user id is the authenticated one, whatever the context says.
     The step reads texts whose words leave their language open in the language the user usually writes
     (``caim.memory.text.expecting``).
     The context's policy must be a registered one (else a one-line ``InputError`` before the step);
-    without one the deployment's ``CAIM_POLICY`` applies."""
+    without one the deployment's ``CAIM_POLICY`` applies. ``one_blas``: the step runs with numpy's BLAS
+    at one thread (``caim.core.blas``: a step of small matrices, post-thinking's)."""
 
     def node(state: State, config: RunnableConfig, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = runtime.context or Context()
@@ -115,7 +118,10 @@ def as_node(
             step.__name__,
             writer=runtime.stream_writer,
         )
-        with expecting(svc.retriever.usual_language(ctx.user_id)):  # read short texts in the user's language
+        with (
+            expecting(svc.retriever.usual_language(ctx.user_id)),  # read short texts in the user's language
+            one_blas_thread() if one_blas else nullcontext(),
+        ):
             update = step(state, env, policy)
         update["trace"] = update.get("trace", []) + env.trace
         return update
@@ -159,7 +165,7 @@ def build_post_thinking_graph(services: Services | None = None, *, name: str = "
         PostThinkingState, context_schema=Context, input_schema=PostThinkingInput, output_schema=PostThinkingOutput
     )
     for step in POST_THINKING_STEPS:
-        g.add_node(step.__name__, as_node(step, services))
+        g.add_node(step.__name__, as_node(step, services, one_blas=True))
     g.add_edge(START, "extract_key_events")
     g.add_edge("extract_key_events", "write_thoughts")
     g.add_edge("write_thoughts", "maintain")

@@ -52,7 +52,7 @@ from caim.memory.intents import (
     unit_text,
 )
 from caim.memory.records import HistoryEntry, IntentUnit, MemoryRecord, SourceTurn, stable_id
-from caim.memory.stm import Exchange, turns
+from caim.memory.stm import Exchange, said_before, turns
 from caim.memory.text import asks_about_past, memory_signals, unsupported
 from caim.ontology.tagger import tags_of
 from caim.prompts import intents as intents_prompt
@@ -68,7 +68,8 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     if not policy.uses_memory:
         return {}
     session = state.get("session_id", "")
-    exchanges = [t for t in turns(state.get("messages", [])) if t.by_user]  # the user's tasks, not a participant's
+    all_turns = turns(state.get("messages", []))
+    exchanges = [t for t in all_turns if t.by_user]  # the user's tasks, not a participant's
     stored = [r["id"] for r in state.get("stored", [])]
     found = tasks(exchanges, env.svc.intents, _by_meaning(env, exchanges, stored))
     records = [
@@ -81,7 +82,8 @@ def write_intents(state: State, env: Env, policy: MemoryPolicy) -> dict[str, Any
     events = [e for e in state.get("key_events", []) if e.get("origin") != "refine"]  # refine: earlier sessions
     # an event of the assistant's words (a captured reply) holds none of the user's turn
     covered = {e["turn"] for e in events if "speaker" not in e} | {r.turn for r in records}
-    records += _slot_facts(env, session, [t for t in exchanges if t.number not in covered], env.svc.intents)
+    before = dict(zip([t.number for t in all_turns], said_before(all_turns), strict=True))
+    records += _slot_facts(env, session, [t for t in exchanges if t.number not in covered], env.svc.intents, before)
     records = [r for r in records if not unsupported(r.thought, r.source_text())]  # the source holds every value
     ontology = env.ontology
     store = env.svc.store
@@ -152,16 +154,20 @@ def _unknown_tasks(env: Env, session: str, exchanges: list[Exchange], asked: lis
     return out
 
 
-def _slot_facts(env: Env, session: str, exchanges: list[Exchange], catalogue: Catalogue) -> list[MemoryRecord]:
+def _slot_facts(
+    env: Env, session: str, exchanges: list[Exchange], catalogue: Catalogue, before: dict[int, str]
+) -> list[MemoryRecord]:
     """Raw records of the user turns that give a catalogue slot a value, tagged as the reader tags
     any message (``tags_of`` its chosen categories; none when it is unsure): what a task later needs
     is found by search, and a fact is not about the tasks it could serve ("There are 8 of us now"
-    tells of work, not of restaurants)."""
+    tells of work, not of restaurants). Each turn is read after its turn ``before`` (by number), as
+    post-thinking read it when it chose what to keep: the reader does not read it again, and a
+    message's categories and terms are read from the message alone either way."""
     facts = [t for t in exchanges if fills_slots(t.user, catalogue)]
     if not facts:
         return []
     reader = env.svc.reader
-    read = reader.read([t.user for t in facts])
+    read = reader.read([t.user for t in facts], [before.get(t.number, "") for t in facts])
     return [
         raw_record(
             user_id=env.user_id,

@@ -39,9 +39,6 @@ session afterwards is the chat graph's ``close_session``.
 from __future__ import annotations
 
 import re
-import threading
-import weakref
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -62,7 +59,7 @@ from caim.graph.steps import (
     ThoughtsStep,
 )
 from caim.memory.build import Grounding, RecordBuilder, ThoughtDraft, said_by, settle
-from caim.memory.capture import Capture, asks_only, captures, reply_taken_up
+from caim.memory.capture import Capture, captures, reply_taken_up, worth_keeping
 from caim.memory.maintenance import (
     Decision,
     Maintenance,
@@ -88,9 +85,6 @@ CHUNK = 8
 _LIST_MARK = re.compile(r"^\s*(\d+[.)]|[-*•])\s*")  # "2. ..." - small models number their sentences
 #: Raw records of earlier sessions refined per post-thinking run.
 REFINE_PER_SESSION = 8
-#: Texts whose reading ``readings`` keeps per reader (a raw record refined in a later session is its
-#: turn's words, read when that session was post-thought).
-READ_KEPT = 4096
 #: Further search hits the code checks for stored copies of a new memory (beyond those the model sees).
 COPIES = 8
 #: Cosine similarity a proposed ontology term needs to the events it is meant for (when it does not occur in them).
@@ -212,18 +206,18 @@ def extract_key_events(state: State, env: Env, policy: MemoryPolicy) -> dict[str
     events = judged.events
     covered = {e["turn"] for e in events}
     by_number = {t.number: t for t in all_turns}
-    # the reader decides which person's turns are worth remembering (one batch: every turn's words);
-    # a turn that only asks tells nothing to remember
-    # (each read after what was said just before it: a reaction to it reads as one)
+    # the reader decides which person's turns are worth remembering (one batch: every turn's words;
+    # each read after what was said just before it: a reaction to it reads as one); a turn that only
+    # asks tells nothing to remember, nor one in which code finds nothing told unless the reader is sure
     turn_readings = readings(env, [t.user for t in all_turns], said_before(all_turns))
     read = dict(zip([t.number for t in all_turns], turn_readings, strict=True))
-    worth = env.svc.reader.model.worth
+    store_at = env.svc.reader.model.store_at
     kept = captures(
         all_turns,
         skip=covered,
         explicit=bool(state.get("explicit")),
         persona=env.settings.persona,
-        worth=lambda t: worth(read[t.number]) and not asks_only(t.user),
+        worth=lambda t: worth_keeping(t.user, read[t.number].stores, store_at),
     )
     events += [
         _capture_event(c, by_number[c.turn], env, read[c.turn] if c.speaker != ASSISTANT else None) for c in kept
@@ -392,29 +386,10 @@ def _read(events: list[KeyEvent], env: Env) -> list[KeyEvent]:
     return out
 
 
-_KEPT: weakref.WeakKeyDictionary[Any, OrderedDict[tuple[str, str], Reading]] = weakref.WeakKeyDictionary()
-_KEPT_LOCK = threading.Lock()
-
-
 def readings(env: Env, texts: Sequence[str], before: Sequence[str] | None = None) -> list[Reading]:
     """The reader's ``Reading`` of each text, each after its turn in ``before`` ("" or none given:
-    alone), those it read lately (the last ``READ_KEPT`` pairs, per reader) not read again, the
-    others in one batch: a session's turns are read once to choose what to keep, and the raw records
-    that later sessions refine are the same words."""
-    reader = env.svc.reader
-    pairs = list(zip(texts, before if before is not None else [""] * len(texts), strict=True))
-    with _KEPT_LOCK:
-        kept = _KEPT.setdefault(reader, OrderedDict())
-        found = {p: kept[p] for p in pairs if p in kept}
-    todo = list(dict.fromkeys(p for p in pairs if p not in found))
-    if todo:
-        fresh = dict(zip(todo, reader.read([t for t, _ in todo], [b for _, b in todo]), strict=True))
-        found.update(fresh)
-        with _KEPT_LOCK:
-            kept.update(fresh)
-            while len(kept) > READ_KEPT:
-                kept.popitem(last=False)
-    return [found[p] for p in pairs]
+    alone); the reader does not read again what it read lately (``Reader.read``)."""
+    return env.svc.reader.read(list(texts), list(before) if before is not None else None)
 
 
 def _said(event: KeyEvent) -> str:

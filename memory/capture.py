@@ -50,6 +50,7 @@ from caim.memory.text.lang import (
     normal,
     opens_with,
     sentences,
+    tabled,
     word_count,
 )
 from caim.memory.text.names import names_in
@@ -93,18 +94,66 @@ RAW_CHARS = 600
 
 def asks_only(text: str) -> bool:
     """Whether every sentence of ``text`` is a question: it asks, and tells nothing to remember (a turn
-    that also states something is not asking only).
+    that also states something is not asking only, nor is a question that opens with a statement in
+    the same sentence: "I'm visiting Kyoto in April - any tips?").
 
     >>> asks_only("Where does my sister live?"), asks_only("你还记得我妹妹住哪儿吗？")
     (True, True)
     >>> asks_only("I just went vegan. Any restaurant you'd suggest?"), asks_only("I moved to Porto.")
     (False, False)
+    >>> asks_only("Voy a Roma en abril, ¿tienes algún consejo?"), asks_only("我四月要去东京，有什么推荐吗？")
+    (False, False)
     """
     said = [s.strip() for s in sentences(" ".join(text.split())) if s.strip()]
-    return bool(said) and all(s.endswith(("?", "\uff1f")) for s in said)
+    return bool(said) and all(_asks(s) for s in said)
 
 
-def states_fact(text: str) -> bool:
+#: Where a question sentence may hold a statement before it: a comma, a dash, "¿", and their full-width forms.
+_CLAUSE_BEFORE = re.compile(r"\s+[-\u2013\u2014]\s+|[,;:\u3001\uff0c\u00bf]")
+
+
+def _asks(sentence: str) -> bool:
+    """Is the sentence a question, with no statement that tells something in a clause before its last?"""
+    if not sentence.endswith(("?", "\uff1f")):
+        return False
+    language = detect(sentence)
+    return not any(tells_something(c.strip(), language) for c in _CLAUSE_BEFORE.split(sentence)[:-1] if c.strip())
+
+
+def worth_keeping(text: str, stores: float, store_at: float) -> bool:
+    """Is a person's turn worth keeping, given the reader's probability that it is (``stores``) and its
+    threshold (``store_at``)? The reader must find it so; a turn that only asks (``asks_only``) never
+    is; and one in which code finds no sentence that tells something (``states_fact``: a friend's
+    reaction, compliment, sympathy or advice, read alone) is kept only when the reader is sure
+    (``SURE_WITHOUT_FACT``).
+
+    >>> worth_keeping("Wow, you're amazing! So proud of you.", 0.8, 0.4), worth_keeping("I moved to Porto.", 0.8, 0.4)
+    (False, True)
+    >>> worth_keeping("Where is Porto?", 1.0, 0.4), worth_keeping("Animals are amazing companions.", 0.95, 0.4)
+    (False, True)
+    """
+    if stores < store_at or asks_only(text):
+        return False
+    return stores >= SURE_WITHOUT_FACT or states_fact(text) or _told_in_another(text)
+
+
+def _told_in_another(text: str) -> bool:
+    """Does another language written the same way (with spaces or without) find something told in the
+    text? A short text's language is a guess ("Melanie hat Kinder.": English by its votes), and the
+    veto is for what no table reads as telling."""
+    detected = detect(" ".join(text.split()))
+    languages = tabled()
+    if detected not in languages:  # a script without tables: no other reading
+        return False
+    return any(states_fact(text, o) for o in languages if o is not detected and o.unspaced == detected.unspaced)
+
+
+#: How sure the reader must be that a turn is worth keeping when code finds nothing in it that tells
+#: something (``worth_keeping``; docs/capture.md measures it leave one conversation out).
+SURE_WITHOUT_FACT = 0.9
+
+
+def states_fact(text: str, language: Language | None = None) -> bool:
     """Does this turn state something about the speaker or their life (worth remembering unprocessed)?
     True when one of its sentences, not a question, tells something (``tells_something``).
 
@@ -116,11 +165,14 @@ def states_fact(text: str) -> bool:
     (True, False, False)
     """
     t = " ".join(text.split())
-    language = detect(t)
+    language = language or detect(t)
     if language.signals is None:
         if len(t) < 8 or is_small_talk(t):
             return False
-        return any(s.strip() and not s.rstrip().endswith("?") and tells_something(s) for s in _SENTENCE.split(t))
+        english = language if language is ENGLISH else None
+        return any(
+            s.strip() and not s.rstrip().endswith("?") and tells_something(s, english) for s in _SENTENCE.split(t)
+        )
     if len(t) < (4 if language.unspaced else 8) or is_small_talk(t):
         return False
     return any(not normal(s).endswith("?") and tells_something(s, language) for s in sentences(t))

@@ -524,8 +524,18 @@ def read_slot(slot: Slot, text: str, recipient: str = "", names: Sequence[str] =
     >>> read_slot(Slot("cuisine", "", "vocab", CUISINES, liked=True), "I can't stand Thai food.")
     ''
     """
-    if slot.liked and (found := polarity(text)) is not None and found.polarity != "like":
+    if slot.liked and not _not_disliked(text):
         return ""
+    return _value(slot, text, recipient, names)
+
+
+def _not_disliked(text: str) -> bool:
+    """Whether ``text`` states no preference other than a like (what a ``liked`` slot reads)."""
+    return (found := polarity(text)) is None or found.polarity == "like"
+
+
+def _value(slot: Slot, text: str, recipient: str = "", names: Sequence[str] = ()) -> str:
+    """The value ``text`` gives ``slot`` ("" for none), its polarity left aside (``read_slot``)."""
     if (table := intent_table(detect(text).code)) is not None:
         return _read_in(slot, text, table, recipient)
     if slot.kind == "city":
@@ -719,7 +729,15 @@ def fills_slots(text: str, catalogue: Catalogue) -> list[Intent]:
     said = _QUESTION.sub(" ", text)
     if not said.strip():
         return []
-    return [i for i in catalogue.intents.values() if any(read_slot(s, said, ANYONE) for s in i.slots)]
+    liked = None  # whether ``said`` states no preference but a like: read once, for the first liked slot
+
+    def gives(slot: Slot) -> bool:
+        nonlocal liked
+        if slot.liked and not (liked if liked is not None else (liked := _not_disliked(said))):
+            return False
+        return bool(_value(slot, said, ANYONE))
+
+    return [i for i in catalogue.intents.values() if any(gives(s) for s in i.slots)]
 
 
 def unit_of(intent: Intent, window: Sequence[Exchange]) -> IntentUnit:

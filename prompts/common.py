@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -115,8 +116,26 @@ def narrowed(model: type[M], name: str | None = None, /, **fields: Any) -> type[
             (a per-call ``max_length``) override the static field's.
 
     Returns:
-        The narrowed model (a ``model`` subclass).
+        The narrowed model (a ``model`` subclass); the same class for the same hashable arguments
+        (the latest ``NARROWED_KEPT``: a session's calls ask for the same closed sets again).
     """
+    try:
+        # repr beside each value: ``Literal`` compares its values as a set, the schema lists them in order
+        return _narrowed_kept(model, name, tuple((k, v, repr(v)) for k, v in fields.items()))
+    except TypeError:  # an unhashable setting (a Field's): built for this call
+        return _narrowed(model, name, fields)
+
+
+#: Narrowed models ``narrowed`` keeps, by their arguments.
+NARROWED_KEPT = 256
+
+
+@lru_cache(maxsize=NARROWED_KEPT)
+def _narrowed_kept(model: type[M], name: str | None, fields: tuple[tuple[str, Any, str], ...]) -> type[M]:
+    return _narrowed(model, name, {k: v for k, v, _ in fields})
+
+
+def _narrowed(model: type[M], name: str | None, fields: dict[str, Any]) -> type[M]:
     spec: dict[str, Any] = {}
     for field, value in fields.items():
         annotation, extra = value if isinstance(value, tuple) else (value, None)

@@ -402,3 +402,29 @@ def test_store_scale_writes_the_figures_of_a_fill_so_far(tmp_path):
     got = json.loads((tmp_path / "p.json").read_text())
     assert got["partial"] and got["records_written"] == 20 and got["of"] == 30 and got["vectors"] == "words"
     assert got["records_per_s_in_add"] == 100 and got["cpu_s"] >= 0 and got["load_average"] >= 0
+
+
+def test_reading_trials_score_categories_as_the_reader_s_fit_does():
+    """The trials' scoring (a floor for the likeliest category, a threshold for two more) gives the
+    same F1 and wrong share as ``caim.eval.reading.category_scores`` on the same scores."""
+    import numpy as np
+
+    from caim.eval.reading import category_scores
+    from caim.memory.reading import Model
+
+    bench = load("reading_trials")
+    rng = np.random.default_rng(0)
+    n = 5
+    probs = rng.random((200, n + 3)).astype(np.float32)
+    gold = (rng.random((200, n)) < 0.3).astype(np.float32)
+    y = np.hstack([np.ones((200, 1), np.float32), gold, np.zeros((200, 2), np.float32)])
+    zeros = {"mu": np.zeros(1), "sd": np.ones(1), "w1": np.zeros((1, 1)), "b1": np.zeros(1)}
+    head = {"w2": np.zeros((1, n + 3)), "b2": np.zeros(n + 3), "categories": tuple("abcde"), "keys": ()}
+    model = Model(**zeros, **head, category_floor=0.4, category_at=0.7)
+    expected = category_scores(model, probs, y)
+    f1, wrong = bench.score(probs[:, 1 : n + 1], gold, 0.4, 0.7)
+    assert (round(f1, 6), round(wrong, 6)) == (round(expected["f1"], 6), round(expected["wrong"], 6))
+    # by ratio, a second category needs a share of the first's score, not a fixed one
+    two = np.array([[0.9, 0.6, 0.1]])
+    assert bench.choose(two, 0.5, 0.6, ratio=True).tolist() == [[True, True, False]]
+    assert bench.choose(two, 0.5, 0.7).tolist() == [[True, False, False]]

@@ -2,7 +2,9 @@
 signals, over small conversations in German, French, Spanish, Chinese and Japanese written for
 these tests."""
 
+import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -81,6 +83,34 @@ def test_english_stays_the_default_for_latin_text():
     assert detect("Pottery class!").code == "en"  # no vote for another language
     assert detect("The man with the hat was there.").code == "en"  # "man", "hat", "was" are German too
     assert detect("Hola").code == "es" and detect("Danke!").code == "de"  # one or two words: one vote is enough
+
+
+def _language_check() -> list[dict]:
+    path = Path(__file__).parent / "data" / "language_check.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("code", ["en", "de", "fr", "es", "zh", "ja"])
+def test_short_messages_are_detected_in_their_language(code):
+    """Short messages (tests/data/language_check.jsonl, written before their letters were read) are
+    read in their language: a Spanish sentence of three or four words has too few function words to
+    vote, so its other words vote by their letters."""
+    rows = [r for r in _language_check() if r["lang"] == code]
+    right = [r["text"] for r in rows if detect(r["text"]).code == code]
+    assert len(right) >= 0.9 * len(rows), sorted({r["text"] for r in rows} - set(right))
+
+
+def test_the_letters_of_short_spanish_sentences_read_them_as_spanish():
+    for text in (
+        "Toco la guitarra.",
+        "Mi abuela cumple noventa.",
+        "Correr me mantiene cuerda.",
+        "Me duele la espalda.",
+    ):
+        assert detect(text).code == "es", text
+    # English with no function word of another language is not read by its letters
+    for text in ("haha legend", "savage", "Henrietta!", "criminal mastermind", "perfect arrangement"):
+        assert detect(text).code == "en", text
 
 
 def test_text_in_a_script_without_tables_and_odd_input_never_fail():

@@ -322,6 +322,40 @@ CUES = Path(__file__).parent / "data" / "polarity_cues.jsonl"
         ("Honestly nothing helps me relax like a long swim.", "like"),
         ("I love nothing more than a long walk.", "like"),
         ("Nothing makes me happy anymore.", "dislike"),
+        ("I'm a huge fan of Studio Ghibli films.", "like"),
+        ("Jazz really isn't for me.", "dislike"),
+        ("Writing and creative projects are what get me through tough times.", "like"),
+        ("Ich bin ein riesiger Fan von Studio Ghibli.", "like"),
+        ("Die Lasagne bei Luigi ist die beste der Stadt.", "like"),
+        ("Je suis une grande fan des films de Miyazaki.", "like"),
+        ("L'escalade, c'est mon bonheur.", "like"),
+        ("Mon boulot m'ennuie de plus en plus.", "dislike"),
+        ("Soy un gran fan de las películas de Miyazaki.", "like"),
+        ("El último libro de Zafón me pareció aburridísimo.", "dislike"),
+        ("恐怖片真不是我的菜。", "dislike"),
+        ("我对现在的工作越来越厌倦了。", "dislike"),
+        ("ホラー映画は私には合わない。", "dislike"),
+        ("今の仕事に飽きてきた。", "dislike"),
+        ("走ると頭がすっきりする。", "like"),
+        ("Loud restaurants wear me out.", "dislike"),
+        ("Mit Opern kann ich nichts anfangen.", "dislike"),
+        ("Mein absoluter Favorit ist der Apfelstrudel.", "like"),
+        ("Ce roman a été un vrai coup de cœur.", "like"),
+        ("Le bruit des voisins m'insupporte.", "dislike"),
+        ("El reguetón me pone de los nervios.", "dislike"),
+        ("做手工是我的快乐源泉。", "like"),
+        ("吵闹的餐厅让我很抓狂。", "dislike"),
+        ("毎朝のコーヒーがやめられない。", "like"),
+        ("彼女の歌声にすっかり虜になった。", "like"),
+        ("Early mornings are not really my scene.", "dislike"),
+        ("Fotografieren macht mir große Freude.", "like"),
+        ("Cette série m'a complètement bluffée.", "like"),
+        ("Soy más de montaña que de playa.", "like"),
+        ("No soy muy de discotecas.", "dislike"),
+        ("这家的菜很对我胃口。", "like"),
+        ("这种咖啡我实在喝不惯。", "dislike"),
+        ("最近ヨガにハマった。", "like"),
+        ("満員電車で通勤するとストレスがたまる。", "dislike"),
     ],
 )
 def test_lasting_attitudes_are_read_in_every_language(text, want):
@@ -335,6 +369,10 @@ def test_lasting_attitudes_are_read_in_every_language(text, want):
         ("Mi hermano odia el fútbol.", "Mi hermano"),
         ("我家猫特别喜欢晒太阳。", "我家猫"),
         ("Mon chien adore la plage.", "Mon chien"),
+        ("Meine Tochter ist verrückt nach Pferden.", "Meine Tochter"),
+        ("Mein Mann mag keine Pilze.", "Mein Mann"),
+        ("姉の犬は雪が好き。", "姉の犬"),
+        ("Meine Oma schwärmt für alte Filme.", "Meine Oma"),
     ],
 )
 def test_a_pets_or_a_relatives_attitude_is_theirs(text, holder):
@@ -351,3 +389,20 @@ def test_the_polarity_cue_set_is_read_with_its_holders_and_no_one_off_excitement
     assert right / len(stated) >= 0.95
     said = {r["text"]: polarity(r["text"]) for r in rows if not r["polarity"]}
     assert [text for text, p in said.items() if p is not None and p.polarity != "neutral"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Salir a correr me despeja la mente.", "like"),
+        ("Les réunions interminables m'agacent.", "dislike"),
+        ("Yoga hilft mir, abzuschalten.", "like"),
+    ],
+)
+def test_a_short_sentence_the_detection_is_unsure_of_is_read_with_the_other_tables(text, want):
+    found = polarity(text)
+    assert found is not None and found.polarity == want
+
+
+def test_an_english_sentence_holding_another_languages_cue_is_no_preference():
+    assert polarity("The people around me gave me renewed energy and a purpose.") is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -22,6 +23,10 @@ STORES = 0
 MAX_CATEGORIES = 3
 #: Read alone, a message this likely to be worth remembering is, whatever was said before it.
 SURE_ALONE = 0.9
+#: Readings a ``Reader`` keeps, by message and turn before (the latest): a session's turns are read
+#: once to choose what to keep and are the same words when its slot facts are tagged, and the raw
+#: records a later session refines are the same words again.
+READ_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -220,6 +225,8 @@ class Reader:
         if tuple(self.lexicon.keys) != tuple(model.keys):
             raise ConfigError("the reader's weights were fitted on another lexicon: run caim eval reading --fit")
         self._encoder = encoder
+        self._kept: OrderedDict[tuple[str, str], Reading] = OrderedDict()
+        self._kept_lock = threading.Lock()
 
     @staticmethod
     @cache
@@ -240,10 +247,27 @@ class Reader:
         return features(texts, self.encoder, self.lexicon, before, self.model.context)
 
     def read(self, texts: list[str], before: list[str] | None = None) -> list[Reading]:
-        """A ``Reading`` of each text (one encoder batch), each read after its turn in ``before`` (the
-        other person's words just before it, "" for none; none given: each text alone)."""
-        if not texts:
-            return []
+        """A ``Reading`` of each text, each read after its turn in ``before`` (the other person's words
+        just before it, "" for none; none given: each text alone): the pairs read lately (the last
+        ``READ_KEPT``) are not read again, the others in one encoder batch."""
+        prior = list(before) if before is not None else [""] * len(texts)
+        if len(prior) != len(texts):
+            raise ValueError("one turn before (or '') per text")
+        pairs = list(zip(texts, prior, strict=True))
+        with self._kept_lock:
+            found = {p: self._kept[p] for p in pairs if p in self._kept}
+        todo = list(dict.fromkeys(p for p in pairs if p not in found))
+        if todo:
+            fresh = dict(zip(todo, self._read([t for t, _ in todo], [b for _, b in todo]), strict=True))
+            found.update(fresh)
+            with self._kept_lock:
+                self._kept.update(fresh)
+                while len(self._kept) > READ_KEPT:
+                    self._kept.popitem(last=False)
+        return [found[p] for p in pairs]
+
+    def _read(self, texts: list[str], before: list[str]) -> list[Reading]:
+        """A ``Reading`` of each text after its turn before, in one encoder batch."""
         probs = self.model.outputs(self.features(texts, before))
         n = len(self.model.categories)
         out = []

@@ -16,6 +16,12 @@
    and German alike; "Tiene hijos Melanie?": one vote for Spanish) is read in it; a text that
    favours another language is read in that one, as without an expectation; and Han without enough
    kana is read as Japanese where Japanese is expected.
+4. Letters: a short Latin text (``SHORT`` words or fewer) has too few function words to decide ("Toco
+   la guitarra", "Mi abuela cumple noventa"), so where another language than English has a vote
+   already, each word of three letters or more that no language votes for is read by its letters: it
+   votes for the language whose words its letter trigrams are likeliest in (``letters.json``, built
+   from the reader's lexicon in every language by ``python -m caim.eval.letters``), when that
+   language leads the next by ``LETTER_MARGIN``. The votes are then weighed as in 3.
 
 ``tabled`` lists the languages with tables (English first; ``caim.memory.text.languages`` registers
 them). ``matcher`` compiles a table's phrases; ``clauses``, ``sentences`` and ``word_count`` split a
@@ -24,6 +30,7 @@ text the way its language is written.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections import Counter
@@ -31,6 +38,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache, lru_cache
+from importlib import resources
 
 from caim.memory.text import lang_en, lang_ja, lang_zh, languages
 from caim.memory.text.tables import Language, Signals, Words
@@ -71,6 +79,12 @@ _VOTES: dict[str, tuple[int, ...]] = {}
 _EXPECTED: ContextVar[str] = ContextVar("caim_expected_language", default="en")
 _VOTER_INDEX: dict[str, int] = {}
 
+#: Most words of a Latin text whose unvoted words are read by their letters.
+SHORT = 6
+#: How much likelier (mean log-probability per trigram) a word's letters must be in one language than
+#: in the next for the word to vote for it.
+LETTER_MARGIN = 0.3
+
 
 def detect(text: str) -> Language:
     """The language a text is written in (see the module's rules).
@@ -96,10 +110,10 @@ def expecting(code: str) -> Iterator[None]:
     Japanese for ``"ja"`` (as Chinese otherwise). Any other code expects nothing more than English.
     The expectation is the context's (``contextvars``): it holds in this thread or task only.
 
-    >>> detect("Wo wohnt Caroline?").code, detect("東京駅").code
+    >>> detect("Hat Melanie Kinder?").code, detect("東京駅").code
     ('en', 'zh')
     >>> with expecting("de"):
-    ...     detect("Wo wohnt Caroline?").code, detect("Where does Caroline live?").code
+    ...     detect("Hat Melanie Kinder?").code, detect("Where does Caroline live?").code
     ('de', 'en')
     >>> with expecting("ja"):
     ...     detect("東京駅").code, detect("我昨天回家了。").code
@@ -166,11 +180,50 @@ def script_language(chars: str, expected: str | None = None) -> Language:
     return lang_ja.LANGUAGE if (_EXPECTED.get() if expected is None else expected) == "ja" else lang_zh.LANGUAGE
 
 
+def trigrams(word: str) -> list[str]:
+    """A word's letter trigrams, its ends marked ("^" and "$")."""
+    w = f"^{word}$"
+    return [w[i : i + 3] for i in range(len(w) - 2)]
+
+
+@cache
+def _letters() -> dict[str, tuple[dict[str, float], float]]:
+    """Each voting language's trigram log-probabilities and floor (``letters.json``)."""
+    raw = json.loads(resources.files("caim.memory.text").joinpath("letters.json").read_text(encoding="utf-8"))
+    return {code: (p["grams"], p["floor"]) for code, p in raw.items()}
+
+
+def letter_vote(word: str) -> str | None:
+    """The voting language a word's letters favour by ``LETTER_MARGIN`` (``None``: none does, or the
+    word is shorter than three letters).
+
+    >>> letter_vote("guitarra"), letter_vote("chemistry"), letter_vote("ab")
+    ('es', 'en', None)
+    """
+    if len(word) < 3:
+        return None
+    grams = trigrams(word)
+    profiles = _letters()
+    scores = []
+    for language in _VOTERS:
+        if language.code in profiles:
+            p, floor = profiles[language.code]
+            scores.append((sum(p.get(g, floor) for g in grams) / len(grams), language.code))
+    scores.sort(reverse=True)
+    if not scores or (len(scores) > 1 and scores[0][0] - scores[1][0] < LETTER_MARGIN):
+        return None
+    return scores[0][1]
+
+
 def _by_votes(words: list[str], text: str, expected_code: str) -> Language:
     counts = [sum(1 for c in language.marks if c in text) for language in _VOTERS] if text else [0] * len(_VOTERS)
     for voters in filter(None, map(_VOTES.get, words)):
         for i in voters:
             counts[i] += 1
+    if len(words) <= SHORT and any(counts[1:]):
+        for w in words:
+            if w not in _VOTES and (code := letter_vote(w)) in _VOTER_INDEX:
+                counts[_VOTER_INDEX[code]] += 1
     if (expected := _VOTER_INDEX.get(expected_code, 0)) and counts[expected] == max(counts):
         return _VOTERS[expected]
     best = max(range(1, len(_VOTERS)), key=lambda i: counts[i])

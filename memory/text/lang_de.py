@@ -263,7 +263,7 @@ SIGNALS = Signals(
         arbeite arbeiten wohne wohnen lebe leben gehe gehen fahre fahren lerne lernen studiere studieren plane
         möchte will wollen brauche brauchen koche lese mache machen esse trinke heiße heißt geboren verheiratet
         umgezogen angefangen gekauft adoptiert besucht treffe treffen hasse bevorzuge kann nie immer
-        normalerweise jeden jede jedes oft"""
+        normalerweise jeden jede jedes oft liegt liegen"""
     ),
     # "I'm sorry / glad / proud of you / here for you / not sure": said to the other side
     reactions=phrases("tut mir leid; tut mir so leid; tut mir wirklich leid; freut mich; freut mich für dich")
@@ -367,7 +367,14 @@ POLARITY = PolarityWords(
         schmeckt mir; schmecken mir; hat mir geschmeckt; fasziniert mich; faszinieren mich; interessiert mich;
         interessieren mich; bin ein großer fan; liebe es; mach ich gern; mache ich gerne;
         steh total auf; stehe total auf; steh voll auf; stehe voll auf; steh echt auf; stehe echt auf;
-        steht total auf; steht voll auf; steh so auf; stehe so auf"""
+        steht total auf; steht voll auf; steh so auf; stehe so auf; verrückt nach; ganz verrückt nach;
+        ein faible für; faible für; vernarrt in; schwöre auf; begeistert mich; begeistern mich;
+        schwärmt für; schwärmen für"""
+    )
+    + spelled(
+        ("ein", "eine"),
+        ("", "großer", "große", "riesiger", "riesige", "echter", "echte", "totaler", "absoluter"),
+        ("fan",),
     ),
     dislikes=phrases(
         """hasse; hasst; hassen; nicht ausstehen; nicht leiden; nicht ertragen; nicht aushalten; verabscheue; kein fan;
@@ -375,7 +382,9 @@ POLARITY = PolarityWords(
         habe es satt; hab es satt; habe das satt; hab das satt; hab die nase voll; habe die nase voll; bin es leid;
         bin das leid; keine lust mehr; kann nicht mehr; graut mir; graust mir; ekelt mich; stört mich;
         stören mich; ärgert mich; regt mich auf; nie wieder; keine lust auf; stresst mich; macht mir angst;
-        langweilt mich; langweilen mich"""
+        langweilt mich; langweilen mich; mag keine; mag keinen; mag kein; mögen keine; magst keine;
+        nichts anfangen; nichts für mich; macht mich wahnsinnig; macht mich verrückt; ödet mich an;
+        nicht mehr hören; nicht mehr sehen"""
     ),
     neutral=phrases("egal; ist mir gleich; geht so; ganz okay; nicht schlimm; ist okay; passt schon"),
     bare=words("mag liebe"),
@@ -393,7 +402,13 @@ POLARITY = PolarityWords(
         kann ich entspannen; kann ich abschalten; kann ich runterkommen; kann ich mich entspannen;
         hilft mir beim abschalten; hilft mir abzuschalten; hilft mir zu entspannen; hilft mir runterzukommen;
         hält mich bei verstand; hält mich gesund; hält mich über wasser; hält mich aufrecht; bringt mich runter;
-        erdet mich; gibt mir kraft; gibt mir ruhe; macht mich ruhig; bringt mich zum lachen"""
+        erdet mich; gibt mir kraft; gibt mir ruhe; macht mich ruhig; bringt mich zum lachen; hilft mir, abzuschalten;
+        hilft mir, zu entspannen; hilft mir, runterzukommen; macht mir freude; macht mir große freude;
+        bereitet mir freude"""
+    )
+    + spelled(
+        ("ist die", "ist der", "ist das", "sind die", "für mich die", "für mich der", "für mich das"),
+        ("beste", "besten", "allerbeste"),
     ),
     scorn=phrases(
         """langweilig; schrecklich; furchtbar; grässlich; ekelhaft; eklig; nervig; öde; mies; grauenhaft;
@@ -401,7 +416,8 @@ POLARITY = PolarityWords(
         zum kotzen; rappelvoll; überfüllt; zu düster; zu vertraulich; zu laut; zu voll; zu süß; zu scharf;
         zu teuer; zu kalt; zu heiß; unerträglich; stinkt; schlimm; fürchterlich; grausam; enttäuschend;
         eine qual; qual; albtraum; ein albtraum; nervenaufreibend; unmöglich; zu lang; zu langsam"""
-    ),
+    )
+    + spelled(("war", "ist", "waren", "sind"), ("", "echt", "ziemlich", "richtig", "total", "sehr"), ("schwach",)),
     reactions=phrases(
         """das ist; das klingt; klingt; das war; das wäre; wäre; du; dein; deine; deinen; deinem; ihr; euer;
         er ist; sie ist; wie; was für; glückwunsch; herzlichen; sieht; aussieht; hört sich; wird; werden;
@@ -417,7 +433,7 @@ POLARITY = PolarityWords(
     ),
     ever=phrases("ever; aller zeiten; meines lebens; seit jahren; der welt; überhaupt; je"),
     nouns=(
-        *words("leidenschaft"),
+        *words("leidenschaft favorit favoritin"),
         *phrases(
             """mein ventil; mein ding; meine leidenschaft; mein ganzer stolz; mein highlight; meine therapie;
             mein ausgleich; mein lieblingsort; mein glück; meine auszeit; mein rückzugsort; meine zuflucht;

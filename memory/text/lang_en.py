@@ -206,7 +206,9 @@ POLARITY = PolarityWords(
         most interested; so interested; getting into; got into; gotten into; i'm hooked; im hooked;
         i'm passionate; i am passionate; i'm all about; big part of my life; part of who i am;
         a big part of who i am; never miss; can't wait to go back; my kind of thing; right up my alley;
-        mostly into; mainly into; kinda into; pretty into"""
+        mostly into; mainly into; kinda into; pretty into; drawn to; always been drawn to;
+        i live for; we live for; i'm digging;
+        been digging"""
     )
     + spelled(
         ("find it", "found it", "find the process", "find that"),
@@ -236,7 +238,10 @@ POLARITY = PolarityWords(
         not fond of; allergic to; not big on; not a big fan of; dread; dreading; stresses me out; stress me out;
         drains me; irritates me; bugs me; scares me; terrifies me; freaks me out; creeps me out; makes me anxious;
         makes me nervous; makes me sad; makes me uncomfortable; not my favorite; not my favourite; over it;
-        sick and tired; had enough of; allergic"""
+        sick and tired; had enough of; allergic; isn't for me; is not for me; aren't for me; are not for me;
+        wasn't for me; never been for me; make me cringe; makes me cringe; wear me out; wears me out;
+        wear me down; wears me down; gross me out; grosses me out; can't be bothered with;
+        not my scene; not my kind of thing"""
     ),
     neutral=phrases(
         """don't mind; do not mind; doesn't mind; don't care; doesn't matter; indifferent; so-so; meh;
@@ -312,7 +317,11 @@ POLARITY = PolarityWords(
             puts me in a great mood; puts me in a better mood; puts me in a happy mood; inspiring; captivating;
             fascinating; hilarious; fascinates me; fascinate me; inspires me; inspire me; refreshes me; refresh me;
             at the top of my list; top of my list; gives me inspiration; give me inspiration;
-            gives me a lot of inspiration; give me a lot of inspiration; bring me tons of joy; brings me tons of joy"""
+            gives me a lot of inspiration; give me a lot of inspiration; bring me tons of joy; brings me tons of joy;
+            brought me so much joy; special to me;
+            brightens my days; brighten my days; brightens up my day; brightens up our day; helps me escape;
+            help me escape; get me through; gets me through; getting me through; refreshes my soul;
+            a source of comfort; a sanctuary; is life"""
         ),
     ),
     scorn=(

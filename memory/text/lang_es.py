@@ -271,7 +271,8 @@ SIGNALS = Signals(
         """soy; era; fui; estoy; estaba; es; está; son; tengo; tenía; tenemos; tiene; amo; odio; prefiero; quiero;
         queremos; necesito; voy; vamos; iba; trabajo; trabajamos; vivo; vivimos; juego; estudio; aprendo; compré;
         hice; hago; adopté; casado; casada; nací; empecé; visité; llamo; llama; puedo; nunca; siempre;
-        normalmente; cada; favorito; favorita; me gusta; me gustan; me encanta; me encantan; me casé; me mudé"""
+        normalmente; cada; favorito; favorita; me gusta; me gustan; me encanta; me encantan; me casé; me mudé;
+        me encantaría; me gustaría"""
     ),
     # "I'm sorry / glad / proud of you / here for you / not sure": said to the other side
     reactions=phrases("lo siento; lo siento mucho; me alegro; me alegro mucho; me alegro por ti; me alegra; qué pena")
@@ -363,8 +364,12 @@ POLARITY = PolarityWords(
         le gusta; le gustan; le encanta; le encantan; les gusta; les gustan; les encanta; les encantan;
         me quedo con; me divierte; me divierten; me entretiene; me interesa; me interesan; me llama la atención;
         me pirra; me pirran; lo disfruto; la disfruto; adora; adoran; ama; aman; metido en; metida en;
-        metidos en; metidas en; enganchado con; enganchada con; enganchado al; enganchada al; muy fan"""
-    ),
+        metidos en; metidas en; enganchado con; enganchada con; enganchado al; enganchada al; muy fan;
+        enganchadísimo; enganchadísima; me tiene enganchado; me tiene enganchada; me llena; me llenan;
+        me sube el ánimo; me suben el ánimo; me anima; me priva; me privan; soy más de; soy muy de;
+        me tiene loco; me tiene loca; me tienen loco; me tienen loca"""
+    )
+    + spelled(("un", "una"), ("gran", "enorme", "auténtico", "auténtica", "verdadero", "verdadera", "súper"), ("fan",)),
     dislikes=phrases(
         """odio; detesto; no soporto; no aguanto; me molesta; me molestan; me fastidia; me fastidian; no me va;
         harto de; harta de; hartos de; me aburre; me aburren; me cansa; me cansan; me harta; me hartan;
@@ -372,7 +377,9 @@ POLARITY = PolarityWords(
         me pone de mal humor; me saca de quicio; me sacan de quicio; me da pereza; me da flojera; nunca más;
         no es lo mío; no es para mí; no me convence; me agobia; me agobian; me estresa; me estresan;
         le molesta; le da miedo; me cae mal; me da miedo; me dan miedo; me pone nervioso; me pone nerviosa;
-        odia; odian; detesta; detestan; no soporta; no soportan; no aguanta; no aguantan"""
+        odia; odian; detesta; detestan; no soporta; no soportan; no aguanta; no aguantan; me da rabia;
+        me dan rabia; me da grima; me dan grima; hasta las narices; hasta el gorro; hasta el moño;
+        me pone de los nervios; me ponen de los nervios; me revienta; me revientan; me deprime; me deprimen"""
     ),
     neutral=phrases("me da igual; me es indiferente; ni fu ni fa; no me importa; me da lo mismo"),
     praise=phrases(
@@ -388,7 +395,7 @@ POLARITY = PolarityWords(
         """aburrido; aburrida; horrible; asqueroso; asquerosa; un asco; fatal; pésimo; pésima; lo peor; el peor;
         la peor; insoportable; un rollo; un coñazo; agotador; agotadora; malísimo; malísima; horroroso;
         horrorosa; espantoso; espantosa; una pesadilla; un infierno; decepcionante; demasiado caro;
-        demasiado lento; demasiado dulce; demasiado picante"""
+        demasiado lento; demasiado dulce; demasiado picante; aburridísimo; aburridísima; pesadísimo; pesadísima"""
     ),
     reactions=phrases(
         """qué; que bien; suena; suenan; tú; tu; tus; te; ti; usted; ustedes; su; vosotros; felicidades;

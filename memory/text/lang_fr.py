@@ -346,14 +346,16 @@ POLARITY = PolarityWords(
         tombée amoureuse; amoureux de; amoureuse de; m'a donné envie; me donne envie; me plaît; me plait;
         me plaisent; m'a plu; m'ont plu; suis fan; un faible pour; mon péché mignon; prends plaisir;
         m'intéresse; m'intéressent; m'amuse; me fascine; me fascinent"""
-    ),
+    )
+    + spelled(("un", "une"), ("", "grand", "grande", "énorme", "immense", "vrai", "vraie"), ("fan",)),
     dislikes=phrases(
         """déteste; détestes; détestons; détestent; détesté; supporte pas; supporte plus; supportes pas; horreur;
         pas fan; exècre; ai marre; en ai marre; marre de; ras le bol; ras-le-bol; me saoule; me soûle; me gonfle;
         m'énerve; m'énervent; m'ennuie; m'ennuient; me fatigue; me fatiguent; me dégoûte; me dégoûtent;
         j'en peux plus; en peux plus; insupportable; me casse les pieds; me tape sur les nerfs; plus jamais;
         peux pas voir; pas mon truc; pas pour moi; pas trop mon truc; me stresse; m'angoisse; me fait peur;
-        me font peur"""
+        me font peur; m'agace; m'agacent; m'insupporte; m'insupportent; me gave; me gavent; me lasse;
+        me lassent; lassé de; lassée de; me barbe; me barbent; me rase; du mal avec; pas ma tasse de thé"""
     ),
     neutral=phrases("m'est égal; indifférent; indifférente; ça va; pas mal; ça dépend; comme tu veux"),
     praise=phrases(
@@ -365,7 +367,9 @@ POLARITY = PolarityWords(
         relaxant; reposant; un délice; délicieusement; seul moment où; déconnecter;
         m'aide à me détendre; m'aide à décompresser; m'aide à déconnecter; m'aide à tenir; m'aide à souffler;
         m'empêche de devenir fou; m'empêche de devenir folle; me garde sain d'esprit; me garde saine d'esprit;
-        me maintient à flot; me met de bonne humeur; me donne le sourire; me remonte le moral"""
+        me maintient à flot; me met de bonne humeur; me donne le sourire; me remonte le moral;
+        coup de cœur; coup de coeur; m'a bluffé; m'a bluffée; m'ont bluffé; m'a complètement bluffé;
+        m'a complètement bluffée; m'a vraiment bluffé; m'a vraiment bluffée"""
     ),
     scorn=phrases(
         """nul; nulle; ennuyeux; ennuyeuse; chiant; chiante; horrible; affreux; affreuse; dégoûtant; dégoûtante;
@@ -392,7 +396,7 @@ POLARITY = PolarityWords(
         *words("préféré préférée préférés préférées passion truc kif"),
         *phrases(
             """ma passion; mon truc; mon rayon de soleil; ma bouffée d'oxygène; ma thérapie; ma soupape;
-            mon échappatoire; mon moment à moi; mon refuge; mon plaisir"""
+            mon échappatoire; mon moment à moi; mon refuge; mon plaisir; mon bonheur; mon kif; ma came; mon dada"""
         ),
     ),
     bad_nouns=phrases("bête noire"),
@@ -415,7 +419,7 @@ POLARITY = PolarityWords(
         honnêtement; vraiment beaucoup; énormément; carrément; complètement; totalement; absolument; juste;
         surtout; en fait; en vrai; du coup; sincèrement; ne; n; y; en; l; le; la; les; j'; c'est; c; est; était;
         ai; as; a; avoir; suis; es; été; oh; ah; waouh; wow; haha; ok; bon; bah; ben; eh; ouais; oui; salut;
-        coucou; super; hyper; étaient; sont"""
+        coucou; super; hyper; étaient; sont; de plus en plus"""
     ),
     pointers=words("ce cet cette ces"),
     joins=words("et mais ou puis à de pour"),

@@ -31,8 +31,8 @@ from functools import cache
 from typing import Literal, NamedTuple
 
 from caim.memory.text import languages
-from caim.memory.text.lang import alternation, detect, matcher
-from caim.memory.text.tables import PolarityWords, Words
+from caim.memory.text.lang import alternation, detect, matcher, tabled
+from caim.memory.text.tables import Language, PolarityWords, Words
 
 Polarity = Literal["like", "dislike", "neutral"]
 #: The closed set of polarities, in the order prompts and filters list them.
@@ -103,7 +103,37 @@ def polarity(text: str) -> Preference | None:
     """
     language = detect(text)
     module = languages.module(language.code) or languages.english()
-    table, unspaced = module.POLARITY, language.unspaced
+    said = _stated(text, module, language.unspaced)
+    if said is None and not language.unspaced:
+        said = _read_as_other(text, language)
+    return said
+
+
+def _votes(text: str, language: Language) -> int:
+    """How many of the text's words are among the language's ``votes``, plus its ``marks`` in it."""
+    return sum(w in language.votes for w in _WORD.findall(text.lower())) + sum(c in text for c in language.marks)
+
+
+def _read_as_other(text: str, read: Language) -> Preference | None:
+    """A text written with spaces in which the table of its detected language (``read``) finds no
+    preference, read with the table of each other language written with spaces that has as many of
+    its ``votes`` in it (the detection was unsure: "Salir a correr me despeja la mente" read as
+    French): the first like or dislike said by a cue of several words or an elided one ("m'agacent";
+    a single word such as "super" or "top" may be any of them)."""
+    least = max(_votes(text, read), 1)
+    for language in tabled():
+        module = languages.module(language.code)
+        if language.unspaced or module is None or language.code == read.code or _votes(text, language) < least:
+            continue
+        said = _stated(text, module, False)
+        if said is not None and said.polarity != "neutral" and (" " in said.cue or "'" in said.cue):
+            return said
+    return None
+
+
+def _stated(text: str, module: languages.LanguageModule, unspaced: bool) -> Preference | None:
+    """The preference the text states read with ``module``'s table (see ``polarity``)."""
+    table = module.POLARITY
     people = _people(module)
     theirs: Preference | None = None
     neutral: Preference | None = None
@@ -181,6 +211,12 @@ def _stems(stems: Words, unspaced: bool) -> re.Pattern[str]:
 
 def _said(word: str) -> str:
     return word.lower().replace("\u2019", "'")
+
+
+def _self(word: str, table: PolarityWords) -> bool:
+    """Is the word one of ``selves``, or an elided one of them joined to the next word ("m'ennuie")?"""
+    said = _said(word)
+    return said in table.selves or ("'" in said and said.split("'")[0] in table.selves)
 
 
 def _bare(text: str, m: re.Match[str], table: PolarityWords) -> bool:
@@ -296,7 +332,7 @@ def _subject(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
     after = _WORD.findall(text[m.end() : _clause_end(text, m.end())])
     if matcher(table.addressee, False).search(" ".join(after[:_OBJECT_SPAN])):
         return None
-    if any(_said(w) in table.selves for w in _WORD.findall(m.group(0))):  # "I'm into", "find ich gut"
+    if any(_self(w, table) for w in _WORD.findall(m.group(0))):  # "I'm into", "find ich gut", "m'ennuie"
         return ""
     if after and _said(after[0]) in table.after_bare:  # "Jazz mag ich", "das mag er"
         return "" if _said(after[0]) in table.selves else after[0]
@@ -322,7 +358,7 @@ def _noun_phrase(before: list[str], table: PolarityWords) -> str:
     """The subject ending ``before`` when its last word is none of the table's: a noun after one of
     ``owners`` ("my son", "the kids"), a subject a word or two before it ("ich wandere gerne", "er
     wandert gerne"), or a capitalised name ("Minka"); "" where it names none ("seriously love" reads
-    as the speaker's)."""
+    as the speaker's, as does a negation opening the sentence: "No soy muy de")."""
     for n in range(2, min(_OWNER_SPAN, len(before)) + 1):
         raw = before[-n]
         word = _said(raw)
@@ -335,7 +371,8 @@ def _noun_phrase(before: list[str], table: PolarityWords) -> str:
         if word in table.joins or word in table.others:
             break
     last = before[-1]
-    return last if last[:1].isupper() and not _said(last).endswith("ly") else ""
+    named = last[:1].isupper() and not _said(last).endswith("ly") and _said(last) not in table.negations
+    return last if named else ""
 
 
 def _first_subject(before: list[str], table: PolarityWords) -> str | None:
@@ -377,14 +414,15 @@ def _owner(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
 
 def _holder_unspaced(text: str, m: re.Match[str], table: PolarityWords) -> str | None:
     """The holder in a language written without spaces: the clause before the cue up to the last of
-    ``holders`` in it ("我儿子", "うちの猫"), unless one of ``selves`` comes after it; ``None`` when one
-    of ``others`` ("你") is the last of them."""
+    ``holders`` in it ("我儿子", "うちの猫"; not one right before one of ``possessives``: "彼女の歌声"),
+    unless one of ``selves`` comes after it; ``None`` when one of ``others`` ("你") is the last of them."""
     start = _clause_start(text, m.start())
     before = text[start : m.start()]
     last: tuple[int, str] = (-1, "self")
+    owning = matcher(table.possessives, True)
     for kind, phrases in (("self", table.selves), ("holder", table.holders), ("other", table.others)):
         for hit in matcher(phrases, True).finditer(before):
-            if hit.end() > last[0]:
+            if hit.end() > last[0] and not (kind == "holder" and owning.match(before, hit.end())):
                 last = (hit.end(), kind)
     if last[1] == "other":
         return None
@@ -427,7 +465,8 @@ def _negated(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool
     after = text[cue.end() : _clause_end(text, cue.end())]
     if unspaced:  # a filler holding a negation's character is none ("特别")
         window = matcher(table.fillers, True).sub(" ", f"{before[-_BEFORE[True] :]} {after[: _AFTER[True]]}")
-    else:
+    else:  # a filler of several words is no negation ("de plus en plus")
+        before, after = (_phrase_fillers(table).sub(" ", part) for part in (before, after))
         window = " ".join([*_WORD.findall(before)[-_BEFORE[False] :], "|", *_WORD.findall(after)[: _AFTER[False]]])
     found = matcher(table.negations, unspaced).search(window)
     if found is not None and matcher(table.unmatched, unspaced).fullmatch(found.group(0)):
@@ -435,6 +474,11 @@ def _negated(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool
         lead = matcher(table.unmatched, unspaced).match(rest)
         return matcher(table.rivals, unspaced).match(rest[lead.end() :].strip() if lead else rest) is None
     return found is not None
+
+
+def _phrase_fillers(table: PolarityWords) -> re.Pattern[str]:
+    """The table's ``fillers`` of several words, as whole words."""
+    return matcher(tuple(f for f in table.fillers if " " in f), False)
 
 
 def _reason(text: str, cue: re.Match[str], table: PolarityWords, unspaced: bool) -> str:

@@ -291,7 +291,8 @@ class PolarityWords:
       the sentence's earlier subject is. One of ``addressee`` just after the cue makes it a
       reaction to the other side ("I love your painting", "love how you did it"). Written without
       spaces: one of ``holders`` in the cue's clause before it names the holder ("我儿子喜欢",
-      "妹はジャズが好き"), unless one of ``selves`` follows it there.
+      "妹はジャズが好き"), unless one of ``selves`` follows it there; a holder right before one of
+      ``possessives`` owns a thing and holds nothing ("彼女の歌声に虜", "她的歌我很爱听").
 
     The reason: ``reasons``: markers after which the rest of the sentence is the reason ("because",
     "weil", "因为"). ``reason_openers``: words that open a clause after the cue's clause which is
@@ -324,6 +325,7 @@ class PolarityWords:
     blocks: Words = ()
     selves: Words = ()
     holders: Words = ()
+    possessives: Words = ()
     others: Words = ()
     addressee: Words = ()
     fillers: Words = ()

@@ -1,0 +1,103 @@
+"""What a person's turn must be to be kept (caim.memory.capture.worth_keeping): the reader finds it worth
+remembering, it does more than ask, and code finds something told in it unless the reader is sure.
+Checked on tests/data/capture_check.jsonl, short messages in six languages written and labelled before
+the rules, and end to end through ``Memory.remember``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from caim.memory import capture
+from caim.memory.capture import asks_only, worth_keeping
+from caim.memory.reading import Reader
+
+CHECK = Path(__file__).parent / "data" / "capture_check.jsonl"
+
+
+def _check() -> list[dict]:
+    return [json.loads(line) for line in CHECK.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_the_check_set_holds_both_kinds_in_every_language():
+    rows = _check()
+    for lang in ("en", "de", "fr", "es", "zh", "ja"):
+        stores = [r["stores"] for r in rows if r["lang"] == lang]
+        assert len(stores) >= 40 and 15 <= sum(stores) <= len(stores) - 15, lang
+
+
+def test_capture_on_the_check_set_keeps_facts_and_drops_a_friends_reactions():
+    """Precision and recall of what is kept, each message alone, as ``Memory.remember`` decides."""
+    reader = Reader.shared()
+    rows = _check()
+    got = reader.read([r["text"] for r in rows])
+    kept = [worth_keeping(r["text"], g.stores, reader.model.store_at) for r, g in zip(rows, got, strict=True)]
+    right = sum(k and r["stores"] for k, r in zip(kept, rows, strict=True))
+    precision, recall = right / sum(kept), right / sum(r["stores"] for r in rows)
+    assert precision >= 0.97 and recall >= 0.95, (precision, recall)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm visiting Kyoto in April - any tips?",
+        "Ich ziehe nächsten Monat nach Hamburg, hast du Tipps?",
+        "Je vais à Rome en avril, tu as des conseils ?",
+        "Voy a Roma en abril, ¿tienes algún consejo?",
+        "我四月要去东京，有什么推荐吗？",
+        "四月に京都に行くんですが、おすすめはありますか？",
+    ],
+)
+def test_a_question_that_opens_with_a_statement_is_not_asking_only(text):
+    assert not asks_only(text)
+    assert worth_keeping(text, 1.0, 0.4)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Wow, Mel, you're amazing! You're an inspiration to us all!",
+        "You should take a break and go for a walk.",
+        "Du machst das echt großartig mit den Kindern, sie haben Glück mit dir.",
+        "Tu pourrais peut-être demander à ta sœur de t'aider pour le déménagement.",
+        "¡Qué guay que tu hermana sea piloto!",
+        "你拍的照片真好看！",
+        "お姉さんがパイロットなんて、かっこいい！",
+    ],
+)
+def test_a_reaction_in_which_code_finds_nothing_told_needs_a_sure_reader(text):
+    assert not worth_keeping(text, capture.SURE_WITHOUT_FACT - 0.1, 0.4)
+    assert worth_keeping(text, capture.SURE_WITHOUT_FACT, 0.4)  # the reader, sure, keeps it
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I ran my first half marathon on Sunday.",
+        "Meine Wohnung liegt direkt am Rhein.",
+        "J'habite dans une petite maison près de la mer.",
+        "Me encantaría tener una granja algún día.",
+        "我们上周领养了一只小狗。",
+        "日曜日に初めてハーフマラソンを走りました。",
+    ],
+)
+def test_a_fact_the_reader_keeps_is_kept_unsure_or_not(text):
+    assert worth_keeping(text, 0.5, 0.4)
+
+
+def test_remember_keeps_no_friends_compliment_the_reader_is_unsure_of(settings):
+    """End to end: a compliment to the other person, remembered alone, stores nothing; a fact does."""
+    from caim.agent.memory import Memory
+
+    compliment = "Peindre des couchers de soleil à la plage, ça a l'air si relaxant, je comprends que tu adores ça."
+    fact = "J'habite dans une petite maison près de la mer."
+    (read,) = Reader.shared().read([compliment])
+    assert Reader.shared().model.store_at <= read.stores < capture.SURE_WITHOUT_FACT  # what the rule is for
+    memory = Memory(settings.model_copy(update={"use_model_for": []}))
+    for text in (compliment, fact):
+        memory.remember([("user", text)], user_id="ana", background=False)
+    kept = [r.thought for r in memory.list(user_id="ana")]
+    assert fact in kept and compliment not in kept, kept
+    memory.close()
