@@ -130,8 +130,9 @@ def test_a_batch_is_written_rewritten_and_deleted_in_statements_per_batch_not_pe
     deleted = tuple(sent(lambda b=b: db.delete("ann", [r.id for r in b])) for b in (small, large))
     assert db.count("ann") == 0 and db.stats("ann")[0] == 0
     for kind, (ten, two_hundred) in {"fresh": fresh, "rewritten": rewritten, "deleted": deleted}.items():
-        # 190 more records: a few more statements (an INSERT per 64 records), never some per record
-        assert two_hundred <= ten + 200 // INSERT_ROWS, (kind, ten, two_hundred)
+        # 190 more records: a few more statements (an INSERT per 64 records, and the reads of the user's
+        # usual language, which depend on what is stored), never some per record
+        assert two_hundred <= ten + 2 * -(-200 // INSERT_ROWS), (kind, ten, two_hundred)
 
 
 def test_listing_a_memory_reads_each_record_once(tmp_path):
