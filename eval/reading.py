@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 from caim.core.embeddings import MultilingualEmbedder
 from caim.eval.labels import Turn, shared_turns, training_turns, written_turns
 from caim.memory.reading import CATEGORY, Lexicon, Model
-from caim.memory.reading.reader import context_features
+from caim.memory.reading.reader import context_features, features, sentence_parts
 from caim.ontology import Ontology
 
 #: Share of the turns careful readers store that capture keeps (the threshold's recall).
@@ -34,6 +34,8 @@ EPOCHS = 20
 SEEDS: tuple[int, ...] = (0, 1, 2)
 #: What the network reads of the turn before (``caim.memory.reading.CONTEXT``).
 CONTEXT = ("vector",)
+#: Categories of a message of several sentences read whole and by sentence (``Model.by_sentence``).
+BY_SENTENCE = True
 #: The most turns given a wrong category the category thresholds may leave (pooled leave-one-out).
 WRONG_AT_MOST = 0.2
 FLOORS = tuple(round(0.05 * i, 2) for i in range(17))
@@ -150,7 +152,7 @@ def fit(
     b1 = np.hstack([n[1] for n in nets])
     w2 = np.vstack([n[2] for n in nets]) / len(nets)
     b2 = np.mean([n[3] for n in nets], axis=0)
-    return Model(mu, sd, w1, b1, w2, b2, tuple(categories), tuple(keys), context=context)
+    return Model(mu, sd, w1, b1, w2, b2, tuple(categories), tuple(keys), context=context, sentences=BY_SENTENCE)
 
 
 def _context_width(x: np.ndarray, keys: Sequence[str], context: tuple[str, ...]) -> int:
@@ -265,6 +267,30 @@ def readings(turns: Sequence[Turn], lexicon: Lexicon, context: tuple[str, ...]) 
     )
 
 
+@dataclass
+class Parts:
+    """The sentences of turns of several (``sentence_parts``): each one's turn (``owner``) and
+    features read alone (``x``)."""
+
+    owner: np.ndarray
+    x: np.ndarray
+
+    @classmethod
+    def of(cls, turns: Sequence[Turn], lexicon: Lexicon, context: tuple[str, ...]) -> Parts:
+        """The parts of ``turns`` (one encoder batch)."""
+        owner, parts = sentence_parts([t.text for t in turns])
+        return cls(owner, features(parts, MultilingualEmbedder.shared(), lexicon, None, context))
+
+    def read(self, model: Model, probs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``probs`` (the readings of the turns at ``rows``) with their categories read by sentence."""
+        at = np.full(int(self.owner.max(initial=-1)) + 1, -1)
+        at[rows[rows < len(at)]] = np.flatnonzero(rows < len(at))
+        mine = at[self.owner] >= 0 if len(self.owner) else np.zeros(0, bool)
+        if not mine.any():
+            return model.by_sentence(probs, np.zeros((0, probs.shape[1]), np.float32), np.zeros(0, np.int64))
+        return model.by_sentence(probs, model.predict(self.x[mine]), at[self.owner[mine]])
+
+
 def cross_validate(shared: Path, *, progress: Callable[[str], None] = lambda _: None) -> Run:
     """Fit with each LoCoMo dev conversation left out, read it; fit on everything; choose thresholds
     on the pooled leave-one-out readings, those after the turn before and those alone together."""
@@ -278,6 +304,7 @@ def cross_validate(shared: Path, *, progress: Callable[[str], None] = lambda _: 
     written = written_turns()
     progress(f"reading {len(base) + len(locomo) + len(written)} turns")
     feats, alone = readings(base + locomo + written, lexicon, CONTEXT)
+    parts_l, parts_w = Parts.of(locomo, lexicon, CONTEXT), Parts.of(written, lexicon, CONTEXT)
     nb, nl = len(base), len(locomo)
     xb, xl, xw = feats[:nb], feats[nb : nb + nl], feats[nb + nl :]
     lb, ll, lw = (labelled(x, categories) for x in (base, locomo, written))
@@ -288,7 +315,9 @@ def cross_validate(shared: Path, *, progress: Callable[[str], None] = lambda _: 
         out = ll.group == g
         x, data = _joined(xb, lb, xl[~out], _rows(ll, ~out))
         m = fit(x, data, categories, keys, CONTEXT)
-        pooled[out], pooled_alone[out] = m.outputs(xl[out]), m.predict(alone[nb : nb + nl][out])
+        rows = np.flatnonzero(out)
+        pooled[out] = parts_l.read(m, m.outputs(xl[out]), rows)
+        pooled_alone[out] = parts_l.read(m, m.predict(alone[nb : nb + nl][out]), rows)
     progress("fitting on everything")
     x, data = _joined(xb, lb, xl, ll)
     model = choose_thresholds(
@@ -300,7 +329,14 @@ def cross_validate(shared: Path, *, progress: Callable[[str], None] = lambda _: 
         "lexicon": hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16],
     }  # fmt: skip
     # the written set is never fitted on
-    return Run(model, (pooled, ll), (model.outputs(xw), lw), pooled_alone, model.predict(alone[nb + nl :]))
+    every = np.arange(len(written))
+    return Run(
+        model,
+        (pooled, ll),
+        (parts_w.read(model, model.outputs(xw), every), lw),
+        pooled_alone,
+        parts_w.read(model, model.predict(alone[nb + nl :]), every),
+    )
 
 
 def _rows(data: Labelled, keep: np.ndarray) -> Labelled:

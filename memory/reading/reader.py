@@ -16,6 +16,7 @@ import numpy as np
 from caim.core.embeddings import Embedder, MultilingualEmbedder
 from caim.core.errors import ConfigError
 from caim.memory.reading.lexicon import Lexicon
+from caim.memory.text.lang import sentences
 
 #: The outputs of the network, in order: worth remembering, one per category, like, dislike.
 STORES = 0
@@ -66,6 +67,9 @@ class Model:
     meta: dict = field(default_factory=dict)
     #: What the network reads of the turn before a message (``CONTEXT``'s blocks); none: the message alone.
     context: tuple[str, ...] = ()
+    #: Categories of a message of several sentences are read from it whole and from each sentence
+    #: (``by_sentence``); the thresholds were chosen on readings made so.
+    sentences: bool = False
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """The outputs' probabilities for each row of features."""
@@ -86,6 +90,22 @@ class Model:
             sure = alone[:, STORES] >= SURE_ALONE
             p[sure, STORES] = np.maximum(p[sure, STORES], alone[sure, STORES])
         return p
+
+    def by_sentence(self, p: np.ndarray, parts: np.ndarray, owner: np.ndarray) -> np.ndarray:
+        """``p`` (``outputs`` of whole messages) with each message's category scores the mean of its
+        whole reading's and the highest of its sentences' (``parts``: ``predict`` of each sentence
+        read alone, ``owner`` its message's row in ``p``); messages with no parts keep theirs. A
+        message of several sentences is often about more than one thing, which one vector of it
+        blurs."""
+        out = np.array(p, dtype=np.float32, copy=True)
+        if not self.sentences or not len(parts):
+            return out
+        cats = slice(STORES + 1, STORES + 1 + len(self.categories))
+        best = np.full((len(p), len(self.categories)), -1.0, np.float32)
+        np.maximum.at(best, owner, parts[:, cats])
+        has = best[:, 0] >= 0
+        out[has, cats] = (out[has, cats] + best[has]) / 2
+        return out
 
     def alone(self, x: np.ndarray) -> np.ndarray:
         """Rows of features with their context blocks zeroed: each message read as if nothing came before it."""
@@ -108,6 +128,7 @@ class Model:
             "polarity_at": self.polarity_at,
             "meta": self.meta,
             "context": list(self.context),
+            "sentences": self.sentences,
         }
         arrays = {k: getattr(self, k).astype(np.float16) for k in ("mu", "sd", "w1", "b1", "w2", "b2")}
         with path.open("wb") as f:
@@ -130,6 +151,7 @@ class Model:
             polarity_at=float(head["polarity_at"]),
             meta=head.get("meta", {}),
             context=tuple(head.get("context", ())),
+            sentences=bool(head.get("sentences", False)),
         )
 
     def worth(self, r: Reading) -> bool:
@@ -208,6 +230,19 @@ def context_features(
     return np.hstack([*(b * flag for b in blocks), flag]).astype(np.float32)
 
 
+def sentence_parts(texts: list[str]) -> tuple[np.ndarray, list[str]]:
+    """The sentences of each text of more than one (``caim.memory.text.lang.sentences``), with the
+    index of the text each belongs to."""
+    owner: list[int] = []
+    parts: list[str] = []
+    for i, text in enumerate(texts):
+        said = sentences(text)
+        if len(said) > 1:
+            owner += [i] * len(said)
+            parts += said
+    return np.array(owner, dtype=np.int64), parts
+
+
 class Reader:
     """Reads messages (``read``) with a ``Model``, the encoder its features were fitted with (the
     bundled multilingual encoder) and the lexicon; ``shared()`` is the process's reader of the
@@ -267,8 +302,13 @@ class Reader:
         return [found[p] for p in pairs]
 
     def _read(self, texts: list[str], before: list[str]) -> list[Reading]:
-        """A ``Reading`` of each text after its turn before, in one encoder batch."""
+        """A ``Reading`` of each text after its turn before, in one encoder batch (each sentence of a
+        text of several in another, when the model reads categories by sentence)."""
         probs = self.model.outputs(self.features(texts, before))
+        if self.model.sentences:
+            owner, parts = sentence_parts(texts)
+            if parts:
+                probs = self.model.by_sentence(probs, self.model.predict(self.features(parts)), owner)
         n = len(self.model.categories)
         out = []
         for text, p in zip(texts, probs, strict=True):
