@@ -10,6 +10,8 @@ shipped network with one seed (the shipped weights average three).
 The trials:
 
 - ``joint``: the shipped network (capture, categories, polarity; the turn before as context);
+- ``joint, by sentence``: ``joint`` with a message of several sentences read whole and by sentence
+  (each category's score the mean of the whole message's and its likeliest sentence's), as shipped;
 - ``joint, second by ratio``: a second category when its score reaches a share of the first's;
 - ``knn``: the categories of the nearest labelled stored turns (cosine of the encoder vectors,
   k=25, weights similarity^4), and blended half-and-half and 0.3 with ``joint``;
@@ -102,6 +104,8 @@ class Trials:
             top = key[len(CATEGORY) :] if key.startswith(CATEGORY) else ontology.path(key).split("/")[0]
             votes[i, self.categories.index(top)] = 1.0
         self.votes = votes
+        self.parts = (fitting.Parts.of(locomo, self.lexicon, fitting.CONTEXT),
+                      fitting.Parts.of(written, self.lexicon, fitting.CONTEXT))  # fmt: skip
 
     def report(self, name: str, loo: np.ndarray, written: np.ndarray, ratio: bool = False) -> None:
         """Print the trial's left-out F1 and wrong share, per conversation, and the written set's."""
@@ -129,15 +133,19 @@ class Trials:
             loo[out] = fit_read(~out, out)
         return loo, fit_read(np.ones(len(lab.y), bool), np.zeros(0, bool))
 
-    def joint(self) -> tuple[np.ndarray, np.ndarray]:
-        """The shipped network (one seed)."""
+    def joint(self, *, by_sentence: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """The shipped network (one seed), its categories read whole (or also by sentence)."""
         (xb, xl, xw), (lb, ll, _lw) = self.ctx, self.lab
         n = len(self.categories)
 
         def fit_read(train: np.ndarray, query: np.ndarray) -> np.ndarray:
             x, data = fitting._joined(xb, lb, xl[train], fitting._rows(ll, train))
             m = fitting.fit(x, data, self.categories, self.lexicon.keys, fitting.CONTEXT)
-            return m.outputs(xl[query] if query.any() else xw)[:, 1 : n + 1]
+            rows = np.flatnonzero(query) if query.any() else np.arange(len(xw))
+            p = m.outputs(xl[query] if query.any() else xw)
+            if by_sentence:
+                p = self.parts[0 if query.any() else 1].read(m, p, rows)
+            return p[:, 1 : n + 1]
 
         return self.left_out(fit_read)
 
@@ -221,6 +229,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     joint = trials.joint()
     trials.report("joint", *joint)
+    trials.report("joint, by sentence", *trials.joint(by_sentence=True))
     trials.report("joint, second by ratio", *joint, ratio=True)
     knn = trials.knn()
     trials.report("knn", *knn)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from caim.memory.reading import Lexicon, Model, Reader
+from caim.memory.text.lang import sentences
 from caim.ontology import Ontology
 from caim.ontology.tagger import tags_of
 
@@ -85,6 +86,33 @@ def test_unsure_categories_give_no_tag_rather_than_a_wrong_one():
     assert model.chosen(Reading(0.9, {"a": 0.8, "b": 0.6}, 0, 0)) == ["a"]
 
 
+def test_a_message_of_several_sentences_gets_the_categories_of_its_whole_and_of_its_likeliest_sentence():
+    """Categories: the mean of the whole message's score and its sentences' highest; worth remembering
+    and polarity stay the whole message's; a message of one sentence keeps its own."""
+    model = Model(
+        mu=np.zeros(1), sd=np.ones(1), w1=np.zeros((1, 1)), b1=np.zeros(1), w2=np.zeros((1, 5)), b2=np.zeros(5),
+        categories=("a", "b"), keys=(), sentences=True,
+    )  # fmt: skip
+    whole = np.array([[0.9, 0.8, 0.1, 0.0, 0.0], [0.7, 0.6, 0.2, 0.0, 0.0]])
+    parts = np.array([[0.1, 0.9, 0.0, 0.5, 0.5], [0.2, 0.3, 0.7, 0.5, 0.5]])
+    out = model.by_sentence(whole, parts, np.array([0, 0]))
+    assert np.allclose(out[0], [0.9, 0.85, 0.4, 0.0, 0.0]) and np.allclose(out[1], whole[1])
+    model.sentences = False
+    assert np.allclose(model.by_sentence(whole, parts, np.array([0, 0])), whole)
+
+
+def test_the_shipped_reader_reads_a_message_of_several_sentences_by_sentence(reader):
+    text = "I ran my first half marathon on Sunday. My sister is getting married in Seville next month."
+    (r,) = reader.read([text])
+    whole = reader.model.outputs(reader.features([text]))
+    parts = reader.model.predict(reader.features(sentences(text)))
+    n = len(reader.model.categories)
+    expected = (whole[0, 1 : n + 1] + parts[:, 1 : n + 1].max(0)) / 2
+    assert reader.model.sentences
+    assert np.allclose([r.categories[c] for c in reader.model.categories], expected, atol=1e-5)
+    assert r.stores == pytest.approx(float(whole[0, 0]), abs=1e-6)
+
+
 def test_weights_fitted_on_another_lexicon_are_refused_in_one_line(reader):
     other = Model(**{**reader.model.__dict__, "keys": reader.model.keys[:-1]})
     with pytest.raises(Exception, match="caim eval reading --fit") as err:
@@ -97,6 +125,7 @@ def test_a_saved_model_loads_as_it_was(tmp_path, reader):
     reader.model.save(path)
     again = Model.load(path)
     assert again.keys == reader.model.keys and again.store_at == reader.model.store_at
+    assert again.sentences == reader.model.sentences
     x = reader.features(["I moved to Porto last year."])
     assert np.allclose(again.predict(x), reader.model.predict(x), atol=1e-3)
 
