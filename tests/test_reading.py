@@ -23,7 +23,8 @@ def reader() -> Reader:
 def test_the_shipped_weights_were_fitted_on_the_shipped_lexicon_and_the_default_ontology(reader):
     assert reader.model.keys == Lexicon.shared().keys
     assert reader.model.categories == tuple(Ontology.default().tree)
-    assert 0 < reader.model.store_at < 1 and 0 <= reader.model.category_floor <= reader.model.category_at < 1
+    # the fit chooses the floor and the second category's threshold each on its own grid: either may be the higher
+    assert 0 < reader.model.store_at < 1 and 0 <= reader.model.category_floor < 1 and 0 < reader.model.category_at < 1
 
 
 STORED = {
