@@ -232,3 +232,19 @@ def test_a_memory_whose_category_is_unsure_is_kept_without_a_tag_unless_bounds_a
     with Memory(bounded) as memory:
         memory.remember(said, user_id="bo", background=False)
         assert memory.list(user_id="bo") == []
+
+
+def test_the_fit_reads_left_out_turns_by_sentence_as_the_reader_does(monkeypatch):
+    """``caim eval reading`` mixes in the sentences of exactly the turns it reads, whichever rows they are."""
+    from caim.eval.reading import Parts
+
+    model = Model(
+        mu=np.zeros(1), sd=np.ones(1), w1=np.zeros((1, 1)), b1=np.zeros(1), w2=np.zeros((1, 5)), b2=np.zeros(5),
+        categories=("a", "b"), keys=(), sentences=True,
+    )  # fmt: skip
+    monkeypatch.setattr(model, "predict", lambda x: np.asarray(x, np.float32))  # a part's features are its reading
+    parts = Parts(np.array([1, 1, 3]), np.array([[0, 0.9, 0, 0, 0], [0, 0, 0.7, 0, 0], [0, 0, 0.5, 0, 0]]))
+    probs = np.array([[0.9, 0.5, 0.1, 0, 0], [0.9, 0.2, 0.2, 0, 0]])  # the turns at rows 1 and 2
+    out = parts.read(model, probs, np.array([1, 2]))
+    assert np.allclose(out[0], [0.9, 0.7, 0.4, 0, 0]) and np.allclose(out[1], probs[1])
+    assert np.allclose(parts.read(model, probs[:1], np.array([0])), probs[:1])  # row 0 has no sentences
