@@ -49,8 +49,8 @@ from caim.memory.text.lang import (
     matcher,
     normal,
     opens_with,
+    plausible,
     sentences,
-    tabled,
     word_count,
 )
 from caim.memory.text.names import names_in
@@ -124,8 +124,9 @@ def worth_keeping(text: str, stores: float, store_at: float) -> bool:
     """Is a person's turn worth keeping, given the reader's probability that it is (``stores``) and its
     threshold (``store_at``)? The reader must find it so; a turn that only asks (``asks_only``) never
     is; and one in which code finds no sentence that tells something (``states_fact``: a friend's
-    reaction, compliment, sympathy or advice, read alone) is kept only when the reader is sure
-    (``SURE_WITHOUT_FACT``).
+    reaction, compliment, sympathy or advice, read alone) in any language it may be in
+    (``caim.memory.text.lang.plausible``: "Melanie hat Kinder." is English by its votes, German by its words) is
+    kept only when the reader is sure (``SURE_WITHOUT_FACT``).
 
     >>> worth_keeping("Wow, you're amazing! So proud of you.", 0.8, 0.4), worth_keeping("I moved to Porto.", 0.8, 0.4)
     (False, True)
@@ -134,18 +135,7 @@ def worth_keeping(text: str, stores: float, store_at: float) -> bool:
     """
     if stores < store_at or asks_only(text):
         return False
-    return stores >= SURE_WITHOUT_FACT or states_fact(text) or _told_in_another(text)
-
-
-def _told_in_another(text: str) -> bool:
-    """Does another language written the same way (with spaces or without) find something told in the
-    text? A short text's language is a guess ("Melanie hat Kinder.": English by its votes), and the
-    veto is for what no table reads as telling."""
-    detected = detect(" ".join(text.split()))
-    languages = tabled()
-    if detected not in languages:  # a script without tables: no other reading
-        return False
-    return any(states_fact(text, o) for o in languages if o is not detected and o.unspaced == detected.unspaced)
+    return stores >= SURE_WITHOUT_FACT or any(states_fact(text, x) for x in plausible(" ".join(text.split())))
 
 
 #: How sure the reader must be that a turn is worth keeping when code finds nothing in it that tells

@@ -1,8 +1,8 @@
 """Entities in code: the work, places, people and pets a speaker names of their own life.
 
 ``entities`` reads a text sentence by sentence with its language's tables (the ``ENTITIES`` of its
-module, ``caim.memory.text.languages``; for a short text that detection could only guess was
-English, each other spaced language's in turn: German's, French's, Spanish's), outside questions
+module, ``caim.memory.text.languages``; where detection could only guess, each other language the text
+may be in, in turn: ``caim.memory.text.lang.plausible``), outside questions
 and up to a word that makes the rest a wish or a supposition (``EntityWords.hypothetical``: "if",
 "would", "如果", "たら"). It finds:
 
@@ -32,7 +32,7 @@ from functools import cache, lru_cache
 from typing import Literal
 
 from caim.memory.text import dates, languages
-from caim.memory.text.lang import UNSPACED_CHAR, alternation, detect, matcher
+from caim.memory.text.lang import UNSPACED_CHAR, alternation, matcher, plausible
 from caim.memory.text.names import NOT_NAMES, NOT_SUBJECTS
 from caim.memory.text.slots import MAX_SPAN, Slot, about_others, cut, statements, with_values
 from caim.memory.text.tables import EntityWords, Language, Words
@@ -153,15 +153,13 @@ Found = list[tuple[int, Entity, bool]]
 
 @lru_cache(maxsize=4096)
 def _read_text(text: str) -> tuple[Entity, ...]:
-    """``entities`` as a tuple, cached per text (maintenance reads the same records more than once)."""
-    language = detect(text)
-    if languages.module(language.code) is None:
-        return ()
-    found = _entities(text, language.code)
-    if not found and language.code == "en":  # English is also the guess for a short text ("Soy enfermera.")
-        # the other languages written with spaces, in turn, where English's tables find nothing
-        found = next((f for m in languages.spaced_others() if (f := _entities(text, m.LANGUAGE.code))), [])
-    return tuple(found)
+    """``entities`` as a tuple, cached per text (maintenance reads the same records more than once): read
+    with the tables of each language the text may be in (``plausible``), in turn, up to the first that
+    finds something."""
+    for language in plausible(text):
+        if languages.module(language.code) is not None and (found := _entities(text, language.code)):
+            return tuple(found)
+    return ()
 
 
 @languages.on_change
