@@ -278,7 +278,7 @@ def _by_votes(words: list[str], text: str, expected_code: str) -> Language:
     counts = _counts(words, text)
     if (expected := _VOTER_INDEX.get(expected_code, 0)) and counts[expected] == max(counts):
         return _VOTERS[expected]
-    best = max(range(1, len(_VOTERS)), key=lambda i: counts[i])
+    best = max(range(1, len(_VOTERS)), key=lambda i: counts[i], default=0)  # English alone: English
     enough = counts[best] >= 2 or (counts[best] == 1 and len(words) <= 2)
     return _VOTERS[best] if counts[best] > counts[0] and enough else ENGLISH
 
