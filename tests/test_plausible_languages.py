@@ -1,5 +1,5 @@
 """The languages a short text may be in (caim.memory.text.lang.plausible), decided once: capture's veto,
-polarity's second reading and the entities read in them, and nothing more."""
+polarity's second reading, and the entities and single-value facts read in them, and nothing more."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import pytest
 import caim.memory.capture as capture
 import caim.memory.text.entities as entities_module
 import caim.memory.text.polarity as polarity_module
+import caim.memory.text.slots as slots_module
 from caim.memory.text import languages
 from caim.memory.text.entities import entities
 from caim.memory.text.lang import detect, expecting, plausible
 from caim.memory.text.polarity import polarity
+from caim.memory.text.slots import slots
 
 
 def _codes(text: str) -> list[str]:
@@ -106,3 +108,24 @@ def test_entities_follow_the_shared_rule(monkeypatch):
         assert entities("Mi perro Toby.") == []
     finally:
         entities_module._read_text.cache_clear()
+
+
+def test_slots_read_the_languages_a_text_may_be_in_and_no_more(monkeypatch):
+    seen: list[bool] = []
+    read = slots_module._slots
+
+    def counting(text: str, table, unspaced: bool):
+        seen.append(unspaced)
+        return read(text, table, unspaced)
+
+    monkeypatch.setattr(slots_module, "_slots", counting)
+    slots_module._read_text.cache_clear()
+    try:
+        slots("I went to the shop yesterday and it was lovely.")
+        assert len(seen) == 1  # English's table alone
+        assert slots("Soy vegana.")["diet"].value == "vegan"
+        monkeypatch.setattr(slots_module, "plausible", lambda t: (detect("I am."),))  # English only
+        slots_module._read_text.cache_clear()
+        assert slots("Soy vegana.") == {}
+    finally:
+        slots_module._read_text.cache_clear()
