@@ -85,6 +85,43 @@ def test_a_speaker_names_the_work_places_people_and_pets_of_their_life(text, wan
 
 
 @pytest.mark.parametrize(
+    ("text", "job", "city"),
+    [
+        ("I teach chemistry in Leeds.", "chemistry teacher", "Leeds"),
+        ("Ich unterrichte Chemie in Leeds.", "Lehrkraft für Chemie", "Leeds"),
+        ("J'enseigne la chimie à Leeds.", "professeur de chimie", "Leeds"),
+        ("Enseño química en Leeds.", "docente de química", "Leeds"),
+        ("我在利兹教化学。", "化学老师", "利兹"),
+        ("リーズで化学を教えています。", "化学の教師", "リーズ"),
+    ],
+)
+def test_a_job_told_as_a_verb_gives_the_job_and_the_city_it_is_done_in_every_language(text, job, city):
+    assert said(text) == {("job", job, "", ""), ("place", city, "work", "")}
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            "Mi hermana enseña química en Leeds.",
+            {("job", "docente de química", "", "sister"), ("place", "Leeds", "work", "sister")},
+        ),
+        ("我妹妹在利兹教化学。", {("job", "化学老师", "", "sister"), ("place", "利兹", "work", "sister")}),
+        (
+            "Enseño inglés en la Universidad de Salamanca.",
+            {("job", "docente de inglés", "", ""), ("employer", "Universidad de Salamanca", "", "")},
+        ),
+        ("我在北京大学教化学。", {("job", "化学老师", "", ""), ("employer", "北京大学", "", "")}),
+        ("我在网上教英语。", {("job", "英语老师", "", "")}),  # online: no place
+        ("オンラインで英語を教えています。", {("job", "英語の教師", "", "")}),
+        ("Trabajo en Google.", set()),  # working "en" a name its words do not tell: employer or place
+    ],
+)
+def test_where_a_job_told_as_a_verb_is_done_is_an_employer_by_its_words_else_a_place(text, want):
+    assert said(text) == want
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "If I lived in Paris I'd walk everywhere.",

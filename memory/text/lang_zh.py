@@ -380,8 +380,8 @@ ENTITIES = EntityWords(
         ("site", "", r"(?:现在|目前)?(?:也)?在{v}(?:工作|上班)"),
         ("place", "origin", r"来自{v}"),
     ),
-    job_verbs=((_ME + r"(?:在[^，。！？教]{1,12}?)?教{v}", "{v}老师", "老师"),),
-    their_job_verbs=((r"(?:现在|目前)?(?:在[^，。！？教]{1,12}?)?教{v}", "{v}老师", "老师"),),
+    job_verbs=((_ME + r"(?:在(?P<site>[^，。！？教]{1,12}?))?教{v}", "{v}老师", "老师"),),
+    their_job_verbs=((r"(?:现在|目前)?(?:在(?P<site>[^，。！？教]{1,12}?))?教{v}", "{v}老师", "老师"),),
     people=(
         r"我(?:的)?{adj}{rel}(?:叫|名叫|叫做|的名字是|的名字叫|名字叫){name}",
         r"我(?:的)?{adj}{rel}(?P<value>[小阿][^\W\d_是在住也现目教搬的今很和最]{1,2}?)"
@@ -425,7 +425,7 @@ ENTITIES = EntityWords(
     place_words=words("市 省 区 县 镇 村 州 国"),
     hypothetical=words("如果 要是 假如 希望 梦想 想去 想搬 想当 想做 想成为 想要 打算 可能 也许 或许 要是"),
     stops=words("长大 出生 工作 上班"),
-    not_values=words("一 个 这 那 哪 什么 我 他 她 孩子 学生 家 别人"),
+    not_values=words("一 个 这 那 哪 什么 我 他 她 孩子 学生 家 别人 网上 线上 网络 外面 附近 本地 当地"),
     name=_ZH_NAME,
 )
 

@@ -387,7 +387,9 @@ class EntityWords:
     - ``job_verbs`` and ``their_job_verbs``: (pattern, template, bare) of a job told as what the
       speaker (or a holder) does ("I teach {v}"): the job is ``template`` with ``{v}`` its object
       ("{v} teacher"), or ``bare`` without one; ``elisions``: (pattern, replacement) applied to it
-      ("de anglais" to "d'anglais").
+      ("de anglais" to "d'anglais"). Where the job is done may stand before the verb (a ``site`` group:
+      "我在{site}教", "{site}で...を教えて") or after it (``tails``); a site there that is no employer by
+      its words is a place of work.
     - ``tails``: statements after a job or employer in its clause ("in {v}": where they work).
     - ``people`` and ``animals``: patterns of a named person (``{rel}``, ``{name}``) and of a pet
       (``{pet}``, with ``{name}`` or none: "I have a dog") of the speaker's.
