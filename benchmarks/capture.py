@@ -1,7 +1,8 @@
 """Capture without a model: the reader alone against the rule ``Memory.remember`` applies
 (``caim.memory.capture.worth_keeping``: the reader's decision, no turn that only asks, and a turn in which
 code finds nothing told kept only when the reader is sure), on LoCoMo dev leave one conversation out and
-on the capture check set (``tests/data/capture_check.jsonl``, each message alone).
+on the capture check sets (``tests/data/capture_check.jsonl``, six languages, and
+``tests/data/capture_informal.jsonl``, informal Chinese and Japanese; each message alone).
 
 LoCoMo dev is read as ``caim eval reading --fit`` reads it (``caim.eval.reading.cross_validate``: each
 conversation by a network fitted without it; the threshold chosen on the pooled left-out readings), each
@@ -29,6 +30,8 @@ from caim.memory import capture
 from caim.memory.reading import Reader
 
 CHECK = Path(__file__).resolve().parents[1] / "tests" / "data" / "capture_check.jsonl"
+#: Short informal Chinese and Japanese messages, many without a subject (written and labelled before their rules).
+INFORMAL = CHECK.with_name("capture_informal.jsonl")
 
 
 def left_out(shared: Path, cache: Path | None) -> dict:
@@ -70,10 +73,12 @@ def main() -> None:
     args = ap.parse_args()
     d = left_out(args.shared, args.cache)
     y, at, groups = np.asarray(d["y"]) > 0.5, float(d["store_at"]), np.asarray(d["group"])
-    rows = [json.loads(line) for line in CHECK.read_text(encoding="utf-8").splitlines() if line.strip()]
     reader = Reader.shared()
-    read = [g.stores for g in reader.read([r["text"] for r in rows])]
-    cy = np.array([r["stores"] for r in rows])
+    checks = []
+    for name, path in (("check set", CHECK), ("informal zh/ja set", INFORMAL)):
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        read = [g.stores for g in reader.read([r["text"] for r in rows])]
+        checks.append((name, rows, read, np.array([r["stores"] for r in rows])))
     print("| set | reader alone (P @ R) | rule | SURE_WITHOUT_FACT |")
     print("|---|---|---|---|")
     for sure in args.sure:
@@ -90,9 +95,10 @@ def main() -> None:
                     m = groups == g
                     print(f"|   {g} | {scores((p >= at) & m, y & m)} | {scores(rule & m, y & m)} | {sure} |")
         store_at = reader.model.store_at
-        rule = np.array([capture.worth_keeping(r["text"], s, store_at) for r, s in zip(rows, read, strict=True)])
-        alone = scores(np.array(read) >= store_at, cy)
-        print(f"| check set ({len(rows)}, shipped weights) | {alone} | {scores(rule, cy)} | {sure} |")
+        for name, rows, read, cy in checks:
+            rule = np.array([capture.worth_keeping(r["text"], s, store_at) for r, s in zip(rows, read, strict=True)])
+            alone = scores(np.array(read) >= store_at, cy)
+            print(f"| {name} ({len(rows)}, shipped weights) | {alone} | {scores(rule, cy)} | {sure} |")
 
 
 if __name__ == "__main__":

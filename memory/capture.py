@@ -231,12 +231,30 @@ def _tells_in(sentence: str, language: Language) -> bool:
         )
     if not signals.past.subject_required and past_action_in(body, language):
         return True
+    if _dropped_subject(body, language):
+        return True
     if found(signals.telling, body, language) and (
         opens_with(signals.third_person, body, language) or _opens_with_name(body, language)
     ):
         return True
     return (
         word_count(body, language) >= 4 and bool(mentions(body, language)) and not found(signals.wishes, body, language)
+    )
+
+
+def _dropped_subject(body: str, language: Language) -> bool:
+    """Does a sentence that leaves its subject unsaid, as Chinese and Japanese do, tell of the speaker
+    (``Signals.dropped``: "刚搬到杭州", "来週引っ越すつもり"), addressing the other side with none of it
+    (``Signals.addressing``), asking nothing (a question without its mark: "涛涛准备得怎么样了") and wishing
+    nothing?"""
+    signals = language.signals
+    return bool(
+        signals
+        and signals.dropped
+        and found(signals.dropped, body, language)
+        and not found(signals.addressing, body, language)
+        and not found(signals.question_words, body, language)
+        and not found(signals.wishes, body, language)
     )
 
 

@@ -109,6 +109,11 @@ class Signals:
         claims: The assistant telling the user what they said or are ("du hast erwähnt", "deine").
         wishes: Wishes and parting lines ("viel Spaß", "bis bald").
         time: Time expressions.
+        dropped: Where a language leaves the speaker unsaid (Chinese, Japanese), what tells of them in a
+            sentence without a subject: what they just did, are doing, plan, keep doing or like ("刚",
+            "打算", "ている", "つもり", "大好き").
+        addressing: The other side named, advised or understood ("你", "あなた", "たらどう", "分かります"): a
+            sentence holding one is not of the speaker.
     """
 
     first_person: Words = ()
@@ -143,6 +148,8 @@ class Signals:
     claims: Words = ()
     wishes: Words = ()
     time: TimeWords = field(default_factory=TimeWords)
+    dropped: Words = ()
+    addressing: Words = ()
 
 
 @dataclass(frozen=True, eq=False)
