@@ -14,7 +14,8 @@ Usage::
     python benchmarks/capture.py [--shared ../shared/data] [--cache FILE] [--sure 0.85 0.9 0.95]
 
 ``--cache`` keeps the left-out readings in FILE (written when absent, read when present: the fit takes
-minutes). ``--sure`` lists settings of ``SURE_WITHOUT_FACT`` to compare (default: the shipped one).
+minutes). ``--sure`` lists settings of ``SURE_WITHOUT_FACT`` to compare (default: the shipped one). Last, per
+language of the reader's training conversations, the share of turns in which code finds something told.
 """
 
 from __future__ import annotations
@@ -99,6 +100,29 @@ def main() -> None:
             rule = np.array([capture.worth_keeping(r["text"], s, store_at) for r, s in zip(rows, read, strict=True)])
             alone = scores(np.array(read) >= store_at, cy)
             print(f"| {name} ({len(rows)}, shipped weights) | {alone} | {scores(rule, cy)} | {sure} |")
+    print()
+    print(told_table())
+
+
+def told_table() -> str:
+    """Per language of the reader's training conversations: the share of a person's turns labelled to store,
+    and of those labelled not to, in which code finds something told (``states_fact`` in each language the
+    turn may be in, as ``worth_keeping`` reads it)."""
+    from caim.eval.labels import training_turns
+    from caim.memory.text.lang import plausible
+
+    counts: dict[str, list[int]] = {}
+    for t in training_turns()[0]:
+        if t.speaker == "assistant":
+            continue
+        told = any(capture.states_fact(t.text, x) for x in plausible(" ".join(t.text.split())))
+        c = counts.setdefault(t.lang, [0, 0, 0, 0])
+        c[0 if t.stores else 2] += 1
+        c[1 if t.stores else 3] += told
+    lines = ["| training conversations | to store: told | not to store: told |", "|---|---|---|"]
+    for lang, (n, f, m, g) in sorted(counts.items()):
+        lines.append(f"| {lang} | {f}/{n} = {f / max(n, 1):.3f} | {g}/{m} = {g / max(m, 1):.3f} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
