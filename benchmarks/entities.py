@@ -231,13 +231,15 @@ its value, a Japanese cousin as a sentence's subject), both since added - so it 
 """
 
 
-def cost_table(shared: Path) -> str:
+def cost_table(shared: Path | None) -> str:
     """What reading entities costs on conversations' turns (most name nothing): CPU milliseconds per text
-    and the languages' tables consulted per text (``_entities`` calls), the reading cache emptied first."""
+    and the languages' tables consulted per text (``_entities`` calls), the reading cache emptied first.
+    The turns: the reader's training conversations, and LoCoMo dev's and GVD's from ``shared`` when given."""
     from caim.eval.labels import shared_turns, training_turns
     from caim.memory.text import entities as module
 
-    texts = list(dict.fromkeys([t.text for t in training_turns()[0]] + [t.text for t in shared_turns(shared)[0]]))
+    shared_texts = [t.text for t in shared_turns(shared)[0]] if shared is not None else []
+    texts = list(dict.fromkeys([t.text for t in training_turns()[0]] + shared_texts))
     read, calls = module._entities, [0]
 
     def counting(text: str, code: str) -> list[Entity]:

@@ -280,3 +280,13 @@ def test_the_benchmark_reads_each_language_with_high_precision_and_writes_its_do
 )
 def test_a_full_name_after_a_relation_a_pets_name_and_a_job_said_after_where(text, want):
     assert said(text) == want
+
+
+def test_the_benchmark_counts_the_tables_consulted_per_turn():
+    """Reading a conversation's turns consults the tables of the languages each may be in, and no more:
+    most turns name nothing, and a turn whose detection is sure is read in its language alone."""
+    table = load_benchmark("entities").cost_table(None)
+    assert "| texts | naming something | CPU ms per text | tables consulted per text |" in table
+    texts, named, _, consulted = (c.strip() for c in table.strip().splitlines()[-1].strip("|").split("|"))
+    assert int(texts) > 3000 and 0 < int(named) < int(texts)
+    assert 1.0 <= float(consulted) < 1.5  # each spaced language in turn after English found nothing: 3.15
