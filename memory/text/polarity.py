@@ -189,19 +189,72 @@ def _cues(text: str, table: PolarityWords, unspaced: bool) -> list[_Cue]:
 _INSIDE = 2
 
 
+class _Loose:
+    """Finds the phrases that name the speaker with fillers inside them (``_loose``) as one alternation
+    of them all would (``finditer``: the same matches, in the same order), without compiling that
+    alternation: with the fillers' alternation in every gap of every phrase it is megabytes of pattern,
+    seconds of CPU to compile. A pattern with any word in each gap finds where a phrase may start, and
+    the first phrase that may; from that one on, the phrases are tried there in the alternation's
+    order, each by its own exact pattern (compiled on first use), and the first that matches is the
+    match."""
+
+    def __init__(self, ordered: list[str], inside: str):
+        self.ordered = ordered
+        self.inside = inside
+        self.gap = rf"\s+(?:\S+\s+){{0,{_INSIDE}}}"  # any word: a superset of the fillers
+        words = [self._words(p) for p in ordered]
+        body = "|".join(f"({self.gap.join(w)})" for w in words)  # a group each: the first that matches
+        self.anywhere = re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I) if ordered else None
+
+    @staticmethod
+    def _words(phrase: str) -> list[str]:
+        return [re.escape(w).replace("'", "['\u2019]") for w in phrase.split()]
+
+    def _phrase(self, i: int, exact: bool) -> re.Pattern[str]:
+        return _loose_phrase(tuple(self._words(self.ordered[i])), self.inside if exact else "", self.gap)
+
+    def finditer(self, text: str) -> list[re.Match[str]]:
+        """The matches of the phrases in ``text``, left to right, none overlapping."""
+        out: list[re.Match[str]] = []
+        if self.anywhere is None:
+            return out
+        pos = 0
+        while (m := self.anywhere.search(text, pos)) is not None:
+            at = m.start()
+            found = next(
+                (
+                    e
+                    for i in range((m.lastindex or 1) - 1, len(self.ordered))
+                    if self._phrase(i, False).match(text, at) and (e := self._phrase(i, True).match(text, at))
+                ),
+                None,
+            )
+            if found is None:
+                pos = at + 1
+                continue
+            out.append(found)
+            pos = found.end()
+        return out
+
+
 @cache
-def _loose(phrases: Words, selves: Words, fillers: Words) -> re.Pattern[str]:
+def _loose_phrase(words: tuple[str, ...], inside: str, gap: str) -> re.Pattern[str]:
+    """One phrase of ``_Loose`` as a whole-word pattern: its words with up to ``_INSIDE`` of the
+    fillers (``inside``, an alternation) between them, or with any words (``inside`` empty)."""
+    joint = rf"\s+(?:(?:{inside})\s+){{0,{_INSIDE}}}" if inside else gap
+    return re.compile(rf"(?<![^\W_])(?:{joint.join(words)})(?![^\W_])", re.I)
+
+
+@cache
+def _loose(phrases: Words, selves: Words, fillers: Words) -> _Loose:
     """The phrases that name the speaker ("makes me happy", "me rend heureuse": a word of ``selves`` in
     them), as whole words of a language written with spaces, with up to ``_INSIDE`` of its single-word
-    ``fillers`` between their words (an intensifier inside a cue: "macht mich einfach glücklich")."""
+    ``fillers`` between their words (an intensifier inside a cue: "macht mich einfach glücklich"),
+    longest first."""
     framed = tuple(p for p in phrases if " " in p and any(w in selves for w in p.split()))
     inside = alternation(tuple(f for f in fillers if " " not in f))
-    if not framed or not inside:
-        return re.compile(r"(?!)")
-    joint = rf"\s+(?:(?:{inside})\s+){{0,{_INSIDE}}}"
-    ordered = sorted(set(framed), key=lambda w: (-len(w), w))
-    body = "|".join(joint.join(re.escape(w).replace("'", "['\u2019]") for w in p.split()) for p in ordered)
-    return re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
+    ordered = sorted(set(framed), key=lambda w: (-len(w), w)) if inside else []
+    return _Loose(ordered, inside)
 
 
 def _stems(stems: Words, unspaced: bool) -> re.Pattern[str]:
