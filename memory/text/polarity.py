@@ -193,25 +193,27 @@ class _Loose:
     """Finds the phrases that name the speaker with fillers inside them (``_loose``) as one alternation
     of them all would (``finditer``: the same matches, in the same order), without compiling that
     alternation: with the fillers' alternation in every gap of every phrase it is megabytes of pattern,
-    seconds of CPU to compile. A pattern with any word in each gap finds where a phrase may start, and
-    the first phrase that may; from that one on, the phrases are tried there in the alternation's
-    order, each by its own exact pattern (compiled on first use), and the first that matches is the
-    match."""
+    seconds of CPU to compile. A pattern with any words in each gap finds where a phrase may start; there
+    the phrases are tried in the alternation's order, each by its own pattern with any words in its
+    gaps, then by its exact one (each compiled on first use), and the first exact match is the match."""
 
     def __init__(self, ordered: list[str], inside: str):
-        self.ordered = ordered
         self.inside = inside
-        self.gap = rf"\s+(?:\S+\s+){{0,{_INSIDE}}}"  # any word: a superset of the fillers
-        words = [self._words(p) for p in ordered]
-        body = "|".join(f"({self.gap.join(w)})" for w in words)  # a group each: the first that matches
-        self.anywhere = re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I) if ordered else None
-
-    @staticmethod
-    def _words(phrase: str) -> list[str]:
-        return [re.escape(w).replace("'", "['\u2019]") for w in phrase.split()]
+        self.gap = rf"\s+(?:\S+\s+){{0,{_INSIDE}}}"  # any words: a superset of the fillers
+        self.words = [[re.escape(w).replace("'", "['\u2019]") for w in p.split()] for p in ordered]
+        rests: dict[str, list[str]] = {}  # by first word: the gaps of each phrase tried once per first word
+        for w in self.words:
+            rests.setdefault(w[0], []).append(self.gap + self.gap.join(w[1:]))
+        body = "|".join(f"{first}(?:{'|'.join(rest)})" for first, rest in rests.items())
+        self.anywhere = _whole(body) if ordered else None
+        self.patterns: dict[tuple[int, bool], re.Pattern[str]] = {}
 
     def _phrase(self, i: int, exact: bool) -> re.Pattern[str]:
-        return _loose_phrase(tuple(self._words(self.ordered[i])), self.inside if exact else "", self.gap)
+        found = self.patterns.get((i, exact))
+        if found is None:
+            joint = rf"\s+(?:(?:{self.inside})\s+){{0,{_INSIDE}}}" if exact else self.gap
+            found = self.patterns[(i, exact)] = _whole(joint.join(self.words[i]))
+        return found
 
     def finditer(self, text: str) -> list[re.Match[str]]:
         """The matches of the phrases in ``text``, left to right, none overlapping."""
@@ -224,7 +226,7 @@ class _Loose:
             found = next(
                 (
                     e
-                    for i in range((m.lastindex or 1) - 1, len(self.ordered))
+                    for i in range(len(self.words))
                     if self._phrase(i, False).match(text, at) and (e := self._phrase(i, True).match(text, at))
                 ),
                 None,
@@ -237,12 +239,9 @@ class _Loose:
         return out
 
 
-@cache
-def _loose_phrase(words: tuple[str, ...], inside: str, gap: str) -> re.Pattern[str]:
-    """One phrase of ``_Loose`` as a whole-word pattern: its words with up to ``_INSIDE`` of the
-    fillers (``inside``, an alternation) between them, or with any words (``inside`` empty)."""
-    joint = rf"\s+(?:(?:{inside})\s+){{0,{_INSIDE}}}" if inside else gap
-    return re.compile(rf"(?<![^\W_])(?:{joint.join(words)})(?![^\W_])", re.I)
+def _whole(body: str) -> re.Pattern[str]:
+    """``body`` as whole words, any case."""
+    return re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
 
 
 @cache
