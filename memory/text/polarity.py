@@ -31,7 +31,7 @@ from functools import cache
 from typing import Literal, NamedTuple
 
 from caim.memory.text import languages
-from caim.memory.text.lang import alternation, detect, matcher, tabled
+from caim.memory.text.lang import alternation, matcher, plausible
 from caim.memory.text.tables import Language, PolarityWords, Words
 
 Polarity = Literal["like", "dislike", "neutral"]
@@ -101,29 +101,24 @@ def polarity(text: str) -> Preference | None:
     >>> polarity("My son loves dinosaurs.").holder, polarity("The ramen there was incredible").polarity
     ('My son', 'like')
     """
-    language = detect(text)
+    read_in = plausible(text)
+    language = read_in[0]
     module = languages.module(language.code) or languages.english()
     said = _stated(text, module, language.unspaced)
     if said is None and not language.unspaced:
-        said = _read_as_other(text, language)
+        said = _read_as_other(text, read_in[1:])
     return said
 
 
-def _votes(text: str, language: Language) -> int:
-    """How many of the text's words are among the language's ``votes``, plus its ``marks`` in it."""
-    return sum(w in language.votes for w in _WORD.findall(text.lower())) + sum(c in text for c in language.marks)
-
-
-def _read_as_other(text: str, read: Language) -> Preference | None:
-    """A text written with spaces in which the table of its detected language (``read``) finds no
-    preference, read with the table of each other language written with spaces that has as many of
-    its ``votes`` in it (the detection was unsure: "Salir a correr me despeja la mente" read as
-    French): the first like or dislike said by a cue of several words or an elided one ("m'agacent";
-    a single word such as "super" or "top" may be any of them)."""
-    least = max(_votes(text, read), 1)
-    for language in tabled():
+def _read_as_other(text: str, others: tuple[Language, ...]) -> Preference | None:
+    """A text written with spaces in which the table of its detected language finds no preference, read
+    with the table of each other language written with spaces that it may be in (``plausible``: the
+    detection was unsure, "Salir a correr me despeja la mente" read as French): the first like or
+    dislike said by a cue of several words or an elided one ("m'agacent"; a single word such as "super"
+    or "top" may be any of them)."""
+    for language in others:
         module = languages.module(language.code)
-        if language.unspaced or module is None or language.code == read.code or _votes(text, language) < least:
+        if language.unspaced or module is None:
             continue
         said = _stated(text, module, False)
         if said is not None and said.polarity != "neutral" and (" " in said.cue or "'" in said.cue):
