@@ -363,6 +363,7 @@ def test_ingest_benchmark_writes_its_section(tmp_path, capsys):
     assert figures["import"]["records"] > 0 and figures["import"]["spent_s"]["embedding"] == 0  # vectors reused
     assert figures["import without vectors"]["spent_s"]["embedding"] > 0
     assert figures["import-chat"]["messages"] == 6 and "sessions" in figures["import-chat"]["first_said"]
+    assert figures["import-chat"]["first_cpu_s"] > 0 and figures["import-chat"]["again_cpu_s"] > 0
     text = doc.read_text()
     assert "## Ingestion" in text and "benchmarks/ingest.py" in text and "turns/s" in text
     assert "## 100 records\n\nkept" in text and text.endswith("notes kept\n")

@@ -184,19 +184,71 @@ def _cues(text: str, table: PolarityWords, unspaced: bool) -> list[_Cue]:
 _INSIDE = 2
 
 
+class _Loose:
+    """Finds the phrases that name the speaker with fillers inside them (``_loose``) as one alternation
+    of them all would (``finditer``: the same matches, in the same order), without compiling that
+    alternation: with the fillers' alternation in every gap of every phrase it is megabytes of pattern,
+    seconds of CPU to compile. A pattern with any words in each gap finds where a phrase may start; there
+    the phrases are tried in the alternation's order, each by its own pattern with any words in its
+    gaps, then by its exact one (each compiled on first use), and the first exact match is the match."""
+
+    def __init__(self, ordered: list[str], inside: str):
+        self.inside = inside
+        self.gap = rf"\s+(?:\S+\s+){{0,{_INSIDE}}}"  # any words: a superset of the fillers
+        self.words = [[re.escape(w).replace("'", "['\u2019]") for w in p.split()] for p in ordered]
+        rests: dict[str, list[str]] = {}  # by first word: the gaps of each phrase tried once per first word
+        for w in self.words:
+            rests.setdefault(w[0], []).append(self.gap + self.gap.join(w[1:]))
+        body = "|".join(f"{first}(?:{'|'.join(rest)})" for first, rest in rests.items())
+        self.anywhere = _whole(body) if ordered else None
+        self.patterns: dict[tuple[int, bool], re.Pattern[str]] = {}
+
+    def _phrase(self, i: int, exact: bool) -> re.Pattern[str]:
+        found = self.patterns.get((i, exact))
+        if found is None:
+            joint = rf"\s+(?:(?:{self.inside})\s+){{0,{_INSIDE}}}" if exact else self.gap
+            found = self.patterns[(i, exact)] = _whole(joint.join(self.words[i]))
+        return found
+
+    def finditer(self, text: str) -> list[re.Match[str]]:
+        """The matches of the phrases in ``text``, left to right, none overlapping."""
+        out: list[re.Match[str]] = []
+        if self.anywhere is None:
+            return out
+        pos = 0
+        while (m := self.anywhere.search(text, pos)) is not None:
+            at = m.start()
+            found = next(
+                (
+                    e
+                    for i in range(len(self.words))
+                    if self._phrase(i, False).match(text, at) and (e := self._phrase(i, True).match(text, at))
+                ),
+                None,
+            )
+            if found is None:
+                pos = at + 1
+                continue
+            out.append(found)
+            pos = found.end()
+        return out
+
+
+def _whole(body: str) -> re.Pattern[str]:
+    """``body`` as whole words, any case."""
+    return re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
+
+
 @cache
-def _loose(phrases: Words, selves: Words, fillers: Words) -> re.Pattern[str]:
+def _loose(phrases: Words, selves: Words, fillers: Words) -> _Loose:
     """The phrases that name the speaker ("makes me happy", "me rend heureuse": a word of ``selves`` in
     them), as whole words of a language written with spaces, with up to ``_INSIDE`` of its single-word
-    ``fillers`` between their words (an intensifier inside a cue: "macht mich einfach glücklich")."""
+    ``fillers`` between their words (an intensifier inside a cue: "macht mich einfach glücklich"),
+    longest first."""
     framed = tuple(p for p in phrases if " " in p and any(w in selves for w in p.split()))
     inside = alternation(tuple(f for f in fillers if " " not in f))
-    if not framed or not inside:
-        return re.compile(r"(?!)")
-    joint = rf"\s+(?:(?:{inside})\s+){{0,{_INSIDE}}}"
-    ordered = sorted(set(framed), key=lambda w: (-len(w), w))
-    body = "|".join(joint.join(re.escape(w).replace("'", "['\u2019]") for w in p.split()) for p in ordered)
-    return re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
+    ordered = sorted(set(framed), key=lambda w: (-len(w), w)) if inside else []
+    return _Loose(ordered, inside)
 
 
 def _stems(stems: Words, unspaced: bool) -> re.Pattern[str]:
