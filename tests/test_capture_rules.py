@@ -99,7 +99,9 @@ def test_remember_keeps_no_friends_compliment_the_reader_is_unsure_of(settings):
     compliment = "Peindre des couchers de soleil à la plage, ça a l'air si relaxant, je comprends que tu adores ça."
     fact = "J'habite dans une petite maison près de la mer."
     (read,) = Reader.shared().read([compliment])
-    assert Reader.shared().model.store_at <= read.stores < capture.SURE_WITHOUT_FACT  # what the rule is for
+    store_at = Reader.shared().model.store_at
+    assert read.stores < capture.SURE_WITHOUT_FACT  # the reader is unsure: what the rule is for
+    assert not capture.worth_keeping(compliment, max(read.stores, store_at), store_at)  # dropped if the reader kept it
     memory = Memory(settings.model_copy(update={"use_model_for": []}))
     for text in (compliment, fact):
         memory.remember([("user", text)], user_id="ana", background=False)
