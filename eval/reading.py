@@ -35,7 +35,7 @@ SEEDS: tuple[int, ...] = (0, 1, 2)
 #: What the network reads of the turn before (``caim.memory.reading.CONTEXT``).
 CONTEXT = ("vector",)
 #: Categories of a message of several sentences read whole and by sentence (``Model.by_sentence``).
-BY_SENTENCE = True
+BY_SENTENCE = False
 #: The most turns given a wrong category the category thresholds may leave (pooled leave-one-out).
 WRONG_AT_MOST = 0.2
 FLOORS = tuple(round(0.05 * i, 2) for i in range(17))
