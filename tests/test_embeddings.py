@@ -19,6 +19,7 @@ from caim.core.embeddings import (
     LOCAL_EMBEDDERS,
     Embedder,
     MiniLMEmbedder,
+    MiniLMReferenceEmbedder,
     MultilingualEmbedder,
     OpenAIEmbedder,
     local_embedder,
@@ -120,7 +121,8 @@ def no_caim_env(monkeypatch):
         ("minilm", MiniLMEmbedder),
         ("use-multilingual", MultilingualEmbedder),
         ("USE-Multilingual-v3", MultilingualEmbedder),
-        ("all-MiniLM-L6-v2-int8", MiniLMEmbedder),
+        ("all-MiniLM-L6-v2-qint8", MiniLMEmbedder),
+        ("all-MiniLM-L6-v2-int8", MiniLMReferenceEmbedder),  # stores embedded before the quantised model
     ],
 )
 def test_the_setting_picks_the_bundled_embedder(no_caim_env, value, expected):
