@@ -19,8 +19,10 @@ and runs in a process of its own (its peak memory is its own):
   over the whole import and its first and last tenth; the same file imported again (nothing to
   write); the export without its vectors (as an export of format 1 is: every record embedded);
 - **import-chat**: a WhatsApp history made from the first conversation (its first speaker is the
-  user) through ``caim memories import-chat``, LLM-free, in a child process: messages/s including
-  the command's start, and the same history imported again (every session skipped).
+  user) through ``caim memories import-chat``, LLM-free, in a child process: messages/s and the
+  child's CPU seconds including the command's start, and the same history imported again (every
+  session skipped: about what the command's start costs). Both speakers are people there, so the
+  other speaker's words are kept as theirs too: it stores more records than remember does.
 
 The rates depend on the machine's load: each phase gives the load average at its start and end, and
 its process's CPU seconds (``time.process_time``: all its threads, the embedder's included) with the
@@ -356,9 +358,10 @@ def phase_import_chat(data: str, root: str) -> dict:
     cmd += ["--user", USER, "--me", me, "--day-first"]
     out: dict[str, Any] = {"messages": messages, "peak_mb": 0.0}
     for run in ("first", "again"):
-        t = time.perf_counter()
+        t, used = time.perf_counter(), _children_cpu()
         done = subprocess.run(cmd, env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - t
+        out[f"{run}_cpu_s"] = round(_children_cpu() - used, 1)
         if done.returncode:
             raise SystemExit(f"import-chat failed: {done.stderr.strip()[-400:]}")
         out[f"{run}_s"] = round(seconds, 1)
@@ -366,6 +369,12 @@ def phase_import_chat(data: str, root: str) -> dict:
         out[f"{run}_said"] = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
         out["peak_mb"] = max(out["peak_mb"], round(int(done.stderr.strip().splitlines()[-1]) / 1024, 1))
     return out
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of this process's children that have ended."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 PHASES: dict[str, Callable[..., dict]] = {}
@@ -497,8 +506,9 @@ def section(f: dict, line: str) -> str:
         rows.append(
             (
                 "import-chat of a WhatsApp history, LLM-free",
-                f"{c['first_messages_per_s']} messages/s: {c['messages']:,} messages in {c['first_s']} s (the "
-                f"command's start included); again {c['again_s']} s; peak RSS {c['peak_mb']} MB; "
+                f"{c['first_messages_per_s']} messages/s: {c['messages']:,} messages in {c['first_s']} s "
+                f"({c.get('first_cpu_s', '?')} s of CPU; the command's start included); {c['first_said']}; again "
+                f"{c['again_s']} s ({c.get('again_cpu_s', '?')} s of CPU); peak RSS {c['peak_mb']} MB; "
                 f"load {c['load'][0]} / {c['load'][1]}",
             )
         )

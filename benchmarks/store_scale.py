@@ -46,6 +46,7 @@ mix), keeping the others. The last line reads ``retrieval p95 <x> ms at <N> reco
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
 import random
@@ -134,10 +135,10 @@ class Text:
         self.rng = rng
         self.words = vocabulary(size, rng)
         weights = 1.0 / np.arange(1, size + 1)
-        self.cdf = np.cumsum(weights / weights.sum())
+        self.cdf = np.cumsum(weights / weights.sum()).tolist()  # a list: bisect per word, not a numpy call
 
     def word(self) -> str:
-        return self.words[min(int(np.searchsorted(self.cdf, self.rng.random())), len(self.words) - 1)]
+        return self.words[min(bisect.bisect_left(self.cdf, self.rng.random()), len(self.words) - 1)]
 
     def sentence(self) -> str:
         parts = [
@@ -314,7 +315,7 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns) as bar:
         task = bar.add_task("insert", total=total)
-        fill_start, cpu_start = time.perf_counter(), time.process_time()
+        fill_start, cpu_start, main_start = time.perf_counter(), time.process_time(), time.thread_time()
         spent = fill(store, "u0", args.records, text, vectors, args.batch, bar, task, each)
         first, last = tenth_rates(spent, args.records, args.batch)
         for u in range(1, args.users + 1):
@@ -329,6 +330,7 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
         bar.update(drain, completed=total)
         index_s = time.perf_counter() - fill_start  # the indexer runs beside the writes: writes and indexing together
         index_cpu = time.process_time() - cpu_start
+        main_cpu = time.thread_time() - main_start  # the writes and the making of their records
     return {
         "records_total": total,
         "insert_records_per_s": round(total / sum(spent), 1),
@@ -339,7 +341,9 @@ def fill_all(store: MemoryStore, args: argparse.Namespace, text: Text, vectors: 
         "fill_s": round(fill_s, 1),
         "fill_cpu_s": round(fill_cpu, 1),
         "indexed_cpu_s": round(index_cpu, 1),
+        "indexed_main_thread_cpu_s": round(main_cpu, 1),
         "fill_peak_rss_mb": round(peak_rss_mb(), 1),
+        **resident_mb(),
     }
 
 
@@ -347,6 +351,14 @@ def peak_rss_mb() -> float:
     """This process's peak resident memory so far (MB)."""
     with open("/proc/self/status", encoding="ascii") as status:
         return int(next(line.split()[1] for line in status if line.startswith("VmHWM:"))) / 1024
+
+
+def resident_mb() -> dict[str, float]:
+    """This process's resident memory now (MB): its own (anonymous) and the pages of files it maps (the
+    record database's memory map among them: the page cache's, given back under memory pressure)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        kb = {k: int(v.split()[0]) for k, v in (line.split(":", 1) for line in status) if k in ("RssAnon", "RssFile")}
+    return {"rss_anon_mb": round(kb.get("RssAnon", 0) / 1024, 1), "rss_file_mb": round(kb.get("RssFile", 0) / 1024, 1)}
 
 
 def embedder_fill(args: argparse.Namespace) -> dict:
@@ -610,7 +622,10 @@ def section(figures: dict, scope: str, run: RunInfo) -> str:
         (
             "fill: CPU, peak memory",
             f"{figures['fill_cpu_s']:,.0f} CPU s for the fill ({figures['indexed_cpu_s']:,.0f} with the vector index "
-            f"caught up; every thread's); peak RSS {figures['fill_peak_rss_mb']:,.0f} MB",
+            f"caught up; every thread's: {figures['indexed_main_thread_cpu_s']:,.0f} on the thread that writes, the "
+            "rest on the others, chiefly the vector index's); peak RSS "
+            f"{figures['fill_peak_rss_mb']:,.0f} MB (after the fill: {figures['rss_anon_mb']:,.0f} MB its own, "
+            f"{figures['rss_file_mb']:,.0f} MB of mapped files)",
         ),
         *embedder_rows(figures.get("embedder_fill")),
         ("whole run", f"{int(minutes)} min {seconds:.0f} s"),

@@ -5,7 +5,9 @@ records'): there numpy's BLAS threads only contend with each other and with the 
 work, and on a busy machine they spend many times the arithmetic's CPU waiting (figures in
 ``docs/scale.md``). ``one_blas_thread`` holds the BLAS libraries numpy loaded to one thread for the
 block; the limit is process-wide, so nested and concurrent blocks share one hold, and the libraries'
-thread counts come back when the last block ends.
+thread counts come back when the last block ends. Because the limit is process-wide, whatever else
+multiplies matrices in the process meanwhile (a search served beside post-thinking) also runs at one
+BLAS thread until the last block ends.
 
 >>> from caim.core.blas import blas_threads, one_blas_thread
 >>> with one_blas_thread():

@@ -37,6 +37,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import sys
 import threading
 import time
 import uuid
@@ -61,10 +62,6 @@ from caim.core.scripted import ScriptedChatModel
 from caim.core.trace import CodeRoleStep, LLMCall, step
 from caim.core.types import Role
 
-try:
-    import anthropic
-except ImportError:  # its exception classes join the fault sets below only where it is installed
-    anthropic = None  # type: ignore[assignment]
 try:
     import httpx2  # the HTTP client of openai and anthropic 2.x; httpx for other integrations
 except ImportError:
@@ -181,22 +178,33 @@ _TIMEOUTS: tuple[type[BaseException], ...] = (openai.APITimeoutError, httpx.Time
 if httpx2 is not None:
     _TRANSIENT += (httpx2.TransportError,)
     _TIMEOUTS += (httpx2.TimeoutException,)
-if anthropic is not None:
-    _FATAL += (anthropic.AuthenticationError, anthropic.NotFoundError, anthropic.PermissionDeniedError)
-    _TRANSIENT += (anthropic.APIConnectionError, anthropic.RateLimitError, anthropic.InternalServerError)
-    _TIMEOUTS += (anthropic.APITimeoutError,)
 #: HTTP statuses of faults no retry can mend, and of faults that may pass (with every 5xx).
 _FATAL_STATUS = frozenset({401, 403, 404})
 _TRANSIENT_STATUS = frozenset({408, 429})
+
+
+def _faults() -> tuple[tuple[type[BaseException], ...], ...]:
+    """The fatal, transient and timeout fault classes, with anthropic's where that SDK is loaded (its
+    exceptions come only from a client that loaded it; importing it for the check cost every process
+    about 1.6 CPU seconds)."""
+    sdk = sys.modules.get("anthropic")
+    if sdk is None:
+        return _FATAL, _TRANSIENT, _TIMEOUTS
+    return (
+        (*_FATAL, sdk.AuthenticationError, sdk.NotFoundError, sdk.PermissionDeniedError),
+        (*_TRANSIENT, sdk.APIConnectionError, sdk.RateLimitError, sdk.InternalServerError),
+        (*_TIMEOUTS, sdk.APITimeoutError),
+    )
 
 
 def fault_kind(exc: BaseException) -> str | None:
     """``"fatal"``, ``"transient"`` or ``None`` (not an endpoint fault) for an exception from any chat
     model: openai's and anthropic's classes, else the HTTP status it carries, else httpx's and the
     built-in timeout and connection errors."""
-    if isinstance(exc, _FATAL):
+    fatal, transient, _ = _faults()
+    if isinstance(exc, fatal):
         return "fatal"
-    if isinstance(exc, _TRANSIENT):
+    if isinstance(exc, transient):
         return "transient"
     status = _status(exc)
     if status in _FATAL_STATUS:
@@ -226,7 +234,7 @@ def _endpoint_error(exc: BaseException, models: Models, model: Any = None) -> En
     where = _where(models, model)
     ours = model is None or openai_compatible(model)
     status = _status(exc)
-    if isinstance(exc, _TIMEOUTS) or status == 408:
+    if isinstance(exc, _faults()[2]) or status == 408:
         return EndpointError(
             f"the model at {where} did not answer within {models.settings.request_timeout:g}s; "
             "raise CAIM_REQUEST_TIMEOUT or use a faster model"

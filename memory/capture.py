@@ -49,8 +49,8 @@ from caim.memory.text.lang import (
     matcher,
     normal,
     opens_with,
+    plausible,
     sentences,
-    tabled,
     word_count,
 )
 from caim.memory.text.names import names_in
@@ -124,8 +124,9 @@ def worth_keeping(text: str, stores: float, store_at: float) -> bool:
     """Is a person's turn worth keeping, given the reader's probability that it is (``stores``) and its
     threshold (``store_at``)? The reader must find it so; a turn that only asks (``asks_only``) never
     is; and one in which code finds no sentence that tells something (``states_fact``: a friend's
-    reaction, compliment, sympathy or advice, read alone) is kept only when the reader is sure
-    (``SURE_WITHOUT_FACT``).
+    reaction, compliment, sympathy or advice, read alone) in any language it may be in
+    (``caim.memory.text.lang.plausible``: "Melanie hat Kinder." is English by its votes, German by its words) is
+    kept only when the reader is sure (``SURE_WITHOUT_FACT``).
 
     >>> worth_keeping("Wow, you're amazing! So proud of you.", 0.8, 0.4), worth_keeping("I moved to Porto.", 0.8, 0.4)
     (False, True)
@@ -134,18 +135,7 @@ def worth_keeping(text: str, stores: float, store_at: float) -> bool:
     """
     if stores < store_at or asks_only(text):
         return False
-    return stores >= SURE_WITHOUT_FACT or states_fact(text) or _told_in_another(text)
-
-
-def _told_in_another(text: str) -> bool:
-    """Does another language written the same way (with spaces or without) find something told in the
-    text? A short text's language is a guess ("Melanie hat Kinder.": English by its votes), and the
-    veto is for what no table reads as telling."""
-    detected = detect(" ".join(text.split()))
-    languages = tabled()
-    if detected not in languages:  # a script without tables: no other reading
-        return False
-    return any(states_fact(text, o) for o in languages if o is not detected and o.unspaced == detected.unspaced)
+    return stores >= SURE_WITHOUT_FACT or any(states_fact(text, x) for x in plausible(" ".join(text.split())))
 
 
 #: How sure the reader must be that a turn is worth keeping when code finds nothing in it that tells
@@ -241,12 +231,30 @@ def _tells_in(sentence: str, language: Language) -> bool:
         )
     if not signals.past.subject_required and past_action_in(body, language):
         return True
+    if _dropped_subject(body, language):
+        return True
     if found(signals.telling, body, language) and (
         opens_with(signals.third_person, body, language) or _opens_with_name(body, language)
     ):
         return True
     return (
         word_count(body, language) >= 4 and bool(mentions(body, language)) and not found(signals.wishes, body, language)
+    )
+
+
+def _dropped_subject(body: str, language: Language) -> bool:
+    """Does a sentence that leaves its subject unsaid, as Chinese and Japanese do, tell of the speaker
+    (``Signals.dropped``: "刚搬到杭州", "来週引っ越すつもり"), addressing the other side with none of it
+    (``Signals.addressing``), asking nothing (a question without its mark: "涛涛准备得怎么样了") and wishing
+    nothing?"""
+    signals = language.signals
+    return bool(
+        signals
+        and signals.dropped
+        and found(signals.dropped, body, language)
+        and not found(signals.addressing, body, language)
+        and not found(signals.question_words, body, language)
+        and not found(signals.wishes, body, language)
     )
 
 

@@ -347,16 +347,14 @@ class MemoryRecord(BaseModel):
         return out
 
     def _find_uncovered(self, share: float) -> list[str]:
-        have = set(tokenize(self.thought))
+        # a turn the thought holds word for word (a verbatim record's) is covered: nothing is tokenized
+        have: set[str] | None = None
         out = []
         for s in self.sources:
-            words = tokenize(s.text)
-            if (
-                not s.context
-                and words
-                and s.text not in self.thought
-                and sum(w in have for w in words) < share * len(words)
-            ):
+            if s.context or s.text in self.thought or not (words := tokenize(s.text)):
+                continue
+            have = set(tokenize(self.thought)) if have is None else have
+            if sum(w in have for w in words) < share * len(words):
                 out.append(s.text)
         return out
 

@@ -363,6 +363,7 @@ def test_ingest_benchmark_writes_its_section(tmp_path, capsys):
     assert figures["import"]["records"] > 0 and figures["import"]["spent_s"]["embedding"] == 0  # vectors reused
     assert figures["import without vectors"]["spent_s"]["embedding"] > 0
     assert figures["import-chat"]["messages"] == 6 and "sessions" in figures["import-chat"]["first_said"]
+    assert figures["import-chat"]["first_cpu_s"] > 0 and figures["import-chat"]["again_cpu_s"] > 0
     text = doc.read_text()
     assert "## Ingestion" in text and "benchmarks/ingest.py" in text and "turns/s" in text
     assert "## 100 records\n\nkept" in text and text.endswith("notes kept\n")
@@ -392,6 +393,9 @@ def test_store_scale_reports_a_fill_with_the_real_embedder_beside_its_own(tmp_pa
     assert "## 30 records" in text and "fill of 20 records, each embedded as written" in text
     assert "CPU s (this process's threads and its export processes); load average" in text
     assert figures["total_cpu_s"] > 0 and figures["load_average_max"] >= figures["load_average_mean"] >= 0
+    assert 0 <= figures["indexed_main_thread_cpu_s"] <= figures["indexed_cpu_s"]  # the writing thread's share
+    assert figures["rss_anon_mb"] > 0 and figures["rss_file_mb"] > 0
+    assert " on the thread that writes, the rest on the others" in text and "MB of mapped files" in text
 
 
 def test_store_scale_writes_the_figures_of_a_fill_so_far(tmp_path):

@@ -380,6 +380,15 @@ print(json.dumps([after_import, after_help, "eval" in help_out, listed, loaded()
     assert "no memories for x" in listed
 
 
+def test_the_memory_api_loads_no_sdk_of_a_provider_it_is_not_configured_for(env):
+    """Opening the memory (`caim memories import-chat`, `remember`) does not import the anthropic SDK:
+    its exceptions are classified only once a client has loaded it."""
+    probe = "import sys, caim.agent.memory, caim.core.llm; print('anthropic' in sys.modules)"
+    res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "False"
+
+
 def test_a_plugin_group_runs_when_invoked(cli):
     res = cli(["eval", "--help"])
     assert res.exit_code == 0 and "benchmarks" in res.stdout

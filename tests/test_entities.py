@@ -85,6 +85,43 @@ def test_a_speaker_names_the_work_places_people_and_pets_of_their_life(text, wan
 
 
 @pytest.mark.parametrize(
+    ("text", "job", "city"),
+    [
+        ("I teach chemistry in Leeds.", "chemistry teacher", "Leeds"),
+        ("Ich unterrichte Chemie in Leeds.", "Lehrkraft für Chemie", "Leeds"),
+        ("J'enseigne la chimie à Leeds.", "professeur de chimie", "Leeds"),
+        ("Enseño química en Leeds.", "docente de química", "Leeds"),
+        ("我在利兹教化学。", "化学老师", "利兹"),
+        ("リーズで化学を教えています。", "化学の教師", "リーズ"),
+    ],
+)
+def test_a_job_told_as_a_verb_gives_the_job_and_the_city_it_is_done_in_every_language(text, job, city):
+    assert said(text) == {("job", job, "", ""), ("place", city, "work", "")}
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            "Mi hermana enseña química en Leeds.",
+            {("job", "docente de química", "", "sister"), ("place", "Leeds", "work", "sister")},
+        ),
+        ("我妹妹在利兹教化学。", {("job", "化学老师", "", "sister"), ("place", "利兹", "work", "sister")}),
+        (
+            "Enseño inglés en la Universidad de Salamanca.",
+            {("job", "docente de inglés", "", ""), ("employer", "Universidad de Salamanca", "", "")},
+        ),
+        ("我在北京大学教化学。", {("job", "化学老师", "", ""), ("employer", "北京大学", "", "")}),
+        ("我在网上教英语。", {("job", "英语老师", "", "")}),  # online: no place
+        ("オンラインで英語を教えています。", {("job", "英語の教師", "", "")}),
+        ("Trabajo en Google.", set()),  # working "en" a name its words do not tell: employer or place
+    ],
+)
+def test_where_a_job_told_as_a_verb_is_done_is_an_employer_by_its_words_else_a_place(text, want):
+    assert said(text) == want
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "If I lived in Paris I'd walk everywhere.",
@@ -243,3 +280,13 @@ def test_the_benchmark_reads_each_language_with_high_precision_and_writes_its_do
 )
 def test_a_full_name_after_a_relation_a_pets_name_and_a_job_said_after_where(text, want):
     assert said(text) == want
+
+
+def test_the_benchmark_counts_the_tables_consulted_per_turn():
+    """Reading a conversation's turns consults the tables of the languages each may be in, and no more:
+    most turns name nothing, and a turn whose detection is sure is read in its language alone."""
+    table = load_benchmark("entities").cost_table(None)
+    assert "| texts | naming something | CPU ms per text | tables consulted per text |" in table
+    texts, named, _, consulted = (c.strip() for c in table.strip().splitlines()[-1].strip("|").split("|"))
+    assert int(texts) > 3000 and 0 < int(named) < int(texts)
+    assert 1.0 <= float(consulted) < 1.5  # each spaced language in turn after English found nothing: 3.15

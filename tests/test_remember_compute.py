@@ -143,3 +143,26 @@ def test_a_closed_set_s_response_model_is_built_once():
     assert other is not one
     enum = other.model_json_schema()["$defs"]["KeyEvent"]["properties"]["turn"]["enum"]
     assert enum == [3, 2, 1]
+
+
+def test_polarity_s_loose_cues_compile_no_alternation_of_every_filler_in_every_gap(monkeypatch):
+    """A process's first polarity reading compiles small patterns only (the fillers inside cues are
+    matched phrase by phrase), and finds the cues with fillers inside them and those without."""
+    from caim.memory.text import polarity as polarity_module
+    from caim.memory.text.polarity import polarity
+
+    polarity_module._loose.cache_clear()
+    re_module = polarity_module.re
+    sizes: list[int] = []
+    real = re_module.compile
+
+    def compile_(pattern, flags=0):
+        sizes.append(len(pattern) if isinstance(pattern, str) else 0)
+        return real(pattern, flags)
+
+    monkeypatch.setattr(re_module, "compile", compile_)
+    inside = polarity("Honestly, hiking makes me so happy.")
+    plain = polarity("Hiking makes me happy.")
+    assert inside is not None and inside.polarity == "like" and inside.cue == "makes me so happy"
+    assert plain is not None and plain.polarity == "like" and plain.cue == "makes me happy"
+    assert sizes and max(sizes) < 200_000  # the whole alternation with the fillers in each gap: megabytes

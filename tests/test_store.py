@@ -297,6 +297,19 @@ def test_a_record_embeds_the_source_turns_its_thought_does_not_cover():
     assert "Can you" not in rec("ann", "Mel", ["books"], sources=[context]).document()  # context turns are not its own
 
 
+def test_a_verbatim_record_finds_its_turn_covered_without_tokenizing_it(monkeypatch):
+    import caim.memory.records as records
+
+    read: list[str] = []
+    tokenize = records.tokenize
+    monkeypatch.setattr(records, "tokenize", lambda text, *a, **kw: read.append(text) or tokenize(text, *a, **kw))
+    ask = "Can you recommend a novel?"
+    verbatim = raw_record(user_id="ann", session_id="s", turn=1, text=ask, when=T0, tags=["books"])
+    assert verbatim.uncovered() == [] and read == []  # its thought holds its turn word for word
+    answered = raw_record(user_id="ann", session_id="s", turn=1, text=ask, when=T0, tags=["books"], reply="Try Dune.")
+    assert answered.uncovered() == ["Try Dune."] and read == ["Try Dune.", answered.thought]  # the reply is read
+
+
 def test_a_record_is_embedded_with_the_end_of_the_turn_it_answered_which_the_lexical_index_leaves_out(open_store):
     asked = "Earlier, " + "x" * CONTEXT_CHARS + " How long have you had your turtles?"
     answer = raw_record(user_id="ann", session_id="s", turn=2, text="I've had them for 3 years now.", when=T0,

@@ -1,8 +1,8 @@
 """Entities in code: the work, places, people and pets a speaker names of their own life.
 
 ``entities`` reads a text sentence by sentence with its language's tables (the ``ENTITIES`` of its
-module, ``caim.memory.text.languages``; for a short text that detection could only guess was
-English, each other spaced language's in turn: German's, French's, Spanish's), outside questions
+module, ``caim.memory.text.languages``; where detection could only guess, each other language the text
+may be in, in turn: ``caim.memory.text.lang.plausible``), outside questions
 and up to a word that makes the rest a wish or a supposition (``EntityWords.hypothetical``: "if",
 "would", "如果", "たら"). It finds:
 
@@ -32,7 +32,7 @@ from functools import cache, lru_cache
 from typing import Literal
 
 from caim.memory.text import dates, languages
-from caim.memory.text.lang import UNSPACED_CHAR, alternation, detect, matcher
+from caim.memory.text.lang import UNSPACED_CHAR, alternation, matcher, plausible
 from caim.memory.text.names import NOT_NAMES, NOT_SUBJECTS
 from caim.memory.text.slots import MAX_SPAN, Slot, about_others, cut, statements, with_values
 from caim.memory.text.tables import EntityWords, Language, Words
@@ -153,15 +153,13 @@ Found = list[tuple[int, Entity, bool]]
 
 @lru_cache(maxsize=4096)
 def _read_text(text: str) -> tuple[Entity, ...]:
-    """``entities`` as a tuple, cached per text (maintenance reads the same records more than once)."""
-    language = detect(text)
-    if languages.module(language.code) is None:
-        return ()
-    found = _entities(text, language.code)
-    if not found and language.code == "en":  # English is also the guess for a short text ("Soy enfermera.")
-        # the other languages written with spaces, in turn, where English's tables find nothing
-        found = next((f for m in languages.spaced_others() if (f := _entities(text, m.LANGUAGE.code))), [])
-    return tuple(found)
+    """``entities`` as a tuple, cached per text (maintenance reads the same records more than once): read
+    with the tables of each language the text may be in (``plausible``), in turn, up to the first that
+    finds something."""
+    for language in plausible(text):
+        if languages.module(language.code) is not None and (found := _entities(text, language.code)):
+            return tuple(found)
+    return ()
 
 
 @languages.on_change
@@ -248,8 +246,19 @@ def _mine(clause: str, c: _Compiled, table: EntityWords, language: Language) -> 
             job, end = _verb_job(verb, m, c, table, language)
             if job:
                 out.append((m.start(), Entity("job", job)))
-                out += _tails(clause, end, c, table, language, "")
+                out += _verb_site(m, c, table, language, "")
+                out += _tails(clause, end, c, table, language, "", worked_in=True)
     return out
+
+
+def _verb_site(
+    m: re.Match[str], c: _Compiled, table: EntityWords, language: Language, holder: str
+) -> list[tuple[int, Entity]]:
+    """Where a job told as a verb is done when it is said before the verb (the pattern's ``site``:
+    "我在利兹教化学", "リーズで化学を教えています")."""
+    span = m.groupdict().get("site")
+    found = _site(_name_value(span, c, table, language), table, language, c, worked_in=True) if span else None
+    return [(m.start("site"), Entity(found.kind, found.value, found.relation, holder))] if found is not None else []
 
 
 def _from_slot(
@@ -300,6 +309,8 @@ def _holders(said: str, c: _Compiled, table: EntityWords, language: Language) ->
             job, end = _verb_job(verb, t, c, table, language) if t else ("", 0)
             if t and job:
                 stated.append((t.start(), Entity("job", job, holder=holder)))
+                stated += _verb_site(t, c, table, language, holder)
+                stated += _tails(said, end, c, table, language, holder, worked_in=True)
                 stated += _tails(said, end, c, table, language, holder)
         out += [(at, e, False) for at, e in stated]
         if stated and name and relation:
@@ -308,10 +319,10 @@ def _holders(said: str, c: _Compiled, table: EntityWords, language: Language) ->
 
 
 def _tails(
-    text: str, end: int, c: _Compiled, table: EntityWords, language: Language, holder: str
+    text: str, end: int, c: _Compiled, table: EntityWords, language: Language, holder: str, *, worked_in: bool = False
 ) -> list[tuple[int, Entity]]:
     """Where and for whom a job just stated is done: ``tails`` in the rest of its clause (up to a word
-    that starts another clause)."""
+    that starts another clause; ``worked_in``: the job was told as a verb, ``_site``)."""
     region = text[end : end + MAX_SPAN]
     stop = min((i for i in (region.find(mark) for mark in _CLAUSE_MARKS + ".!?\u3002") if i >= 0), default=len(region))
     region = region[:stop]
@@ -320,7 +331,7 @@ def _tails(
     out: list[tuple[int, Entity]] = []
     for row in c.tails:
         for m in row.pattern.finditer(region):
-            entity = _row_entity(row, m, c, table, language, holder)
+            entity = _row_entity(row, m, c, table, language, holder, worked_in=worked_in)
             if entity is not None:
                 out.append((end + m.start(), entity))
                 break
@@ -361,9 +372,17 @@ def _clause_of(text: str, m: re.Match[str]) -> str:
 
 
 def _row_entity(
-    row: _Row, m: re.Match[str], c: _Compiled, table: EntityWords, language: Language, holder: str
+    row: _Row,
+    m: re.Match[str],
+    c: _Compiled,
+    table: EntityWords,
+    language: Language,
+    holder: str,
+    *,
+    worked_in: bool = False,
 ) -> Entity | None:
-    """The entity one statement's match names, or ``None`` when its value is no such entity."""
+    """The entity one statement's match names, or ``None`` when its value is no such entity (``worked_in``:
+    a site's, after a job told as a verb, ``_site``)."""
     if _negated(m, c):
         return None
     span = m.group("value")
@@ -371,7 +390,7 @@ def _row_entity(
         value = _job_words(span, c, language) if row.job_words else _plain_value(span, table, language)
         return Entity("job", value, holder=holder) if value else None
     if row.kind == "site":
-        found = _site(_name_value(span, c, table, language), table, language, c)
+        found = _site(_name_value(span, c, table, language), table, language, c, worked_in=worked_in)
         return Entity(found.kind, found.value, found.relation, holder) if found is not None else None
     value = _name_value(span, c, table, language, employer=row.kind == "employer")
     if not value or row.kind not in ("employer", "place"):
@@ -379,26 +398,30 @@ def _row_entity(
     return Entity("employer" if row.kind == "employer" else "place", value, row.relation, holder)
 
 
-def _site(value: str, table: EntityWords, language: Language, c: _Compiled) -> Entity | None:
+def _site(
+    value: str, table: EntityWords, language: Language, c: _Compiled, *, worked_in: bool = False
+) -> Entity | None:
     """A workplace that may be an employer or a place, by its words: an employer when it holds a word of
     ``org_words`` (or, among characters, is written in Latin letters), a place of work when it holds
-    one of ``place_words``; ``None`` when its words do not tell."""
+    one of ``place_words``; when its words do not tell, a place of work where the job is told as what
+    the speaker does there (``worked_in``: "enseño química en Leeds", "我在利兹教化学": a school names
+    itself as one), else ``None``."""
     if not value:
         return None
     folded = value.casefold()
     if language.unspaced:
         owner, of, what = _OF.split(value, maxsplit=1) if _OF.search(value) else ("", "", "")
         if of and what in table.org_words:  # "大阪の病院": a hospital of somewhere, whose name tells where or whose
-            return _site(owner, table, language, c)
+            return _site(owner, table, language, c, worked_in=worked_in)
         if value in table.org_words:  # "病院": no name
             return None
         if folded.endswith(table.org_words) or re.fullmatch(r"[A-Za-z][\w&.' -]*", value):
             return Entity("employer", value)
-        return Entity("place", value, "work") if folded.endswith(table.place_words) else None
+        return Entity("place", value, "work") if worked_in or folded.endswith(table.place_words) else None
     said = set(folded.split())
     if said & set(table.org_words):
         return Entity("employer", value)
-    return Entity("place", value, "work") if said & set(table.place_words) else None
+    return Entity("place", value, "work") if worked_in or said & set(table.place_words) else None
 
 
 def _negated(m: re.Match[str], c: _Compiled) -> bool:

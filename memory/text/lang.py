@@ -152,6 +152,50 @@ def _detect(text: str, expected: str) -> Language:
     return _by_votes(words, text.lower(), expected)
 
 
+def plausible(text: str) -> tuple[Language, ...]:
+    """The languages a text may be in, likeliest first: the one ``detect`` reads it in, then each other
+    language with tables written the same way that the detection could not rule out. A short text's
+    language is a guess ("Melanie hat Kinder." is English by its votes, and German by its words); a
+    reader that finds nothing in the detected language reads the text in these, in turn.
+
+    - Latin text: each other voting language with at least as many votes (rules 3 and 4, letters
+      included) as the detected one, most votes first (a tie: ``tabled()``'s order). The detected one
+      won by the default (English), the expectation or the order ties are broken in, not by its votes.
+    - Scripts without spaces: where the kana are a tenth of the characters, Japanese alone (no other
+      language is written with them); Han without enough kana, the other tabled language written
+      without spaces too (Chinese beside Japanese).
+    - A script without tables: the detected reading alone.
+
+    >>> [[x.code for x in plausible(t)] for t in ("Melanie hat Kinder.", "I teach chemistry in Leeds.", "ok")]
+    [['en', 'de'], ['en'], ['en', 'de', 'fr', 'es']]
+    >>> [[x.code for x in plausible(t)] for t in ("结婚五年了。", "昨日帰りました。", "Привет!")]
+    [['zh', 'ja'], ['ja'], ['und']]
+    """
+    return _plausible(text, _EXPECTED.get())
+
+
+@lru_cache(maxsize=8192)
+def _plausible(text: str, expected: str) -> tuple[Language, ...]:
+    detected = _detect(text, expected)
+    if detected not in tabled():
+        return (detected,)
+    if detected.unspaced:
+        chars = "".join(UNSPACED_RUN.findall(text))
+        kana = len(_KANA.findall(chars))
+        if kana and kana * 10 >= len(chars):
+            return (detected,)
+        return (detected, *(x for x in tabled() if x.unspaced and x is not detected))
+    if text.isascii():
+        counts = _counts(_ASCII_LETTERS.findall(text.lower()), "")
+    else:
+        counts = _counts(_LETTERS.findall(UNSPACED_RUN.sub(" ", text).lower()), text.lower())
+    least = counts[_VOTER_INDEX[detected.code]]
+    others = sorted(
+        (i for i, n in enumerate(counts) if n >= least and _VOTERS[i] is not detected), key=lambda i: -counts[i]
+    )
+    return (detected, *(_VOTERS[i] for i in others))
+
+
 @languages.on_change
 def _count_votes() -> None:
     """The voters and their words from the registered languages (what was detected before is dropped)."""
@@ -163,6 +207,7 @@ def _count_votes() -> None:
     _VOTER_INDEX.clear()
     _VOTER_INDEX.update({lang.code: i for i, lang in enumerate(_VOTERS)})
     _detect.cache_clear()
+    _plausible.cache_clear()
 
 
 _count_votes()
@@ -215,7 +260,9 @@ def letter_vote(word: str) -> str | None:
     return scores[0][1]
 
 
-def _by_votes(words: list[str], text: str, expected_code: str) -> Language:
+def _counts(words: list[str], text: str) -> list[int]:
+    """Each voting language's votes in a Latin text's lowercase ``words`` (and its ``marks`` in ``text``,
+    the lowercase text; "" for ASCII text, which holds none), by the module's rules 3 and 4."""
     counts = [sum(1 for c in language.marks if c in text) for language in _VOTERS] if text else [0] * len(_VOTERS)
     for voters in filter(None, map(_VOTES.get, words)):
         for i in voters:
@@ -224,9 +271,14 @@ def _by_votes(words: list[str], text: str, expected_code: str) -> Language:
         for w in words:
             if w not in _VOTES and (code := letter_vote(w)) in _VOTER_INDEX:
                 counts[_VOTER_INDEX[code]] += 1
+    return counts
+
+
+def _by_votes(words: list[str], text: str, expected_code: str) -> Language:
+    counts = _counts(words, text)
     if (expected := _VOTER_INDEX.get(expected_code, 0)) and counts[expected] == max(counts):
         return _VOTERS[expected]
-    best = max(range(1, len(_VOTERS)), key=lambda i: counts[i])
+    best = max(range(1, len(_VOTERS)), key=lambda i: counts[i], default=0)  # English alone: English
     enough = counts[best] >= 2 or (counts[best] == 1 and len(words) <= 2)
     return _VOTERS[best] if counts[best] > counts[0] and enough else ENGLISH
 

@@ -231,7 +231,7 @@ SIGNALS = Signals(
     asks_past=words("以前 之前 原来 过去 曾经 从前 原先 当时 那时 以往 早先"),
     when=words("什么时候 何时 哪一年 哪年 几月 哪个月 哪一天 哪天 几号 多久以前 多久前 多长时间以前 几点"),
     aggregate=words("多少 几次 几个 几本 几部 哪些"),
-    question_words=words("什么 谁 哪 哪里 哪儿 为什么 怎么 怎样 如何 几 多少 是否 有没有 是不是"),
+    question_words=words("什么 谁 哪 哪里 哪儿 为什么 怎么 怎样 如何 几 多少 是否 有没有 是不是 咋"),
     question_ends=words("吗 呢 么"),
     greetings=words("你好 您好 嗨 哈喽 哈啰 早上好 早安 下午好 晚上好 谢谢 谢谢你 谢谢您 多谢 感谢 非常感谢 大家好"),
     exclamations=words(
@@ -254,6 +254,12 @@ SIGNALS = Signals(
     refusing=words("不用了 不了 不要 算了 不太想 不感兴趣 还是不"),
     claims=words("你提到 你说过 你说 你告诉我 你之前说 你是 你住在 你在 你的"),
     wishes=words("祝你 玩得开心 一路顺风 加油 好运 下次见 回头见 再见 明天见 周末愉快 旅途愉快"),
+    dropped=words(
+        """刚 刚刚 正在 最近在 一直在 准备 打算 计划 要去 想去 一直想 养了 住了 住在 搬到 搬家 结婚 辞职 换了
+        上班 加班 在学 学了 开始 超爱 很爱 爱吃 爱喝 喜欢 讨厌 受不了 害怕 特别怕 很怕 最怕 迷上 拿到 吵架
+        每天 一般都 经常 总是"""
+    ),
+    addressing=words("你 您 你们 要不要"),
     time=TIME,
 )
 
@@ -380,8 +386,8 @@ ENTITIES = EntityWords(
         ("site", "", r"(?:现在|目前)?(?:也)?在{v}(?:工作|上班)"),
         ("place", "origin", r"来自{v}"),
     ),
-    job_verbs=((_ME + r"(?:在[^，。！？教]{1,12}?)?教{v}", "{v}老师", "老师"),),
-    their_job_verbs=((r"(?:现在|目前)?(?:在[^，。！？教]{1,12}?)?教{v}", "{v}老师", "老师"),),
+    job_verbs=((_ME + r"(?:在(?P<site>[^，。！？教]{1,12}?))?教{v}", "{v}老师", "老师"),),
+    their_job_verbs=((r"(?:现在|目前)?(?:在(?P<site>[^，。！？教]{1,12}?))?教{v}", "{v}老师", "老师"),),
     people=(
         r"我(?:的)?{adj}{rel}(?:叫|名叫|叫做|的名字是|的名字叫|名字叫){name}",
         r"我(?:的)?{adj}{rel}(?P<value>[小阿][^\W\d_是在住也现目教搬的今很和最]{1,2}?)"
@@ -425,7 +431,7 @@ ENTITIES = EntityWords(
     place_words=words("市 省 区 县 镇 村 州 国"),
     hypothetical=words("如果 要是 假如 希望 梦想 想去 想搬 想当 想做 想成为 想要 打算 可能 也许 或许 要是"),
     stops=words("长大 出生 工作 上班"),
-    not_values=words("一 个 这 那 哪 什么 我 他 她 孩子 学生 家 别人"),
+    not_values=words("一 个 这 那 哪 什么 我 他 她 孩子 学生 家 别人 网上 线上 网络 外面 附近 本地 当地"),
     name=_ZH_NAME,
 )
 

@@ -31,7 +31,7 @@ from functools import cache
 from typing import Literal, NamedTuple
 
 from caim.memory.text import languages
-from caim.memory.text.lang import alternation, detect, matcher, tabled
+from caim.memory.text.lang import alternation, matcher, plausible
 from caim.memory.text.tables import Language, PolarityWords, Words
 
 Polarity = Literal["like", "dislike", "neutral"]
@@ -101,29 +101,24 @@ def polarity(text: str) -> Preference | None:
     >>> polarity("My son loves dinosaurs.").holder, polarity("The ramen there was incredible").polarity
     ('My son', 'like')
     """
-    language = detect(text)
+    read_in = plausible(text)
+    language = read_in[0]
     module = languages.module(language.code) or languages.english()
     said = _stated(text, module, language.unspaced)
     if said is None and not language.unspaced:
-        said = _read_as_other(text, language)
+        said = _read_as_other(text, read_in[1:])
     return said
 
 
-def _votes(text: str, language: Language) -> int:
-    """How many of the text's words are among the language's ``votes``, plus its ``marks`` in it."""
-    return sum(w in language.votes for w in _WORD.findall(text.lower())) + sum(c in text for c in language.marks)
-
-
-def _read_as_other(text: str, read: Language) -> Preference | None:
-    """A text written with spaces in which the table of its detected language (``read``) finds no
-    preference, read with the table of each other language written with spaces that has as many of
-    its ``votes`` in it (the detection was unsure: "Salir a correr me despeja la mente" read as
-    French): the first like or dislike said by a cue of several words or an elided one ("m'agacent";
-    a single word such as "super" or "top" may be any of them)."""
-    least = max(_votes(text, read), 1)
-    for language in tabled():
+def _read_as_other(text: str, others: tuple[Language, ...]) -> Preference | None:
+    """A text written with spaces in which the table of its detected language finds no preference, read
+    with the table of each other language written with spaces that it may be in (``plausible``: the
+    detection was unsure, "Salir a correr me despeja la mente" read as French): the first like or
+    dislike said by a cue of several words or an elided one ("m'agacent"; a single word such as "super"
+    or "top" may be any of them)."""
+    for language in others:
         module = languages.module(language.code)
-        if language.unspaced or module is None or language.code == read.code or _votes(text, language) < least:
+        if language.unspaced or module is None:
             continue
         said = _stated(text, module, False)
         if said is not None and said.polarity != "neutral" and (" " in said.cue or "'" in said.cue):
@@ -189,19 +184,71 @@ def _cues(text: str, table: PolarityWords, unspaced: bool) -> list[_Cue]:
 _INSIDE = 2
 
 
+class _Loose:
+    """Finds the phrases that name the speaker with fillers inside them (``_loose``) as one alternation
+    of them all would (``finditer``: the same matches, in the same order), without compiling that
+    alternation: with the fillers' alternation in every gap of every phrase it is megabytes of pattern,
+    seconds of CPU to compile. A pattern with any words in each gap finds where a phrase may start; there
+    the phrases are tried in the alternation's order, each by its own pattern with any words in its
+    gaps, then by its exact one (each compiled on first use), and the first exact match is the match."""
+
+    def __init__(self, ordered: list[str], inside: str):
+        self.inside = inside
+        self.gap = rf"\s+(?:\S+\s+){{0,{_INSIDE}}}"  # any words: a superset of the fillers
+        self.words = [[re.escape(w).replace("'", "['\u2019]") for w in p.split()] for p in ordered]
+        rests: dict[str, list[str]] = {}  # by first word: the gaps of each phrase tried once per first word
+        for w in self.words:
+            rests.setdefault(w[0], []).append(self.gap + self.gap.join(w[1:]))
+        body = "|".join(f"{first}(?:{'|'.join(rest)})" for first, rest in rests.items())
+        self.anywhere = _whole(body) if ordered else None
+        self.patterns: dict[tuple[int, bool], re.Pattern[str]] = {}
+
+    def _phrase(self, i: int, exact: bool) -> re.Pattern[str]:
+        found = self.patterns.get((i, exact))
+        if found is None:
+            joint = rf"\s+(?:(?:{self.inside})\s+){{0,{_INSIDE}}}" if exact else self.gap
+            found = self.patterns[(i, exact)] = _whole(joint.join(self.words[i]))
+        return found
+
+    def finditer(self, text: str) -> list[re.Match[str]]:
+        """The matches of the phrases in ``text``, left to right, none overlapping."""
+        out: list[re.Match[str]] = []
+        if self.anywhere is None:
+            return out
+        pos = 0
+        while (m := self.anywhere.search(text, pos)) is not None:
+            at = m.start()
+            found = next(
+                (
+                    e
+                    for i in range(len(self.words))
+                    if self._phrase(i, False).match(text, at) and (e := self._phrase(i, True).match(text, at))
+                ),
+                None,
+            )
+            if found is None:
+                pos = at + 1
+                continue
+            out.append(found)
+            pos = found.end()
+        return out
+
+
+def _whole(body: str) -> re.Pattern[str]:
+    """``body`` as whole words, any case."""
+    return re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
+
+
 @cache
-def _loose(phrases: Words, selves: Words, fillers: Words) -> re.Pattern[str]:
+def _loose(phrases: Words, selves: Words, fillers: Words) -> _Loose:
     """The phrases that name the speaker ("makes me happy", "me rend heureuse": a word of ``selves`` in
     them), as whole words of a language written with spaces, with up to ``_INSIDE`` of its single-word
-    ``fillers`` between their words (an intensifier inside a cue: "macht mich einfach glücklich")."""
+    ``fillers`` between their words (an intensifier inside a cue: "macht mich einfach glücklich"),
+    longest first."""
     framed = tuple(p for p in phrases if " " in p and any(w in selves for w in p.split()))
     inside = alternation(tuple(f for f in fillers if " " not in f))
-    if not framed or not inside:
-        return re.compile(r"(?!)")
-    joint = rf"\s+(?:(?:{inside})\s+){{0,{_INSIDE}}}"
-    ordered = sorted(set(framed), key=lambda w: (-len(w), w))
-    body = "|".join(joint.join(re.escape(w).replace("'", "['\u2019]") for w in p.split()) for p in ordered)
-    return re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.I)
+    ordered = sorted(set(framed), key=lambda w: (-len(w), w)) if inside else []
+    return _Loose(ordered, inside)
 
 
 def _stems(stems: Words, unspaced: bool) -> re.Pattern[str]:

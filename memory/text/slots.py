@@ -24,7 +24,7 @@ from functools import cache, lru_cache
 from typing import Literal
 
 from caim.memory.text import languages
-from caim.memory.text.lang import detect
+from caim.memory.text.lang import detect, plausible
 from caim.memory.text.signals import memory_signals
 from caim.memory.text.tables import Language, SlotWords
 
@@ -121,12 +121,13 @@ def _asks() -> tuple[tuple[str, Attribute, re.Pattern[str]], ...]:
 
 @lru_cache(maxsize=8192)
 def _read_text(text: str) -> tuple[tuple[Attribute, Slot], ...]:
-    """``slots`` as pairs, cached per text (maintenance reads the same records more than once)."""
-    language = detect(text)
-    found = _slots(text, _table(language.code), language.unspaced)
-    if not found and language.code == "en":  # English is also the guess for a short text ("Soy vegana.")
-        found = next((f for m in languages.spaced_others() if (f := _slots(text, m.SLOTS, False))), {})
-    return tuple(found.items())
+    """``slots`` as pairs, cached per text (maintenance reads the same records more than once): read with
+    the table of each language the text may be in (``plausible``: "Soy vegana." may be guessed English), in
+    turn, up to the first that finds something."""
+    for language in plausible(text):
+        if found := _slots(text, _table(language.code), language.unspaced):
+            return tuple(found.items())
+    return ()
 
 
 @languages.on_change
@@ -183,7 +184,7 @@ def statements(sentence: str, language: Language) -> list[tuple[int, Slot]]:
     table (English's for a language without one), each with where its statement starts; none when
     another person is its subject (``SlotWords.others``).
 
-    >>> from caim.memory.text.lang import detect
+    >>> from caim.memory.text.lang import detect, plausible
     >>> statements("I work as a nurse in Leeds", detect("I work as a nurse in Leeds"))
     [(0, Slot(attribute='job', value='nurse'))]
     """
@@ -201,7 +202,7 @@ def cut(span: str, language: Language) -> str:
     """A span cut to the value it states as a stated value is cut (``language``'s stop words, articles
     and words no value starts with); "" when it holds none.
 
-    >>> from caim.memory.text.lang import detect
+    >>> from caim.memory.text.lang import detect, plausible
     >>> english = detect("I work at the University of Leeds")
     >>> cut("the University of Leeds since May", english), cut("my flat", english)
     ('University of Leeds', '')

@@ -109,6 +109,11 @@ class Signals:
         claims: The assistant telling the user what they said or are ("du hast erwähnt", "deine").
         wishes: Wishes and parting lines ("viel Spaß", "bis bald").
         time: Time expressions.
+        dropped: Where a language leaves the speaker unsaid (Chinese, Japanese), what tells of them in a
+            sentence without a subject: what they just did, are doing, plan, keep doing or like ("刚",
+            "打算", "ている", "つもり", "大好き").
+        addressing: The other side named, advised or understood ("你", "あなた", "たらどう", "分かります"): a
+            sentence holding one is not of the speaker.
     """
 
     first_person: Words = ()
@@ -143,6 +148,8 @@ class Signals:
     claims: Words = ()
     wishes: Words = ()
     time: TimeWords = field(default_factory=TimeWords)
+    dropped: Words = ()
+    addressing: Words = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -387,7 +394,9 @@ class EntityWords:
     - ``job_verbs`` and ``their_job_verbs``: (pattern, template, bare) of a job told as what the
       speaker (or a holder) does ("I teach {v}"): the job is ``template`` with ``{v}`` its object
       ("{v} teacher"), or ``bare`` without one; ``elisions``: (pattern, replacement) applied to it
-      ("de anglais" to "d'anglais").
+      ("de anglais" to "d'anglais"). Where the job is done may stand before the verb (a ``site`` group:
+      "我在{site}教", "{site}で...を教えて") or after it (``tails``); a site there that is no employer by
+      its words is a place of work.
     - ``tails``: statements after a job or employer in its clause ("in {v}": where they work).
     - ``people`` and ``animals``: patterns of a named person (``{rel}``, ``{name}``) and of a pet
       (``{pet}``, with ``{name}`` or none: "I have a dog") of the speaker's.
