@@ -403,7 +403,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=None, help="a LoCoMo or GVD JSON file (turn texts)")
     ap.add_argument("--texts", type=int, default=1000)
-    ap.add_argument("--embedders", default=",".join(LOCAL_EMBEDDERS), help="short names of the bundled embedders")
+    ap.add_argument(
+        "--embedders",
+        default="minilm,use-multilingual",
+        help="short names of the bundled embedders (minilm-quantised: benchmarks/minilm_quantised.py)",
+    )
     ap.add_argument("--batches", default="8,16,32", help="minilm: texts per batch")
     ap.add_argument("--chunks", default="16,64,256", help="use-multilingual: texts per turn")
     ap.add_argument("--threads", default="1,2")
