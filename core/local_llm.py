@@ -45,6 +45,7 @@ __all__ = [
     "bundled_model_path",
     "check_gguf",
     "default_cache_dir",
+    "file_sha256",
     "get_server",
     "resolve_model_path",
 ]
@@ -67,8 +68,10 @@ def _one_line(exc: BaseException) -> str:
 
 
 def default_cache_dir() -> Path:
-    """Where assembled bundled weights live: ``<user cache dir>/caim/models``."""
-    return Path(user_cache_dir("caim", appauthor=False)) / "models"
+    """Where bundled weights assembled or made on first use live: ``$CAIM_CACHE_DIR/models`` where the
+    deployment sets ``CAIM_CACHE_DIR``, else ``<user cache dir>/caim/models``."""
+    root = os.environ.get("CAIM_CACHE_DIR", "").strip()
+    return (Path(root).expanduser() if root else Path(user_cache_dir("caim", appauthor=False))) / "models"
 
 
 def check_gguf(path: str | os.PathLike[str]) -> Path:
@@ -134,7 +137,8 @@ def _smollm2_path() -> Path:
     raise ConfigError(f"bundled model 'smollm2' is incomplete: {_SMOLLM2_FILE} is missing from {locations[0]}")
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
     digest = hashlib.sha256()
     with path.open("rb") as f:
         while block := f.read(1 << 20):
@@ -154,7 +158,7 @@ def _gemma3_path(cache_dir: Path) -> Path:
     expected = getattr(pkg, "EXPECTED_SHA256", None)
     with _assemble_lock:
         try:
-            if target.is_file() and (expected is None or _sha256(target) == expected):
+            if target.is_file() and (expected is None or file_sha256(target) == expected):
                 return check_gguf(target)
             cache_dir.mkdir(parents=True, exist_ok=True)
             # Assemble beside the target and rename, so no process ever sees a half-written file.

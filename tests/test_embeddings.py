@@ -21,6 +21,7 @@ from caim.core.embeddings import (
     MiniLMEmbedder,
     MultilingualEmbedder,
     OpenAIEmbedder,
+    QuantisedMiniLMEmbedder,
     local_embedder,
 )
 from caim.core.errors import ConfigError, StorageError
@@ -121,6 +122,8 @@ def no_caim_env(monkeypatch):
         ("use-multilingual", MultilingualEmbedder),
         ("USE-Multilingual-v3", MultilingualEmbedder),
         ("all-MiniLM-L6-v2-int8", MiniLMEmbedder),
+        ("minilm-quantised", QuantisedMiniLMEmbedder),
+        ("all-MiniLM-L6-v2-qint8", QuantisedMiniLMEmbedder),
     ],
 )
 def test_the_setting_picks_the_bundled_embedder(no_caim_env, value, expected):
@@ -204,7 +207,7 @@ def test_switching_embedder_on_a_data_dir_then_reembed_works_both_ways(tmp_path,
         assert refused.exit_code == 2
         assert refused.stderr.strip() == (
             f"caim: memories in {data / 'memory.sqlite'} were embedded with {old.name}, not {new.name}: "
-            "run `caim memories reembed` to switch them, or set CAIM_EMBEDDING_MODEL back"
+            f"run `caim memories reembed` to switch them, or set CAIM_EMBEDDING_MODEL={old.name} to keep them"
         )
         done = cli(["memories", "reembed"], model)
         assert done.exit_code == 0, done.output

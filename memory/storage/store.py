@@ -166,7 +166,7 @@ class MemoryStore:
         elif used != self.embedder.name:
             raise StorageError(
                 f"memories in {self.db.path} were embedded with {used}, not {self.embedder.name}: "
-                "run `caim memories reembed` to switch them, or set CAIM_EMBEDDING_MODEL back"
+                f"run `caim memories reembed` to switch them, or set CAIM_EMBEDDING_MODEL={used} to keep them"
             )
 
     def repair(self, *, writes_first: bool = False) -> tuple[int, int]:
