@@ -76,6 +76,7 @@ from caim.core.faults import POINTS
 from caim.core.scripted import scripted_models
 from caim.eval.tables import markdown_table
 from caim.prompts.common import DATA_RULE
+from caim.testing.files import files_holding
 from caim.testing.simulated import FAULTS, Answer, Request, SimulatedEndpoint
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1833,7 +1834,7 @@ def fields_terms(root: Path) -> Fields:
         res.check("alice's ontology page after forget-all", LEARNED not in alice.get("/ui/ontology").text)
     finally:
         memory.close()
-    held = [str(p.relative_to(data)) for p in data.rglob("*") if p.is_file() and LEARNED.encode() in p.read_bytes()]
+    held = [str(p.relative_to(data)) for p in files_holding(data, LEARNED)]
     res.check(f"files holding the term after forget-all: {held}", not held)
     with Memory(Settings(data_dir=data, _env_file=None), models=models, background=False) as later:
         res.check("a later process's ontology of alice", LEARNED not in later.ontology(user_id="alice"))

@@ -20,6 +20,7 @@ from caim.agent.memory import Memory
 from caim.agent.surfaces.ui import create_ui_app
 from caim.core.errors import QuotaError
 from caim.memory.records import HistoryEntry, MemoryRecord, SourceTurn
+from caim.testing.files import files_holding
 from tests.scripts import STRING
 from tests.test_ui import record
 
@@ -150,7 +151,7 @@ def _propose(script: dict, term: str = TERM) -> None:
 
 
 def _files_hold(root: Path, word: str) -> list[str]:
-    return [str(p) for p in root.rglob("*") if p.is_file() and word.encode() in p.read_bytes()]
+    return [str(p) for p in files_holding(root, word)]
 
 
 def test_a_term_learned_from_alices_words_is_hers_alone_and_forgotten_with_her(settings, scripted):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("core", "memory", "ontology", "prompts", "graph", "agent", "eval")
+LAYERS = ("core", "memory", "ontology", "prompts", "graph", "agent", "eval", "testing")
 WITH_EXAMPLES = sorted(
     "caim." + ".".join(path.relative_to(ROOT).with_suffix("").parts)
     for layer in LAYERS

@@ -12,6 +12,7 @@ import pytest
 from caim.agent import CaimAgent
 from caim.core.trace import steps
 from caim.graph.steps import ThoughtsStep
+from caim.testing.files import files_holding
 
 # A small scenario set of fact changes, in the project's own words: what the user said in a first
 # and a second session, what the maintenance step decides about the second fact, and how the
@@ -196,10 +197,7 @@ def test_allow_list_keeps_only_its_categories(settings, scripted):
 
 
 def _files_containing(root: Path, needle: bytes) -> list[str]:
-    # Chroma's HNSW segment writes `length.bin` from a buffer it never clears: the file holds
-    # heap pointers and stale bytes of the process (seen: a CI run found "9931" there by chance),
-    # not records. Every other file - SQLite, the HNSW vectors and links, our own files - is read.
-    return [str(p) for p in root.rglob("*") if p.is_file() and p.name != "length.bin" and needle in p.read_bytes()]
+    return [str(p) for p in files_holding(root, needle)]
 
 
 def _stored_anywhere(settings, needle: bytes) -> list[str]:
