@@ -140,16 +140,22 @@ def usual(texts: Iterable[str]) -> str:
 
 @lru_cache(maxsize=8192)
 def _detect(text: str, expected: str) -> Language:
+    words, lowered = _words(text)
+    if not text.isascii():
+        runs = "".join(UNSPACED_RUN.findall(text))
+        if len(runs) > len(words):
+            return script_language(runs, expected)
+        if sum(1 for w in words if _LATIN.match(w)) * 2 < len(words):
+            return NEUTRAL
+    return _by_votes(words, lowered, expected)
+
+
+def _words(text: str) -> tuple[list[str], str]:
+    """A text's lowercase words (those of its spaced runs) and the lowercase text its marks are counted
+    in ("" for ASCII text, which holds none): what ``_counts`` reads."""
     if text.isascii():
-        return _by_votes(_ASCII_LETTERS.findall(text.lower()), "", expected)
-    runs = "".join(UNSPACED_RUN.findall(text))
-    words = _LETTERS.findall(UNSPACED_RUN.sub(" ", text).lower())
-    if len(runs) > len(words):
-        return script_language(runs, expected)
-    latin = sum(1 for w in words if _LATIN.match(w))
-    if latin * 2 < len(words):
-        return NEUTRAL
-    return _by_votes(words, text.lower(), expected)
+        return _ASCII_LETTERS.findall(text.lower()), ""
+    return _LETTERS.findall(UNSPACED_RUN.sub(" ", text).lower()), text.lower()
 
 
 def plausible(text: str) -> tuple[Language, ...]:
@@ -185,10 +191,7 @@ def _plausible(text: str, expected: str) -> tuple[Language, ...]:
         if kana and kana * 10 >= len(chars):
             return (detected,)
         return (detected, *(x for x in tabled() if x.unspaced and x is not detected))
-    if text.isascii():
-        counts = _counts(_ASCII_LETTERS.findall(text.lower()), "")
-    else:
-        counts = _counts(_LETTERS.findall(UNSPACED_RUN.sub(" ", text).lower()), text.lower())
+    counts = _counts(*_words(text))
     least = counts[_VOTER_INDEX[detected.code]]
     others = sorted(
         (i for i, n in enumerate(counts) if n >= least and _VOTERS[i] is not detected), key=lambda i: -counts[i]
